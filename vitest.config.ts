@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// One chdb data directory per process: forks keep every test file in its own process,
+// and each test opens its own temporary store.
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    include: ['sidecar/**/*.test.ts', 'test/**/*.test.ts', 'dashboards/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+});
