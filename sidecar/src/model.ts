@@ -1,0 +1,99 @@
+// The data model every stage shares. Data flows one way:
+//   sources (raw lines / files) → processors (parse → correlate → mask → cap) → sinks.
+// Correlation turns input records into TelemetryBatch items; everything after it works on those.
+
+export type AttrValue = string | number | boolean;
+export type Attributes = Record<string, AttrValue>;
+
+/** How much text may leave the sidecar (DESIGN section 7). */
+export type ContentLevel = 'none' | 'masked';
+
+export interface SpanEvent {
+  name: string;
+  /** Epoch milliseconds, taken from the record that produced the event. */
+  timeMs: number;
+  attributes: Attributes;
+}
+
+export type SpanStatus = 'unset' | 'ok' | 'error';
+
+export interface SpanRecord {
+  /** 32 lowercase hex characters, derived deterministically from the input. */
+  traceId: string;
+  /** 16 lowercase hex characters, derived deterministically from the input. */
+  spanId: string;
+  /** '' for a trace root. */
+  parentSpanId: string;
+  name: string;
+  kind: 'internal' | 'client' | 'server';
+  /** Epoch milliseconds from the records, never from the time of reading. */
+  startMs: number;
+  endMs: number;
+  status: SpanStatus;
+  statusMessage: string;
+  attributes: Attributes;
+  events: SpanEvent[];
+}
+
+export type Severity = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface LogRecord {
+  /** Deterministic id; stored as the `ccotel.record.id` attribute so repeats can be dropped. */
+  id: string;
+  timeMs: number;
+  /** `ccotel.<noun>.<verb>` (DESIGN section 5). */
+  eventName: string;
+  severity: Severity;
+  /** '' when the record belongs to no trace. */
+  traceId: string;
+  spanId: string;
+  body: string;
+  attributes: Attributes;
+}
+
+export interface MetricPoint {
+  /** Deterministic id of the event this point counts; stored with the exemplar so repeats can be dropped. */
+  id: string;
+  name: string;
+  unit: string;
+  description: string;
+  /** `sum`: a delta counter increment; `histogram`: one observation. */
+  kind: 'sum' | 'histogram';
+  /** Event time, epoch milliseconds; sinks place it in its one-minute bucket. */
+  timeMs: number;
+  value: number;
+  attributes: Attributes;
+  /** The span the point was derived from (exported as an exemplar). */
+  traceId: string;
+  spanId: string;
+}
+
+export interface TelemetryBatch {
+  spans: SpanRecord[];
+  logs: LogRecord[];
+  metrics: MetricPoint[];
+}
+
+export function emptyBatch(): TelemetryBatch {
+  return { spans: [], logs: [], metrics: [] };
+}
+
+export function batchSize(batch: TelemetryBatch): number {
+  return batch.spans.length + batch.logs.length + batch.metrics.length;
+}
+
+/** Resource attributes describing the host the sidecar runs on (service.name=ccotel, host.name, user.name, …). */
+export type Resource = Attributes;
+
+/** A sink resolves `write` only once the batch is accepted (stored or acknowledged): offsets are committed after that. */
+export interface Sink {
+  readonly name: string;
+  write(batch: TelemetryBatch): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A processing stage after correlation (mask, cap): telemetry in, telemetry out. */
+export interface Processor {
+  readonly name: string;
+  process(batch: TelemetryBatch): Promise<TelemetryBatch>;
+}
