@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
-    include: ['sidecar/**/*.test.ts', 'test/**/*.test.ts', 'dashboards/**/*.test.ts'],
+    include: ['sidecar/**/*.test.ts', 'test/**/*.test.ts', 'dashboards/**/*.test.ts', 'schemas/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },
