@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// ccotel: the command line of the sidecar.
+import { Command } from 'commander';
+import { registerBackfillCommand } from './commands/backfill.js';
+import { registerQueryCommand } from './commands/query.js';
+import { registerReportCommand } from './commands/report.js';
+import { SIDECAR_VERSION } from './resource.js';
+
+const program = new Command()
+  .name('ccotel')
+  .description('OpenTelemetry for Claude Code: transcripts, hooks and shell logs as traces, metrics and logs')
+  .version(SIDECAR_VERSION);
+
+registerBackfillCommand(program);
+registerReportCommand(program);
+registerQueryCommand(program);
+
+program.parseAsync(process.argv).catch((error: Error) => {
+  console.error(`ccotel: ${error.message}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,25 @@
+// Options shared by several commands.
+import { type Command } from 'commander';
+
+export interface GlobalOptions {
+  store?: string;
+  contentLevel?: string;
+}
+
+export function storeOption(command: Command): Command {
+  return command
+    .option('--store <path|url>', 'embedded store directory or ClickHouse server URL (default: the XDG data dir)')
+    .option('--content-level <level>', 'none | masked: how much text leaves the sidecar');
+}
+
+/** `--since` as epoch ms: an ISO date or a duration ago such as 30m, 12h, 7d. */
+export function parseSince(value: string, now = Date.now()): number {
+  const duration = /^(\d+)\s*([mhdw])$/.exec(value.trim());
+  if (duration) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[duration[2] as 'm' | 'h' | 'd' | 'w'];
+    return now - Number(duration[1]) * unit;
+  }
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new Error(`--since: "${value}" is neither a date nor a duration like 7d`);
+  return time;
+}

@@ -1,0 +1,93 @@
+// One typed configuration with its defaults: built from (lowest to highest) defaults, the YAML config
+// file, environment variables, and command-line flags. Every key is documented in README.md.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { ContentLevel } from './model.js';
+import { statePaths, type StatePaths } from './paths.js';
+
+export interface Config {
+  /** Embedded store directory or ClickHouse server URL; '' disables the store (OTLP only). */
+  store: string;
+  /** OTLP/HTTP endpoint of a collector; '' disables OTLP export. */
+  otlpEndpoint: string;
+  contentLevel: ContentLevel;
+  /** Characters kept per content field (DESIGN section 7). */
+  contentMaxLength: number;
+  /** A session with no event for this long has its open turn closed (live mode). */
+  idleMs: number;
+  /** Days raw rows are kept in the store (TTL). */
+  rawTtlDays: number;
+  paths: StatePaths;
+}
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULTS = {
+  contentLevel: 'masked' as ContentLevel,
+  contentMaxLength: 4096,
+  idleMs: 30 * 60_000,
+  rawTtlDays: 14,
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function configFilePath(env: Env = process.env): string {
+  return env.CCOTEL_CONFIG ?? join(env.XDG_CONFIG_HOME || join(env.HOME ?? '', '.config'), 'ccotel', 'config.yaml');
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return {}; // no config file: defaults
+  }
+  const parsed: unknown = parseYaml(text);
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${path}: expected a mapping of keys`);
+  return parsed as Record<string, unknown>;
+}
+
+export interface ConfigOverrides {
+  store?: string;
+  otlp?: string;
+  contentLevel?: string;
+  contentMaxLength?: number;
+  idleMs?: number;
+}
+
+export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
+  const paths = statePaths(env);
+  const file = readConfigFile(configFilePath(env));
+  const pick = (flag: unknown, envValue: string | undefined, fileValue: unknown) => flag ?? envValue ?? fileValue;
+  const config: Config = {
+    store: String(pick(overrides.store, env.CCOTEL_STORE, file.store) ?? paths.storeDir),
+    otlpEndpoint: String(
+      pick(overrides.otlp, env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.CCOTEL_OTLP_ENDPOINT, file.otlp_endpoint) ?? '',
+    ),
+    contentLevel: String(pick(overrides.contentLevel, env.CCOTEL_CONTENT_LEVEL, file.content_level) ?? DEFAULTS.contentLevel) as ContentLevel,
+    contentMaxLength: Number(pick(overrides.contentMaxLength, env.CCOTEL_CONTENT_MAX_LENGTH, file.content_max_length) ?? DEFAULTS.contentMaxLength),
+    idleMs: Number(pick(overrides.idleMs, env.CCOTEL_IDLE_MS, file.idle_ms) ?? DEFAULTS.idleMs),
+    rawTtlDays: Number(pick(undefined, env.CCOTEL_RAW_TTL_DAYS, file.raw_ttl_days) ?? DEFAULTS.rawTtlDays),
+    paths,
+  };
+  validate(config);
+  return config;
+}
+
+function validate(config: Config): void {
+  if (config.contentLevel !== 'none' && config.contentLevel !== 'masked') {
+    throw new ConfigError(`content level must be "none" or "masked", not "${config.contentLevel}"`);
+  }
+  for (const [key, value] of [
+    ['content max length', config.contentMaxLength],
+    ['idle time', config.idleMs],
+    ['raw TTL days', config.rawTtlDays],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${key} must be a whole number ≥ 0, not ${value}`);
+  }
+  if (config.contentMaxLength < 64) throw new ConfigError('content max length must be at least 64 characters');
+}

@@ -1,0 +1,37 @@
+// Assemble a pipeline from the configuration (store sink, processors) and read transcript files through it.
+// Shared by `backfill` (read once) and `run` (read, then follow).
+import type { Config } from './config.js';
+import type { Processor, Sink } from './model.js';
+import { Pipeline } from './pipeline.js';
+import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
+import { sidecarResource, SIDECAR_VERSION } from './resource.js';
+import { ClickHouseSink } from './sinks/clickhouse-sink.js';
+import { RowMapper } from './sinks/clickhouse-rows.js';
+import { readLines, type ReadResult } from './sources/line-reader.js';
+import type { Store } from './store/open-store.js';
+
+export function buildProcessors(_config: Config): Processor[] {
+  return [];
+}
+
+export function buildPipeline(config: Config, store: Store | undefined, extraSinks: Sink[] = []): { pipeline: Pipeline; storeSink?: ClickHouseSink } {
+  const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(), SIDECAR_VERSION), store.database) : undefined;
+  const sinks = [...(storeSink ? [storeSink] : []), ...extraSinks];
+  const correlator = new TranscriptCorrelator({ contentLevel: config.contentLevel });
+  return { pipeline: new Pipeline(correlator, buildProcessors(config), sinks), storeSink };
+}
+
+/** Read one file from `offset` to its current end through the pipeline; a partial last line is left for later. */
+export async function ingestFile(
+  pipeline: Pipeline,
+  file: TranscriptFile,
+  offset: number,
+  onProgress?: (bytes: number) => void,
+): Promise<ReadResult> {
+  const result = await readLines(file.path, offset, async (lines) => {
+    await pipeline.addLines(file, lines);
+    onProgress?.(lines[lines.length - 1].end - lines[0].start);
+  });
+  for (const start of result.tooLong) pipeline.skip(file.path, start, 'line_too_long', '');
+  return result;
+}

@@ -1,0 +1,110 @@
+// Small pure rules that decide what a transcript row means: real prompt or synthetic text, tool outcome,
+// permission-block source. Kept apart from the correlator so each rule is easy to test and to change when
+// Claude Code's wording changes.
+import type { ContentBlock, TranscriptEntry } from './parse-transcript.js';
+
+export type ToolOutcome = 'success' | 'error' | 'denied' | 'interrupted' | 'unanswered';
+export type TurnOutcome = 'completed' | 'interrupted' | 'error' | 'abandoned';
+export type BlockSource = 'hook' | 'rule' | 'user';
+
+const SYNTHETIC_PROMPT_PREFIXES = [
+  '<command-name>',
+  '<command-message>',
+  '<local-command-stdout>',
+  '<local-command-stderr>',
+  '<local-command-caveat>',
+  '<system-reminder>',
+  '<task-notification>',
+  '[Request interrupted by user',
+  'This session is being continued from a previous conversation',
+];
+
+const INTERRUPT_MARKER = '[Request interrupted by user';
+
+/** The text of a user row when it is plain text (a string or only text blocks); undefined for tool results. */
+export function userText(entry: TranscriptEntry): string | undefined {
+  const content = entry.message.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  if (content.some((block) => block?.type === 'tool_result')) return undefined;
+  const texts = content.filter((block) => block?.type === 'text' && typeof block.text === 'string');
+  if (texts.length === 0) return undefined;
+  return texts.map((block) => block.text).join('\n');
+}
+
+/** The text the user typed, stripped of the system reminders Claude Code prepends to it. */
+function withoutLeadingReminders(text: string): string {
+  return text.replace(/^(\s*<system-reminder>[\s\S]*?<\/system-reminder>)+\s*/, '');
+}
+
+/** A real prompt starts a turn; meta rows, compaction summaries, command echoes and markers do not. */
+export function realPromptText(entry: TranscriptEntry): string | undefined {
+  if (entry.type !== 'user' || entry.isMeta || entry.isCompactSummary) return undefined;
+  const text = userText(entry);
+  if (text === undefined) return undefined;
+  const typed = withoutLeadingReminders(text).trimStart();
+  if (typed.length === 0) return undefined;
+  if (SYNTHETIC_PROMPT_PREFIXES.some((prefix) => typed.startsWith(prefix))) return undefined;
+  return typed;
+}
+
+export function isInterruptMarker(entry: TranscriptEntry): boolean {
+  if (entry.type !== 'user') return false;
+  const text = userText(entry);
+  return text !== undefined && text.trimStart().startsWith(INTERRUPT_MARKER);
+}
+
+export function toolResults(entry: TranscriptEntry): ContentBlock[] {
+  const content = entry.message.content;
+  if (entry.type !== 'user' || !Array.isArray(content)) return [];
+  return content.filter((block) => block?.type === 'tool_result' && typeof block.tool_use_id === 'string');
+}
+
+export function toolUses(entry: TranscriptEntry): ContentBlock[] {
+  const content = entry.message.content;
+  if (entry.type !== 'assistant' || !Array.isArray(content)) return [];
+  return content.filter((block) => block?.type === 'tool_use' && typeof block.id === 'string');
+}
+
+/** The text of a tool_result's content, which is a string or an array of blocks. */
+export function resultText(block: ContentBlock): string {
+  const content = block.content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof part === 'object' && part !== null && typeof part.text === 'string' ? part.text : ''))
+      .join('\n');
+  }
+  return '';
+}
+
+// Wordings of a refused tool call: interactive rejection, permission rules, and print mode (formats spec 1.6, 6).
+const USER_DENIAL = [/^The user doesn't want to (proceed with|take) this/, /^User rejected tool use/];
+const RULE_DENIAL = [
+  /^Permission to use .* has been denied/,
+  / needs approval\b/,
+  /^This command requires approval/,
+  /requested permissions to .* but you haven't granted it yet/,
+];
+
+function stripErrorPrefix(text: string): string {
+  return text.replace(/^Error:\s*/, '').trimStart();
+}
+
+/** Who refused a call, when its result says it was refused. */
+export function denialSource(text: string): BlockSource | undefined {
+  const plain = stripErrorPrefix(text);
+  if (USER_DENIAL.some((re) => re.test(plain))) return 'user';
+  if (RULE_DENIAL.some((re) => re.test(plain))) return 'rule';
+  return undefined;
+}
+
+export function toolOutcome(block: ContentBlock, toolUseResult: unknown): ToolOutcome {
+  const text = resultText(block);
+  const structured = typeof toolUseResult === 'object' && toolUseResult !== null ? toolUseResult : undefined;
+  if ((structured as { interrupted?: unknown } | undefined)?.interrupted === true) return 'interrupted';
+  if (text.trimStart().startsWith(INTERRUPT_MARKER)) return 'interrupted';
+  if (toolUseResult === 'User rejected tool use') return 'denied';
+  if (block.is_error !== true) return 'success';
+  return denialSource(text) ? 'denied' : 'error';
+}

@@ -1,0 +1,676 @@
+// Correlate transcript entries into the DESIGN model: one trace per turn, `chat {model}` per API response
+// (deduplicated across all files), `execute_tool {tool}` per tool call paired by id, subagents as
+// `invoke_agent {type}` under the tool call that started them. Items are emitted once they are final, so a
+// sink that keeps the first copy of an id keeps the right one; every id and timestamp comes from the input.
+import { recordIdOf, spanIdOf, traceIdOf } from '../ids.js';
+import type { Attributes, ContentLevel, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
+import { emptyBatch } from '../model.js';
+import {
+  denialSource,
+  isInterruptMarker,
+  realPromptText,
+  resultText,
+  toolOutcome,
+  toolResults,
+  toolUses,
+  type ToolOutcome,
+  type TurnOutcome,
+} from './classify.js';
+import type { TranscriptEntry, Usage } from './parse-transcript.js';
+
+export interface TranscriptFile {
+  path: string;
+  /** `main`: a session transcript; `subagent`: a subagent transcript (legacy or subagents/ layout). */
+  kind: 'main' | 'subagent';
+  agentId?: string;
+  agentType?: string;
+}
+
+export interface CorrelatorOptions {
+  contentLevel: ContentLevel;
+}
+
+const AGENT_TOOLS = new Set(['Task', 'Agent']);
+
+interface Turn {
+  traceId: string;
+  rootSpanId: string;
+  sessionId: string;
+  promptUuid: string;
+  promptId?: string;
+  promptText: string;
+  startMs: number;
+  lastMs: number;
+  file: string;
+  startOffset: number;
+  interrupted: boolean;
+  lastAssistantWasApiError: boolean;
+  answered: boolean;
+  newChats: number;
+  replayedChats: number;
+  toolIds: string[];
+  events: SpanEvent[];
+  attributes: Attributes;
+}
+
+interface Chat {
+  key: string;
+  spanId: string;
+  messageId: string;
+  requestId?: string;
+  model: string;
+  startMs: number;
+  endMs: number;
+  usage: Usage;
+  stopReason?: string | null;
+  scope: Scope;
+}
+
+interface PendingTool {
+  id: string;
+  spanId: string;
+  name: string;
+  input: unknown;
+  startMs: number;
+  scope: Scope;
+  turn?: Turn;
+}
+
+/** Where a span hangs: the trace and parent it belongs to (traceId '' while a subagent is not linked yet). */
+interface Scope {
+  sessionId: string;
+  agentId?: string;
+  traceId: string;
+  parentSpanId: string;
+}
+
+interface Agent {
+  id: string;
+  sessionId: string;
+  type?: string;
+  spanId: string;
+  firstMs: number;
+  lastMs: number;
+  prompt?: string;
+  link?: { traceId: string; toolSpanId: string; toolUseId: string };
+  /** Items produced before the link was known; emitted with the trace id once it is. */
+  waiting: TelemetryBatch;
+  emitted: boolean;
+}
+
+interface TaskCall {
+  toolUseId: string;
+  spanId: string;
+  traceId: string;
+  sessionId: string;
+  prompt: string;
+  subagentType?: string;
+}
+
+interface Session {
+  id: string;
+  turn?: Turn;
+  started: boolean;
+  lastMs: number;
+  /** The chat of the thread (main or agent) whose rows are still arriving, keyed by thread. */
+  openChats: Map<string, Chat>;
+  lastRowMs: Map<string, number>;
+}
+
+export class TranscriptCorrelator {
+  private readonly sessions = new Map<string, Session>();
+  private readonly emittedChats = new Set<string>();
+  private readonly seenToolUses = new Set<string>();
+  private readonly pendingTools = new Map<string, PendingTool>();
+  private readonly seenPrompts = new Set<string>();
+  private readonly agents = new Map<string, Agent>();
+  private readonly agentLinks = new Map<string, TaskCall>();
+  private readonly openTaskCalls = new Map<string, TaskCall>();
+  private out: TelemetryBatch = emptyBatch();
+
+  constructor(private readonly options: CorrelatorOptions) {}
+
+  /** Take everything emitted so far. */
+  drain(): TelemetryBatch {
+    const batch = this.out;
+    this.out = emptyBatch();
+    return batch;
+  }
+
+  add(entry: TranscriptEntry, file: TranscriptFile, offset: number): void {
+    const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? entry.agentId ?? `sidechain-${entry.sessionId}` : undefined;
+    const session = this.session(entry.sessionId);
+    session.lastMs = Math.max(session.lastMs, entry.timeMs);
+    if (agentId !== undefined) {
+      this.addAgentRow(entry, session, agentId, file.agentType);
+      return;
+    }
+    this.addMainRow(entry, session, file, offset);
+  }
+
+  /** Close turns of sessions with no row since `idleBeforeMs` (live mode), as the end of input would. */
+  closeIdle(idleBeforeMs: number): void {
+    for (const session of this.sessions.values()) {
+      if (session.lastMs < idleBeforeMs) this.closeSession(session);
+    }
+  }
+
+  /** End of input (backfill): close every open turn, tool call and subagent. */
+  finish(): void {
+    for (const session of this.sessions.values()) this.closeSession(session);
+    for (const agent of this.agents.values()) {
+      if (!agent.link) this.linkAgent(agent, undefined);
+      this.emitAgentSpan(agent);
+    }
+  }
+
+  /** Offset of the oldest line a re-read must start from so every open turn of `file` is rebuilt whole. */
+  oldestOpenOffset(file: string): number | undefined {
+    let oldest: number | undefined;
+    for (const session of this.sessions.values()) {
+      const turn = session.turn;
+      if (turn && turn.file === file && (oldest === undefined || turn.startOffset < oldest)) oldest = turn.startOffset;
+    }
+    return oldest;
+  }
+
+  private session(id: string): Session {
+    let session = this.sessions.get(id);
+    if (!session) {
+      session = { id, started: false, lastMs: 0, openChats: new Map(), lastRowMs: new Map() };
+      this.sessions.set(id, session);
+    }
+    return session;
+  }
+
+  private closeSession(session: Session): void {
+    this.closeTurn(session);
+    for (const tool of [...this.pendingTools.values()]) {
+      if (tool.scope.sessionId === session.id) this.emitTool(tool, 'unanswered', tool.turn?.lastMs ?? tool.startMs, undefined);
+    }
+  }
+
+  // ---- main thread ----------------------------------------------------------------------------------------
+
+  private addMainRow(entry: TranscriptEntry, session: Session, file: TranscriptFile, offset: number): void {
+    const thread = 'main';
+    const prompt = realPromptText(entry);
+    if (prompt !== undefined) {
+      this.closeTurn(session);
+      this.startTurn(entry, session, prompt, file, offset);
+      session.lastRowMs.set(thread, entry.timeMs);
+      return;
+    }
+    const turn = session.turn;
+    if (turn) turn.lastMs = Math.max(turn.lastMs, entry.timeMs);
+    if (entry.type === 'system') {
+      this.finishChat(session, thread);
+      if (entry.subtype === 'compact_boundary' && turn) {
+        turn.events.push({
+          name: 'compaction',
+          timeMs: entry.timeMs,
+          attributes: compactAttributes(entry),
+        });
+        this.emitLog(turn.traceId, turn.rootSpanId, session.id, entry.timeMs, 'ccotel.compaction.occurred', 'INFO', '', {
+          ...compactAttributes(entry),
+          'message.uuid': entry.uuid,
+        }, entry.uuid);
+      }
+      return;
+    }
+    if (!turn) {
+      // Rows before any prompt (or replayed rows before the first new prompt) belong to no turn.
+      this.trackOrphanRow(entry, session, thread);
+      return;
+    }
+    const scope: Scope = { sessionId: session.id, traceId: turn.traceId, parentSpanId: turn.rootSpanId };
+    if (isInterruptMarker(entry)) turn.interrupted = true;
+    this.handleConversationRow(entry, session, thread, scope, turn);
+  }
+
+  private startTurn(entry: TranscriptEntry, session: Session, prompt: string, file: TranscriptFile, offset: number): void {
+    const promptKey = `${entry.timeMs}\u0000${prompt}`;
+    const replayed = this.seenPrompts.has(promptKey);
+    this.seenPrompts.add(promptKey);
+    // A session whose first prompt repeats one seen elsewhere was resumed (or forked) into a new file.
+    if (!session.started) this.startSession(session, entry, replayed ? 'resume' : 'startup');
+    const traceId = traceIdOf(session.id, entry.uuid);
+    const rootSpanId = spanIdOf('turn', session.id, entry.uuid);
+    const turn: Turn = {
+      traceId,
+      rootSpanId,
+      sessionId: session.id,
+      promptUuid: entry.uuid,
+      promptId: entry.promptId,
+      promptText: prompt,
+      startMs: entry.timeMs,
+      lastMs: entry.timeMs,
+      file: file.path,
+      startOffset: offset,
+      interrupted: false,
+      lastAssistantWasApiError: false,
+      answered: false,
+      newChats: 0,
+      // A replayed prompt makes the turn a replay unless new answers arrive.
+      replayedChats: replayed ? 1 : 0,
+      toolIds: [],
+      events: [],
+      attributes: {
+        'ccotel.cwd': entry.cwd ?? '',
+        'ccotel.git.branch': entry.gitBranch ?? '',
+        'ccotel.claude_code.version': entry.version ?? '',
+      },
+    };
+    session.turn = turn;
+  }
+
+  private closeTurn(session: Session): void {
+    const turn = session.turn;
+    if (!turn) return;
+    this.finishChat(session, 'main');
+    session.turn = undefined;
+    if (turn.newChats === 0 && turn.replayedChats > 0) return; // a replay of a turn already reported
+    const pending = turn.toolIds.some((id) => this.pendingTools.has(id));
+    const outcome: TurnOutcome = turn.interrupted
+      ? 'interrupted'
+      : turn.lastAssistantWasApiError
+        ? 'error'
+        : pending || !turn.answered
+          ? 'abandoned'
+          : 'completed';
+    const attributes: Attributes = {
+      ...this.common(session.id, 'invoke_agent'),
+      'gen_ai.agent.name': 'claude-code',
+      'message.uuid': turn.promptUuid,
+      'ccotel.turn.outcome': outcome,
+      'ccotel.prompt.length': turn.promptText.length,
+      ...turn.attributes,
+    };
+    if (turn.promptId) attributes['prompt.id'] = turn.promptId;
+    if (this.options.contentLevel !== 'none') attributes['ccotel.prompt'] = turn.promptText;
+    this.out.spans.push({
+      traceId: turn.traceId,
+      spanId: turn.rootSpanId,
+      parentSpanId: '',
+      name: 'invoke_agent claude-code',
+      kind: 'internal',
+      startMs: turn.startMs,
+      endMs: turn.lastMs,
+      status: outcome === 'error' ? 'error' : 'unset',
+      statusMessage: outcome === 'error' ? 'API error' : '',
+      attributes,
+      events: turn.events,
+    });
+    const promptAttributes: Attributes = { 'message.uuid': turn.promptUuid, 'ccotel.prompt.length': turn.promptText.length };
+    if (turn.promptId) promptAttributes['prompt.id'] = turn.promptId;
+    this.emitLog(
+      turn.traceId,
+      turn.rootSpanId,
+      session.id,
+      turn.startMs,
+      'ccotel.prompt.submitted',
+      'INFO',
+      this.options.contentLevel === 'none' ? '' : turn.promptText,
+      promptAttributes,
+      turn.rootSpanId,
+    );
+    this.emitLog(turn.traceId, turn.rootSpanId, session.id, turn.lastMs, 'ccotel.turn.ended', outcome === 'error' ? 'WARN' : 'INFO', '', {
+      outcome,
+      'message.uuid': turn.promptUuid,
+    }, turn.rootSpanId);
+    this.emitMetric('ccotel.turns', '{turn}', 'Turns by outcome', 'sum', turn.lastMs, 1, { outcome }, turn.traceId, turn.rootSpanId, turn.rootSpanId);
+  }
+
+  private startSession(session: Session, entry: TranscriptEntry, source: string): void {
+    session.started = true;
+    const id = recordIdOf('session-start', session.id, entry.uuid);
+    this.emitLog('', '', session.id, entry.timeMs, 'ccotel.session.started', 'INFO', '', { source }, id);
+    this.emitMetric('ccotel.session.starts', '{session}', 'Session starts by source', 'sum', entry.timeMs, 1, { source }, '', '', id);
+  }
+
+  /** Assistant rows and tool results outside any turn still count for tokens and tools, in a trace of their own. */
+  private trackOrphanRow(entry: TranscriptEntry, session: Session, thread: string): void {
+    const scope: Scope = { sessionId: session.id, traceId: traceIdOf(session.id, 'no-turn'), parentSpanId: '' };
+    this.handleConversationRow(entry, session, thread, scope, undefined);
+  }
+
+  // ---- rows shared by the main thread and subagents ----------------------------------------------------
+
+  private handleConversationRow(entry: TranscriptEntry, session: Session, thread: string, scope: Scope, turn: Turn | undefined): void {
+    const previousRowMs = session.lastRowMs.get(thread) ?? entry.timeMs;
+    session.lastRowMs.set(thread, entry.timeMs);
+    if (entry.type === 'assistant') {
+      this.addAssistantRow(entry, session, thread, scope, turn, previousRowMs);
+      return;
+    }
+    this.finishChat(session, thread);
+    for (const block of toolResults(entry)) this.addToolResult(block, entry, turn);
+  }
+
+  private addAssistantRow(entry: TranscriptEntry, session: Session, thread: string, scope: Scope, turn: Turn | undefined, previousRowMs: number): void {
+    if (entry.isApiErrorMessage || entry.message.model === '<synthetic>') {
+      this.finishChat(session, thread);
+      if (turn && entry.isApiErrorMessage) {
+        turn.lastAssistantWasApiError = true;
+        this.emitLog(scope.traceId, scope.parentSpanId, session.id, entry.timeMs, 'ccotel.api.error', 'ERROR', textOf(entry), { 'message.uuid': entry.uuid }, entry.uuid);
+      }
+      return;
+    }
+    const messageId = entry.message.id;
+    if (turn) {
+      turn.answered = true;
+      turn.lastAssistantWasApiError = false;
+    }
+    if (messageId) {
+      const key = `${messageId}|${entry.requestId ?? ''}`;
+      const open = session.openChats.get(thread);
+      if (open && open.key !== key) this.finishChat(session, thread);
+      const current = session.openChats.get(thread);
+      if (current) {
+        current.endMs = entry.timeMs;
+        if (entry.message.usage) current.usage = entry.message.usage;
+        current.stopReason = entry.message.stop_reason ?? current.stopReason;
+      } else if (this.emittedChats.has(key)) {
+        if (turn) turn.replayedChats++;
+      } else {
+        session.openChats.set(thread, {
+          key,
+          spanId: spanIdOf('chat', key),
+          messageId,
+          requestId: entry.requestId,
+          model: entry.message.model ?? 'unknown',
+          startMs: Math.min(previousRowMs, entry.timeMs),
+          endMs: entry.timeMs,
+          usage: entry.message.usage ?? {},
+          stopReason: entry.message.stop_reason,
+          scope,
+        });
+        if (turn) turn.newChats++;
+      }
+    }
+    for (const block of toolUses(entry)) this.addToolUse(block.id!, block.name ?? 'unknown', block.input, entry, scope, turn);
+  }
+
+  private finishChat(session: Session, thread: string): void {
+    const chat = session.openChats.get(thread);
+    if (!chat) return;
+    session.openChats.delete(thread);
+    if (this.emittedChats.has(chat.key)) return;
+    this.emittedChats.add(chat.key);
+    const usage = chat.usage;
+    const tokens = {
+      input: usage.input_tokens ?? 0,
+      output: usage.output_tokens ?? 0,
+      cache_read: usage.cache_read_input_tokens ?? 0,
+      cache_creation: usage.cache_creation_input_tokens ?? 0,
+    };
+    const attributes: Attributes = {
+      ...this.common(chat.scope.sessionId, 'chat'),
+      'gen_ai.request.model': chat.model,
+      'gen_ai.response.model': chat.model,
+      'gen_ai.response.id': chat.messageId,
+      'gen_ai.usage.input_tokens': tokens.input,
+      'gen_ai.usage.output_tokens': tokens.output,
+      'gen_ai.usage.cache_read.input_tokens': tokens.cache_read,
+      'gen_ai.usage.cache_creation.input_tokens': tokens.cache_creation,
+    };
+    if (chat.requestId) attributes.request_id = chat.requestId;
+    if (chat.stopReason) attributes['gen_ai.response.finish_reasons'] = chat.stopReason;
+    if (chat.scope.agentId) attributes['ccotel.agent.id'] = chat.scope.agentId;
+    this.emit(chat.scope, {
+      traceId: chat.scope.traceId,
+      spanId: chat.spanId,
+      parentSpanId: chat.scope.parentSpanId,
+      name: `chat ${chat.model}`,
+      kind: 'client',
+      startMs: chat.startMs,
+      endMs: chat.endMs,
+      status: 'unset',
+      statusMessage: '',
+      attributes,
+      events: [],
+    });
+    for (const [type, value] of Object.entries(tokens)) {
+      if (value === 0) continue;
+      this.emitMetric('ccotel.tokens', '{token}', 'Tokens by type and model', 'sum', chat.endMs, value, {
+        'gen_ai.token.type': type,
+        'gen_ai.request.model': chat.model,
+      }, chat.scope.traceId, chat.spanId, `${chat.spanId}:${type}`, chat.scope);
+    }
+  }
+
+  private addToolUse(id: string, name: string, input: unknown, entry: TranscriptEntry, scope: Scope, turn: Turn | undefined): void {
+    if (this.seenToolUses.has(id)) return; // replayed into another file, or the same row read twice
+    this.seenToolUses.add(id);
+    const tool: PendingTool = { id, spanId: spanIdOf('tool', id), name, input, startMs: entry.timeMs, scope, turn };
+    this.pendingTools.set(id, tool);
+    turn?.toolIds.push(id);
+    if (AGENT_TOOLS.has(name) && scope.traceId) {
+      const args = (typeof input === 'object' && input !== null ? input : {}) as { prompt?: unknown; subagent_type?: unknown };
+      const call: TaskCall = {
+        toolUseId: id,
+        spanId: tool.spanId,
+        traceId: scope.traceId,
+        sessionId: scope.sessionId,
+        prompt: typeof args.prompt === 'string' ? args.prompt : '',
+        subagentType: typeof args.subagent_type === 'string' ? args.subagent_type : undefined,
+      };
+      this.openTaskCalls.set(id, call);
+      for (const agent of this.agents.values()) {
+        if (!agent.link && agent.sessionId === call.sessionId && agent.prompt === call.prompt) this.linkAgent(agent, call);
+      }
+    }
+  }
+
+  private addToolResult(block: { tool_use_id?: string; is_error?: boolean; content?: unknown; type: string }, entry: TranscriptEntry, turn: Turn | undefined): void {
+    const tool = this.pendingTools.get(block.tool_use_id!);
+    if (!tool) return; // result of a call already reported (replay) or of one never seen
+    const outcome = toolOutcome(block, entry.toolUseResult);
+    if (turn && outcome === 'interrupted') turn.interrupted = true;
+    const task = this.openTaskCalls.get(tool.id);
+    const agentId = agentIdOf(entry.toolUseResult);
+    if (task && agentId) {
+      this.agentLinks.set(agentId, task);
+      const agent = this.agents.get(agentId);
+      if (agent && !agent.link) this.linkAgent(agent, task);
+    }
+    this.emitTool(tool, outcome, entry.timeMs, { text: resultText(block as never), toolUseResult: entry.toolUseResult });
+  }
+
+  private emitTool(tool: PendingTool, outcome: ToolOutcome, endMs: number, result: { text: string; toolUseResult: unknown } | undefined): void {
+    this.pendingTools.delete(tool.id);
+    this.openTaskCalls.delete(tool.id);
+    const session = tool.scope.sessionId;
+    const attributes: Attributes = {
+      ...this.common(session, 'execute_tool'),
+      'gen_ai.tool.name': tool.name,
+      'gen_ai.tool.call.id': tool.id,
+      tool_use_id: tool.id,
+      'ccotel.tool.outcome': outcome,
+    };
+    if (tool.scope.agentId) attributes['ccotel.agent.id'] = tool.scope.agentId;
+    const inputText = JSON.stringify(tool.input ?? {});
+    attributes['ccotel.tool.input.length'] = inputText.length;
+    if (result) attributes['ccotel.tool.output.length'] = result.text.length;
+    if (this.options.contentLevel !== 'none') {
+      attributes['ccotel.tool.input'] = inputText;
+      if (result) attributes['ccotel.tool.output'] = result.text;
+    }
+    const block = outcome === 'denied' && result ? denialSource(result.text) ?? 'user' : undefined;
+    this.emit(tool.scope, {
+      traceId: tool.scope.traceId,
+      spanId: tool.spanId,
+      parentSpanId: tool.scope.parentSpanId,
+      name: `execute_tool ${tool.name}`,
+      kind: 'internal',
+      startMs: tool.startMs,
+      endMs: Math.max(endMs, tool.startMs),
+      status: outcome === 'error' ? 'error' : 'unset',
+      statusMessage: outcome === 'error' && result ? firstLine(result.text) : '',
+      attributes,
+      events: [],
+    });
+    const metricAttrs = { 'gen_ai.tool.name': tool.name, outcome };
+    const seconds = Math.max(0, endMs - tool.startMs) / 1000;
+    this.emitMetric('ccotel.tool.calls', '{call}', 'Tool calls by tool and outcome', 'sum', endMs, 1, metricAttrs, tool.scope.traceId, tool.spanId, `${tool.spanId}:calls`, tool.scope);
+    this.emitMetric('ccotel.tool.duration', 's', 'Tool call duration', 'histogram', endMs, seconds, metricAttrs, tool.scope.traceId, tool.spanId, `${tool.spanId}:duration`, tool.scope);
+    const logAttrs: Attributes = { 'gen_ai.tool.name': tool.name, tool_use_id: tool.id, outcome };
+    this.emitLogIn(tool.scope, tool.spanId, endMs, 'ccotel.tool.completed', outcome === 'error' ? 'WARN' : 'INFO', this.options.contentLevel === 'none' ? '' : inputText, logAttrs, `${tool.spanId}:completed`);
+    if (block) {
+      this.emitLogIn(tool.scope, tool.spanId, endMs, 'ccotel.permission.blocked', 'WARN', '', { ...logAttrs, source: block }, `${tool.spanId}:blocked`);
+      this.emitMetric('ccotel.permission.blocks', '{block}', 'Permission blocks by tool and source', 'sum', endMs, 1, {
+        'gen_ai.tool.name': tool.name,
+        source: block,
+      }, tool.scope.traceId, tool.spanId, `${tool.spanId}:blocked`, tool.scope);
+    }
+  }
+
+  // ---- subagents --------------------------------------------------------------------------------------
+
+  private addAgentRow(entry: TranscriptEntry, session: Session, agentId: string, agentType: string | undefined): void {
+    let agent = this.agents.get(agentId);
+    if (!agent) {
+      agent = {
+        id: agentId,
+        sessionId: session.id,
+        type: agentType,
+        spanId: spanIdOf('agent', session.id, agentId),
+        firstMs: entry.timeMs,
+        lastMs: entry.timeMs,
+        waiting: emptyBatch(),
+        emitted: false,
+      };
+      this.agents.set(agentId, agent);
+      const known = this.agentLinks.get(agentId);
+      if (known) this.linkAgent(agent, known);
+    }
+    agent.type ??= agentType;
+    agent.firstMs = Math.min(agent.firstMs, entry.timeMs);
+    agent.lastMs = Math.max(agent.lastMs, entry.timeMs);
+    if (agent.prompt === undefined && entry.type === 'user') {
+      const text = typeof entry.message.content === 'string' ? entry.message.content : entry.message.content.find((b) => b?.type === 'text')?.text;
+      if (text !== undefined) {
+        agent.prompt = text;
+        if (!agent.link) {
+          const call = [...this.openTaskCalls.values()].find((c) => c.sessionId === agent!.sessionId && c.prompt === text);
+          if (call) this.linkAgent(agent, call);
+        }
+      }
+    }
+    const scope: Scope = { sessionId: session.id, agentId, traceId: agent.link?.traceId ?? '', parentSpanId: agent.spanId };
+    this.handleConversationRow(entry, session, `agent:${agentId}`, scope, undefined);
+  }
+
+  /** Attach a subagent to the tool call that started it (or, with none found, give it a trace of its own). */
+  private linkAgent(agent: Agent, call: TaskCall | undefined): void {
+    agent.link = call
+      ? { traceId: call.traceId, toolSpanId: call.spanId, toolUseId: call.toolUseId }
+      : { traceId: traceIdOf(agent.sessionId, 'agent', agent.id), toolSpanId: '', toolUseId: '' };
+    agent.type ??= call?.subagentType;
+    const traceId = agent.link.traceId;
+    for (const span of agent.waiting.spans) span.traceId = traceId;
+    for (const log of agent.waiting.logs) log.traceId = traceId;
+    for (const point of agent.waiting.metrics) point.traceId = traceId;
+    this.out.spans.push(...agent.waiting.spans);
+    this.out.logs.push(...agent.waiting.logs);
+    this.out.metrics.push(...agent.waiting.metrics);
+    agent.waiting = emptyBatch();
+    // Scopes captured before the link still carry an empty trace id: fix the open ones.
+    for (const tool of this.pendingTools.values()) if (tool.scope.agentId === agent.id) tool.scope.traceId = traceId;
+    const session = this.sessions.get(agent.sessionId);
+    const chat = session?.openChats.get(`agent:${agent.id}`);
+    if (chat) chat.scope.traceId = traceId;
+  }
+
+  private emitAgentSpan(agent: Agent): void {
+    if (agent.emitted || !agent.link) return;
+    agent.emitted = true;
+    const session = this.sessions.get(agent.sessionId);
+    if (session) this.finishChat(session, `agent:${agent.id}`);
+    const type = agent.type ?? 'subagent';
+    this.out.spans.push({
+      traceId: agent.link.traceId,
+      spanId: agent.spanId,
+      parentSpanId: agent.link.toolSpanId,
+      name: `invoke_agent ${type}`,
+      kind: 'internal',
+      startMs: agent.firstMs,
+      endMs: agent.lastMs,
+      status: 'unset',
+      statusMessage: '',
+      attributes: {
+        ...this.common(agent.sessionId, 'invoke_agent'),
+        'gen_ai.agent.name': type,
+        'ccotel.agent.id': agent.id,
+        ...(agent.link.toolUseId ? { tool_use_id: agent.link.toolUseId } : {}),
+      },
+      events: [],
+    });
+  }
+
+  // ---- output helpers ---------------------------------------------------------------------------------
+
+  private common(sessionId: string, operation: string): Attributes {
+    return { 'session.id': sessionId, 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': operation };
+  }
+
+  /** Route an item to the output, or hold it while its subagent's trace is not known yet. */
+  private emit(scope: Scope, span: SpanRecord): void {
+    this.target(scope).spans.push(span);
+  }
+
+  private target(scope: Scope): TelemetryBatch {
+    if (scope.traceId !== '' || scope.agentId === undefined) return this.out;
+    return this.agents.get(scope.agentId)?.waiting ?? this.out;
+  }
+
+  private emitLogIn(scope: Scope, spanId: string, timeMs: number, eventName: string, severity: LogRecord['severity'], body: string, attributes: Attributes, idSeed: string): void {
+    this.target(scope).logs.push(this.logRecord(scope.traceId, spanId, scope.sessionId, timeMs, eventName, severity, body, attributes, idSeed));
+  }
+
+  private emitLog(traceId: string, spanId: string, sessionId: string, timeMs: number, eventName: string, severity: LogRecord['severity'], body: string, attributes: Attributes, idSeed: string): void {
+    this.out.logs.push(this.logRecord(traceId, spanId, sessionId, timeMs, eventName, severity, body, attributes, idSeed));
+  }
+
+  private logRecord(traceId: string, spanId: string, sessionId: string, timeMs: number, eventName: string, severity: LogRecord['severity'], body: string, attributes: Attributes, idSeed: string): LogRecord {
+    return {
+      id: recordIdOf(eventName, idSeed),
+      timeMs,
+      eventName,
+      severity,
+      traceId,
+      spanId,
+      body,
+      attributes: { 'session.id': sessionId, ...attributes },
+    };
+  }
+
+  private emitMetric(name: string, unit: string, description: string, kind: MetricPoint['kind'], timeMs: number, value: number, attributes: Attributes, traceId: string, spanId: string, idSeed: string, scope?: Scope): void {
+    const point: MetricPoint = { id: recordIdOf(name, idSeed), name, unit, description, kind, timeMs, value, attributes, traceId, spanId };
+    (scope ? this.target(scope) : this.out).metrics.push(point);
+  }
+}
+
+function compactAttributes(entry: TranscriptEntry): Attributes {
+  return {
+    trigger: entry.compactMetadata?.trigger ?? 'unknown',
+    'ccotel.compaction.pre_tokens': entry.compactMetadata?.preTokens ?? 0,
+  };
+}
+
+function agentIdOf(toolUseResult: unknown): string | undefined {
+  if (typeof toolUseResult !== 'object' || toolUseResult === null) return undefined;
+  const id = (toolUseResult as { agentId?: unknown }).agentId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function textOf(entry: TranscriptEntry): string {
+  const content = entry.message.content;
+  if (typeof content === 'string') return content;
+  return content.map((block) => (block?.type === 'text' ? block.text ?? '' : '')).join('\n');
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}

@@ -1,0 +1,180 @@
+// Parse one transcript line into a typed entry, or say why it was skipped.
+// Most bytes of a real transcript are not conversation (attachments with full prompt snapshots, request
+// shapes, cost state): those rows are recognised by their type literal and skipped without a full parse.
+
+export type SkipReason =
+  | 'malformed_json'
+  | 'not_object'
+  | 'missing_fields'
+  | 'unknown_type'
+  | 'partial_last_line'
+  | 'line_too_long';
+
+/** Row types the correlator reads. */
+const CONVERSATION_TYPES = ['user', 'assistant', 'system'] as const;
+type ConversationType = (typeof CONVERSATION_TYPES)[number];
+
+/**
+ * Row types Claude Code writes that carry no conversation (or only copies of it): recognised and skipped on purpose.
+ * `summary` and `ai-title` label conversations; `attachment` holds hook outcomes and context snapshots.
+ */
+export const KNOWN_NON_CONVERSATION_TYPES = new Set([
+  'attachment',
+  'summary',
+  'ai-title',
+  'file-history-snapshot',
+  'queue-operation',
+  'progress',
+  'agent-setting',
+  'pr-link',
+  'turn_end',
+  'api-request',
+  'api-request-shape',
+  'api-request-blob',
+  'atis-latch',
+  'tools-used',
+  'last-prompt',
+  'cost-state',
+  'mode',
+  'custom-title',
+  'tag',
+  'worktree-state',
+]);
+
+export interface ContentBlock {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+}
+
+export interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+
+/** The fields of a conversation row the correlator uses; the rest of the row is ignored. */
+export interface TranscriptEntry {
+  type: ConversationType;
+  uuid: string;
+  parentUuid: string | null;
+  sessionId: string;
+  timeMs: number;
+  isSidechain: boolean;
+  isMeta: boolean;
+  isCompactSummary: boolean;
+  isApiErrorMessage: boolean;
+  agentId?: string;
+  promptId?: string;
+  requestId?: string;
+  cwd?: string;
+  gitBranch?: string;
+  version?: string;
+  subtype?: string;
+  /** system rows: `content`; compact_boundary: `compactMetadata`. */
+  systemContent?: string;
+  compactMetadata?: { trigger?: string; preTokens?: number };
+  message: {
+    id?: string;
+    model?: string;
+    role?: string;
+    stop_reason?: string | null;
+    usage?: Usage;
+    content: string | ContentBlock[];
+  };
+  toolUseResult?: unknown;
+}
+
+export type ParseResult =
+  | { ok: true; entry: TranscriptEntry }
+  | { ok: false; reason: SkipReason; type?: string }
+  /** A known row type that carries nothing the correlator needs. */
+  | { ok: 'ignored'; type: string };
+
+const TYPE_LITERAL = /"type":"([A-Za-z0-9_-]+)"/;
+
+function looksLikeWholeObject(line: string): boolean {
+  return line.charCodeAt(0) === 0x7b /* { */ && line.charCodeAt(line.length - 1) === 0x7d /* } */;
+}
+
+/** A conversation row always contains its type literal; a line with none of them is never one. */
+function mayBeConversation(line: string): boolean {
+  return (
+    line.includes('"type":"user"') || line.includes('"type":"assistant"') || line.includes('"type":"system"')
+  );
+}
+
+export function parseTranscriptLine(line: string): ParseResult {
+  if (!looksLikeWholeObject(line)) {
+    // Not `{…}`: either broken or valid JSON that is not an object.
+    try {
+      return classifyRow(JSON.parse(line));
+    } catch {
+      return { ok: false, reason: 'malformed_json' };
+    }
+  }
+  if (!mayBeConversation(line)) {
+    // Cheap path: take the first type literal. In compact JSON the top-level `type` of these rows comes before
+    // any nested object, except where a nested one precedes it; either way the row is not conversation.
+    const type = TYPE_LITERAL.exec(line)?.[1];
+    if (type && KNOWN_NON_CONVERSATION_TYPES.has(type)) return { ok: 'ignored', type };
+  }
+  let row: unknown;
+  try {
+    row = JSON.parse(line);
+  } catch {
+    return { ok: false, reason: 'malformed_json' };
+  }
+  return classifyRow(row);
+}
+
+export function classifyRow(row: unknown): ParseResult {
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) return { ok: false, reason: 'not_object' };
+  const r = row as Record<string, unknown>;
+  const type = r.type;
+  if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
+  if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
+    return KNOWN_NON_CONVERSATION_TYPES.has(type) ? { ok: 'ignored', type } : { ok: false, reason: 'unknown_type', type };
+  }
+  const timeMs = typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN;
+  if (typeof r.uuid !== 'string' || typeof r.sessionId !== 'string' || Number.isNaN(timeMs)) {
+    return { ok: false, reason: 'missing_fields', type };
+  }
+  const message = r.message as TranscriptEntry['message'] | undefined;
+  if (type !== 'system' && (typeof message !== 'object' || message === null || message.content === undefined)) {
+    return { ok: false, reason: 'missing_fields', type };
+  }
+  const entry: TranscriptEntry = {
+    type: type as ConversationType,
+    uuid: r.uuid,
+    parentUuid: typeof r.parentUuid === 'string' ? r.parentUuid : null,
+    sessionId: r.sessionId,
+    timeMs,
+    isSidechain: r.isSidechain === true,
+    isMeta: r.isMeta === true,
+    isCompactSummary: r.isCompactSummary === true,
+    isApiErrorMessage: r.isApiErrorMessage === true,
+    agentId: optionalString(r.agentId),
+    promptId: optionalString(r.promptId),
+    requestId: optionalString(r.requestId),
+    cwd: optionalString(r.cwd),
+    gitBranch: optionalString(r.gitBranch),
+    version: optionalString(r.version),
+    subtype: optionalString(r.subtype),
+    systemContent: optionalString(r.content),
+    compactMetadata: r.compactMetadata as TranscriptEntry['compactMetadata'],
+    message: message ?? { content: '' },
+    toolUseResult: r.toolUseResult,
+  };
+  return { ok: true, entry };
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}

@@ -1,0 +1,41 @@
+// Resource attributes of everything the sidecar emits: which host and user it describes. Honours the
+// standard OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES variables.
+import { hostname, userInfo } from 'node:os';
+import type { Resource } from './model.js';
+
+export const SIDECAR_VERSION = '0.1.0';
+
+type Env = Record<string, string | undefined>;
+
+function parseResourceAttributes(value: string | undefined): Resource {
+  const attributes: Resource = {};
+  for (const pair of (value ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    try {
+      attributes[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      // a malformed percent-encoding: the spec says to discard that pair
+    }
+  }
+  return attributes;
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
+}
+
+export function sidecarResource(env: Env = process.env): Resource {
+  return {
+    'service.name': 'ccotel',
+    'service.version': SIDECAR_VERSION,
+    'host.name': hostname(),
+    'user.name': currentUser(),
+    ...parseResourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES),
+    ...(env.OTEL_SERVICE_NAME ? { 'service.name': env.OTEL_SERVICE_NAME } : {}),
+  };
+}

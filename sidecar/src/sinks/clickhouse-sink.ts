@@ -1,0 +1,106 @@
+// Writes telemetry into the exporter-compatible otel_* tables, embedded (chdb) or on a ClickHouse server:
+// the same client code for both. Rows whose id is already stored are dropped before the insert, so a
+// re-read after a crash or a second backfill adds nothing (ids are deterministic, timestamps come from
+// the records, so a repeat has the same id and the same time).
+import type { ClickHouseClient } from '@clickhouse/client';
+import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
+import type { LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../model.js';
+import { clickhouseTime, POINT_ID_KEY, RECORD_ID_KEY, RowMapper } from './clickhouse-rows.js';
+
+/** Ids per existence query: keeps the query (and, on a server, its URL) small. */
+const IDS_PER_QUERY = 2000;
+
+interface IdLookup {
+  table: string;
+  idExpression: string;
+  timeColumn: string;
+}
+
+const SPAN_IDS: IdLookup = { table: OTEL_TABLES.traces, idExpression: 'SpanId', timeColumn: 'Timestamp' };
+const LOG_IDS: IdLookup = { table: OTEL_TABLES.logs, idExpression: `LogAttributes['${RECORD_ID_KEY}']`, timeColumn: 'Timestamp' };
+const metricIds = (table: string): IdLookup => ({
+  table,
+  idExpression: `Exemplars.FilteredAttributes[1]['${POINT_ID_KEY}']`,
+  timeColumn: 'TimeUnix',
+});
+
+export interface ClickHouseSinkStats {
+  inserted: { spans: number; logs: number; metrics: number };
+  repeatsDropped: number;
+}
+
+export class ClickHouseSink implements Sink {
+  readonly name = 'clickhouse';
+  readonly stats: ClickHouseSinkStats = { inserted: { spans: 0, logs: 0, metrics: 0 }, repeatsDropped: 0 };
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly mapper: RowMapper,
+    private readonly database: string,
+  ) {}
+
+  async write(batch: TelemetryBatch): Promise<void> {
+    const spans = await this.fresh(batch.spans, (span) => span.spanId, (span) => span.startMs, SPAN_IDS);
+    const logs = await this.fresh(batch.logs, (log) => log.id, (log) => log.timeMs, LOG_IDS);
+    const sums = batch.metrics.filter((point) => point.kind === 'sum');
+    const histograms = batch.metrics.filter((point) => point.kind === 'histogram');
+    const newSums = await this.fresh(sums, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.sum));
+    const newHistograms = await this.fresh(histograms, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.histogram));
+    await this.insert(OTEL_TABLES.traces, spans.map((span: SpanRecord) => this.mapper.span(span)));
+    await this.insert(OTEL_TABLES.logs, logs.map((log: LogRecord) => this.mapper.log(log)));
+    await this.insert(OTEL_TABLES.sum, newSums.map((point: MetricPoint) => this.mapper.sum(point)));
+    await this.insert(OTEL_TABLES.histogram, newHistograms.map((point: MetricPoint) => this.mapper.histogram(point)));
+    this.stats.inserted.spans += spans.length;
+    this.stats.inserted.logs += logs.length;
+    this.stats.inserted.metrics += newSums.length + newHistograms.length;
+  }
+
+  async close(): Promise<void> {
+    // The client belongs to the store that opened it.
+  }
+
+  private async insert(table: string, rows: object[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.insert({
+      table: `${this.database}.${table}`,
+      values: rows,
+      format: 'JSONEachRow',
+      clickhouse_settings: { date_time_input_format: 'best_effort' },
+    });
+  }
+
+  /** The items of `items` whose id is neither repeated earlier in the batch nor already stored. */
+  private async fresh<T>(items: T[], idOf: (item: T) => string, timeOf: (item: T) => number, lookup: IdLookup): Promise<T[]> {
+    const unique = new Map<string, T>();
+    for (const item of items) if (!unique.has(idOf(item))) unique.set(idOf(item), item);
+    const stored = await this.storedIds([...unique.values()], idOf, timeOf, lookup);
+    const result = [...unique.values()].filter((item) => !stored.has(idOf(item)));
+    this.stats.repeatsDropped += items.length - result.length;
+    return result;
+  }
+
+  private async storedIds<T>(items: T[], idOf: (item: T) => string, timeOf: (item: T) => number, lookup: IdLookup): Promise<Set<string>> {
+    const stored = new Set<string>();
+    for (let i = 0; i < items.length; i += IDS_PER_QUERY) {
+      const chunk = items.slice(i, i + IDS_PER_QUERY);
+      const times = chunk.map(timeOf);
+      const result = await this.client.query({
+        query: `SELECT DISTINCT ${lookup.idExpression} AS id FROM ${this.database}.${lookup.table}
+                WHERE ${lookup.timeColumn} >= {from:DateTime64(9)} AND ${lookup.timeColumn} <= {to:DateTime64(9)}
+                  AND ${lookup.idExpression} IN {ids:Array(String)}`,
+        query_params: {
+          from: clickhouseTime(Math.min(...times) - 1000),
+          to: clickhouseTime(Math.max(...times) + 1000),
+          ids: chunk.map(idOf),
+        },
+        format: 'JSONEachRow',
+      });
+      for (const row of await result.json<{ id: string }>()) stored.add(row.id);
+    }
+    return stored;
+  }
+}
+
+function bucketEndMs(point: MetricPoint): number {
+  return Math.floor(point.timeMs / 60_000) * 60_000 + 60_000;
+}

@@ -1,0 +1,79 @@
+// Read newline-terminated lines of a file from a byte offset. A last line without its newline is not
+// returned: it may still be being written, and is read whole once its newline arrives. Lines longer than
+// the limit are skipped (and reported) without holding them in memory.
+import { open } from 'node:fs/promises';
+
+export interface Line {
+  text: string;
+  /** Byte offset of the line's first byte. */
+  start: number;
+  /** Byte offset just after its newline. */
+  end: number;
+}
+
+export interface ReadResult {
+  /** Offset after the last complete line: where the next read starts. */
+  offset: number;
+  /** Bytes after `offset` that wait for their newline. */
+  pendingBytes: number;
+  /** Lines skipped because they exceeded the limit, by start offset. */
+  tooLong: number[];
+}
+
+const CHUNK_BYTES = 1 << 20;
+export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
+
+/**
+ * Calls `onLines` with batches of complete lines (so the caller can apply backpressure by awaiting), from
+ * `fromOffset` to the end of the file as it is now.
+ */
+export async function readLines(
+  path: string,
+  fromOffset: number,
+  onLines: (lines: Line[]) => Promise<void> | void,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): Promise<ReadResult> {
+  const handle = await open(path, 'r');
+  const tooLong: number[] = [];
+  try {
+    let position = fromOffset;
+    let carry: Buffer = Buffer.alloc(0);
+    let carryStart = fromOffset;
+    let skippingLongLine = false;
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      const lines: Line[] = [];
+      let lineStart = 0;
+      for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10, lineStart)) {
+        if (skippingLongLine) {
+          skippingLongLine = false;
+        } else {
+          const end = newline > lineStart && data[newline - 1] === 13 ? newline - 1 : newline; // tolerate CRLF
+          lines.push({ text: data.toString('utf8', lineStart, end), start: carryStart + lineStart, end: carryStart + newline + 1 });
+        }
+        lineStart = newline + 1;
+      }
+      const rest = data.subarray(lineStart);
+      const restStart = carryStart + lineStart;
+      if (skippingLongLine || rest.length > maxLineBytes) {
+        if (!skippingLongLine) tooLong.push(restStart);
+        skippingLongLine = true;
+        carry = Buffer.alloc(0);
+      } else {
+        carry = Buffer.from(rest); // copy: `chunk` is reused by the next read
+      }
+      carryStart = skippingLongLine ? position : restStart;
+      if (lines.length > 0) await onLines(lines);
+    }
+    // A long line still unterminated at the end is left for a later read, like any partial line.
+    const offset = skippingLongLine ? tooLong[tooLong.length - 1] : carryStart;
+    if (skippingLongLine) tooLong.pop();
+    return { offset, pendingBytes: position - offset, tooLong };
+  } finally {
+    await handle.close();
+  }
+}

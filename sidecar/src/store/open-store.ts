@@ -1,0 +1,148 @@
+// Open the store: a ClickHouse server URL, or an embedded chdb data directory behind the same
+// `@clickhouse/client` API. chdb (~200 MB) is imported only here, only for a directory store, so OTLP-only
+// runs never load it. A directory holds one process at a time: the owner writes a lock file, and while
+// `ccotel run` owns it, it serves queries on a loopback endpoint that other commands use instead.
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { otelTablesDdl } from '../../../schemas/clickhouse.js';
+
+export interface Store {
+  client: ClickHouseClient;
+  /** What the user named: a URL or a directory. */
+  target: string;
+  kind: 'server' | 'embedded' | 'endpoint';
+  database: string;
+  close(): Promise<void>;
+}
+
+export interface StoreLock {
+  pid: number;
+  command: string;
+  /** Set while the owner serves queries (ccotel run). */
+  endpoint?: { url: string; token: string };
+}
+
+export class StoreBusyError extends Error {
+  constructor(target: string, lock: StoreLock) {
+    super(
+      `the store ${target} is in use by process ${lock.pid} (ccotel ${lock.command}); ` +
+        (lock.command === 'run'
+          ? 'only one `ccotel run` can own a store: stop the other one or pass a different --store'
+          : 'wait for it to finish or pass a different --store'),
+    );
+    this.name = 'StoreBusyError';
+  }
+}
+
+export function isServerUrl(target: string): boolean {
+  return /^https?:\/\//i.test(target);
+}
+
+const LOCK_FILE = 'ccotel.lock';
+
+export function readLock(dir: string): StoreLock | undefined {
+  try {
+    const lock = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as StoreLock;
+    return isAlive(lock.pid) ? lock : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Replace the lock's content (e.g. to publish the query endpoint); rename keeps it atomic for readers. */
+export function writeLock(dir: string, lock: StoreLock): void {
+  const path = join(dir, LOCK_FILE);
+  writeFileSync(`${path}.tmp`, JSON.stringify(lock), { mode: 0o600 });
+  renameSync(`${path}.tmp`, path);
+}
+
+/** Take the directory: exclusive create, so of two processes starting at once only one wins. */
+function acquireLock(dir: string, command: string): void {
+  const path = join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeFileSync(fd, JSON.stringify({ pid: process.pid, command } satisfies StoreLock));
+      closeSync(fd);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = readLock(dir);
+      if (holder) throw new StoreBusyError(dir, holder);
+      rmSync(path, { force: true }); // left by a process that died
+    }
+  }
+  throw new Error(`could not take the lock of ${dir}`);
+}
+
+function releaseLock(dir: string): void {
+  const lock = readLock(dir);
+  if (!lock || lock.pid === process.pid) rmSync(join(dir, LOCK_FILE), { force: true });
+}
+
+export interface OpenOptions {
+  /** The command opening the store, written into the lock. */
+  command: string;
+  database?: string;
+  rawTtlDays?: number;
+  /** Readers may use a running sidecar's endpoint; writers (backfill, run) must own the directory. */
+  access: 'read' | 'write';
+}
+
+export async function openStore(target: string, options: OpenOptions): Promise<Store> {
+  const database = options.database ?? 'default';
+  if (isServerUrl(target)) {
+    const url = new URL(target);
+    const client = createClient({
+      url: `${url.protocol}//${url.host}`,
+      username: decodeURIComponent(url.username) || 'default',
+      password: decodeURIComponent(url.password),
+      database,
+    });
+    await ensureSchema(client, database, options.rawTtlDays);
+    return { client, target, kind: 'server', database, close: () => client.close() };
+  }
+  const dir = resolve(target);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const lock = readLock(dir);
+  if (lock && lock.pid !== process.pid) {
+    if (options.access === 'read' && lock.endpoint) {
+      const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database });
+      return { client, target, kind: 'endpoint', database, close: () => client.close() };
+    }
+    throw new StoreBusyError(dir, lock);
+  }
+  acquireLock(dir, options.command);
+  const { createChdbConnection } = await import('chdb/connection');
+  const client = createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never);
+  try {
+    await ensureSchema(client, database, options.rawTtlDays);
+  } catch (error) {
+    releaseLock(dir);
+    throw error;
+  }
+  return {
+    client,
+    target: dir,
+    kind: 'embedded',
+    database,
+    close: async () => {
+      await client.close();
+      releaseLock(dir);
+    },
+  };
+}
+
+async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDays?: number): Promise<void> {
+  for (const statement of otelTablesDdl({ database, rawTtlDays })) await client.command({ query: statement });
+}
