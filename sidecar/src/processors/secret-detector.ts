@@ -1,0 +1,329 @@
+import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
+import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
+
+// Finds secrets in text: secretlint's recommended preset plus ccotel's own rules for what the preset
+// misses (JWTs, Bearer headers, short PEM keys, passwords in URLs and assignments) or reports with a
+// wrong range (AWS secret access keys). Texts are scanned through a JSON-unescaped view, so a secret
+// inside a JSON string inside a JSON string is found too; ranges always refer to the given text.
+
+/** A secret at [start, end) of a text, in UTF-16 code units. */
+export interface Finding {
+  rule: string;
+  start: number;
+  end: number;
+}
+
+export interface SecretDetector {
+  /** One list per text, each sorted and non-overlapping. */
+  detect(texts: readonly string[]): Promise<Finding[][]>;
+}
+
+export interface SecretDetectorOptions {
+  /** Skip texts with no keyword any rule needs (default true; false only to measure what it saves). */
+  prefilter?: boolean;
+  /** Characters per lintSource call; many texts are joined into one call because each call has a fixed cost. */
+  charsPerLint?: number;
+}
+
+// secretlint's profiler records a performance mark per rule per call and keeps every entry forever:
+// most of the CPU and an unbounded leak in a long-running process.
+secretLintProfiler.setEnabled(false);
+
+type LintConfig = Parameters<typeof lintSource>[0]['options']['config'];
+type LintMessage = Awaited<ReturnType<typeof lintSource>>['messages'][number];
+
+const SECRETLINT_CONFIG: LintConfig = {
+  rules: [
+    {
+      id: '@secretlint/secretlint-rule-preset-recommend',
+      rule: recommendedPreset,
+      rules: [
+        // Access key ids (AKIA…) and account ids are only scanned with this option.
+        { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } },
+        // `secretlint-disable` comments in transcripts are data, not instructions to us.
+        { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
+      ],
+    },
+  ],
+};
+
+// Every rule, secretlint's and ours, needs one of these substrings to match: prefixes that rules
+// match case-sensitively, and words they accept in any case. (Node 20 has no inline (?i:…) groups.)
+const SECRET_PREFIXES = new RegExp(
+  [
+    'A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|PRIVATE KEY|x-oauth-basic|npm_|xox|xapp-|://|SG\\.|shp',
+    '_live_|_test_|gh[pousr]_|github_pat_|glpat-|glc_|glsa_|sk-|gsk_|hf_|lin_api_|ntn_|ops_|hv[sbr]\\.',
+    'vc[pciark]_|dapi|dckr_pat_|figd_|cfk_|cfut_|cfat_|tskey-|eyJ',
+  ].join('|'),
+);
+const SECRET_WORDS = /secret|access|account|token|passw|passphrase|pwd|api[_-]?key|bearer|authorization|hooks\.slack/i;
+
+function mayHoldSecret(text: string): boolean {
+  return SECRET_PREFIXES.test(text) || SECRET_WORDS.test(text);
+}
+
+interface Rule {
+  name: string;
+  /** [start, end) pairs of the secrets in text. */
+  find(text: string): Iterable<[number, number]>;
+}
+
+/** A rule whose secret is the `secret` group of a global regex (the whole match when there is none). */
+function regexRule(name: string, pattern: RegExp, accept: (secret: string) => boolean = () => true): Rule {
+  const global = new RegExp(pattern.source, pattern.flags.replace(/[gd]/g, '') + 'gd');
+  return {
+    name,
+    *find(text) {
+      for (const match of text.matchAll(global)) {
+        const [start, end] = match.indices?.groups?.secret ?? match.indices![0];
+        if (accept(text.slice(start, end))) yield [start, end];
+      }
+    },
+  };
+}
+
+/** Bits per character; random tokens score high, words and repeated characters low. */
+function shannonEntropy(value: string): number {
+  const counts = new Map<string, number>();
+  for (const char of value) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / value.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+const CODE_CHARS = /[(){}[\]<>$`]/;
+// `process.env.DB_PASSWORD`, `config.secrets.signingKey`: segments in camelCase, snake_case or UPPER_CASE.
+const IDENTIFIER_SEGMENT = '(?:[a-z]{2,}(?:[A-Z][a-z]{2,})*|(?:[A-Z][a-z]{2,})+|[A-Z]{2,}(?:_[A-Z0-9]+)*|[a-z]{2,}(?:_[a-z0-9]+)*)[0-9]*';
+const DOTTED_IDENTIFIER = new RegExp(`^${IDENTIFIER_SEGMENT}(?:\\.${IDENTIFIER_SEGMENT})+$`);
+const WORDS = /^[A-Za-z][a-z]+(?:[A-Z_-]?[A-Za-z][a-z]+)*$/;
+const FILE_PATH = /^(?:~|\.{1,2})?(?:\/[\w.@-]+){2,}\/?$/;
+
+/** A value in `password=…` style context that is a credential rather than code, a path or words. */
+function looksLikeCredential(value: string): boolean {
+  if (value.length < 8 || CODE_CHARS.test(value) || value.includes('://')) return false;
+  if (DOTTED_IDENTIFIER.test(value) || WORDS.test(value) || FILE_PATH.test(value)) return false;
+  const entropy = shannonEntropy(value);
+  if (/[0-9]/.test(value) && /[A-Za-z]/.test(value)) return entropy >= 2.5;
+  // No digit: only a long random-looking mix (a base64 token that happens to have none) counts.
+  return value.length >= 24 && /[a-z]/.test(value) && /[A-Z]/.test(value) && entropy >= 4;
+}
+
+/** `${PASS}`, `<password>`, `****`: templates and masks, not leaked values. */
+function isPlaceholder(value: string): boolean {
+  return CODE_CHARS.test(value) || /^[*xX.]+$/.test(value) || /^%[A-Z_]+%$/.test(value);
+}
+
+const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----/g;
+const PEM_BODY_CHAR = /[A-Za-z0-9+/=\s:,.\\-]/;
+const PEM_MAX_BODY = 64 * 1024;
+
+/**
+ * A PEM private key of any length. Without its END line (cut off, or split across texts) everything
+ * from BEGIN through the run of base64 after it is the secret.
+ */
+const privateKeyRule: Rule = {
+  name: 'private-key',
+  *find(text) {
+    for (const begin of text.matchAll(PEM_BEGIN)) {
+      const bodyStart = begin.index + begin[0].length;
+      const endLine = `-----END ${begin[1]}PRIVATE KEY${begin[2] ?? ''}-----`;
+      const endAt = text.indexOf(endLine, bodyStart);
+      let end = bodyStart;
+      while (end < text.length && end - bodyStart < PEM_MAX_BODY && end !== endAt && PEM_BODY_CHAR.test(text[end])) end++;
+      yield [begin.index, end === endAt ? endAt + endLine.length : end];
+    }
+  },
+};
+
+// Key names of credential assignments: `password=…`, `DB_PASSWORD: …`, `"clientSecret":"…"`, `x-api-key: …`.
+// The lower- and upper-case forms must not continue a word (OLDPWD, mytoken); capitalised is camelCase.
+const CREDENTIAL_KEY = [
+  '(?<![a-z])(?:password|passwd|passphrase|pwd|secret|token|api[_-]?[kK]ey|access[_-]?[kK]ey|auth[_-]?[kK]ey|private[_-]?[kK]ey)',
+  '(?:Password|Passwd|Passphrase|Pwd|Secret|Token|Api[_-]?Key|Access[_-]?Key|Auth[_-]?Key|Private[_-]?Key)',
+  '(?<![A-Z])(?:PASSWORD|PASSWD|PASSPHRASE|PWD|SECRET|TOKEN|API[_-]?KEY|ACCESS[_-]?KEY|AUTH[_-]?KEY|PRIVATE[_-]?KEY)',
+].join('|');
+const CREDENTIAL_ASSIGNMENT = new RegExp(
+  `(?:${CREDENTIAL_KEY})(?:[_-]?(?:key|Key|KEY))?["']?\\s*(?::=|=>|=|:)\\s*["']?(?<secret>[^\\s"'\\\\,;&]{8,})`,
+);
+
+const OWN_RULES: readonly Rule[] = [
+  privateKeyRule,
+  // The preset's rule needs a word boundary after the key, so a key ending in + or / before a quote is missed.
+  regexRule('aws-secret-access-key',
+    /(?:AWS|aws|Aws)?_?(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)["']?\s*(?::|=>|=)\s*["']?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/),
+  regexRule('jwt', /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/),
+  regexRule('bearer-token', /\b[Bb]earer\s+(?<secret>[A-Za-z0-9._~+/-]{8,}=*)/, looksLikeCredential),
+  regexRule('basic-auth-header', /\b[Aa]uthorization["']?\s*:\s*["']?Basic\s+(?<secret>[A-Za-z0-9+/]{8,}=*)/),
+  regexRule('url-password', /\b[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:/@"'<>]{0,256}:(?<secret>[^\s@/"'<>]{1,256})@[^\s"'<>]/,
+    (password) => !isPlaceholder(password)),
+  regexRule('credential-assignment', CREDENTIAL_ASSIGNMENT, looksLikeCredential),
+  // Project/service keys without the T3BlbkFJ marker the preset's rule requires.
+  regexRule('openai-api-key', /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/),
+];
+
+// A text as the rules see it: JSON string escapes decoded (repeatedly, for JSON inside JSON), with the
+// position in the original text of every character, so findings map back.
+interface TextView {
+  content: string;
+  /** toOriginal[i] = where view character i starts in the original; one extra entry for the end. */
+  toOriginal: Int32Array | null;
+}
+
+const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
+const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const MAX_UNESCAPE_LEVELS = 3;
+
+function unescapeOnce(text: string): { content: string; toText: Int32Array } {
+  const parts: string[] = [];
+  const toText = new Int32Array(text.length + 1);
+  let length = 0;
+  for (let i = 0; i < text.length; ) {
+    let char = text[i];
+    let width = 1;
+    if (char === '\\' && i + 1 < text.length) {
+      const next = text[i + 1];
+      if (next in SIMPLE_ESCAPES) {
+        char = SIMPLE_ESCAPES[next];
+        width = 2;
+      } else if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+        char = String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
+        width = 6;
+      }
+    }
+    parts.push(char);
+    toText[length++] = i;
+    i += width;
+  }
+  toText[length] = text.length;
+  return { content: parts.join(''), toText: toText.subarray(0, length + 1) };
+}
+
+function viewOf(text: string): TextView {
+  let content = text;
+  let toOriginal: Int32Array | null = null;
+  for (let level = 0; level < MAX_UNESCAPE_LEVELS && JSON_ESCAPE.test(content); level++) {
+    const step = unescapeOnce(content);
+    toOriginal = toOriginal ? step.toText.map((i) => toOriginal![i]) : step.toText;
+    content = step.content;
+  }
+  return { content, toOriginal };
+}
+
+/** Rule names from secretlint message ids: AWSSecretAccessKey → aws-secret-access-key, GITHUB_TOKEN → github-token. */
+function ruleNameOf(messageId: string): string {
+  return messageId
+    .replace(/(MongoDB|MySQL|PostgreSQL)/, (db) => db.toLowerCase())
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .replace(/_+/g, '-')
+    .toLowerCase();
+}
+
+const AWS_ACCOUNT_ID = /\d{4}-?\d{4}-?\d{4}/;
+
+/**
+ * secretlint's AWS rule reports a range that starts at the variable name (the match start) with the
+ * length of the key, so most of the key would stay readable; the key itself is in the message data.
+ */
+function secretRangeOf(message: LintMessage, content: string): [number, number] {
+  const [start, end] = message.range;
+  if (message.messageId === 'AWSSecretAccessKey') {
+    const key = String((message.data as { KEY?: string } | undefined)?.KEY ?? '');
+    const at = key ? content.indexOf(key, start) : -1;
+    if (at >= 0 && at <= end) return [at, at + key.length];
+  }
+  if (message.messageId === 'AWSAccountID') {
+    const id = AWS_ACCOUNT_ID.exec(content.slice(start, end));
+    if (id) return [start + id.index, start + id.index + id[0].length];
+  }
+  return [start, end];
+}
+
+/** Sorted, non-overlapping: overlapping findings become one that keeps the first one's rule. */
+function mergeFindings(findings: Finding[]): Finding[] {
+  findings.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: Finding[] = [];
+  for (const finding of findings) {
+    const last = merged.at(-1);
+    if (last && finding.start < last.end) last.end = Math.max(last.end, finding.end);
+    else if (finding.end > finding.start) merged.push({ ...finding });
+  }
+  return merged;
+}
+
+export function createSecretDetector(options: SecretDetectorOptions = {}): SecretDetector {
+  const usePrefilter = options.prefilter ?? true;
+  const charsPerLint = options.charsPerLint ?? 1_000_000;
+
+  /** Runs secretlint once per chunk of joined views and adds its findings to each view's list. */
+  async function lintInto(views: TextView[], indices: number[], found: Finding[][]): Promise<void> {
+    for (let first = 0; first < indices.length; ) {
+      // Views joined by newlines; starts[k] is where view indices[first + k] begins in the joined content.
+      const starts: number[] = [];
+      const parts: string[] = [];
+      let length = 0;
+      let next = first;
+      do {
+        starts.push(length);
+        parts.push(views[indices[next]].content);
+        length += views[indices[next]].content.length + 1;
+        next++;
+      } while (next < indices.length && length < charsPerLint);
+      const content = parts.join('\n');
+      const result = await lintSource({
+        source: { content, filePath: 'ccotel-content.txt', ext: '.txt', contentType: 'text' },
+        options: { config: SECRETLINT_CONFIG, noPhysicFilePath: true },
+      });
+      for (const message of result.messages) {
+        const [start, end] = secretRangeOf(message, content);
+        // A range can only cross a separator if a rule matched across texts: give each text its part.
+        for (let k = lastStartAtOrBefore(starts, start); k < starts.length && starts[k] < end; k++) {
+          const viewLength = parts[k].length;
+          const localStart = Math.max(0, start - starts[k]);
+          const localEnd = Math.min(viewLength, end - starts[k]);
+          if (localEnd > localStart) found[indices[first + k]].push({ rule: ruleNameOf(message.messageId), start: localStart, end: localEnd });
+        }
+      }
+      first = next;
+    }
+  }
+
+  return {
+    async detect(texts) {
+      const views: TextView[] = texts.map(viewOf);
+      const found: Finding[][] = texts.map(() => []);
+      const candidates: number[] = [];
+      views.forEach((view, index) => {
+        if (usePrefilter && !mayHoldSecret(view.content)) return;
+        candidates.push(index);
+        for (const rule of OWN_RULES) {
+          for (const [start, end] of rule.find(view.content)) found[index].push({ rule: rule.name, start, end });
+        }
+      });
+      await lintInto(views, candidates, found);
+      return found.map((findings, index) => {
+        const toOriginal = views[index].toOriginal;
+        const mapped = toOriginal
+          ? findings.map((f) => ({ rule: f.rule, start: toOriginal[f.start], end: toOriginal[f.end] }))
+          : findings;
+        return mergeFindings(mapped);
+      });
+    },
+  };
+}
+
+/** Index of the last start <= position (starts ascending, starts[0] = 0). */
+function lastStartAtOrBefore(starts: number[], position: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid] <= position) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
