@@ -119,7 +119,8 @@ interface Session {
 
 export class TranscriptCorrelator {
   private readonly sessions = new Map<string, Session>();
-  private readonly emittedChats = new Set<string>();
+  /** API responses already attributed to a span (open or emitted): any other copy of one is a replay. */
+  private readonly claimedChats = new Set<string>();
   private readonly seenToolUses = new Set<string>();
   private readonly pendingTools = new Map<string, PendingTool>();
   private readonly seenPrompts = new Set<string>();
@@ -370,9 +371,10 @@ export class TranscriptCorrelator {
         current.endMs = entry.timeMs;
         if (entry.message.usage) current.usage = entry.message.usage;
         current.stopReason = entry.message.stop_reason ?? current.stopReason;
-      } else if (this.emittedChats.has(key)) {
+      } else if (this.claimedChats.has(key)) {
         if (turn) turn.replayedChats++;
       } else {
+        this.claimedChats.add(key);
         session.openChats.set(thread, {
           key,
           spanId: spanIdOf('chat', key),
@@ -395,8 +397,6 @@ export class TranscriptCorrelator {
     const chat = session.openChats.get(thread);
     if (!chat) return;
     session.openChats.delete(thread);
-    if (this.emittedChats.has(chat.key)) return;
-    this.emittedChats.add(chat.key);
     const usage = chat.usage;
     const tokens = {
       input: usage.input_tokens ?? 0,

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import type { TelemetryBatch } from '../model.js';
+import { TranscriptCorrelator, type TranscriptFile } from './correlate-transcripts.js';
+import { parseTranscriptLine } from './parse-transcript.js';
+
+const SESSION = '0b9a5c1e-0000-4000-8000-000000000001';
+const MAIN: TranscriptFile = { path: '/p/main.jsonl', kind: 'main' };
+
+let clock = Date.parse('2026-11-01T10:00:00.000Z');
+let uuidCounter = 0;
+function base(sessionId = SESSION) {
+  clock += 1000;
+  return { uuid: `u-${++uuidCounter}`, sessionId, timestamp: new Date(clock).toISOString(), isSidechain: false };
+}
+const prompt = (text: string, extra: object = {}) => ({ ...base(), type: 'user', message: { role: 'user', content: text }, ...extra });
+const assistant = (id: string, requestId: string, content: object[], usage: object, stop: string | null = null, extra: object = {}) => ({
+  ...base(),
+  type: 'assistant',
+  requestId,
+  message: { id, model: 'claude-test', role: 'assistant', content, stop_reason: stop, usage },
+  ...extra,
+});
+const toolUse = (id: string, name: string, input: object = {}) => ({ type: 'tool_use', id, name, input });
+const result = (toolUseId: string, content: string, isError?: boolean, toolUseResult?: unknown, extra: object = {}) => ({
+  ...base(),
+  type: 'user',
+  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content, ...(isError ? { is_error: true } : {}) }] },
+  toolUseResult,
+  ...extra,
+});
+
+function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
+  const correlator = new TranscriptCorrelator({ contentLevel: 'masked' });
+  for (const [file, rows] of files) {
+    rows.forEach((row, index) => {
+      const parsed = parseTranscriptLine(JSON.stringify(row));
+      if (parsed.ok === true) correlator.add(parsed.entry, file, index);
+    });
+  }
+  correlator.finish();
+  return correlator.drain();
+}
+
+const spansNamed = (batch: TelemetryBatch, prefix: string) => batch.spans.filter((span) => span.name.startsWith(prefix));
+const turnRoots = (batch: TelemetryBatch) => spansNamed(batch, 'invoke_agent claude-code');
+
+describe('TranscriptCorrelator', () => {
+  it('counts one chat span per API response written as several rows, with the last row usage', () => {
+    const batch = correlate([
+      [MAIN, [
+        prompt('hello'),
+        assistant('msg_a', 'req_a', [{ type: 'thinking', thinking: '…' }], { input_tokens: 10, output_tokens: 1 }),
+        assistant('msg_a', 'req_a', [{ type: 'text', text: 'hi' }], { input_tokens: 10, output_tokens: 7, cache_read_input_tokens: 3 }, 'end_turn'),
+      ]],
+    ]);
+    const chats = spansNamed(batch, 'chat ');
+    expect(chats).toHaveLength(1);
+    expect(chats[0].attributes).toMatchObject({
+      'gen_ai.response.id': 'msg_a',
+      request_id: 'req_a',
+      'gen_ai.usage.input_tokens': 10,
+      'gen_ai.usage.output_tokens': 7,
+      'gen_ai.usage.cache_read.input_tokens': 3,
+    });
+    expect(chats[0].parentSpanId).toBe(turnRoots(batch)[0].spanId);
+    const outputTokens = batch.metrics.filter((p) => p.name === 'ccotel.tokens' && p.attributes['gen_ai.token.type'] === 'output');
+    expect(outputTokens.map((p) => p.value)).toEqual([7]);
+  });
+
+  it('pairs tool results by id even when they arrive out of order, with their outcomes', () => {
+    const batch = correlate([
+      [MAIN, [
+        prompt('do things'),
+        assistant('msg_b', 'req_b', [toolUse('toolu_1', 'Bash', { command: 'ls' })], { output_tokens: 1 }),
+        assistant('msg_b', 'req_b', [toolUse('toolu_2', 'Read', { file_path: '/x' })], { output_tokens: 2 }, 'tool_use'),
+        result('toolu_2', '<tool_use_error>File does not exist.</tool_use_error>', true),
+        result('toolu_1', 'a\nb', false, { stdout: 'a\nb', interrupted: false }),
+        assistant('msg_c', 'req_c', [{ type: 'text', text: 'done' }], { output_tokens: 3 }, 'end_turn'),
+      ]],
+    ]);
+    const tools = Object.fromEntries(spansNamed(batch, 'execute_tool ').map((s) => [s.attributes['gen_ai.tool.call.id'], s]));
+    expect(tools.toolu_1.attributes).toMatchObject({ 'gen_ai.tool.name': 'Bash', 'ccotel.tool.outcome': 'success', tool_use_id: 'toolu_1' });
+    expect(tools.toolu_2.attributes).toMatchObject({ 'gen_ai.tool.name': 'Read', 'ccotel.tool.outcome': 'error' });
+    expect(tools.toolu_2.status).toBe('error');
+    expect(turnRoots(batch)[0].attributes['ccotel.turn.outcome']).toBe('completed');
+  });
+
+  it('tells denials by wording and counts them as permission blocks by source', () => {
+    const batch = correlate([
+      [MAIN, [
+        prompt('delete it'),
+        assistant('msg_d', 'req_d', [toolUse('toolu_3', 'Bash', { command: 'rm x' }), toolUse('toolu_4', 'Write', {})], { output_tokens: 1 }, 'tool_use'),
+        result('toolu_3', "Error: rm in '/tmp/x' needs approval. The path is inside the working directories", true, "Error: rm in '/tmp/x' needs approval."),
+        result('toolu_4', "The user doesn't want to proceed with this tool use. The tool use was rejected", true),
+        assistant('msg_e', 'req_e', [{ type: 'text', text: 'ok' }], { output_tokens: 1 }, 'end_turn'),
+      ]],
+    ]);
+    const outcomes = spansNamed(batch, 'execute_tool ').map((s) => s.attributes['ccotel.tool.outcome']);
+    expect(outcomes).toEqual(['denied', 'denied']);
+    const blocks = batch.logs.filter((l) => l.eventName === 'ccotel.permission.blocked').map((l) => l.attributes.source).sort();
+    expect(blocks).toEqual(['rule', 'user']);
+    expect(batch.metrics.filter((p) => p.name === 'ccotel.permission.blocks')).toHaveLength(2);
+  });
+
+  it('derives turn outcomes: interrupted, API error, abandoned with an unanswered call', () => {
+    const batch = correlate([
+      [MAIN, [
+        prompt('first'),
+        assistant('msg_f', 'req_f', [toolUse('toolu_5', 'Bash')], { output_tokens: 1 }, 'tool_use'),
+        result('toolu_5', '[Request interrupted by user for tool use]', true, { interrupted: true }),
+        prompt('[Request interrupted by user for tool use]'),
+        prompt('second'),
+        assistant('msg_g', '', [{ type: 'text', text: 'API Error: 500' }], {}, 'stop_sequence', { isApiErrorMessage: true, message: { model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error' }] } }),
+        prompt('third'),
+        assistant('msg_h', 'req_h', [toolUse('toolu_6', 'Grep')], { output_tokens: 1 }, 'tool_use'),
+      ]],
+    ]);
+    const outcomes = turnRoots(batch)
+      .sort((a, b) => a.startMs - b.startMs)
+      .map((s) => s.attributes['ccotel.turn.outcome']);
+    expect(outcomes).toEqual(['interrupted', 'error', 'abandoned']);
+    const toolOutcomes = Object.fromEntries(spansNamed(batch, 'execute_tool ').map((s) => [s.attributes.tool_use_id, s.attributes['ccotel.tool.outcome']]));
+    expect(toolOutcomes).toEqual({ toolu_5: 'interrupted', toolu_6: 'unanswered' });
+    expect(spansNamed(batch, 'chat ')).toHaveLength(2); // the API error row is not a response
+  });
+
+  it('does not start turns on meta rows, command echoes, compaction summaries or system reminders', () => {
+    const batch = correlate([
+      [MAIN, [
+        prompt('<command-name>/clear</command-name>'),
+        prompt('<local-command-stdout></local-command-stdout>'),
+        prompt('Caveat: …', { isMeta: true }),
+        prompt('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }),
+        prompt('real question'),
+      ]],
+    ]);
+    expect(turnRoots(batch)).toHaveLength(1);
+    expect(turnRoots(batch)[0].attributes['ccotel.prompt']).toBe('real question');
+  });
+
+  it('reports a replay of history into another file once, and marks the new session as a resume', () => {
+    const original = [
+      prompt('build it'),
+      assistant('msg_r', 'req_r', [toolUse('toolu_r', 'Bash')], { input_tokens: 5, output_tokens: 5 }, 'tool_use'),
+      result('toolu_r', 'ok'),
+      assistant('msg_s', 'req_s', [{ type: 'text', text: 'built' }], { output_tokens: 2 }, 'end_turn'),
+    ];
+    const resumed = '0b9a5c1e-0000-4000-8000-000000000002';
+    // Old-style resume: a new file and session id that first copies the history (fresh uuids, same ids and times).
+    const replay = original.map((row, i) => ({ ...row, uuid: `replay-${i}`, sessionId: resumed }));
+    clock += 60_000;
+    const next = [{ ...prompt('and test it'), sessionId: resumed }, { ...assistant('msg_t', 'req_t', [{ type: 'text', text: 'tested' }], { output_tokens: 4 }, 'end_turn'), sessionId: resumed }];
+    const batch = correlate([
+      [MAIN, original],
+      [{ path: '/p/resumed.jsonl', kind: 'main' }, [...replay, ...next]],
+    ]);
+    expect(turnRoots(batch)).toHaveLength(2);
+    expect(spansNamed(batch, 'chat ')).toHaveLength(3);
+    expect(spansNamed(batch, 'execute_tool ')).toHaveLength(1);
+    const starts = batch.logs.filter((l) => l.eventName === 'ccotel.session.started').map((l) => [l.attributes['session.id'], l.attributes.source]);
+    expect(starts).toEqual([[SESSION, 'startup'], [resumed, 'resume']]);
+  });
+
+  it('puts a subagent under the Task call that started it, in the same trace', () => {
+    const taskPrompt = 'Find the config files';
+    const main = [
+      prompt('use an agent'),
+      assistant('msg_u', 'req_u', [toolUse('toolu_task', 'Task', { prompt: taskPrompt, subagent_type: 'Explore' })], { output_tokens: 1 }, 'tool_use'),
+      result('toolu_task', 'found two', false, { agentId: 'a1b2', status: 'completed' }),
+      assistant('msg_v', 'req_v', [{ type: 'text', text: 'done' }], { output_tokens: 1 }, 'end_turn'),
+    ];
+    const agentRows = [
+      { ...prompt(taskPrompt), agentId: 'a1b2', isSidechain: true },
+      { ...assistant('msg_w', 'req_w', [toolUse('toolu_glob', 'Glob', { pattern: '*.json' })], { output_tokens: 9 }, 'tool_use'), agentId: 'a1b2', isSidechain: true },
+      { ...result('toolu_glob', 'a.json'), agentId: 'a1b2', isSidechain: true },
+    ];
+    const batch = correlate([
+      [MAIN, main],
+      [{ path: '/p/s/subagents/agent-a1b2.jsonl', kind: 'subagent', agentId: 'a1b2', agentType: 'Explore' }, agentRows],
+    ]);
+    const root = turnRoots(batch)[0];
+    const task = spansNamed(batch, 'execute_tool Task')[0];
+    const agent = spansNamed(batch, 'invoke_agent Explore')[0];
+    const glob = spansNamed(batch, 'execute_tool Glob')[0];
+    expect(agent.parentSpanId).toBe(task.spanId);
+    expect(agent.attributes).toMatchObject({ 'gen_ai.agent.name': 'Explore', 'ccotel.agent.id': 'a1b2' });
+    expect(glob.parentSpanId).toBe(agent.spanId);
+    for (const span of [task, agent, glob]) expect(span.traceId).toBe(root.traceId);
+    expect(turnRoots(batch)).toHaveLength(1); // the subagent's prompt is not a user turn
+  });
+
+  it('derives the same ids from the same input, and timestamps from the records', () => {
+    const rows = [prompt('same'), assistant('msg_x', 'req_x', [{ type: 'text', text: 'same' }], { output_tokens: 1 }, 'end_turn')];
+    const ids = (batch: TelemetryBatch) => batch.spans.map((s) => `${s.traceId}/${s.spanId}`).sort();
+    const first = correlate([[MAIN, rows]]);
+    expect(ids(correlate([[MAIN, rows]]))).toEqual(ids(first));
+    expect(turnRoots(first)[0].startMs).toBe(Date.parse((rows[0] as { timestamp: string }).timestamp));
+  });
+});
