@@ -233,8 +233,8 @@ export class TranscriptCorrelator {
     const promptKey = `${entry.timeMs}\u0000${prompt}`;
     const replayed = this.seenPrompts.has(promptKey);
     this.seenPrompts.add(promptKey);
-    // A session whose first prompt repeats one seen elsewhere was resumed (or forked) into a new file.
-    if (!session.started) this.startSession(session, entry, replayed ? 'resume' : 'startup');
+    const source = sessionStartSource(entry, session.started, replayed);
+    if (source) this.startSession(session, entry, source);
     const traceId = traceIdOf(session.id, entry.uuid);
     const rootSpanId = spanIdOf('turn', session.id, entry.uuid);
     const turn: Turn = {
@@ -673,4 +673,19 @@ function textOf(entry: TranscriptEntry): string {
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/**
+ * Whether a prompt starts a session, and how: the first prompt of a conversation is a startup, unless it
+ * repeats a prompt seen elsewhere (an older Claude Code resumed or forked into a new file by copying the
+ * history); a process's first prompt in a session that already has turns is a resume (newer Claude Code
+ * appends to the same file and numbers prompts per process in `turnPosition`).
+ */
+function sessionStartSource(entry: TranscriptEntry, sessionStarted: boolean, replayed: boolean): string | undefined {
+  const position = entry.turnPosition;
+  if (position?.promptIndex === 0 && (position.turnIndex ?? 1) > 1) return 'resume';
+  if (sessionStarted) return undefined;
+  const firstOfConversation = entry.parentUuid === null || position?.turnIndex === 1;
+  if (replayed) return 'resume';
+  return firstOfConversation ? 'startup' : undefined;
 }

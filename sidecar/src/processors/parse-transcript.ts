@@ -72,6 +72,8 @@ export interface TranscriptEntry {
   isApiErrorMessage: boolean;
   agentId?: string;
   promptId?: string;
+  /** Claude Code ≥ 2.1.3xx: which prompt of this process (promptIndex) and of the session (turnIndex) a row starts. */
+  turnPosition?: { promptIndex?: number; turnIndex?: number };
   requestId?: string;
   cwd?: string;
   gitBranch?: string;
@@ -162,6 +164,7 @@ export function classifyRow(row: unknown): ParseResult {
     isApiErrorMessage: r.isApiErrorMessage === true,
     agentId: optionalString(r.agentId),
     promptId: optionalString(r.promptId),
+    turnPosition: typeof r.turnPosition === 'object' && r.turnPosition !== null ? (r.turnPosition as TranscriptEntry['turnPosition']) : undefined,
     requestId: optionalString(r.requestId),
     cwd: optionalString(r.cwd),
     gitBranch: optionalString(r.gitBranch),
