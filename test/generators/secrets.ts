@@ -48,13 +48,14 @@ function randomPassword(symbols = PASSWORD_SYMBOLS): string {
   return chars.join('');
 }
 
-/** A PEM block whose base64 body (after a fixed DER prefix) is random; the body lines are the secrets. */
+/** A PEM block whose base64 body after a fixed DER prefix is random; the secrets are the random parts of its lines. */
 function pemKey(label: string, derPrefix: string, bodyLength: number): { pem: string; secrets: string[] } {
   const body = derPrefix + randomString(bodyLength - derPrefix.length, BASE64);
   const lines = body.match(/.{1,64}/g)!;
   return {
     pem: `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`,
-    secrets: lines.filter((line) => line.length >= 8),
+    // The DER prefix is the same in every key of a type (and in public keys): only the rest is secret.
+    secrets: [lines[0].slice(derPrefix.length), ...lines.slice(1)].filter((line) => line.length >= 8),
   };
 }
 

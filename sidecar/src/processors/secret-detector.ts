@@ -1,6 +1,6 @@
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
-import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
+import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
 
 // Finds secrets in text: secretlint's recommended preset plus ccotel's own rules for what the preset
 // misses (JWTs, Bearer headers, short PEM keys, passwords in URLs and assignments) or reports with a
@@ -33,19 +33,18 @@ secretLintProfiler.setEnabled(false);
 type LintConfig = Parameters<typeof lintSource>[0]['options']['config'];
 type LintMessage = Awaited<ReturnType<typeof lintSource>>['messages'][number];
 
+// The recommended preset's rules, listed one by one: `disabled` on a rule inside a preset is ignored
+// by secretlint's core, and the comment filter must go — `secretlint-disable` comments in transcripts
+// are data, not instructions to us.
+const FILTER_COMMENTS_RULE = '@secretlint/secretlint-rule-filter-comments';
+const RULE_OPTIONS: Record<string, object> = {
+  // Access key ids (AKIA…) and account ids are only scanned with this option.
+  '@secretlint/secretlint-rule-aws': { enableIDScanRule: true },
+};
 const SECRETLINT_CONFIG: LintConfig = {
-  rules: [
-    {
-      id: '@secretlint/secretlint-rule-preset-recommend',
-      rule: recommendedPreset,
-      rules: [
-        // Access key ids (AKIA…) and account ids are only scanned with this option.
-        { id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } },
-        // `secretlint-disable` comments in transcripts are data, not instructions to us.
-        { id: '@secretlint/secretlint-rule-filter-comments', disabled: true },
-      ],
-    },
-  ],
+  rules: recommendedRules
+    .filter((rule) => rule.meta.id !== FILTER_COMMENTS_RULE)
+    .map((rule) => ({ id: rule.meta.id, rule, options: RULE_OPTIONS[rule.meta.id] ?? {} })),
 };
 
 // Every rule, secretlint's and ours, needs one of these substrings to match: prefixes that rules
@@ -211,6 +210,11 @@ function viewOf(text: string): TextView {
     content = step.content;
   }
   return { content, toOriginal };
+}
+
+/** A secret as the rules saw it, JSON escapes decoded: what its fingerprint is computed on. */
+export function decodedSecret(text: string): string {
+  return viewOf(text).content;
 }
 
 /** Rule names from secretlint message ids: AWSSecretAccessKey → aws-secret-access-key, GITHUB_TOKEN → github-token. */
