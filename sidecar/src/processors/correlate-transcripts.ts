@@ -212,10 +212,11 @@ export class TranscriptCorrelator {
           timeMs: entry.timeMs,
           attributes: compactAttributes(entry),
         });
+        // Keyed by time, not uuid: a copy of the history in another file repeats it with a fresh uuid.
         this.emitLog(turn.traceId, turn.rootSpanId, session.id, entry.timeMs, 'ccotel.compaction.occurred', 'INFO', '', {
           ...compactAttributes(entry),
           'message.uuid': entry.uuid,
-        }, entry.uuid);
+        }, `${entry.timeMs}:${entry.compactMetadata?.preTokens ?? ''}`);
       }
       return;
     }

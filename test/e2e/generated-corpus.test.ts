@@ -1,0 +1,94 @@
+// Generated corpus (every quirk of the formats spec, with its exact expected answer) → `ccotel backfill` →
+// SQL on the store must give exactly the generator's counts; a second backfill adds no rows.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCorpus, type Expected } from '../generator/corpus.js';
+
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src', 'cli.js');
+const root = mkdtempSync(join(tmpdir(), 'ccotel-corpus-'));
+const storeDir = join(root, 'store');
+let expected: Expected;
+let env: NodeJS.ProcessEnv;
+
+function ccotel(...args: string[]): string {
+  return execFileSync(process.execPath, [CLI, ...args, '--store', storeDir], { env, encoding: 'utf8' });
+}
+
+function query<T>(sql: string): T[] {
+  return ccotel('query', `${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, '--format', 'JSONEachRow')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+}
+
+const spans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
+const logs = (where: string) => `(SELECT * FROM otel_logs WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
+const toRecord = (rows: { key: string; n: number }[]) => Object.fromEntries(rows.map((row) => [row.key, row.n]));
+const nonZero = (record: Record<string, number>) => Object.fromEntries(Object.entries(record).filter(([, n]) => n > 0));
+
+beforeAll(async () => {
+  expected = await generateCorpus({ seed: 20261129, root: join(root, 'corpus'), sessions: 12, hostLayout: 'multi-root' });
+  env = {
+    ...process.env,
+    HOME: join(root, 'corpus', 'home'),
+    CLAUDE_CONFIG_DIR: expected.configDirs.join(','),
+    CCOTEL_RAW_TTL_DAYS: '0',
+  };
+  ccotel('backfill', '--no-progress');
+});
+
+afterAll(() => {
+  // temp dirs are left for inspection on failure; the OS cleans tmp
+});
+
+describe('generated corpus → backfill → store', () => {
+  it('has the expected sessions and turns by outcome', () => {
+    const [{ sessions }] = query<{ sessions: number }>(`SELECT uniqExact(SpanAttributes['session.id']) AS sessions FROM ${spans(`SpanName = 'invoke_agent claude-code'`)}`);
+    expect(sessions).toBe(expected.sessions);
+    const byOutcome = toRecord(query(`SELECT SpanAttributes['ccotel.turn.outcome'] AS key, count() AS n FROM ${spans(`SpanName = 'invoke_agent claude-code'`)} GROUP BY key`));
+    expect(byOutcome).toEqual(nonZero(expected.turnsByOutcome));
+  });
+
+  it('has one chat span per API response and the deduplicated token sums', () => {
+    const [row] = query<{ chats: number; input: number; output: number; cacheRead: number; cacheCreation: number }>(
+      `SELECT count() AS chats,
+         sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
+         sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
+         sum(toUInt64(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cacheRead,
+         sum(toUInt64(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cacheCreation
+       FROM ${spans(`startsWith(SpanName, 'chat ')`)}`,
+    );
+    expect(row).toEqual({ chats: expected.chatSpans, ...expected.tokens });
+  });
+
+  it('has every tool call with its outcome', () => {
+    const byOutcome = toRecord(query(`SELECT SpanAttributes['ccotel.tool.outcome'] AS key, count() AS n FROM ${spans(`startsWith(SpanName, 'execute_tool ')`)} GROUP BY key`));
+    expect(byOutcome).toEqual(nonZero(expected.toolCallsByOutcome));
+  });
+
+  it('has every subagent under a tool call, and the compactions', () => {
+    const bytype = toRecord(query(`SELECT SpanAttributes['gen_ai.agent.name'] AS key, count() AS n FROM ${spans(`startsWith(SpanName, 'invoke_agent ') AND SpanName != 'invoke_agent claude-code'`)} GROUP BY key`));
+    expect(bytype).toEqual(expected.subagentsByType);
+    const [{ orphans }] = query<{ orphans: number }>(`SELECT count() AS orphans FROM ${spans(`startsWith(SpanName, 'invoke_agent ') AND SpanName != 'invoke_agent claude-code' AND ParentSpanId = ''`)}`);
+    expect(orphans).toBe(0);
+    const [{ compactions }] = query<{ compactions: number }>(`SELECT count() AS compactions FROM ${logs(`EventName = 'ccotel.compaction.occurred'`)}`);
+    expect(compactions).toBe(expected.compactions);
+  });
+
+  it('counts resume starts and the skipped lines by reason', () => {
+    const [{ resumes }] = query<{ resumes: number }>(`SELECT count() AS resumes FROM ${logs(`EventName = 'ccotel.session.started' AND LogAttributes['source'] = 'resume'`)}`);
+    expect(resumes).toBe(expected.resumeStarts);
+    const skipped = toRecord(query(`SELECT LogAttributes['reason'] AS key, count() AS n FROM ${logs(`EventName = 'ccotel.record.skipped'`)} GROUP BY key`));
+    expect(skipped).toEqual(nonZero(expected.skippedLines));
+  });
+
+  it('adds no rows when run again', () => {
+    const count = () => query<{ n: number }>(`SELECT (SELECT count() FROM otel_traces) + (SELECT count() FROM otel_logs) + (SELECT count() FROM otel_metrics_sum) + (SELECT count() FROM otel_metrics_histogram) AS n`)[0].n;
+    const before = count();
+    ccotel('backfill', '--no-progress');
+    expect(count()).toBe(before);
+  });
+});
