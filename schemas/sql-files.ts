@@ -6,6 +6,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXPORTER_VERSION, otelTablesDdl } from './clickhouse.js';
+import { summaryTablesDdl } from './summaries.js';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'sql');
 
@@ -24,5 +25,9 @@ export function renderSqlFiles(): Record<string, string> {
       asScript(otelTablesDdl({ fullTextSearch: false })),
     'otel_tables_cluster.sql': HEADER("cluster 'ccotel' (ReplicatedMergeTree + Distributed), database otel") +
       asScript(otelTablesDdl({ cluster: 'ccotel', database: 'otel' })),
+    'ccotel_summaries.sql': HEADER('plus ccotel session summaries (TTL 400 days); run after otel_tables.sql') +
+      asScript(summaryTablesDdl()),
+    'ccotel_summaries_cluster.sql': HEADER("plus ccotel session summaries on cluster 'ccotel', database otel") +
+      asScript(summaryTablesDdl({ cluster: 'ccotel', database: 'otel' })),
   };
 }

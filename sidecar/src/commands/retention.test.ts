@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { retentionCommand } from './retention.js';
+
+let home: string;
+const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, XDG_DATA_HOME: process.env.XDG_DATA_HOME };
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'ccotel-retention-cmd-'));
+  Object.assign(process.env, { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share') });
+});
+afterAll(() => {
+  for (const [key, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  rmSync(home, { recursive: true, force: true });
+});
+
+async function run(flags: Parameters<typeof retentionCommand>[0]) {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const report = await retentionCommand({ store: join(home, 'store'), ...flags }, out);
+  return { report, text };
+}
+
+it('prints what it did, and on --check reports a changed TTL as drift without applying it', async () => {
+  const first = await run({});
+  expect(first.report.drift).toBe(false);
+  expect(first.text).toMatch(/^ttl ok +otel_logs: TTL toDateTime\(Timestamp\) \+ toIntervalDay\(14\)$/m);
+  expect(first.text).toMatch(/^ttl ok +ccotel_session_summaries: TTL toDateTime\(LastSeen\) \+ toIntervalDay\(400\)$/m);
+  expect(first.text).toContain('summaries    0 session-days, 0 sessions written');
+
+  const check = await run({ rawTtlDays: '7', check: true });
+  expect(check.report.drift).toBe(true);
+  expect(check.text).toMatch(/^ttl drift +otel_traces: .*toIntervalDay\(14\) -> .*toIntervalDay\(7\)$/m);
+
+  const applied = await run({ rawTtlDays: '7', json: true });
+  expect(JSON.parse(applied.text).ttl.filter((t: { status: string }) => t.status === 'applied')).toHaveLength(8);
+  expect((await run({ rawTtlDays: '7' })).text).not.toMatch(/drift|applied/);
+});
+
+it('rejects a TTL that is not a whole number of days', async () => {
+  await expect(run({ rawTtlDays: '2w' })).rejects.toThrow(/--raw-ttl-days must be a whole number of days/);
+});

@@ -1,0 +1,55 @@
+/**
+ * Deletes what has expired, now, instead of waiting for background merges to apply the TTL:
+ * raw tables lose whole partitions (days) whose newest row is past the TTL — the same unit
+ * `ttl_only_drop_parts` drops — and the small summary tables lose the expired rows.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { ident, sqlString, type RenderContext } from '../../../schemas/clickhouse.js';
+import { MANAGED_TABLES } from './ttl.js';
+
+export interface Expiry {
+  table: string;
+  /** Rows removed. */
+  rows: number;
+  /** Partitions dropped (raw tables). */
+  partitions: number;
+}
+
+export async function deleteExpired(
+  client: ClickHouseClient,
+  ctx: RenderContext,
+  ttlDays: { raw: number; summary: number },
+  nowMs: number,
+): Promise<Expiry[]> {
+  const now = `fromUnixTimestamp64Milli(toInt64(${nowMs}))`;
+  const expiries: Expiry[] = [];
+  for (const table of MANAGED_TABLES) {
+    const days = table.kind === 'raw' ? ttlDays.raw : ttlDays.summary;
+    if (days === 0) continue;
+    const name = `${ident(ctx.database)}.${ident(table.name)}`;
+    const expired = `${table.timeExpression} + toIntervalDay(${days}) <= ${now}`;
+    if (table.kind === 'raw') {
+      const partitions = await client.query({
+        query: `SELECT _partition_id AS id, count() AS rows FROM ${name}
+                GROUP BY id HAVING max(${table.timeExpression}) + toIntervalDay(${days}) <= ${now} ORDER BY id`,
+        format: 'JSONEachRow',
+      });
+      const rows = await partitions.json<{ id: string; rows: number | string }>();
+      for (const { id } of rows) {
+        await client.command({ query: `ALTER TABLE ${ctx.storage(table.name)}${ctx.onCluster} DROP PARTITION ID ${sqlString(id)}` });
+      }
+      expiries.push({ table: table.name, rows: rows.reduce((n, r) => n + Number(r.rows), 0), partitions: rows.length });
+    } else {
+      const result = await client.query({ query: `SELECT count() AS n FROM ${name} WHERE ${expired}`, format: 'JSONEachRow' });
+      const count = Number((await result.json<{ n: number | string }>())[0]?.n ?? 0);
+      if (count > 0) {
+        await client.command({
+          query: `ALTER TABLE ${ctx.storage(table.name)}${ctx.onCluster} DELETE WHERE ${expired}`,
+          clickhouse_settings: { mutations_sync: '2' },
+        });
+      }
+      expiries.push({ table: table.name, rows: count, partitions: 0 });
+    }
+  }
+  return expiries;
+}

@@ -1,0 +1,69 @@
+/**
+ * The retention job (`ccotel retention`): make sure the summary tables exist, verify and apply TTLs,
+ * build or refresh the per-session summaries, then delete what has expired — in that order, so data
+ * is summarised before it goes. Safe to run again: a second run finds nothing to do.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { DEFAULT_RAW_TTL_DAYS, renderContext, validateTtlDays } from '../../../schemas/clickhouse.js';
+import { DEFAULT_SUMMARY_TTL_DAYS, summaryTablesDdl } from '../../../schemas/summaries.js';
+import { deleteExpired, type Expiry } from './expire.js';
+import { refreshSummaries, type SummaryRefresh } from './summaries.js';
+import { checkTtls, type TtlCheck } from './ttl.js';
+
+export interface RetentionOptions {
+  database?: string;
+  cluster?: string;
+  rawTtlDays?: number;
+  summaryTtlDays?: number;
+  /** Only report TTL drift; change no TTL. Summaries are still refreshed and expired data deleted. */
+  checkOnly?: boolean;
+  /** The job's clock (tests); default Date.now(). */
+  nowMs?: number;
+}
+
+export interface RetentionReport {
+  ttl: TtlCheck[];
+  summaries: SummaryRefresh;
+  expired: Expiry[];
+  /** True when any TTL differs from the settings and was not applied (checkOnly). */
+  drift: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function runRetention(client: ClickHouseClient, opts: RetentionOptions = {}): Promise<RetentionReport> {
+  const ctx = renderContext(opts);
+  const ttlDays = {
+    raw: validateTtlDays(opts.rawTtlDays ?? DEFAULT_RAW_TTL_DAYS, 'rawTtlDays'),
+    summary: validateTtlDays(opts.summaryTtlDays ?? DEFAULT_SUMMARY_TTL_DAYS, 'summaryTtlDays'),
+  };
+  const nowMs = opts.nowMs ?? Date.now();
+  for (const query of summaryTablesDdl({ ...opts, summaryTtlDays: ttlDays.summary })) await client.command({ query });
+
+  const ttl = await checkTtls(client, ctx, ttlDays, !opts.checkOnly);
+  // Days whose raw rows are all still there: the first row of a day expires ttl days after that day starts.
+  const windowStartDay =
+    ttlDays.raw > 0 ? new Date(nowMs - (ttlDays.raw - 1) * DAY_MS).toISOString().slice(0, 10) : undefined;
+  const summaries = await refreshSummaries(client, ctx, windowStartDay, nowMs);
+  const expired = await deleteExpired(client, ctx, ttlDays, nowMs);
+  return { ttl, summaries, expired, drift: ttl.some((t) => t.status === 'drift') };
+}
+
+/** Human-readable report, one line per action. */
+export function formatRetentionReport(report: RetentionReport): string {
+  const lines: string[] = [];
+  for (const t of report.ttl) {
+    const describe = (ttl: string | undefined) => (ttl === undefined ? '(no table)' : ttl || 'no TTL');
+    lines.push(
+      t.status === 'ok'
+        ? `ttl ok       ${t.table}: ${describe(t.found)}`
+        : `ttl ${t.status.padEnd(8)} ${t.table}: ${describe(t.found)} -> ${describe(t.expected)}`,
+    );
+  }
+  lines.push(`summaries    ${report.summaries.sessionDays} session-days, ${report.summaries.sessions} sessions written`);
+  for (const e of report.expired) {
+    if (e.rows > 0) lines.push(`expired      ${e.table}: ${e.rows} rows${e.partitions ? ` in ${e.partitions} partitions` : ''}`);
+  }
+  if (!report.expired.some((e) => e.rows > 0)) lines.push('expired      nothing');
+  return lines.join('\n');
+}
