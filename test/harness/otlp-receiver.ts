@@ -9,6 +9,8 @@ export type Signal = 'traces' | 'metrics' | 'logs';
 export interface OtlpExport {
   signal: Signal;
   receivedAt: number;
+  /** The request body exactly as received. */
+  raw: string;
   body: unknown;
 }
 
@@ -166,7 +168,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     }
     const raw = await readBody(req);
     try {
-      exports.push({ signal, receivedAt: Date.now(), body: JSON.parse(raw) });
+      exports.push({ signal, receivedAt: Date.now(), raw, body: JSON.parse(raw) });
     } catch {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('body is not JSON');
       return;

@@ -1,0 +1,368 @@
+import type { Step, ToolCall, Usage } from './model-server.js';
+
+// The scenarios the real CLI is driven through. Each one is a script for the model server plus what
+// the script implies — turn outcomes, tool calls with their outcomes, token totals, resumes, denials —
+// stated here in code, never read back from what ccotel (or Claude Code) reports.
+
+export type TurnOutcome = 'completed' | 'interrupted' | 'error' | 'abandoned';
+export type ToolOutcome = 'success' | 'error' | 'denied' | 'interrupted' | 'unanswered';
+
+export interface ScriptedToolCall extends ToolCall {
+  /** What this call must end as. */
+  outcome: ToolOutcome;
+}
+
+export interface ScriptedStep extends Step {
+  toolCalls?: ScriptedToolCall[];
+  /** The request comes from a subagent (started by an Agent call of an earlier step). */
+  subagent?: boolean;
+}
+
+export interface RunScript {
+  prompt: string;
+  steps: ScriptedStep[];
+  /** `--allowedTools` for this run; a call to a tool left out is denied in print mode. */
+  allowedTools?: string[];
+  /** Resume the session of the previous run (`--resume <its session id>`). */
+  resume?: boolean;
+  turnOutcome: TurnOutcome;
+}
+
+/** One Claude Code session: its first run and any resumes. */
+export interface SessionScript {
+  runs: RunScript[];
+}
+
+export interface ScenarioContext {
+  projectDir: string;
+  /** A free loopback port, for the scenario that leaves a server running. */
+  port: number;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** Files created in the project directory before the first run. */
+  projectFiles?: Record<string, string>;
+  /** Several sessions run at the same time. */
+  sessions(ctx: ScenarioContext): SessionScript[];
+  /** Set when a Bash call leaves a process listening on ctx.port; it writes its pid to this project file. */
+  backgroundPidFile?: string;
+}
+
+export interface TokenTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheCreation: number;
+}
+
+export interface SessionExpectation {
+  turns: TurnOutcome[];
+  toolCalls: { tool: string; outcome: ToolOutcome; subagent: boolean }[];
+  tokens: TokenTotals;
+  /** Model requests the script answers (the agent loop and subagents; side requests excluded). */
+  modelRequests: number;
+  resumes: number;
+  denials: number;
+  subagents: number;
+}
+
+/** Everything a session's script implies. */
+export function expectationOf(session: SessionScript): SessionExpectation {
+  const steps = session.runs.flatMap((run) => run.steps);
+  const toolCalls = steps.flatMap((step) =>
+    (step.toolCalls ?? []).map((call) => ({ tool: call.name, outcome: call.outcome, subagent: step.subagent === true })),
+  );
+  return {
+    turns: session.runs.map((run) => run.turnOutcome),
+    toolCalls,
+    tokens: {
+      input: sum(steps, (s) => s.usage.input_tokens),
+      output: sum(steps, (s) => s.usage.output_tokens),
+      cacheRead: sum(steps, (s) => s.usage.cache_read_input_tokens),
+      cacheCreation: sum(steps, (s) => s.usage.cache_creation_input_tokens),
+    },
+    modelRequests: steps.length,
+    resumes: session.runs.filter((run) => run.resume).length,
+    denials: toolCalls.filter((call) => call.outcome === 'denied').length,
+    subagents: toolCalls.filter((call) => call.tool === 'Agent').length,
+  };
+}
+
+function sum<T>(items: T[], value: (item: T) => number): number {
+  return items.reduce((total, item) => total + value(item), 0);
+}
+
+/** Distinct numbers per step, so a total that double-counts or drops a request shows. */
+function usage(input: number, output: number, cacheRead = 0, cacheCreation = 0): Usage {
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_input_tokens: cacheRead,
+    cache_creation_input_tokens: cacheCreation,
+  };
+}
+
+function bash(command: string, outcome: ToolOutcome, description = 'Run a harness command'): ScriptedToolCall {
+  return { name: 'Bash', input: { command, description }, outcome };
+}
+
+const NOTES = 'alpha line\nbeta line\ngamma line\n';
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'bash-success',
+    description: 'One prompt, one successful Bash call that prints the session id it inherits, then an answer.',
+    sessions: () => [
+      {
+        runs: [
+          {
+            prompt: 'Print a greeting with the shell.',
+            allowedTools: ['Bash'],
+            turnOutcome: 'completed',
+            steps: [
+              {
+                text: 'I will run echo.',
+                toolCalls: [bash('echo hello-from-harness; echo "session=$CLAUDE_CODE_SESSION_ID"', 'success')],
+                usage: usage(1200, 40, 300, 150),
+              },
+              { text: 'The shell printed the greeting.', usage: usage(1350, 12, 450, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'bash-failure',
+    description: 'A Bash call that writes to stderr and exits 3 (PostToolUseFailure), then an answer.',
+    sessions: () => [
+      {
+        runs: [
+          {
+            prompt: 'Run the check script.',
+            allowedTools: ['Bash'],
+            turnOutcome: 'completed',
+            steps: [
+              { toolCalls: [bash('echo "check failed" >&2; exit 3', 'error')], usage: usage(1100, 30, 200, 100) },
+              { text: 'The check failed with exit code 3.', usage: usage(1230, 15, 300, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'file-tools',
+    description: 'Write a new file, Read, Edit, Grep and Glob, one call per step.',
+    projectFiles: { 'notes.txt': NOTES },
+    sessions: ({ projectDir }) => [
+      {
+        runs: [
+          {
+            prompt: 'Tidy up the notes.',
+            // Naming Grep and Glob here is also what makes 2.1.332 offer them (they are opt-in).
+            allowedTools: ['Read', 'Write', 'Edit', 'Grep', 'Glob'],
+            turnOutcome: 'completed',
+            steps: [
+              {
+                toolCalls: [{ name: 'Write', input: { file_path: `${projectDir}/todo.txt`, content: 'buy milk\n' }, outcome: 'success' }],
+                usage: usage(2000, 50, 0, 800),
+              },
+              {
+                toolCalls: [{ name: 'Read', input: { file_path: `${projectDir}/notes.txt` }, outcome: 'success' }],
+                usage: usage(2100, 25, 800, 0),
+              },
+              {
+                toolCalls: [
+                  {
+                    name: 'Edit',
+                    input: { file_path: `${projectDir}/notes.txt`, old_string: 'beta line', new_string: 'BETA LINE' },
+                    outcome: 'success',
+                  },
+                ],
+                usage: usage(2200, 60, 900, 0),
+              },
+              {
+                toolCalls: [{ name: 'Grep', input: { pattern: 'line', path: projectDir, output_mode: 'content' }, outcome: 'success' }],
+                usage: usage(2300, 20, 1000, 0),
+              },
+              { toolCalls: [{ name: 'Glob', input: { pattern: '*.txt', path: projectDir }, outcome: 'success' }], usage: usage(2400, 18, 1100, 0) },
+              { text: 'Notes tidied.', usage: usage(2500, 8, 1200, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'parallel-tools',
+    description: 'One response with three tool calls at once (two Bash, one Read).',
+    projectFiles: { 'notes.txt': NOTES },
+    sessions: ({ projectDir }) => [
+      {
+        runs: [
+          {
+            prompt: 'Gather three facts at once.',
+            allowedTools: ['Bash', 'Read'],
+            turnOutcome: 'completed',
+            steps: [
+              {
+                text: 'Running three lookups in parallel.',
+                toolCalls: [
+                  bash('echo first', 'success', 'Print first'),
+                  bash('echo second', 'success', 'Print second'),
+                  { name: 'Read', input: { file_path: `${projectDir}/notes.txt` }, outcome: 'success' },
+                ],
+                usage: usage(1500, 90, 0, 400),
+              },
+              { text: 'All three came back.', usage: usage(1700, 11, 400, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'permission-denied',
+    description: 'Print mode with no tool allowed: a Bash call and a Write call are denied (permission_denials).',
+    sessions: ({ projectDir }) => [
+      {
+        runs: [
+          {
+            prompt: 'Create the marker files.',
+            turnOutcome: 'completed',
+            steps: [
+              { toolCalls: [bash(`touch ${projectDir}/marker-bash`, 'denied')], usage: usage(900, 25, 0, 0) },
+              {
+                toolCalls: [{ name: 'Write', input: { file_path: `${projectDir}/marker-write`, content: 'x\n' }, outcome: 'denied' }],
+                usage: usage(950, 30, 0, 0),
+              },
+              { text: 'I was not allowed to create them.', usage: usage(1000, 10, 0, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'resume',
+    description: 'A session with one Bash call, then the same session resumed (--resume) for a second prompt.',
+    sessions: () => [
+      {
+        runs: [
+          {
+            prompt: 'Count the files.',
+            allowedTools: ['Bash'],
+            turnOutcome: 'completed',
+            steps: [
+              { toolCalls: [bash('ls | wc -l', 'success', 'Count files')], usage: usage(1000, 20, 0, 500) },
+              { text: 'There are no files.', usage: usage(1100, 9, 500, 0) },
+            ],
+          },
+          {
+            prompt: 'And what did you find before?',
+            resume: true,
+            allowedTools: ['Bash'],
+            turnOutcome: 'completed',
+            steps: [
+              { toolCalls: [bash('pwd', 'success', 'Show directory')], usage: usage(1300, 14, 600, 0) },
+              { text: 'Before, there were no files.', usage: usage(1400, 10, 700, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'subagent',
+    description: 'An Agent (general-purpose) call whose subagent runs one Bash call; then the main answer.',
+    sessions: () => [
+      {
+        runs: [
+          {
+            prompt: 'Ask a helper to check the date.',
+            allowedTools: ['Bash', 'Agent'],
+            turnOutcome: 'completed',
+            steps: [
+              {
+                toolCalls: [
+                  {
+                    name: 'Agent',
+                    input: {
+                      description: 'Check the date',
+                      prompt: 'Run date and report it.',
+                      subagent_type: 'general-purpose',
+                      // Agents run in the background by default in 2.1.332; in the foreground the script's order is the request order.
+                      run_in_background: false,
+                    },
+                    outcome: 'success',
+                  },
+                ],
+                usage: usage(3000, 70, 0, 1000),
+              },
+              { subagent: true, toolCalls: [bash('date -u +%Y', 'success', 'Print year')], usage: usage(800, 22, 0, 0) },
+              { subagent: true, text: 'The year is printed above.', usage: usage(850, 9, 0, 0) },
+              { text: 'The helper checked the date.', usage: usage(3200, 12, 1000, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'background-process',
+    description: 'A Bash call that leaves a setsid/nohup server listening on a loopback port after the session ends.',
+    backgroundPidFile: 'background.pid',
+    sessions: ({ port }) => [
+      {
+        runs: [
+          {
+            prompt: 'Start the dev server in the background.',
+            allowedTools: ['Bash'],
+            turnOutcome: 'completed',
+            steps: [
+              {
+                toolCalls: [
+                  bash(
+                    // The server writes its own pid once listening, whatever setsid/nohup did with forks.
+                    `setsid nohup node -e "require('http').createServer((q,s)=>s.end('ok')).listen(${port},'127.0.0.1',()=>require('fs').writeFileSync('background.pid',String(process.pid)))" >/dev/null 2>&1 & sleep 1; echo started`,
+                    'success',
+                    'Start a server in the background',
+                  ),
+                ],
+                usage: usage(1000, 60, 0, 0),
+              },
+              { text: 'The server is running in the background.', usage: usage(1100, 11, 0, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'concurrent-sessions',
+    description: 'Three sessions in the same project at the same time, one Bash call each.',
+    sessions: () =>
+      [1, 2, 3].map((n) => ({
+        runs: [
+          {
+            prompt: `Session ${n}: say your number.`,
+            allowedTools: ['Bash'],
+            turnOutcome: 'completed' as const,
+            steps: [
+              { toolCalls: [bash(`echo number-${n}`, 'success', 'Print number')], usage: usage(1000 * n, 10 * n, 0, 0) },
+              { text: `I am number ${n}.`, usage: usage(1000 * n + 100, n, 0, 0) },
+            ],
+          },
+        ],
+      })),
+  },
+];
+
+export function scenarioNamed(name: string): Scenario {
+  const scenario = SCENARIOS.find((s) => s.name === name);
+  if (!scenario) throw new Error(`no scenario named ${name}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  return scenario;
+}
