@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOOK_EVENTS_2_1_332, hookPayloads } from './payloads.js';
+import { CLAUDE_CODE_HOOK_EVENTS } from '../../sidecar/src/install/hook-events.js';
+import { hookPayloads } from './payloads.js';
 import { canMountPrivateTmpfs, HOOK_SCRIPT, runHook, runHookAsync, unprivilegedPrefix } from './run.js';
 
 const SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-f]+)\.json$/;
@@ -30,7 +31,7 @@ describe.each(['dash', 'bash'])('ccotel-hook.sh under %s', (shell) => {
     const spool = join(root, 'state', 'spool');
     const payloads = hookPayloads({ sessionId: '3f1c2b9e-8d7a-4c6b-9e5f-0a1b2c3d4e5f', cwd: '/home/dev/my "proj"' });
     // Vary the framing: compact, pretty, with and without a trailing newline — the hook must not care.
-    const sent = HOOK_EVENTS_2_1_332.map((event, i) =>
+    const sent = CLAUDE_CODE_HOOK_EVENTS.map((event, i) =>
       i % 2 === 0 ? JSON.stringify(payloads[event]) : `${JSON.stringify(payloads[event], null, 2)}\n`,
     );
 

@@ -1,22 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { HookEventName } from '../../sidecar/src/install/hook-events.js';
 
 /**
  * Claude Code hook stdin payloads, one per event kind Claude Code 2.1.332 fires, shaped after
  * the formats spec (sections 2.3 and 6). Values are fake but the field names, types and nesting
  * are the real ones, so the hook and the sidecar see what they will see in the field.
  */
-
-/** Every hook event name in Claude Code 2.1.332 (the list in its settings schema). */
-export const HOOK_EVENTS_2_1_332 = [
-  'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PostToolBatch', 'Notification', 'UserPromptSubmit',
-  'UserPromptExpansion', 'SessionStart', 'SessionEnd', 'Stop', 'StopFailure', 'SubagentStart', 'SubagentStop',
-  'PreCompact', 'PostCompact', 'PreModelSwitch', 'PostModelSwitch', 'PermissionRequest', 'PermissionDenied',
-  'Setup', 'TeammateIdle', 'TaskCreated', 'TaskCompleted', 'Elicitation', 'ElicitationResult', 'ConfigChange',
-  'WorktreeCreate', 'WorktreeRemove', 'InstructionsLoaded', 'CwdChanged', 'FileChanged', 'DirectoryAdded',
-  'MessageDisplay', 'PreSkillShellCommand',
-] as const;
-
-export type HookEventName = (typeof HOOK_EVENTS_2_1_332)[number];
 
 export interface PayloadContext {
   sessionId: string;
