@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ExpectedTally, SubagentLayout, TurnOutcome } from './expected.js';
 import type { Rng } from './random.js';
 import {
-  apiRequest, apiRequestShape, promptSnapshot, stamp, startupAttachments, usageObject,
+  apiRequest, apiRequestShape, contextAttachments, promptSnapshot, stamp, startupAttachments, systemBlobMessage, usageObject,
   type BigContent, type Envelope, type Row, type Usage,
 } from './rows.js';
 import type { TextPool } from './text.js';
@@ -33,6 +33,8 @@ export class TranscriptFile {
   private readonly writer: LineWriter;
   /** Main-thread user/assistant/system rows, in order, when this file may be replayed or forked. */
   readonly history: Row[] | null;
+  /** 2.1 writes its large rows once per file: startup attachments, request shape, full prompt snapshot. */
+  readonly once = { startup: false, shapeHash: '', fullSnapshot: false };
 
   constructor(private readonly gen: Gen, path: string, keepHistory: boolean) {
     this.writer = new LineWriter(path);
@@ -77,17 +79,23 @@ interface ToolCall {
 
 type ForcedOutcome = { kind: 'deny'; denial: DenialKind } | { kind: 'error' } | { kind: 'interrupt' } | { kind: 'unanswered' };
 
+const ACCEPTED = { decision: 'accept', source: 'config', reasonType: 'rule', ruleSource: 'cliArg' };
+
 /** A thread of rows written by one process: the main conversation, or one subagent. */
 export class Thread {
   parentUuid: string | null = null;
-  private requestShape: string | null = null;
   private pendingBlobs: Row[] = [];
+  /** Prompts in this process (0-based; a resumed process starts again at 0) and in this session. */
   private promptIndex = 0;
+  private turnIndex = 0;
   private promptId = '';
   private lastAssistantUuid = '';
   private lastPromptText = '';
+  private stepsThisTurn = 0;
   readonly model: string;
   readonly kit: ToolKit;
+  /** 2.1 sessions run with hooks configured write a stop_hook_summary row at the end of each turn. */
+  private readonly hooks: boolean;
 
   constructor(
     readonly gen: Gen,
@@ -98,6 +106,7 @@ export class Thread {
   ) {
     this.model = env.agentId ? gen.rng.pick(SUBAGENT_MODELS) : gen.rng.pick(MAIN_MODELS);
     this.kit = { rng: gen.rng, text: gen.text, cwd: env.cwd };
+    this.hooks = gen.rng.chance(0.5);
   }
 
   get modern(): boolean {
@@ -121,21 +130,15 @@ export class Thread {
     return row;
   }
 
-  private userRow(content: unknown, extra: Row = {}, prompt = false): Row {
+  private attachment(body: Row): void {
+    this.conversationRow({ ...body, type: 'attachment', uuid: this.gen.rng.uuid(), timestamp: this.tick(0, 2) }, false);
+  }
+
+  /** A user row; `flags` go right after `message`, `after` after the timestamp (the order 2.1 writes). */
+  private userRow(content: unknown, flags: Row = {}, after: Row = {}): Row {
     const timestamp = this.tick(5, 900);
-    const modernPrompt = this.modern && prompt
-      ? { permissionMode: 'default', promptSource: 'user', sentAtMs: this.clock - 2, rowSource: 'local', turnOrigin: 'user', turnPosition: { promptIndex: this.promptIndex, turnIndex: this.promptIndex + 1 } }
-      : {};
     const promptId = this.modern && this.isMain ? { promptId: this.promptId } : {};
-    const { isMeta, isCompactSummary, isVisibleInTranscriptOnly, ...after } = extra;
-    const flags: Row = {};
-    if (isMeta !== undefined) flags.isMeta = isMeta;
-    if (isCompactSummary !== undefined) flags.isCompactSummary = isCompactSummary;
-    if (isVisibleInTranscriptOnly !== undefined) flags.isVisibleInTranscriptOnly = isVisibleInTranscriptOnly;
-    return this.conversationRow(
-      { ...promptId, type: 'user', message: { role: 'user', content }, ...flags, uuid: this.gen.rng.uuid(), timestamp, ...after, ...modernPrompt },
-      true,
-    );
+    return this.conversationRow({ ...promptId, type: 'user', message: { role: 'user', content }, ...flags, uuid: this.gen.rng.uuid(), timestamp, ...after }, true);
   }
 
   private sessionRow(row: Row): void {
@@ -146,43 +149,55 @@ export class Thread {
 
   /** A real user prompt, with what a 2.1 process writes around it. */
   prompt(text: string): void {
-    const { rng } = this.gen;
+    const { rng, big } = this.gen;
     this.promptId = rng.uuid();
     this.lastPromptText = text;
-    if (this.modern && this.isMain) {
-      this.sessionRow({ type: 'queue-operation', operation: 'enqueue', timestamp: this.tick(1, 3), sessionId: this.env.sessionId, content: text });
-      this.sessionRow({ type: 'queue-operation', operation: 'dequeue', timestamp: this.tick(1, 3), sessionId: this.env.sessionId });
+    this.stepsThisTurn = 0;
+    const sessionId = this.env.sessionId;
+    if (!this.modern) {
+      this.userRow(rng.chance(0.7) ? text : [{ type: 'text', text }]);
+      return;
     }
-    const content = this.modern || rng.chance(0.7) ? text : [{ type: 'text', text }];
-    this.userRow(content, {}, true);
+    this.sessionRow({ type: 'queue-operation', operation: 'enqueue', timestamp: this.tick(1, 3), sessionId, content: text });
+    this.sessionRow({ type: 'queue-operation', operation: 'dequeue', timestamp: this.tick(1, 3), sessionId });
+    this.turnIndex++;
+    this.userRow(text, {}, {
+      permissionMode: 'default', promptSource: 'sdk', sentAtMs: this.clock - 2, rowSource: 'local', turnOrigin: 'sdk',
+      turnPosition: { promptIndex: this.promptIndex, turnIndex: this.turnIndex },
+    });
     this.promptIndex++;
-    if (this.modern) {
-      const attachments = this.requestShape === null && this.isMain
-        ? startupAttachments(this.gen.big, this.model, new Date(this.clock).toISOString().slice(0, 10))
-        : [];
-      for (const a of [...attachments, promptSnapshot(this.gen.big)]) this.conversationRow({ ...a, type: 'attachment', uuid: rng.uuid(), timestamp: this.tick(0, 2) }, false);
-      this.sessionRow({ type: 'atis-latch', atis: '', sessionId: this.env.sessionId });
-      this.pendingBlobs.push({ role: 'user', content: [{ type: 'text', text }] });
+    if (!this.file.once.startup) {
+      this.file.once.startup = true;
+      for (const a of startupAttachments(big, this.model, this.env.cwd)) this.attachment(a);
+      this.sessionRow({ type: 'atis-latch', atis: '', sessionId });
+      for (const a of contextAttachments(new Date(this.clock).toISOString().slice(0, 10))) this.attachment(a);
+      this.attachment(promptSnapshot(big, false));
+      this.pendingBlobs.push({ role: 'user', content: [{ type: 'text', text: '<system-reminder>\nAttribution for git commits.\n</system-reminder>' }, { type: 'text', text }] }, systemBlobMessage(big));
     }
   }
 
-  /** The api-request* rows a 2.1 process writes before each model request. */
-  private beforeRequest(): void {
-    if (!this.modern) return;
-    const { rng } = this.gen;
+  /** The rows a 2.1 process writes before each model request; returns the request's id (requestRef). */
+  private beforeRequest(): string {
+    const { rng, big } = this.gen;
+    const id = rng.uuid();
+    if (!this.modern) return id;
+    const { sessionId, style } = this.env;
     const timestamp = this.tick(5, 40);
-    if (this.requestShape === null) {
-      this.requestShape = rng.hex(64);
-      this.sessionRow(apiRequestShape(this.gen.big, this.env.sessionId, this.requestShape, timestamp, this.env.style.version));
+    if (this.file.once.shapeHash === '') {
+      this.file.once.shapeHash = rng.hex(64);
+      this.sessionRow(apiRequestShape(big, sessionId, this.file.once.shapeHash, timestamp, style.version));
     }
     const tail: string[] = [];
     for (const message of this.pendingBlobs) {
       const hash = rng.hex(64);
       tail.push(hash);
-      this.sessionRow({ type: 'api-request-blob', sessionId: this.env.sessionId, hash, message });
+      this.sessionRow({ type: 'api-request-blob', sessionId, hash, message });
     }
     this.pendingBlobs = [];
-    this.sessionRow(apiRequest(this.env.sessionId, rng.uuid(), timestamp, this.env.style.version, this.requestShape, this.model, tail, rng.hex(64)));
+    const querySource = this.isMain ? 'sdk' : 'agent:builtin';
+    this.sessionRow(apiRequest(sessionId, id, timestamp, style.version, querySource, this.file.once.shapeHash, this.model, tail, rng.hex(64)));
+    if (this.isMain) this.sessionRow({ type: 'tools-used', tools: ['Bash'], sessionId });
+    return id;
   }
 
   // ---- assistant messages ----
@@ -197,10 +212,13 @@ export class Thread {
     };
   }
 
-  /** One API response, written as one row per content block; usage repeated, complete on the last row. */
+  /**
+   * One API response, written as one row per content block sharing message.id and requestId. Each
+   * row repeats usage; earlier rows carry a smaller (streaming) output_tokens, the last is complete.
+   */
   private assistant(blocks: Row[], stopReason: string | null): Row {
     const { rng, tally } = this.gen;
-    this.beforeRequest();
+    const requestRef = this.beforeRequest();
     const messageId = rng.apiId('msg_01');
     const requestId = rng.chance(this.env.style.missingRequestId) ? undefined : rng.apiId('req_011C');
     const usage = this.usage();
@@ -208,24 +226,27 @@ export class Thread {
     blocks.forEach((block, i) => {
       const final = i === blocks.length - 1;
       const u = final ? usage : { ...usage, output_tokens: Math.max(1, Math.floor((usage.output_tokens * (i + 1)) / (blocks.length + 1))) };
-      const message = {
-        model: this.model, id: messageId, type: 'message', role: 'assistant', content: [block],
+      const message: Row = {
+        id: messageId, type: 'message', role: 'assistant', model: this.model, content: [block],
         stop_reason: final ? stopReason : null, stop_sequence: null, usage: usageObject(u, this.modern),
       };
-      const modernExtra = this.modern
-        ? { requestedModel: this.model, effort: 'medium', apiBlockIndex: i }
-        : {};
-      last = this.conversationRow(
-        { message, ...(requestId ? { requestId } : {}), type: 'assistant', uuid: rng.uuid(), timestamp: this.tick(50, 4000), ...modernExtra },
-        true,
-      );
+      const request = requestId ? { requestId } : {};
+      const timestamp = this.tick(50, 4000);
+      const body: Row = this.modern
+        ? {
+          message: { ...message, stop_details: null },
+          ...(block.type === 'tool_use' ? { toolInputStreamMs: rng.int(1, 900) } : {}),
+          apiBlockIndex: i, ...request, requestRef, requestedModel: this.model, promptCacheRequested: '5m',
+          type: 'assistant', uuid: rng.uuid(), timestamp, effort: 'medium', perTurnEffort: 'medium', madeBy: 'model',
+        }
+        : { message, ...request, type: 'assistant', uuid: rng.uuid(), timestamp };
+      last = this.conversationRow(body, true);
     });
     tally.chat(this.env.sessionId, this.model, {
       input: usage.input_tokens, output: usage.output_tokens,
       cacheRead: usage.cache_read_input_tokens, cacheCreation: usage.cache_creation_input_tokens,
     });
     this.lastAssistantUuid = last.uuid as string;
-    if (this.modern) this.pendingBlobs.push({ role: 'assistant', content: blocks });
     return last;
   }
 
@@ -254,7 +275,7 @@ export class Thread {
     this.conversationRow({
       message: {
         id: rng.uuid(), container: null, model: '<synthetic>', role: 'assistant', stop_reason: 'stop_sequence', stop_sequence: '', type: 'message',
-        usage: usageObject(zero, this.modern), content: [{ type: 'text', text: `API Error: ${status}` }],
+        usage: usageObject(zero, false), content: [{ type: 'text', text: `API Error: ${status}` }],
       },
       type: 'assistant', uuid: rng.uuid(), timestamp: this.tick(1000, 30000), isApiErrorMessage: true,
     }, true);
@@ -264,46 +285,90 @@ export class Thread {
     this.userRow([{ type: 'text', text }]);
   }
 
+  /** The end of a turn that got an answer: 2.1 writes its Stop hook summary and the last prompt. */
+  private endOfTurn(): void {
+    if (!this.modern || !this.isMain) return;
+    const { rng } = this.gen;
+    if (this.hooks) {
+      this.conversationRow({
+        type: 'system', subtype: 'stop_hook_summary', hookCount: 1, hookInfos: [{ command: 'ccotel hook', durationMs: rng.int(1, 40) }],
+        hookErrors: [], failedHookErrorIndexes: [], hookAdditionalContext: [], preventedContinuation: false, stopReason: '', hasOutput: false,
+        level: 'suggestion', timestamp: this.tick(5, 30), uuid: rng.uuid(), toolUseID: rng.uuid(),
+      }, true);
+    }
+    this.sessionRow({ type: 'last-prompt', lastPrompt: this.lastPromptText.slice(0, 200), leafUuid: this.parentUuid, sessionId: this.env.sessionId });
+  }
+
   // ---- tools ----
 
   /**
    * One model request that calls 1–3 tools in parallel, then their results in shuffled order.
-   * `forced` makes the first call end a given way; others succeed or fail at random.
+   * `forced` makes the first call end a given way (all of them for an interrupt); others succeed or
+   * fail at random.
    */
   toolStep(forced?: ForcedOutcome, toolNames?: string[]): void {
-    const { rng, tally } = this.gen;
-    const guarded = forced?.kind === 'deny';
-    const count = toolNames?.length ?? rng.int(1, rng.chance(0.3) ? 3 : 1);
+    const { rng, tally, big } = this.gen;
+    const count = toolNames?.length ?? (rng.chance(0.3) ? rng.int(2, 3) : 1);
     const calls: ToolCall[] = Array.from({ length: count }, (_, i) => {
-      const name = toolNames?.[i] ?? (i === 0 && guarded ? rng.pick(GUARDED_TOOLS) : rng.pick(TOOL_NAMES));
+      const name = toolNames?.[i] ?? (i === 0 && forced?.kind === 'deny' ? rng.pick(GUARDED_TOOLS) : rng.pick(TOOL_NAMES));
       return { id: rng.apiId('toolu_01'), name, input: toolInput(this.kit, name) };
     });
     const blocks: Row[] = rng.chance(0.5) ? [{ type: 'text', text: this.gen.text.text(rng, rng.int(20, 300)) }] : [];
     for (const c of calls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
     const assistantRow = this.assistant(blocks, 'tool_use');
+    if (this.modern && this.isMain && this.stepsThisTurn === 0) {
+      this.sessionRow({ type: 'last-prompt', lastPrompt: this.lastPromptText.slice(0, 200), leafUuid: assistantRow.uuid, sessionId: this.env.sessionId });
+      this.sessionRow({ type: 'atis-latch', atis: '', sessionId: this.env.sessionId });
+    }
+    this.stepsThisTurn++;
 
     if (forced?.kind === 'unanswered') {
       for (const c of calls) tally.tool(c.name, 'unanswered');
       return;
     }
-    const results = calls.map((c, i): [ToolCall, ToolResult, Parameters<ExpectedTally['tool']>[1]] => {
-      if (forced?.kind === 'interrupt') return [c, toolInterrupted(this.kit, c.name), 'interrupted'];
-      if (i === 0 && forced?.kind === 'deny') return [c, toolDenial(this.kit, forced.denial, c.name, c.input), 'denied'];
-      if ((i === 0 && forced?.kind === 'error') || rng.chance(0.08)) return [c, toolFailure(this.kit, c.name, c.input), 'error'];
-      return [c, toolSuccess(this.kit, c.name, c.input), 'success'];
+    const results = calls.map((c, i): [ToolCall, ToolResult] => {
+      if (forced?.kind === 'interrupt') return [c, toolInterrupted(this.kit, c.name)];
+      if (i === 0 && forced?.kind === 'deny') return [c, toolDenial(this.kit, forced.denial, c.name, c.input)];
+      if ((i === 0 && forced?.kind === 'error') || rng.chance(0.08)) return [c, toolFailure(this.kit, c.name, c.input)];
+      return [c, toolSuccess(this.kit, c.name, c.input)];
     });
-    for (const [call, result, outcome] of rng.shuffle(results)) {
+    for (const [call, result] of rng.shuffle(results)) {
       this.toolResult(call, result, assistantRow.uuid as string);
-      tally.tool(call.name, outcome);
+      tally.tool(call.name, result.outcome);
     }
-    if (forced?.kind === 'interrupt') this.marker(INTERRUPT_FOR_TOOL);
+    if (forced?.kind === 'interrupt') {
+      this.marker(INTERRUPT_FOR_TOOL);
+      return;
+    }
+    if (this.modern && this.isMain && !this.file.once.fullSnapshot) {
+      this.file.once.fullSnapshot = true;
+      this.attachment(promptSnapshot(big, true));
+    }
+    if (this.modern && this.isMain && this.stepsThisTurn === 5) {
+      const text = "The user hasn't heard from you in a while. As you continue, keep them updated when there's something to tell.";
+      this.attachment({ attachment: { type: 'silent_turn_reminder', text }, rendered: [{ content: `<system-reminder>\n${text}\n</system-reminder>` }], renderedRole: 'system' });
+      this.pendingBlobs.push({ role: 'user', content: [{ type: 'text', text: `<system-reminder>\n${text}\n</system-reminder>` }] });
+    }
   }
 
+  /** A tool_result row, with the block field order and row fields each version writes for each outcome. */
   private toolResult(call: ToolCall, result: ToolResult, sourceUuid: string): void {
-    const block: Row = { tool_use_id: call.id, type: 'tool_result', content: result.content };
-    if (result.isError) block.is_error = true;
-    this.userRow([block], { toolUseResult: result.toolUseResult, ...(this.modern ? { sourceToolAssistantUUID: sourceUuid } : {}) });
-    if (this.modern) this.pendingBlobs.push({ role: 'user', content: [block] });
+    const success = result.outcome === 'success';
+    let block: Row;
+    if (!this.modern) {
+      block = { tool_use_id: call.id, type: 'tool_result', content: result.content, ...(result.isError ? { is_error: true } : {}) };
+      this.userRow([block], {}, { toolUseResult: result.toolUseResult });
+      return;
+    }
+    if (success) block = { tool_use_id: call.id, type: 'tool_result', content: result.content, ...(call.name === 'Bash' ? { is_error: false } : {}) };
+    else block = { type: 'tool_result', content: result.content, is_error: true, tool_use_id: call.id };
+    const after: Row = { toolUseResult: result.toolUseResult };
+    if (call.name === 'Bash' && result.outcome !== 'denied') after.sandboxed = false;
+    if (result.outcome === 'denied') after.toolDenialKind = 'user-rejected';
+    after.sourceToolAssistantUUID = sourceUuid;
+    if (result.outcome === 'denied') after.permissionDecision = { decision: 'reject', source: 'config', reasonCode: 'unknown' };
+    else if (result.outcome !== 'interrupted') after.permissionDecision = ACCEPTED;
+    this.userRow([block], {}, after);
   }
 
   /** The main thread calls Task/Agent; the subagent runs in its own thread; its result carries agentId. */
@@ -344,6 +409,7 @@ export class Thread {
     tally.subagent(agentType, layout);
     const answer = text.text(rng, rng.int(100, 1200));
     this.toolResult(call, {
+      outcome: 'success',
       content: [{ type: 'text', text: answer }],
       isError: false,
       toolUseResult: {
@@ -420,19 +486,26 @@ export class Thread {
     }
   }
 
-  /** What a 2.1 process writes when it goes idle or exits after a turn. */
+  /** What a process writes when it exits. */
   endOfProcess(): void {
     const { rng, text } = this.gen;
     const sessionId = this.env.sessionId;
     if (this.modern) {
-      this.sessionRow({ type: 'last-prompt', lastPrompt: this.lastPromptText.slice(0, 200), leafUuid: this.parentUuid, sessionId });
-      this.sessionRow({ type: 'ai-title', aiTitle: text.phrase(rng, 5), sessionId });
-      this.sessionRow({ type: 'tools-used', tools: TOOL_NAMES.slice(0, rng.int(1, TOOL_NAMES.length)), sessionId });
-      this.sessionRow({ type: 'mode', mode: 'default', sessionId });
+      if (rng.chance(0.3)) this.sessionRow({ type: 'ai-title', aiTitle: text.phrase(rng, 5), sessionId });
+      if (rng.chance(0.5)) this.sessionRow({ type: 'mode', mode: 'normal', sessionId });
+      const cacheCreation = rng.int(0, 90000);
       this.sessionRow({
         type: 'cost-state', sessionId, totalCostUSD: rng.int(1, 90000) / 10000, totalAPIDuration: rng.int(1000, 900000),
-        totalToolDuration: rng.int(0, 300000), totalLinesAdded: rng.int(0, 400), totalLinesRemoved: rng.int(0, 200),
-        modelUsage: { [this.model]: { inputTokens: rng.int(100, 5000), outputTokens: rng.int(100, 90000), cacheReadInputTokens: rng.int(0, 900000), cacheCreationInputTokens: rng.int(0, 90000) } },
+        totalAPIDurationWithoutRetries: rng.int(1000, 900000), totalToolDuration: rng.int(0, 300000), totalLinesAdded: rng.int(0, 400),
+        totalLinesRemoved: rng.int(0, 200), totalDuration: rng.int(1000, 3600000), startTime: this.clock - rng.int(1000, 3600000),
+        modelUsage: {
+          [this.model]: {
+            inputTokens: rng.int(100, 5000), outputTokens: rng.int(100, 90000), thinkingTokens: 0, cacheReadInputTokens: rng.int(0, 900000),
+            cacheCreationInputTokens: cacheCreation, cacheCreationEphemeral5mInputTokens: cacheCreation, cacheCreationEphemeral1hInputTokens: 0,
+            webSearchRequests: 0, costUSD: rng.int(1, 90000) / 10000,
+          },
+        },
+        hasUnknownModelCost: false,
       });
     } else {
       this.sessionRow({ type: 'summary', summary: text.phrase(rng, 5), leafUuid: this.lastAssistantUuid || this.parentUuid });
@@ -443,10 +516,13 @@ export class Thread {
     }
   }
 
-  /** A 2.1 process resuming this session in the same file (claude --resume). */
-  resumeMarker(): void {
-    this.requestShape = null;
-    this.sessionRow({ type: 'resume-head-vouch', sessionId: this.env.sessionId, sum: this.gen.rng.hex(16) });
+  /**
+   * A later process continuing this session in the same file (2.1 `claude --resume`). Nothing marks it
+   * but a time gap and the next prompt's turnPosition: promptIndex back to 0 while turnIndex goes on.
+   */
+  resumeProcess(gapMs: number): void {
+    this.clock += gapMs;
+    this.promptIndex = 0;
   }
 
   // ---- turns ----
@@ -454,6 +530,8 @@ export class Thread {
   turn(kind: TurnKind): void {
     const { rng, text, tally } = this.gen;
     this.prompt(text.text(rng, rng.int(15, 400)).trim() || 'continue');
+    // Turn kinds that end with an answer (or a result the user sees) get the end-of-turn rows.
+    const answered = (): void => this.endOfTurn();
     const preamble = (): void => {
       if (rng.chance(0.5)) this.toolStep();
     };
@@ -461,16 +539,19 @@ export class Thread {
     switch (kind) {
       case 'answer':
         this.answer();
+        answered();
         break;
       case 'tools': {
-        const steps = rng.int(1, 4);
+        const steps = rng.int(1, rng.chance(0.1) ? 8 : 4);
         for (let i = 0; i < steps; i++) this.toolStep();
         this.answer();
+        answered();
         break;
       }
       case 'parallel-tools':
         this.toolStep(undefined, ['Read', 'Grep', 'Bash']);
         this.answer();
+        answered();
         break;
       case 'deny-interactive':
       case 'deny-rule':
@@ -478,10 +559,12 @@ export class Thread {
         preamble();
         this.toolStep({ kind: 'deny', denial: kind.slice('deny-'.length) as DenialKind });
         this.answer();
+        answered();
         break;
       case 'tool-error':
         this.toolStep({ kind: 'error' });
         this.answer();
+        answered();
         break;
       case 'interrupt-answer':
         preamble();
@@ -496,6 +579,7 @@ export class Thread {
       case 'api-error':
         preamble();
         this.apiError();
+        answered();
         outcome = 'error';
         break;
       case 'abandon-tool':
@@ -510,6 +594,7 @@ export class Thread {
         preamble();
         this.subagentCall();
         this.answer();
+        answered();
         break;
     }
     tally.turn(outcome);

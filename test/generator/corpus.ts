@@ -168,8 +168,7 @@ class CorpusWriter {
     }
     plan.segments.forEach((steps, i) => {
       if (i > 0) {
-        main.clock += rng.int(5, 20 * 60) * MINUTE;
-        main.resumeMarker();
+        main.resumeProcess(rng.int(5, 20 * 60) * MINUTE);
         tally.resumeSameFile++;
       }
       for (const step of steps) {

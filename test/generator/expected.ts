@@ -11,6 +11,21 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   'malformed_json', 'not_object', 'missing_fields', 'unknown_type', 'partial_last_line',
 ];
 
+/**
+ * Row types Claude Code 2.1.332 itself knows (read from its binary) plus older ones: a reader keeps
+ * nothing but user / assistant / system rows and skips these without counting them as unknown.
+ * Any other `type` is `unknown_type`.
+ */
+export const KNOWN_ROW_TYPES: readonly string[] = [
+  'user', 'assistant', 'system', 'attachment', 'progress', 'summary', 'queue-operation', 'api-request', 'api-request-resumed',
+  'api-request-shape', 'api-request-blob', 'frame-link', 'observer-ref', 'continued-in', 'resume-head-vouch',
+  'file-history-snapshot', 'file-history-delta', 'attribution-snapshot', 'custom-title', 'ai-title', 'tag', 'relocated',
+  'agent-name', 'agent-color', 'agent-setting', 'mode', 'permission-mode', 'session-owner', 'isolation-latch', 'dev-mods',
+  'atis-latch', 'worktree-state', 'bridge-session', 'tools-used', 'data-flow-records', 'data-flow-incomplete', 'derived-from',
+  'pr-link', 'history-suppression', 'ended-by-model', 'cost-state', 'last-prompt', 'content-replacement', 'memory-mode',
+  'artifact-comment-monitor', 'artifact-autoreact-ledger', 'fork-context-ref', 'turn_end',
+];
+
 export interface TokenSums {
   input: number;
   output: number;

@@ -1,3 +1,4 @@
+import type { ToolOutcome } from './expected.js';
 import type { Rng } from './random.js';
 import type { TextPool } from './text.js';
 
@@ -7,6 +8,7 @@ import type { TextPool } from './text.js';
 export type ToolResultContent = string | { type: 'text'; text: string }[];
 
 export interface ToolResult {
+  outcome: Exclude<ToolOutcome, 'unanswered'>;
   content: ToolResultContent;
   isError: boolean;
   toolUseResult: unknown;
@@ -31,13 +33,13 @@ function filePath(k: ToolKit): string {
 }
 
 function toolUseError(message: string): ToolResult {
-  return { content: `<tool_use_error>${message}</tool_use_error>`, isError: true, toolUseResult: `Error: ${message}` };
+  return { outcome: 'error', content: `<tool_use_error>${message}</tool_use_error>`, isError: true, toolUseResult: `Error: ${message}` };
 }
 
 function numbered(body: string): string {
   return body
     .split('\n')
-    .map((line, i) => `${String(i + 1).padStart(6)}→${line}`)
+    .map((line, i) => `${i + 1}\t${line}`)
     .join('\n');
 }
 
@@ -46,11 +48,11 @@ const TOOLS: Record<string, ToolSpec> = {
     input: (k) => ({ command: k.rng.pick(['npm test', 'git status', 'ls -la src', 'npx tsc --noEmit', 'rm -rf build']), description: k.text.phrase(k.rng, 4) }),
     success: (k) => {
       const stdout = k.text.text(k.rng, k.rng.int(20, 3000));
-      return { content: stdout, isError: false, toolUseResult: { stdout, stderr: '', interrupted: false, isImage: false, noOutputExpected: false } };
+      return { outcome: 'success', content: stdout, isError: false, toolUseResult: { stdout, stderr: '', interrupted: false, isImage: false, noOutputExpected: false } };
     },
     failure: (k) => {
       const stderr = k.text.text(k.rng, k.rng.int(20, 600));
-      return { content: `Exit code 1\n${stderr}`, isError: true, toolUseResult: `Error: Exit code 1\n${stderr}` };
+      return { outcome: 'error', content: `Exit code ${k.rng.int(1, 3)}\n${stderr}`, isError: true, toolUseResult: `Error: Exit code 1\n${stderr}` };
     },
   },
   Read: {
@@ -59,6 +61,7 @@ const TOOLS: Record<string, ToolSpec> = {
       const body = k.text.text(k.rng, k.rng.int(200, 8000));
       const numLines = body.split('\n').length;
       return {
+        outcome: 'success',
         content: numbered(body),
         isError: false,
         toolUseResult: { type: 'text', file: { filePath: input.file_path, content: body, numLines, startLine: 1, totalLines: numLines } },
@@ -69,6 +72,7 @@ const TOOLS: Record<string, ToolSpec> = {
   Edit: {
     input: (k) => ({ file_path: filePath(k), old_string: k.text.text(k.rng, 60), new_string: k.text.text(k.rng, 70), replace_all: false }),
     success: (k, input) => ({
+      outcome: 'success',
       content: `The file ${String(input.file_path)} has been updated successfully.`,
       isError: false,
       toolUseResult: {
@@ -83,6 +87,7 @@ const TOOLS: Record<string, ToolSpec> = {
   Write: {
     input: (k) => ({ file_path: filePath(k), content: k.text.text(k.rng, k.rng.int(100, 3000)) }),
     success: (k, input) => ({
+      outcome: 'success',
       content: `File created successfully at: ${String(input.file_path)}`,
       isError: false,
       toolUseResult: { type: 'create', filePath: input.file_path, content: input.content, structuredPatch: [], originalFile: null },
@@ -93,7 +98,7 @@ const TOOLS: Record<string, ToolSpec> = {
     input: (k) => ({ pattern: k.rng.pick(['TODO', 'export function', 'retry\\(', 'import .* from']), output_mode: 'files_with_matches' }),
     success: (k) => {
       const filenames = FILES.slice(0, k.rng.int(1, FILES.length));
-      return { content: `Found ${filenames.length} files\n${filenames.join('\n')}`, isError: false, toolUseResult: { mode: 'files_with_matches', filenames, numFiles: filenames.length } };
+      return { outcome: 'success', content: `Found ${filenames.length} files\n${filenames.join('\n')}`, isError: false, toolUseResult: { mode: 'files_with_matches', filenames, numFiles: filenames.length } };
     },
     failure: () => toolUseError('Invalid regular expression: missing )'),
   },
@@ -101,7 +106,7 @@ const TOOLS: Record<string, ToolSpec> = {
     input: (k) => ({ pattern: k.rng.pick(['**/*.ts', 'src/**/*.test.ts', '*.md']) }),
     success: (k) => {
       const filenames = FILES.slice(0, k.rng.int(1, FILES.length)).map((f) => `${k.cwd}/${f}`);
-      return { content: filenames.join('\n'), isError: false, toolUseResult: { filenames, durationMs: k.rng.int(2, 90), numFiles: filenames.length, truncated: false } };
+      return { outcome: 'success', content: filenames.join('\n'), isError: false, toolUseResult: { filenames, durationMs: k.rng.int(2, 90), numFiles: filenames.length, truncated: false } };
     },
     failure: () => toolUseError('Path does not exist.'),
   },
@@ -109,7 +114,7 @@ const TOOLS: Record<string, ToolSpec> = {
     input: (k) => ({ url: `https://docs.example.com/${k.rng.pick(['api', 'guide', 'faq'])}`, prompt: k.text.phrase(k.rng, 6) }),
     success: (k, input) => {
       const result = k.text.text(k.rng, k.rng.int(200, 3000));
-      return { content: result, isError: false, toolUseResult: { bytes: result.length * 3, code: 200, codeText: 'OK', result, durationMs: k.rng.int(200, 4000), url: input.url } };
+      return { outcome: 'success', content: result, isError: false, toolUseResult: { bytes: result.length * 3, code: 200, codeText: 'OK', result, durationMs: k.rng.int(200, 4000), url: input.url } };
     },
     failure: () => toolUseError('Request failed with status code 404'),
   },
@@ -138,7 +143,7 @@ export const INTERACTIVE_DENIAL =
 
 /** The three denial wordings: interactive rejection, a permission rule, print mode without the tool allowed. */
 export function toolDenial(k: ToolKit, kind: DenialKind, name: string, input: Record<string, unknown>): ToolResult {
-  if (kind === 'interactive') return { content: INTERACTIVE_DENIAL, isError: true, toolUseResult: 'User rejected tool use' };
+  if (kind === 'interactive') return { outcome: 'denied', content: INTERACTIVE_DENIAL, isError: true, toolUseResult: 'User rejected tool use' };
   let message: string;
   if (kind === 'rule') {
     const what = name === 'Bash' ? ` with command ${String(input.command)}` : '';
@@ -151,7 +156,7 @@ export function toolDenial(k: ToolKit, kind: DenialKind, name: string, input: Re
       `Claude requested permissions to write to ${k.cwd}/${k.rng.pick(FILES)}, but you haven't granted it yet.`,
     ]);
   }
-  return { content: message, isError: true, toolUseResult: `Error: ${message}` };
+  return { outcome: 'denied', content: message, isError: true, toolUseResult: `Error: ${message}` };
 }
 
 export const INTERRUPT_FOR_TOOL = '[Request interrupted by user for tool use]';
@@ -161,7 +166,7 @@ export const INTERRUPT = '[Request interrupted by user]';
 export function toolInterrupted(k: ToolKit, name: string): ToolResult {
   if (name === 'Bash') {
     const stdout = k.text.text(k.rng, k.rng.int(0, 400));
-    return { content: INTERRUPT_FOR_TOOL, isError: true, toolUseResult: { stdout, stderr: '', interrupted: true, isImage: false, noOutputExpected: false } };
+    return { outcome: 'interrupted', content: INTERRUPT_FOR_TOOL, isError: true, toolUseResult: { stdout, stderr: '', interrupted: true, isImage: false, noOutputExpected: false } };
   }
-  return { content: INTERRUPT_FOR_TOOL, isError: true, toolUseResult: `Error: ${INTERRUPT_FOR_TOOL}` };
+  return { outcome: 'interrupted', content: INTERRUPT_FOR_TOOL, isError: true, toolUseResult: `Error: ${INTERRUPT_FOR_TOOL}` };
 }
