@@ -106,7 +106,8 @@ describe.skipIf(claudeBinaryProblem() !== undefined)('the real Claude Code CLI, 
     expect(toolUse).toMatchObject({ id: toolUseId, name: 'Bash' });
     const resultRow = rows.find((r) => r.type === 'user' && Array.isArray(r.message.content) && r.message.content[0].tool_use_id === toolUseId);
     expect(resultRow?.message.content[0].is_error).toBeFalsy();
-    expect(resultRow?.toolUseResult.stdout).toBe(`hello-from-harness\nsession=${sessionId}`);
+    const [greeting, sessionLine, traceparentLine] = String(resultRow?.toolUseResult.stdout).split('\n');
+    expect([greeting, sessionLine]).toEqual(['hello-from-harness', `session=${sessionId}`]);
     expect(transcriptTokens(rows)).toEqual(expected.tokens);
 
     // Hooks: the session's lifecycle in order, all carrying the session id; the tool events its tool_use_id.
@@ -121,7 +122,10 @@ describe.skipIf(claudeBinaryProblem() !== undefined)('the real Claude Code CLI, 
     const spans = flattenSpans(outcome.telemetry.filter((e) => e.signal === 'traces').map((e) => e.body));
     const toolSpans = spans.filter((s) => s.name === 'claude_code.tool');
     expect(toolSpans.map((s) => [s.attributes.tool_use_id, s.attributes['gen_ai.tool.name']])).toEqual([[toolUseId, 'Bash']]);
-    expect(childrenOf(spans, toolSpans[0], 'claude_code.tool.execution').map((s) => s.attributes.success)).toEqual([true]);
+    const [execution] = childrenOf(spans, toolSpans[0], 'claude_code.tool.execution');
+    expect(execution.attributes.success).toBe(true);
+    // The Bash subprocess inherits the W3C context of the tool.execution span.
+    expect(traceparentLine).toBe(`traceparent=00-${execution.traceId}-${execution.spanId}-01`);
     const llmSpans = spans.filter((s) => s.name === 'claude_code.llm_request');
     expect(llmSpans.map((s) => s.attributes.request_id).sort()).toEqual(stepRequests.map((r) => r.requestId).sort());
     const spanSum = (attr: string) => llmSpans.reduce((sum, s) => sum + Number(s.attributes[attr]), 0);

@@ -28,6 +28,7 @@ function modelRequestSummary(outcome: ScenarioOutcome) {
         path: r.path,
         handledAs: r.handledAs,
         sessionHeader: r.headers['x-claude-code-session-id'],
+        traceparent: r.headers.traceparent,
         model: body.model,
         stream: body.stream,
         maxTokens: body.max_tokens,

@@ -121,6 +121,9 @@ export function telemetryEnv(otlpUrl: string): Record<string, string> {
     OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl,
     // Richer tool attributes (commands, file paths) on native spans and events.
     OTEL_LOG_TOOL_DETAILS: '1',
+    // With a custom ANTHROPIC_BASE_URL, Bash subprocesses only get TRACEPARENT (the tool.execution
+    // span) when this is set; without it TRACEPARENT is empty there.
+    CLAUDE_CODE_PROPAGATE_TRACEPARENT: '1',
     OTEL_METRIC_EXPORT_INTERVAL: '1000',
     OTEL_LOGS_EXPORT_INTERVAL: '500',
     OTEL_TRACES_EXPORT_INTERVAL: '500',

@@ -113,7 +113,7 @@ const NOTES = 'alpha line\nbeta line\ngamma line\n';
 export const SCENARIOS: Scenario[] = [
   {
     name: 'bash-success',
-    description: 'One prompt, one successful Bash call that prints the session id it inherits, then an answer.',
+    description: 'One prompt, one successful Bash call that prints the session id and TRACEPARENT it inherits, then an answer.',
     sessions: () => [
       {
         runs: [
@@ -124,7 +124,7 @@ export const SCENARIOS: Scenario[] = [
             steps: [
               {
                 text: 'I will run echo.',
-                toolCalls: [bash('echo hello-from-harness; echo "session=$CLAUDE_CODE_SESSION_ID"', 'success')],
+                toolCalls: [bash('echo hello-from-harness; echo "session=$CLAUDE_CODE_SESSION_ID"; echo "traceparent=$TRACEPARENT"', 'success')],
                 usage: usage(1200, 40, 300, 150),
               },
               { text: 'The shell printed the greeting.', usage: usage(1350, 12, 450, 0) },
