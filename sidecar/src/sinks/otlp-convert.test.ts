@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { keyValues, Message } from '../../../test/collector/otlp-wire.js';
+import type { LogRecord, MetricPoint, SpanRecord } from '../model.js';
+import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY } from './clickhouse-rows.js';
+import { OtlpEncoder, partialRejection } from './otlp-convert.js';
+
+const resource = { 'service.name': 'ccotel', 'host.name': 'test-host', 'user.name': 'tester' };
+const encoder = new OtlpEncoder(resource, '9.9.9');
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+const ROOT = 'b7ad6b7169203331';
+const CHILD = '00f067aa0ba902b7';
+// 2026-03-04T05:06:07.891Z plus 0.25 ms: sub-millisecond times must survive.
+const T0 = Date.UTC(2026, 2, 4, 5, 6, 7, 891) + 0.25;
+
+const ns = (ms: number) => BigInt(Math.trunc(ms / 1000)) * 1_000_000_000n + BigInt(Math.round((ms % 1000) * 1e6));
+
+function span(over: Partial<SpanRecord>): SpanRecord {
+  return {
+    traceId: TRACE, spanId: ROOT, parentSpanId: '', name: 'invoke_agent claude-code', kind: 'internal',
+    startMs: T0, endMs: T0 + 1500, status: 'unset', statusMessage: '', attributes: {}, events: [], ...over,
+  };
+}
+
+function point(over: Partial<MetricPoint>): MetricPoint {
+  return {
+    id: 'p-1', name: 'ccotel.tool.calls', unit: '{call}', description: 'Tool calls', kind: 'sum', timeMs: T0, value: 1,
+    attributes: { 'gen_ai.tool.name': 'Bash', outcome: 'success' }, traceId: TRACE, spanId: CHILD, ...over,
+  };
+}
+
+describe('OtlpEncoder', () => {
+  it('writes spans with their ids, parent, times, status, attributes, events, resource and scope', () => {
+    const body = encoder.traces([
+      span({ attributes: { 'session.id': 's-1', 'gen_ai.usage.input_tokens': 42, flag: true } }),
+      span({
+        spanId: CHILD, parentSpanId: ROOT, name: 'execute_tool Bash', status: 'error', statusMessage: 'exit 1',
+        events: [{ name: 'PreToolUse', timeMs: T0 + 10, attributes: { decision: 'allow' } }],
+      }),
+    ]);
+    const resourceSpans = new Message(body).message(1);
+    expect(keyValues(resourceSpans.message(1).messages(1))).toEqual(resource);
+    const scopeSpans = resourceSpans.message(2);
+    expect([scopeSpans.message(1).string(1), scopeSpans.message(1).string(2)]).toEqual(['ccotel', '9.9.9']);
+    const [root, child] = scopeSpans.messages(2);
+    expect([root.hex(1), root.hex(2), root.has(4), root.string(5)]).toEqual([TRACE, ROOT, false, 'invoke_agent claude-code']);
+    expect(root.fixed64(7)).toBe(ns(T0));
+    expect(root.fixed64(8)).toBe(ns(T0 + 1500));
+    expect(keyValues(root.messages(9))).toEqual({ 'session.id': 's-1', 'gen_ai.usage.input_tokens': 42, flag: true });
+    expect([child.hex(4), child.message(15).varint(3), child.message(15).string(2)]).toEqual([ROOT, 2n, 'exit 1']);
+    const [event] = child.messages(11);
+    expect([event.string(2), event.fixed64(1), keyValues(event.messages(3))]).toEqual(['PreToolUse', ns(T0 + 10), { decision: 'allow' }]);
+  });
+
+  it('writes log records with the record id attribute, event name, severity, body and trace context', () => {
+    const logs: LogRecord[] = [
+      { id: 'r-1', timeMs: T0, eventName: 'ccotel.tool.decided', severity: 'WARN', traceId: TRACE, spanId: CHILD, body: 'denied by rule', attributes: { 'tool_use_id': 'toolu_1' } },
+      { id: 'r-2', timeMs: T0 + 1, eventName: 'ccotel.record.skipped', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: {} },
+    ];
+    const [withTrace, withoutTrace] = new Message(encoder.logs(logs)).message(1).message(2).messages(2);
+    expect(keyValues(withTrace.messages(6))).toEqual({ tool_use_id: 'toolu_1', [RECORD_ID_KEY]: 'r-1' });
+    expect([withTrace.string(12), withTrace.varint(2), withTrace.string(3), withTrace.message(5).string(1)]).toEqual(['ccotel.tool.decided', 13n, 'WARN', 'denied by rule']);
+    expect([withTrace.hex(9), withTrace.hex(10), withTrace.fixed64(1), withTrace.fixed64(11)]).toEqual([TRACE, CHILD, ns(T0), ns(T0)]);
+    expect([withoutTrace.has(9), withoutTrace.has(10), keyValues(withoutTrace.messages(6))]).toEqual([false, false, { [RECORD_ID_KEY]: 'r-2' }]);
+  });
+
+  it('writes each sum point as a monotonic delta point in its one-minute bucket with its id in an exemplar', () => {
+    const later = T0 + 61_000;
+    const metrics = new Message(encoder.metrics([point({}), point({ id: 'p-2', timeMs: later, value: 3, spanId: '', traceId: '' })])).message(1).message(2).messages(2);
+    expect(metrics).toHaveLength(1); // same metric: one Metric message, two data points
+    const metric = metrics[0];
+    expect([metric.string(1), metric.string(2), metric.string(3)]).toEqual(['ccotel.tool.calls', 'Tool calls', '{call}']);
+    const sum = metric.message(7);
+    expect([sum.varint(2), sum.varint(3)]).toEqual([1n, 1n]); // DELTA, monotonic
+    const [first, second] = sum.messages(1);
+    const minute = Math.floor(T0 / 60_000) * 60_000;
+    expect([first.fixed64(2), first.fixed64(3), first.double(4)]).toEqual([ns(minute), ns(minute + 60_000), 1]);
+    expect(keyValues(first.messages(7))).toEqual({ 'gen_ai.tool.name': 'Bash', outcome: 'success' });
+    const exemplar = first.message(5);
+    expect(keyValues(exemplar.messages(7))).toEqual({ [POINT_ID_KEY]: 'p-1' });
+    expect([exemplar.hex(5), exemplar.hex(4), exemplar.fixed64(2), exemplar.double(3)]).toEqual([TRACE, CHILD, ns(Math.floor(T0 / 1000) * 1000), 1]);
+    expect([second.fixed64(2), second.double(4)]).toEqual([ns(minute + 60_000), 3]);
+    expect([second.message(5).has(4), second.message(5).has(5), keyValues(second.message(5).messages(7))]).toEqual([false, false, { [POINT_ID_KEY]: 'p-2' }]);
+  });
+
+  it('writes a histogram observation with the shared bounds, one count in the right bucket, min, max and exemplar', () => {
+    const metrics = new Message(encoder.metrics([
+      point({ id: 'h-1', name: 'ccotel.tool.duration', unit: 's', kind: 'histogram', value: 0.3 }),
+      point({ id: 'c-1' }),
+    ])).message(1).message(2).messages(2);
+    const histogramMetric = metrics.find((m) => m.string(1) === 'ccotel.tool.duration')!;
+    expect(metrics).toHaveLength(2);
+    const histogram = histogramMetric.message(9);
+    expect(histogram.varint(2)).toBe(1n);
+    const dataPoint = histogram.message(1);
+    expect([dataPoint.fixed64(4), dataPoint.double(5), dataPoint.double(11), dataPoint.double(12)]).toEqual([1n, 0.3, 0.3, 0.3]);
+    expect(dataPoint.packedDoubles(7)).toEqual(HISTOGRAM_BOUNDS);
+    const counts = dataPoint.packedFixed64(6);
+    expect(counts).toHaveLength(HISTOGRAM_BOUNDS.length + 1);
+    expect(counts.indexOf(1n)).toBe(HISTOGRAM_BOUNDS.indexOf(0.5)); // 0.25 < 0.3 ≤ 0.5
+    expect(counts.reduce((a, b) => a + b)).toBe(1n);
+    expect(keyValues(dataPoint.message(8).messages(7))).toEqual({ [POINT_ID_KEY]: 'h-1' });
+  });
+
+  it('reads partial-success answers', () => {
+    // ExportTraceServiceResponse { partial_success (1) { rejected_spans (1) = 3, error_message (2) = "bad" } }
+    const answer = Uint8Array.from([0x0a, 0x07, 0x08, 0x03, 0x12, 0x03, ...Buffer.from('bad')]);
+    expect(partialRejection('traces', answer)).toEqual({ rejected: 3, message: 'bad' });
+    expect(partialRejection('logs', new Uint8Array())).toBeUndefined();
+  });
+});

@@ -1,0 +1,313 @@
+// Ships telemetry to an OpenTelemetry Collector over OTLP/HTTP protobuf, without the SDK path's silent
+// drops (memory-only queue, a few retries inside one timeout, drop on a full queue): see docs/OTLP.md.
+//
+// `write(batch)` resolves once every request of the batch is either
+//   - accepted by the collector (HTTP 2xx), or
+//   - durably in the on-disk queue (fsynced), from which a background sender delivers it in order,
+// so file offsets may be committed as soon as it resolves. It rejects only when a request can be neither
+// sent nor queued (the disk fails): then offsets must not be committed. While the queue holds anything,
+// new batches go behind it, so the collector receives requests in the order they were written.
+// Requests the collector rejects for good (HTTP 400 and the like) and entries pushed out by the queue's
+// bound are counted, logged, and reported as `ccotel.export.dropped` log records and
+// `ccotel.sidecar.export.dropped` points, which travel with the next batch.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { emptyBatch, type LogRecord, type MetricPoint, type Resource, type Sink, type TelemetryBatch } from '../model.js';
+import { sidecarResource, SIDECAR_VERSION } from '../resource.js';
+import { DiskQueue, type QueueEntry } from './disk-queue.js';
+import { OtlpEncoder, type Signal } from './otlp-convert.js';
+import { resolveTargets, sendRequest, SIGNALS, type SendOutcome, type SignalTarget } from './otlp-transport.js';
+
+export const DEFAULT_QUEUE_MAX_BYTES = 256 * 1024 * 1024;
+
+export interface OtlpSinkOptions {
+  targets: Record<Signal, SignalTarget>;
+  resource: Resource;
+  queueDir: string;
+  queueMaxBytes: number;
+  /** Items per request; a request whose body is larger than maxRequestBytes is split further. */
+  maxItemsPerRequest: number;
+  maxRequestBytes: number;
+  /** How long `write` retries a request itself before it queues it on disk and returns. */
+  spillAfterMs: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  /** A Retry-After longer than this is shortened to it. */
+  maxRetryAfterMs: number;
+  /** How long `close` lets the sender empty the queue before leaving the rest on disk for the next start. */
+  closeTimeoutMs: number;
+  log: (message: string) => void;
+}
+
+export const OTLP_SINK_DEFAULTS = {
+  queueMaxBytes: DEFAULT_QUEUE_MAX_BYTES,
+  maxItemsPerRequest: 1000,
+  maxRequestBytes: 4 * 1024 * 1024,
+  spillAfterMs: 5000,
+  initialBackoffMs: 500,
+  maxBackoffMs: 30_000,
+  maxRetryAfterMs: 300_000,
+  closeTimeoutMs: 5000,
+  log: (message: string) => process.stderr.write(`ccotel: ${message}\n`),
+};
+
+export interface OtlpSinkStats {
+  /** Items the collector accepted, by signal (a re-sent request counts again). */
+  sent: Record<Signal, number>;
+  requests: number;
+  /** Failed attempts (connection refused, timeout, 5xx, …); each was retried. */
+  failedAttempts: number;
+  /** Items written to the disk queue because the collector did not take them in time. */
+  spilled: Record<Signal, number>;
+  /** Items lost for good: pushed out by the queue's bound, or rejected by the collector. */
+  dropped: Record<Signal, number>;
+  droppedByReason: Record<string, number>;
+}
+
+interface Request {
+  signal: Signal;
+  items: number;
+  body: Uint8Array;
+}
+
+const perSignal = (): Record<Signal, number> => ({ traces: 0, logs: 0, metrics: 0 });
+
+export class OtlpSink implements Sink {
+  readonly name = 'otlp';
+  readonly stats: OtlpSinkStats = { sent: perSignal(), requests: 0, failedAttempts: 0, spilled: perSignal(), dropped: perSignal(), droppedByReason: {} };
+  private readonly encoder: OtlpEncoder;
+  private readonly queue: DiskQueue;
+  /** Our own drop reports, sent with the next batch. */
+  private health: TelemetryBatch = emptyBatch();
+  /** Writes run one after another: order on the wire is the order of `write` calls. */
+  private writeChain: Promise<void> = Promise.resolve();
+  private sender: Promise<void> | undefined;
+  private readonly stopping = new AbortController();
+  /** Set while the collector fails, so an outage is logged once, not per attempt. */
+  private failingSince: number | undefined;
+
+  constructor(private readonly options: OtlpSinkOptions) {
+    this.encoder = new OtlpEncoder(options.resource, SIDECAR_VERSION);
+    this.queue = new DiskQueue(options.queueDir, options.queueMaxBytes);
+    if (this.queue.length > 0) {
+      options.log(`OTLP: ${this.queue.length} queued requests (${this.queue.items} items) from an earlier run; sending them first`);
+      this.startSender();
+    }
+  }
+
+  /** What waits on disk: requests, items and bytes. */
+  get queued(): { requests: number; items: number; bytes: number } {
+    return { requests: this.queue.length, items: this.queue.items, bytes: this.queue.bytes };
+  }
+
+  write(batch: TelemetryBatch): Promise<void> {
+    const result = this.writeChain.then(() => this.deliver(batch));
+    this.writeChain = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Lets the sender empty the queue for up to closeTimeoutMs; what is left stays on disk for the next start. */
+  async close(): Promise<void> {
+    await this.writeChain;
+    if (this.health.logs.length > 0) await this.write(emptyBatch());
+    if (this.sender) {
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.options.closeTimeoutMs).unref());
+      await Promise.race([this.sender, timeout]);
+    }
+    this.stopping.abort();
+    await this.sender;
+    for (const signal of SIGNALS) this.options.targets[signal].agent.destroy();
+    if (this.queue.length > 0) {
+      this.options.log(`OTLP: ${this.queue.items} items stay queued in ${this.queue.dir}; they are sent when ccotel next starts`);
+    }
+  }
+
+  private async deliver(batch: TelemetryBatch): Promise<void> {
+    if (this.stopping.signal.aborted) throw new Error('OTLP sink is closed');
+    const withHealth = this.takeHealth(batch);
+    for (const request of this.encode(withHealth)) {
+      if (this.queue.length === 0 && !this.sender) {
+        const outcome = await this.sendWithRetry(request, this.options.spillAfterMs);
+        if (outcome) continue;
+      }
+      await this.enqueue(request);
+    }
+  }
+
+  private takeHealth(batch: TelemetryBatch): TelemetryBatch {
+    if (this.health.logs.length === 0) return batch;
+    const health = this.health;
+    this.health = emptyBatch();
+    return { spans: batch.spans, logs: batch.logs.concat(health.logs), metrics: batch.metrics.concat(health.metrics) };
+  }
+
+  /** Requests of at most maxItemsPerRequest items and (unless one item alone is bigger) maxRequestBytes. */
+  private encode(batch: TelemetryBatch): Request[] {
+    const requests: Request[] = [];
+    const add = <T>(signal: Signal, items: T[], encode: (items: T[]) => Uint8Array) => {
+      for (let i = 0; i < items.length; i += this.options.maxItemsPerRequest) {
+        this.split(signal, items.slice(i, i + this.options.maxItemsPerRequest), encode, requests);
+      }
+    };
+    add('traces', batch.spans, (spans) => this.encoder.traces(spans));
+    add('logs', batch.logs, (logs) => this.encoder.logs(logs));
+    add('metrics', batch.metrics, (points) => this.encoder.metrics(points));
+    return requests;
+  }
+
+  private split<T>(signal: Signal, items: T[], encode: (items: T[]) => Uint8Array, into: Request[]): void {
+    const body = encode(items);
+    if (body.length <= this.options.maxRequestBytes || items.length === 1) {
+      into.push({ signal, items: items.length, body });
+      return;
+    }
+    const half = Math.ceil(items.length / 2);
+    this.split(signal, items.slice(0, half), encode, into);
+    this.split(signal, items.slice(half), encode, into);
+  }
+
+  /**
+   * Send until the collector answers for good (true), or until `giveUpAfterMs` has passed (false: the
+   * caller queues it). Backoff doubles from initialBackoffMs up to maxBackoffMs with ±20% jitter; a
+   * Retry-After from the collector replaces it.
+   */
+  private async sendWithRetry(request: Request, giveUpAfterMs: number): Promise<boolean> {
+    const started = Date.now();
+    let backoff = this.options.initialBackoffMs;
+    for (;;) {
+      const outcome = await sendRequest(request.signal, this.options.targets[request.signal], request.body, this.stopping.signal);
+      if (outcome.kind !== 'retry') {
+        this.settle(request, outcome);
+        return true;
+      }
+      this.noteFailure(outcome.reason);
+      const delay = Math.min(outcome.retryAfterMs ?? jitter(backoff), this.options.maxRetryAfterMs);
+      backoff = Math.min(backoff * 2, this.options.maxBackoffMs);
+      if (this.stopping.signal.aborted || Date.now() + delay - started > giveUpAfterMs) return false;
+      await sleep(delay, this.stopping.signal);
+    }
+  }
+
+  private settle(request: Request, outcome: Exclude<SendOutcome, { kind: 'retry' }>): void {
+    this.stats.requests++;
+    if (this.failingSince !== undefined) {
+      this.options.log(`OTLP: collector reachable again after ${Math.round((Date.now() - this.failingSince) / 1000)} s`);
+      this.failingSince = undefined;
+    }
+    if (outcome.kind === 'rejected') {
+      this.drop(request.signal, request.items, 'rejected', `the collector rejected ${request.items} ${request.signal} items: ${outcome.reason}`);
+      return;
+    }
+    this.stats.sent[request.signal] += request.items;
+    if (outcome.partial) {
+      this.drop(request.signal, outcome.partial.rejected, 'partially_rejected', `the collector rejected ${outcome.partial.rejected} of ${request.items} ${request.signal} items: ${outcome.partial.message}`);
+    }
+  }
+
+  private noteFailure(reason: string): void {
+    this.stats.failedAttempts++;
+    if (this.failingSince === undefined) {
+      this.failingSince = Date.now();
+      this.options.log(`OTLP: collector not reachable (${reason}); retrying, and queueing on disk in ${this.queue.dir}`);
+    }
+  }
+
+  private async enqueue(request: Request): Promise<void> {
+    const pushedOut = await this.queue.append(request.signal, request.items, request.body);
+    this.stats.spilled[request.signal] += request.items;
+    for (const entry of pushedOut) {
+      this.drop(entry.signal, entry.items, 'queue_full', `the disk queue is full (${this.options.queueMaxBytes} bytes): dropped ${entry.items} queued ${entry.signal} items, the oldest`);
+    }
+    this.startSender();
+  }
+
+  private startSender(): void {
+    this.sender ??= this.drainQueue().finally(() => {
+      this.sender = undefined;
+    });
+  }
+
+  /** Send queued requests oldest first, each until the collector answers for good or the sink closes. */
+  private async drainQueue(): Promise<void> {
+    for (let entry = this.queue.oldest(); entry && !this.stopping.signal.aborted; entry = this.queue.oldest()) {
+      this.queue.inFlight = entry;
+      const body = await this.readEntry(entry);
+      if (body && !(await this.sendWithRetry({ signal: entry.signal, items: entry.items, body }, Infinity))) break;
+      await this.queue.remove(entry);
+    }
+    this.queue.inFlight = undefined;
+  }
+
+  private async readEntry(entry: QueueEntry): Promise<Uint8Array | undefined> {
+    try {
+      return await this.queue.read(entry);
+    } catch (error) {
+      this.drop(entry.signal, entry.items, 'unreadable', `queued request ${entry.name} could not be read: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** Count, log and report items that will never reach the collector. */
+  private drop(signal: Signal, items: number, reason: string, message: string): void {
+    this.stats.dropped[signal] += items;
+    this.stats.droppedByReason[reason] = (this.stats.droppedByReason[reason] ?? 0) + items;
+    this.options.log(`OTLP: ${message}`);
+    const id = randomUUID(); // a drop is an event of this process, not of an input record
+    const timeMs = Date.now();
+    const attributes = { signal, reason, 'ccotel.items': items };
+    const log: LogRecord = { id, timeMs, eventName: 'ccotel.export.dropped', severity: 'ERROR', traceId: '', spanId: '', body: message, attributes };
+    const point: MetricPoint = {
+      id,
+      name: 'ccotel.sidecar.export.dropped',
+      unit: '{item}',
+      description: 'Telemetry items the sidecar could not deliver (disk queue full, or rejected by the collector)',
+      kind: 'sum',
+      timeMs,
+      value: items,
+      attributes: { signal, reason },
+      traceId: '',
+      spanId: '',
+    };
+    this.health.logs.push(log);
+    this.health.metrics.push(point);
+  }
+}
+
+function jitter(ms: number): number {
+  return ms * (0.8 + Math.random() * 0.4);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * The OTLP sink for a configuration: endpoint from `--otlp` / OTEL_EXPORTER_OTLP_ENDPOINT (config.otlpEndpoint),
+ * everything else from the standard OTEL_EXPORTER_OTLP_* variables, resource from OTEL_SERVICE_NAME /
+ * OTEL_RESOURCE_ATTRIBUTES, queue in <stateDir>/otlp-queue bounded by CCOTEL_OTLP_QUEUE_MAX_MB (default 256).
+ * The OTEL_* variables are read from process.env, as the official exporters read them.
+ */
+export async function createOtlpSink(config: Config, overrides: Partial<OtlpSinkOptions> = {}): Promise<OtlpSink> {
+  const queueMb = process.env.CCOTEL_OTLP_QUEUE_MAX_MB;
+  if (queueMb !== undefined && !(Number(queueMb) > 0)) {
+    throw new Error(`CCOTEL_OTLP_QUEUE_MAX_MB must be a number of megabytes > 0, not "${queueMb}"`);
+  }
+  return new OtlpSink({
+    ...OTLP_SINK_DEFAULTS,
+    targets: await resolveTargets(config.otlpEndpoint),
+    resource: sidecarResource(),
+    queueDir: join(config.paths.stateDir, 'otlp-queue'),
+    ...(queueMb !== undefined ? { queueMaxBytes: Math.round(Number(queueMb) * 1024 * 1024) } : {}),
+    ...overrides,
+  });
+}
