@@ -59,14 +59,14 @@ export class ClickHouseSink implements Sink {
     // The client belongs to the store that opened it.
   }
 
+  /**
+   * Rows go inline after `FORMAT JSONEachRow` in one statement: on chdb this is several times faster than the
+   * client's streaming insert, and a server reads it the same way over HTTP.
+   */
   private async insert(table: string, rows: object[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.client.insert({
-      table: `${this.database}.${table}`,
-      values: rows,
-      format: 'JSONEachRow',
-      clickhouse_settings: { date_time_input_format: 'best_effort' },
-    });
+    const data = rows.map((row) => JSON.stringify(row)).join('\n');
+    await this.client.command({ query: `INSERT INTO ${this.database}.${table} FORMAT JSONEachRow\n${data}` });
   }
 
   /** The items of `items` whose id is neither repeated earlier in the batch nor already stored. */

@@ -5,7 +5,7 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
 
 export interface Store {
   client: ClickHouseClient;
@@ -144,5 +144,13 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
 }
 
 async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDays?: number): Promise<void> {
+  // One cheap look first: most opens find every table there, and a reader should not pay for DDL.
+  const tables = Object.values(OTEL_TABLES);
+  const existing = await client.query({
+    query: `SELECT count() AS n FROM system.tables WHERE database = {database:String} AND name IN {tables:Array(String)}`,
+    query_params: { database, tables },
+    format: 'JSONEachRow',
+  });
+  if (Number((await existing.json<{ n: number | string }>())[0]?.n) === tables.length) return;
   for (const statement of otelTablesDdl({ database, rawTtlDays })) await client.command({ query: statement });
 }

@@ -1,0 +1,175 @@
+// Benchmark (not a test): the whole backfill pipeline on a generated corpus shaped like real Claude Code
+// output, against (1) the floor — Node reading lines + JSON.parse on one core — and (2) ccusage, which
+// re-reads every file for every question, asked the same per-session token question. All in one run.
+//
+//   npm run build && node dist/bench/backfill.js [--bytes 1G] [--seed 1] [--dir .cache/bench]
+import { spawnSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { generateCorpus, type Expected } from '../test/generator/corpus.js';
+
+const repo = resolve(import.meta.dirname, '..', '..');
+const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
+const ccusage = join(repo, 'node_modules', 'ccusage', 'src', 'cli.js');
+
+const { values: args } = parseArgs({
+  options: {
+    bytes: { type: 'string', default: '1G' },
+    seed: { type: 'string', default: '1' },
+    dir: { type: 'string', default: join(repo, '.cache', 'bench') },
+  },
+});
+
+function parseBytes(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)([KMG]?)$/i.exec(text);
+  if (!match) throw new Error(`--bytes: "${text}" is not a size like 200M or 1G`);
+  return Number(match[1]) * { '': 1, K: 1e3, M: 1e6, G: 1e9 }[match[2].toUpperCase() as '' | 'K' | 'M' | 'G'];
+}
+
+/** Transcripts under each config dir's projects/ (config dirs may nest: read each projects/ once). */
+function jsonlFiles(configDir: string): string[] {
+  const projects = join(configDir, 'projects');
+  return (readdirSync(projects, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl')).map((f) => join(projects, f));
+}
+
+/** Sessions whose subagents sit in legacy `agent-*.jsonl` files: ccusage reports those files as sessions of their own. */
+function sessionsWithLegacyAgentFiles(configDirs: string[]): Set<string> {
+  const sessions = new Set<string>();
+  for (const file of configDirs.flatMap(jsonlFiles)) {
+    const parts = file.split('/');
+    if (!parts[parts.length - 1].startsWith('agent-') || parts[parts.length - 2] === 'subagents') continue;
+    const match = /"sessionId":"([^"]+)"/.exec(readFileSync(file, 'utf8').slice(0, 100_000));
+    if (match) sessions.add(match[1]);
+  }
+  return sessions;
+}
+
+/** The floor: read every line and JSON.parse it, nothing else, on one core. */
+async function floor(configDirs: string[]): Promise<{ seconds: number; bytes: number; lines: number }> {
+  const started = performance.now();
+  let bytes = 0;
+  let lines = 0;
+  for (const file of configDirs.flatMap(jsonlFiles)) {
+    bytes += statSync(file).size;
+    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+      lines++;
+      try {
+        JSON.parse(line);
+      } catch {
+        // malformed lines are part of the corpus
+      }
+    }
+  }
+  return { seconds: (performance.now() - started) / 1000, bytes, lines };
+}
+
+interface Timed {
+  seconds: number;
+  cpuSeconds: number;
+  maxRssMb: number;
+  stdout: string;
+}
+
+/** Run a command under /usr/bin/time for wall, CPU and peak memory. */
+function timed(command: string, commandArgs: string[], env: NodeJS.ProcessEnv): Timed {
+  const started = performance.now();
+  const result = spawnSync('/usr/bin/time', ['-f', '%U %S %M', command, ...commandArgs], { env, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const seconds = (performance.now() - started) / 1000;
+  if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} failed: ${result.stderr}`);
+  const [user, system, rssKb] = result.stderr.trim().split('\n').pop()!.split(' ').map(Number);
+  return { seconds, cpuSeconds: user + system, maxRssMb: rssKb / 1024, stdout: result.stdout };
+}
+
+type Tokens = { input: number; output: number; cacheRead: number; cacheCreation: number };
+
+const PER_SESSION_SQL = `SELECT SpanAttributes['session.id'] AS session,
+    sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
+    sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
+    sum(toUInt64(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cacheRead,
+    sum(toUInt64(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cacheCreation
+  FROM (SELECT * FROM otel_traces WHERE startsWith(SpanName, 'chat ') LIMIT 1 BY SpanId)
+  GROUP BY session SETTINGS output_format_json_quote_64bit_integers = 0`;
+
+async function main(): Promise<void> {
+  const targetBytes = parseBytes(args.bytes!);
+  const seed = Number(args.seed);
+  const corpusDir = join(args.dir!, `corpus-${args.bytes}-${seed}`);
+  let expected: Expected;
+  if (existsSync(join(corpusDir, 'expected.json'))) {
+    expected = JSON.parse(readFileSync(join(corpusDir, 'expected.json'), 'utf8')) as Expected;
+    console.error(`reusing corpus ${corpusDir}`);
+  } else {
+    console.error(`generating ${args.bytes} corpus into ${corpusDir} …`);
+    expected = await generateCorpus({ seed, root: corpusDir, targetBytes });
+  }
+  const env = {
+    ...process.env,
+    HOME: mkdtempSync(join(tmpdir(), 'ccotel-bench-home-')),
+    CLAUDE_CONFIG_DIR: expected.configDirs.join(','),
+    CCOTEL_RAW_TTL_DAYS: '0',
+  };
+  const store = mkdtempSync(join(tmpdir(), 'ccotel-bench-store-'));
+
+  console.error('floor: read lines + JSON.parse …');
+  const base = await floor(expected.configDirs);
+  console.error('ccotel backfill …');
+  const ingest = timed(process.execPath, [cli, 'backfill', '--store', store, '--json', '--no-progress'], env);
+  console.error('ccotel query (per-session tokens from the store) …');
+  const answer = timed(process.execPath, [cli, 'query', PER_SESSION_SQL, '--store', store, '--format', 'JSONEachRow'], env);
+  console.error('ccusage session --json (full re-scan) …');
+  const rescan = timed(process.execPath, [ccusage, 'session', '--json', '--offline'], env);
+
+  const ours = new Map<string, Tokens>(
+    answer.stdout.split('\n').filter(Boolean).map((line) => {
+      const row = JSON.parse(line) as Tokens & { session: string };
+      return [row.session, { input: row.input, output: row.output, cacheRead: row.cacheRead, cacheCreation: row.cacheCreation }];
+    }),
+  );
+  const theirs = (JSON.parse(rescan.stdout) as { session: { period: string; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number }[] }).session;
+  const sameTokens = (a: Tokens | undefined, b: Tokens) =>
+    a !== undefined && a.input === b.input && a.output === b.output && a.cacheRead === b.cacheRead && a.cacheCreation === b.cacheCreation;
+  // ccotel against the generator's exact answer, every session.
+  const wrongAgainstExpected = Object.entries(expected.perSessionTokens).filter(([session, tokens]) => !sameTokens(ours.get(session), tokens)).map(([session]) => session);
+  // ccotel against ccusage: sessions holding copies of another session's messages (resume/fork) are attributed
+  // differently by design, and ccusage reports legacy agent-*.jsonl files as sessions of their own; every other
+  // session must agree exactly.
+  const incomparable = new Set([...expected.sessionsSharingMessages, ...sessionsWithLegacyAgentFiles(expected.configDirs)]);
+  let compared = 0;
+  const mismatches: string[] = [];
+  for (const session of theirs) {
+    if (incomparable.has(session.period) || !expected.perSessionTokens[session.period]) continue;
+    compared++;
+    const tokens = { input: session.inputTokens, output: session.outputTokens, cacheRead: session.cacheReadTokens, cacheCreation: session.cacheCreationTokens };
+    if (!sameTokens(ours.get(session.period), tokens)) mismatches.push(session.period);
+  }
+  const ingestSummary = JSON.parse(ingest.stdout) as { bytes: number; lines: number };
+  const mb = base.bytes / 1e6;
+  const figures = {
+    machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGb: Math.round(totalmem() / 1e9), node: process.version },
+    corpus: { mb: Number(mb.toFixed(1)), files: expected.files, lines: base.lines, sessions: expected.sessions, chatSpans: expected.chatSpans },
+    floorMbPerSecond: Number((mb / base.seconds).toFixed(1)),
+    backfill: {
+      seconds: Number(ingest.seconds.toFixed(2)),
+      mbPerSecond: Number((mb / ingest.seconds).toFixed(1)),
+      cpuSeconds: Number(ingest.cpuSeconds.toFixed(2)),
+      maxRssMb: Math.round(ingest.maxRssMb),
+      ofFloor: Number((base.seconds / ingest.seconds).toFixed(2)),
+      bytesRead: ingestSummary.bytes,
+    },
+    ccusageRescanSeconds: Number(rescan.seconds.toFixed(2)),
+    ccotelAnswerSeconds: Number(answer.seconds.toFixed(2)),
+    answerSpeedupVsCcusage: Number((rescan.seconds / answer.seconds).toFixed(1)),
+    ingestVsCcusageRescan: Number((ingest.seconds / rescan.seconds).toFixed(2)),
+    tokensVsExpected: { sessions: Object.keys(expected.perSessionTokens).length, wrong: wrongAgainstExpected },
+    tokensVsCcusage: { sessionsCompared: compared, mismatches },
+  };
+  console.log(JSON.stringify(figures, null, 2));
+  rmSync(store, { recursive: true, force: true });
+  rmSync(env.HOME, { recursive: true, force: true });
+  if (mismatches.length > 0 || wrongAgainstExpected.length > 0) process.exitCode = 1;
+}
+
+await main();
