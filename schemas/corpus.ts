@@ -77,9 +77,9 @@ export function sessionRows(spec: SessionSpec): CorpusRows {
     operation: string, attributes: Record<string, string>, error = false) =>
     traces.push({
       Timestamp: chTime(startMs), TraceId: traceId, SpanId: spanId, ParentSpanId: parent, SpanName: name,
-      SpanKind: 'Internal', ServiceName: 'ccotel', ResourceAttributes: resource, ScopeName: 'ccotel',
+      SpanKind: 'SPAN_KIND_INTERNAL', ServiceName: 'ccotel', ResourceAttributes: resource, ScopeName: 'ccotel',
       SpanAttributes: { ...common, 'gen_ai.operation.name': operation, ...attributes },
-      Duration: durationMs * 1_000_000, StatusCode: error ? 'Error' : 'Unset',
+      Duration: durationMs * 1_000_000, StatusCode: error ? 'STATUS_CODE_ERROR' : 'STATUS_CODE_UNSET',
     });
   const log = (atMs: number, eventName: string, severity: string, attributes: Record<string, string>,
     traceId = '', spanId = '', body = '') =>
@@ -248,4 +248,48 @@ export function generateSessions(count: number, endMs: number, spanDays: number,
       ...(ended < 0.5 ? { end: { atMs: 50 * 60_000, reason: 'prompt_input_exit' } } : ended < 0.7 ? { end: { atMs: 50 * 60_000, reason: 'abandoned' } } : {}),
     };
   });
+}
+
+/** Sidecar self-metrics for one host at one time (DESIGN §4 `ccotel.sidecar.*`). */
+export interface HealthSpec {
+  host: string;
+  atMs: number;
+  lagBytes: number;
+  unusable: Array<{ source: string; result: string; count: number }>;
+  exportFailures: number;
+}
+
+/** Metric rows in the sidecar sink's shape (point id in the exemplar), each sum point written twice. */
+export function healthRows(specs: HealthSpec[]): { sum: Record<string, unknown>[]; gauge: Record<string, unknown>[] } {
+  const sum: Record<string, unknown>[] = [];
+  const gauge: Record<string, unknown>[] = [];
+  const base = (h: HealthSpec, name: string, unit: string, attributes: Record<string, string>, value: number, id: string) => ({
+    ResourceAttributes: { 'service.name': 'ccotel', 'host.name': h.host }, ServiceName: 'ccotel', ScopeName: 'ccotel',
+    MetricName: name, MetricUnit: unit, Attributes: attributes,
+    StartTimeUnix: chTime(Math.floor(h.atMs / 60_000) * 60_000).slice(0, 19),
+    TimeUnix: chTime(Math.floor(h.atMs / 60_000) * 60_000 + 60_000).slice(0, 19),
+    Value: value, 'Exemplars.FilteredAttributes': [{ 'ccotel.point.id': id }], 'Exemplars.TimeUnix': [chTime(h.atMs).slice(0, 19)],
+    'Exemplars.Value': [value], 'Exemplars.SpanId': [''], 'Exemplars.TraceId': [''],
+  });
+  for (const h of specs) {
+    gauge.push(base(h, 'ccotel.sidecar.lag', 'By', { source: 'transcript' }, h.lagBytes, hex(`${h.host}:${h.atMs}:lag`, 24)));
+    h.unusable.forEach((u, i) => {
+      for (let n = 0; n < u.count; n++) {
+        const row = { ...base(h, 'ccotel.sidecar.records', '{record}', { source: u.source, result: u.result }, 1,
+          hex(`${h.host}:${h.atMs}:rec:${i}:${n}`, 24)), AggregationTemporality: 1, IsMonotonic: true };
+        sum.push(row, row);
+      }
+    });
+    if (h.exportFailures > 0) {
+      const row = { ...base(h, 'ccotel.sidecar.export.failures', '{failure}', { sink: 'otlp' }, h.exportFailures,
+        hex(`${h.host}:${h.atMs}:fail`, 24)), AggregationTemporality: 1, IsMonotonic: true };
+      sum.push(row, row);
+    }
+  }
+  return { sum, gauge };
+}
+
+export async function insertHealth(client: ClickHouseClient, database: string, rows: ReturnType<typeof healthRows>): Promise<void> {
+  if (rows.sum.length) await client.insert({ table: `${ident(database)}.${ident(OTEL_TABLES.sum)}`, values: rows.sum, format: 'JSONEachRow' });
+  if (rows.gauge.length) await client.insert({ table: `${ident(database)}.${ident(OTEL_TABLES.gauge)}`, values: rows.gauge, format: 'JSONEachRow' });
 }

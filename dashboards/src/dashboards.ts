@@ -1,0 +1,232 @@
+/**
+ * The ccotel Grafana dashboards as code (@grafana/grafana-foundation-sdk). `npm run dashboards` writes them
+ * to dashboards/*.json; test/dashboards/ runs every panel's SQL, macros expanded as the plugin does, on a
+ * real ClickHouse loaded with a corpus and checks what comes back.
+ */
+import {
+  DashboardBuilder,
+  DatasourceVariableBuilder,
+  RowBuilder,
+  TextBoxVariableBuilder,
+  type Dashboard,
+} from '@grafana/grafana-foundation-sdk/dashboard';
+import { ReduceDataOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
+import { PanelBuilder as StatBuilder } from '@grafana/grafana-foundation-sdk/stat';
+import { PanelBuilder as TableBuilder } from '@grafana/grafana-foundation-sdk/table';
+import { PanelBuilder as TimeSeriesBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
+import { CLICKHOUSE_PLUGIN, ClickHouseQueryBuilder, DATASOURCE } from './clickhouse-query.js';
+import {
+  HOST,
+  USER,
+  chats,
+  costExpression,
+  events,
+  metricPoints,
+  sessionIdOf,
+  shellCommands,
+  toolCalls,
+  turns,
+} from './sql.js';
+
+type PanelKind = 'stat' | 'timeseries' | 'table';
+
+interface PanelSpec {
+  title: string;
+  kind: PanelKind;
+  sql: string;
+  description?: string;
+  unit?: string;
+  /** Grid width out of 24. */
+  width?: number;
+}
+
+function panel(spec: PanelSpec) {
+  const query = new ClickHouseQueryBuilder(spec.sql, spec.kind === 'timeseries' ? 'timeSeries' : 'table');
+  const builder =
+    spec.kind === 'stat'
+      ? new StatBuilder().reduceOptions(new ReduceDataOptionsBuilder().calcs(['lastNotNull']).values(false))
+      : spec.kind === 'timeseries'
+        ? new TimeSeriesBuilder()
+        : new TableBuilder();
+  builder
+    .title(spec.title)
+    .datasource(DATASOURCE)
+    .withTarget(query)
+    .height(spec.kind === 'stat' ? 4 : 8)
+    .span(spec.width ?? (spec.kind === 'stat' ? 4 : 12));
+  if (spec.description) builder.description(spec.description);
+  if (spec.unit) builder.unit(spec.unit);
+  return builder;
+}
+
+function dashboard(uid: string, title: string, rows: Array<[string, PanelSpec[]]>, extra?: (d: DashboardBuilder) => void): Dashboard {
+  const builder = new DashboardBuilder(title)
+    .uid(uid)
+    .tags(['ccotel', 'claude-code'])
+    .refresh('1m')
+    .time({ from: 'now-24h', to: 'now' })
+    .timezone('browser')
+    .withVariable(new DatasourceVariableBuilder('datasource').label('ClickHouse').type(CLICKHOUSE_PLUGIN));
+  extra?.(builder);
+  for (const [rowTitle, panels] of rows) {
+    builder.withRow(new RowBuilder(rowTitle));
+    for (const spec of panels) builder.withPanel(panel(spec));
+  }
+  return builder.build();
+}
+
+const toolOutcome = "SpanAttributes['ccotel.tool.outcome']";
+const tokenSums = `
+  sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
+  sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
+  sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cache_read,
+  sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cache_creation`;
+
+export function overview(): Dashboard {
+  return dashboard('ccotel-overview', 'ccotel: overview', [
+    ['Activity', [
+      { title: 'Sessions', kind: 'stat', sql: `SELECT uniqExact(${sessionIdOf('SpanAttributes')}) AS sessions FROM ${turns()}` },
+      { title: 'Turns', kind: 'stat', sql: `SELECT count() AS turns FROM ${turns()}` },
+      { title: 'Active hosts', kind: 'stat', sql: `SELECT uniqExact(${HOST}) AS hosts FROM ${turns()}` },
+      { title: 'Active users', kind: 'stat', sql: `SELECT uniqExact(${USER}) AS users FROM ${turns()}` },
+      { title: 'Tool success rate', kind: 'stat', unit: 'percentunit',
+        description: 'Tool calls with outcome success / all tool calls',
+        sql: `SELECT countIf(${toolOutcome} = 'success') / count() AS success_rate FROM ${toolCalls()}` },
+      { title: 'Permission blocks', kind: 'stat', sql: `SELECT count() AS blocks FROM ${events('ccotel.permission.blocked')}` },
+      { title: 'Resume frequency', kind: 'stat', unit: 'percentunit',
+        description: 'Session starts with source resume / all session starts',
+        sql: `SELECT countIf(LogAttributes['source'] = 'resume') / count() AS resume_rate FROM ${events('ccotel.session.started')}` },
+    ]],
+    ['Trends', [
+      { title: 'Turns by outcome', kind: 'timeseries',
+        sql: `SELECT $__timeInterval(Timestamp) AS time, SpanAttributes['ccotel.turn.outcome'] AS outcome, count() AS turns
+FROM ${turns()} GROUP BY time, outcome ORDER BY time` },
+      { title: 'Tokens and cost by model', kind: 'table',
+        description: 'Cost at the list prices in dashboards/src/sql.ts',
+        sql: `SELECT model, input, output, cache_read, cache_creation, ${costExpression()} AS cost_usd
+FROM (SELECT SpanAttributes['gen_ai.request.model'] AS model, ${tokenSums} FROM ${chats()} GROUP BY model)
+ORDER BY model` },
+    ]],
+  ]);
+}
+
+const session = (attributes: 'SpanAttributes' | 'LogAttributes') => `${sessionIdOf(attributes)} = '\${session_id}'`;
+
+export function sessionDrilldown(): Dashboard {
+  return dashboard('ccotel-session', 'ccotel: session', [
+    ['Session', [
+      { title: 'Turn timeline', kind: 'table', width: 24,
+        sql: `SELECT t.Timestamp AS time, t.SpanAttributes['ccotel.turn.outcome'] AS outcome,
+  round(t.Duration / 1e9, 3) AS duration_s, ifNull(c.tool_calls, 0) AS tool_calls
+FROM ${turns(session('SpanAttributes'))} AS t
+LEFT JOIN (SELECT TraceId, count() AS tool_calls FROM ${toolCalls(session('SpanAttributes'))} GROUP BY TraceId) AS c
+  ON t.TraceId = c.TraceId
+ORDER BY time` },
+      { title: 'Tool calls', kind: 'table',
+        sql: `SELECT Timestamp AS time, SpanAttributes['gen_ai.tool.name'] AS tool, ${toolOutcome} AS outcome,
+  round(Duration / 1e9, 3) AS duration_s
+FROM ${toolCalls(session('SpanAttributes'))} ORDER BY time` },
+      { title: 'Shell commands', kind: 'table',
+        sql: `SELECT Timestamp AS time, SpanAttributes['process.command_line'] AS command,
+  SpanAttributes['process.exit.code'] AS exit_code
+FROM ${shellCommands(`TraceId IN (SELECT TraceId FROM ${turns(session('SpanAttributes'))})`)} ORDER BY time` },
+      { title: 'Failure modes', kind: 'table',
+        sql: `SELECT Timestamp AS time, LogAttributes['mode'] AS mode, Body AS detail
+FROM ${events('ccotel.failure_mode.detected', session('LogAttributes'))} ORDER BY time` },
+      { title: 'Tokens by model', kind: 'table',
+        sql: `SELECT SpanAttributes['gen_ai.request.model'] AS model, ${tokenSums}
+FROM ${chats(session('SpanAttributes'))} GROUP BY model ORDER BY model` },
+    ]],
+  ], (d) => d.withVariable(new TextBoxVariableBuilder('session_id').label('Session id')));
+}
+
+export function toolsAndPermissions(): Dashboard {
+  return dashboard('ccotel-tools', 'ccotel: tools and permissions', [
+    ['Tools', [
+      { title: 'Calls by tool', kind: 'table',
+        sql: `SELECT SpanAttributes['gen_ai.tool.name'] AS tool, count() AS calls,
+  round(countIf(${toolOutcome} = 'success') / count(), 4) AS success_rate,
+  countIf(${toolOutcome} = 'error') AS errors, countIf(${toolOutcome} = 'denied') AS denied,
+  round(quantileExact(0.95)(Duration) / 1e9, 3) AS p95_s
+FROM ${toolCalls()} GROUP BY tool ORDER BY calls DESC, tool` },
+      { title: 'Tool calls by outcome', kind: 'timeseries',
+        sql: `SELECT $__timeInterval(Timestamp) AS time, ${toolOutcome} AS outcome, count() AS calls
+FROM ${toolCalls()} GROUP BY time, outcome ORDER BY time` },
+    ]],
+    ['Permissions', [
+      { title: 'Permission blocks by tool and source', kind: 'table',
+        sql: `SELECT LogAttributes['gen_ai.tool.name'] AS tool, LogAttributes['source'] AS source, count() AS blocks
+FROM ${events('ccotel.permission.blocked')} GROUP BY tool, source ORDER BY blocks DESC, tool, source` },
+      { title: 'Permission blocks', kind: 'timeseries',
+        sql: `SELECT $__timeInterval(Timestamp) AS time, count() AS blocks
+FROM ${events('ccotel.permission.blocked')} GROUP BY time ORDER BY time` },
+    ]],
+  ]);
+}
+
+export function failureModes(): Dashboard {
+  return dashboard('ccotel-failure-modes', 'ccotel: failure modes', [
+    ['Failure modes', [
+      { title: 'Detections by mode', kind: 'timeseries',
+        sql: `SELECT $__timeInterval(Timestamp) AS time, LogAttributes['mode'] AS mode, count() AS detections
+FROM ${events('ccotel.failure_mode.detected')} GROUP BY time, mode ORDER BY time` },
+      { title: 'Detections by mode and host', kind: 'table',
+        sql: `SELECT LogAttributes['mode'] AS mode, ${HOST} AS host, count() AS detections,
+  uniqExact(${sessionIdOf('LogAttributes')}) AS sessions
+FROM ${events('ccotel.failure_mode.detected')} GROUP BY mode, host ORDER BY detections DESC, mode, host` },
+      { title: 'Recent detections', kind: 'table', width: 24,
+        sql: `SELECT Timestamp AS time, ${sessionIdOf('LogAttributes')} AS session, ${HOST} AS host, LogAttributes['mode'] AS mode
+FROM ${events('ccotel.failure_mode.detected')} ORDER BY time DESC LIMIT 100` },
+      { title: 'Abandoned sessions by host', kind: 'table',
+        description: 'Sessions that went idle with no SessionEnd (terminal loss, kill -9, crash)',
+        sql: `SELECT ${HOST} AS host, uniqExact(${sessionIdOf('LogAttributes')}) AS abandoned_sessions
+FROM ${events('ccotel.session.ended', "LogAttributes['reason'] = 'abandoned'")} GROUP BY host ORDER BY abandoned_sessions DESC, host` },
+    ]],
+  ]);
+}
+
+/**
+ * Sidecar metrics this board reads (DESIGN §4 `ccotel.sidecar.*`): ccotel.sidecar.records (sum; source,
+ * result), ccotel.sidecar.lag (gauge, bytes; source), ccotel.sidecar.export.failures (sum; sink).
+ */
+export function sidecarHealth(): Dashboard {
+  return dashboard('ccotel-sidecar-health', 'ccotel: sidecar health', [
+    ['Sidecars', [
+      { title: 'Last record per host', kind: 'table', width: 24,
+        description: 'A host whose sidecar stopped sending shows a growing age',
+        sql: `SELECT host, max(last) AS last_seen, dateDiff('second', max(last), now()) AS age_s FROM (
+  SELECT ${HOST} AS host, max(Timestamp) AS last FROM otel_traces WHERE $__timeFilter(Timestamp) GROUP BY host
+  UNION ALL
+  SELECT ${HOST}, max(Timestamp) FROM otel_logs
+  WHERE toStartOfFiveMinutes(Timestamp) >= toStartOfFiveMinutes($__fromTime) AND $__timeFilter(Timestamp) GROUP BY 1
+  UNION ALL
+  SELECT ${HOST}, max(TimeUnix) FROM otel_metrics_sum WHERE $__timeFilter(TimeUnix) GROUP BY 1
+) GROUP BY host ORDER BY host` },
+      { title: 'Unusable input records', kind: 'timeseries',
+        sql: `SELECT $__timeInterval(TimeUnix) AS time, concat(Attributes['source'], ': ', Attributes['result']) AS reason,
+  sum(Value) AS records
+FROM ${metricPoints('otel_metrics_sum', 'ccotel.sidecar.records')} GROUP BY time, reason ORDER BY time` },
+      { title: 'Ingest lag', kind: 'timeseries', unit: 'bytes',
+        sql: `SELECT $__timeInterval(TimeUnix) AS time, ${HOST} AS host, max(Value) AS lag_bytes
+FROM ${metricPoints('otel_metrics_gauge', 'ccotel.sidecar.lag')} GROUP BY time, host ORDER BY time` },
+      { title: 'Export failures', kind: 'timeseries',
+        sql: `SELECT $__timeInterval(TimeUnix) AS time, Attributes['sink'] AS sink, sum(Value) AS failures
+FROM ${metricPoints('otel_metrics_sum', 'ccotel.sidecar.export.failures')} GROUP BY time, sink ORDER BY time` },
+    ]],
+  ]);
+}
+
+/** File name (without .json) → dashboard. */
+export const DASHBOARDS: Record<string, () => Dashboard> = {
+  overview,
+  'session-drilldown': sessionDrilldown,
+  'tools-and-permissions': toolsAndPermissions,
+  'failure-modes': failureModes,
+  'sidecar-health': sidecarHealth,
+};
+
+export function renderDashboardFiles(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(DASHBOARDS).map(([name, build]) => [`${name}.json`, `${JSON.stringify(build(), null, 2)}\n`]),
+  );
+}

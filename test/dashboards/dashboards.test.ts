@@ -1,0 +1,235 @@
+/**
+ * Every panel of every committed dashboard: its SQL, macros expanded as Grafana and the ClickHouse plugin
+ * expand them, runs on a real ClickHouse (chdb) loaded with a corpus shaped as DESIGN.md says, and returns
+ * the columns and the figures the corpus specs imply (the specs, not the database, give the expected values).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARDS, renderDashboardFiles } from '../../dashboards/src/dashboards.js';
+import { expandMacros } from '../../dashboards/src/macros.js';
+import { PRICES_PER_MTOK } from '../../dashboards/src/sql.js';
+import { otelTablesDdl } from '../../schemas/clickhouse.js';
+import { openTempChdb, rows, runAll, type TempChdb } from '../../schemas/chdb-testing.js';
+import {
+  corpusRows, expectedSummary, generateSessions, healthRows, insertCorpus, insertHealth, type HealthSpec, type SessionSpec,
+} from '../../schemas/corpus.js';
+
+const DASHBOARD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards');
+const NOW = Date.now();
+const HOUR = 3_600_000;
+
+const drill: SessionSpec = {
+  id: 'sess-drill', host: 'host-drill', user: 'dana', project: '/work/drill', startMs: NOW - 5 * HOUR,
+  restarts: [{ atMs: HOUR, source: 'resume' }],
+  turns: [
+    { atMs: 60_000, durationMs: 12_000, outcome: 'completed',
+      chats: [{ model: 'claude-sonnet-4-5', input: 1000, output: 200, cacheRead: 5000, cacheCreation: 300 }],
+      tools: [{ name: 'Bash', outcome: 'success', command: 'npm test', durationMs: 4000 },
+        { name: 'Edit', outcome: 'denied', blockedBy: 'user', durationMs: 50 }] },
+    { atMs: 2 * HOUR, durationMs: 3_000, outcome: 'interrupted',
+      chats: [{ model: 'claude-opus-4-5', input: 10, output: 20, cacheRead: 0, cacheCreation: 0 }],
+      tools: [{ name: 'Bash', outcome: 'interrupted', command: 'sleep 600', durationMs: 2000 }] },
+  ],
+  failureModes: [{ atMs: 2 * HOUR + 10_000, mode: 'signal_propagation' }],
+  end: { atMs: 3 * HOUR, reason: 'abandoned' },
+};
+const specs = [drill, ...generateSessions(30, NOW, 3, 11)];
+const health: HealthSpec[] = [
+  { host: 'host-0', atMs: NOW - 2 * HOUR, lagBytes: 1200, unusable: [{ source: 'transcript', result: 'malformed', count: 3 }], exportFailures: 2 },
+  { host: 'host-0', atMs: NOW - HOUR, lagBytes: 800, unusable: [], exportFailures: 0 },
+  { host: 'host-1', atMs: NOW - HOUR, lagBytes: 50_000, unusable: [{ source: 'hook', result: 'unknown_event', count: 1 }], exportFailures: 5 },
+];
+
+let store: TempChdb;
+/** "<file>/<panel title>" → rows the panel's query returned. */
+const results = new Map<string, Record<string, unknown>[]>();
+
+interface Target { rawSql: string; queryType: string; editorType: string; format: number; datasource: { type: string } }
+interface Panel { type: string; title: string; targets?: Target[]; datasource?: { type: string; uid: string } }
+
+const committed = (file: string) => JSON.parse(readFileSync(join(DASHBOARD_DIR, file), 'utf8')) as { panels: Panel[]; templating: { list: Array<{ name: string }> } };
+const files = Object.keys(DASHBOARDS).map((name) => `${name}.json`);
+const queryPanels = (file: string) => committed(file).panels.filter((p) => p.type !== 'row');
+
+beforeAll(async () => {
+  store = openTempChdb();
+  await runAll(store.client, otelTablesDdl());
+  await insertCorpus(store.client, 'default', corpusRows(specs));
+  await insertHealth(store.client, 'default', healthRows(health));
+  for (const file of files) {
+    for (const panel of queryPanels(file)) {
+      const sql = expandMacros(panel.targets?.[0]?.rawSql ?? '', {
+        fromMs: NOW - 4 * 24 * HOUR, toMs: NOW + HOUR, intervalMs: 300_000, variables: { session_id: drill.id },
+      });
+      try {
+        results.set(`${file}/${panel.title}`, await rows(store.client, sql));
+      } catch (error) {
+        throw new Error(`${file} "${panel.title}": ${(error as Error).message}\n${sql}`);
+      }
+    }
+  }
+});
+afterAll(async () => {
+  await store?.close();
+});
+
+const result = (key: string) => {
+  const value = results.get(key);
+  if (!value) throw new Error(`no panel ${key}`);
+  return value;
+};
+const single = (key: string) => Object.values(result(key)[0] ?? {})[0];
+const sumBy = <T>(items: T[], key: (t: T) => string, value: (t: T) => number = () => 1) =>
+  items.reduce<Record<string, number>>((acc, t) => ({ ...acc, [key(t)]: (acc[key(t)] ?? 0) + value(t) }), {});
+const allTools = specs.flatMap((s) => s.turns.flatMap((t) => t.tools));
+const allChats = specs.flatMap((s) => s.turns.flatMap((t) => t.chats));
+
+describe('dashboard JSON', () => {
+  it('is current (run `npm run dashboards` after changing dashboards/src)', () => {
+    for (const [file, content] of Object.entries(renderDashboardFiles())) {
+      expect(readFileSync(join(DASHBOARD_DIR, file), 'utf8'), file).toBe(content);
+    }
+  });
+
+  it('targets the ClickHouse plugin with SQL that uses its time macros, in every panel', () => {
+    for (const file of files) {
+      const panels = queryPanels(file);
+      expect(panels.length, file).toBeGreaterThan(3);
+      expect(committed(file).templating.list.map((v) => v.name)).toContain('datasource');
+      for (const panel of panels) {
+        const [target] = panel.targets ?? [];
+        expect(panel.datasource).toEqual({ type: 'grafana-clickhouse-datasource', uid: '${datasource}' });
+        expect(target).toMatchObject({ editorType: 'sql', datasource: { type: 'grafana-clickhouse-datasource' } });
+        expect([['table', 1], ['timeSeries', 0]]).toContainEqual([target.queryType, target.format]);
+        expect(target.queryType === 'timeSeries', panel.title).toBe(panel.type === 'timeseries');
+        expect(target.rawSql, `${file} ${panel.title}`).toMatch(/\$__timeFilter\((Timestamp|TimeUnix)\)/);
+        if (panel.type === 'timeseries') expect(target.rawSql).toContain('$__timeInterval(');
+      }
+    }
+  });
+});
+
+describe('overview', () => {
+  const key = (title: string) => `overview.json/${title}`;
+  it('counts sessions, turns, hosts and users once each despite repeated rows', () => {
+    expect(Number(single(key('Sessions')))).toBe(specs.length);
+    expect(Number(single(key('Turns')))).toBe(specs.reduce((n, s) => n + s.turns.length, 0));
+    expect(Number(single(key('Active hosts')))).toBe(new Set(specs.map((s) => s.host)).size);
+    expect(Number(single(key('Active users')))).toBe(new Set(specs.map((s) => s.user)).size);
+  });
+
+  it('computes tool success rate, permission blocks and resume frequency', () => {
+    expect(Number(single(key('Tool success rate')))).toBeCloseTo(
+      allTools.filter((t) => t.outcome === 'success').length / allTools.length, 10);
+    expect(Number(single(key('Permission blocks')))).toBe(allTools.filter((t) => t.blockedBy).length);
+    const starts = specs.reduce((n, s) => n + 1 + s.restarts.length, 0);
+    const resumes = specs.reduce((n, s) => n + s.restarts.filter((r) => r.source === 'resume').length, 0);
+    expect(resumes).toBeGreaterThan(0);
+    expect(Number(single(key('Resume frequency')))).toBeCloseTo(resumes / starts, 10);
+  });
+
+  it('plots turns by outcome in interval buckets', () => {
+    const series = result(key('Turns by outcome'));
+    expect(Object.keys(series[0])).toEqual(['time', 'outcome', 'turns']);
+    expect(sumBy(series, (r) => String(r.outcome), (r) => Number(r.turns)))
+      .toEqual(sumBy(specs.flatMap((s) => s.turns), (t) => t.outcome));
+    for (const row of series) expect(Date.parse(`${row.time}Z`) % 300_000).toBe(0);
+  });
+
+  it('sums tokens by model and prices them', () => {
+    const table = result(key('Tokens and cost by model'));
+    expect(Object.keys(table[0])).toEqual(['model', 'input', 'output', 'cache_read', 'cache_creation', 'cost_usd']);
+    for (const row of table) {
+      const model = String(row.model);
+      const chats = allChats.filter((c) => c.model === model);
+      const total = (f: 'input' | 'output' | 'cacheRead' | 'cacheCreation') => chats.reduce((n, c) => n + c[f], 0);
+      expect([row.input, row.output, row.cache_read, row.cache_creation].map(Number), model)
+        .toEqual([total('input'), total('output'), total('cacheRead'), total('cacheCreation')]);
+      const price = PRICES_PER_MTOK[model];
+      const cost = ((total('input') + 0.1 * total('cacheRead') + 1.25 * total('cacheCreation')) * price.input + total('output') * price.output) / 1e6;
+      expect(Number(row.cost_usd)).toBeCloseTo(cost, 4);
+    }
+    expect(table.map((r) => r.model).sort()).toEqual([...new Set(allChats.map((c) => c.model))].sort());
+  });
+});
+
+describe('session drill-down', () => {
+  const key = (title: string) => `session-drilldown.json/${title}`;
+  it('shows the turn timeline of the chosen session only', () => {
+    const timeline = result(key('Turn timeline'));
+    expect(timeline.map((r) => [r.outcome, Number(r.duration_s), Number(r.tool_calls)]))
+      .toEqual(drill.turns.map((t) => [t.outcome, t.durationMs / 1000, t.tools.length]));
+  });
+
+  it('lists its tool calls, shell commands, failure modes and tokens', () => {
+    expect(result(key('Tool calls')).map((r) => [r.tool, r.outcome]))
+      .toEqual(drill.turns.flatMap((t) => t.tools.map((tool) => [tool.name, tool.outcome])));
+    expect(result(key('Shell commands')).map((r) => r.command)).toEqual(['npm test', 'sleep 600']);
+    expect(result(key('Failure modes')).map((r) => r.mode)).toEqual(['signal_propagation']);
+    const want = expectedSummary(drill);
+    expect(result(key('Tokens by model')).map((r) => [r.model, Number(r.input), Number(r.cache_read)]))
+      .toEqual(Object.keys(want.InputTokens).sort().map((m) => [m, want.InputTokens[m], want.CacheReadTokens[m]]));
+  });
+});
+
+describe('tools and permissions', () => {
+  const key = (title: string) => `tools-and-permissions.json/${title}`;
+  it('counts calls, success rate, errors and denials per tool', () => {
+    const table = result(key('Calls by tool'));
+    expect(Object.keys(table[0])).toEqual(['tool', 'calls', 'success_rate', 'errors', 'denied', 'p95_s']);
+    for (const row of table) {
+      const calls = allTools.filter((t) => t.name === row.tool);
+      expect([Number(row.calls), Number(row.errors), Number(row.denied)], String(row.tool)).toEqual([
+        calls.length, calls.filter((t) => t.outcome === 'error').length, calls.filter((t) => t.outcome === 'denied').length]);
+      expect(Number(row.success_rate)).toBeCloseTo(calls.filter((t) => t.outcome === 'success').length / calls.length, 4);
+    }
+    expect(table.length).toBe(new Set(allTools.map((t) => t.name)).size);
+  });
+
+  it('breaks permission blocks down by tool and source, and over time', () => {
+    const blocked = allTools.filter((t) => t.blockedBy);
+    expect(sumBy(result(key('Permission blocks by tool and source')), (r) => `${r.tool}/${r.source}`, (r) => Number(r.blocks)))
+      .toEqual(sumBy(blocked, (t) => `${t.name}/${t.blockedBy}`));
+    expect(result(key('Permission blocks')).reduce((n, r) => n + Number(r.blocks), 0)).toBe(blocked.length);
+    expect(result(key('Tool calls by outcome')).reduce((n, r) => n + Number(r.calls), 0)).toBe(allTools.length);
+  });
+});
+
+describe('failure modes', () => {
+  const key = (title: string) => `failure-modes.json/${title}`;
+  const detections = specs.flatMap((s) => s.failureModes.map((f) => ({ ...f, host: s.host, session: s.id })));
+  it('counts detections by mode, host and over time', () => {
+    expect(detections.length).toBeGreaterThan(2);
+    expect(sumBy(result(key('Detections by mode and host')), (r) => `${r.mode}@${r.host}`, (r) => Number(r.detections)))
+      .toEqual(sumBy(detections, (d) => `${d.mode}@${d.host}`));
+    expect(sumBy(result(key('Detections by mode')), (r) => String(r.mode), (r) => Number(r.detections)))
+      .toEqual(sumBy(detections, (d) => d.mode));
+    expect(result(key('Recent detections')).map((r) => r.session).sort()).toEqual(detections.map((d) => d.session).sort());
+  });
+
+  it('counts abandoned sessions per host', () => {
+    const abandoned = specs.filter((s) => s.end?.reason === 'abandoned');
+    expect(sumBy(result(key('Abandoned sessions by host')), (r) => String(r.host), (r) => Number(r.abandoned_sessions)))
+      .toEqual(sumBy(abandoned, (s) => s.host));
+  });
+});
+
+describe('sidecar health', () => {
+  const key = (title: string) => `sidecar-health.json/${title}`;
+  it('shows when each host last sent anything', () => {
+    const table = result(key('Last record per host'));
+    expect(Object.keys(table[0])).toEqual(['host', 'last_seen', 'age_s']);
+    expect(table.map((r) => r.host)).toEqual([...new Set([...specs.map((s) => s.host), ...health.map((h) => h.host)])].sort());
+    for (const row of table) expect(Number(row.age_s)).toBeGreaterThan(-2 * 3600);
+  });
+
+  it('sums unusable records and export failures once per point, and shows the lag', () => {
+    expect(sumBy(result(key('Unusable input records')), (r) => String(r.reason), (r) => Number(r.records))).toEqual(
+      sumBy(health.flatMap((h) => h.unusable), (u) => `${u.source}: ${u.result}`, (u) => u.count));
+    expect(sumBy(result(key('Export failures')), (r) => String(r.sink), (r) => Number(r.failures)))
+      .toEqual({ otlp: health.reduce((n, h) => n + h.exportFailures, 0) });
+    expect(Math.max(...result(key('Ingest lag')).map((r) => Number(r.lag_bytes)))).toBe(50_000);
+  });
+});
