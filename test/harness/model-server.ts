@@ -77,20 +77,16 @@ export function lastUserText(body: MessagesBody): string {
 }
 
 /**
- * Side requests are the ones Claude Code makes besides the agent loop: they carry no tools
- * (session title, Bash command-prefix checks, quota probes…). The agent loop, including a
- * subagent's, always sends its tool list.
+ * Side requests are the ones Claude Code makes besides the agent loop: they carry no tools (in
+ * interactive use: session titles, command-prefix checks…). Claude Code 2.1.332 in print mode with
+ * CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 made none in any scenario; they would get a short text
+ * answer with zero usage. The agent loop, a subagent's included, always sends its tool list.
  */
 export function isSideRequest(body: MessagesBody): boolean {
   return !Array.isArray(body.tools) || body.tools.length === 0;
 }
 
-function sideAnswerText(body: MessagesBody): string {
-  const system = JSON.stringify(body.system ?? '');
-  // Title/topic requests ask for JSON; answer with a fixed title so transcripts stay stable.
-  if (/title/i.test(system)) return '{"title": "Harness scenario"}';
-  return 'none';
-}
+const SIDE_ANSWER = 'OK';
 
 interface ContentBlock {
   type: 'text' | 'tool_use';
@@ -201,6 +197,11 @@ export async function startModelServer(initialSteps: Step[]): Promise<ModelServe
     const record: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body, handledAs: { kind: 'other' } };
     requests.push(record);
 
+    if (req.method === 'HEAD' && path === '/api/hello') {
+      // The connectivity probe Claude Code sends when nonessential traffic is allowed.
+      res.writeHead(200).end();
+      return;
+    }
     if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
       record.handledAs = { kind: 'count_tokens' };
       sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
@@ -215,7 +216,7 @@ export async function startModelServer(initialSteps: Step[]): Promise<ModelServe
     let usage: Usage;
     if (isSideRequest(body)) {
       record.handledAs = { kind: 'side' };
-      blocks = [{ type: 'text', text: sideAnswerText(body) }];
+      blocks = [{ type: 'text', text: SIDE_ANSWER }];
       usage = SIDE_USAGE;
     } else {
       const step = steps[nextStep];
