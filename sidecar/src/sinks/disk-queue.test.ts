@@ -1,0 +1,54 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DiskQueue } from './disk-queue.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ccotel-queue-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
+
+describe('DiskQueue', () => {
+  it('keeps entries in order on disk and finds them again after a restart, without unfinished appends', async () => {
+    const queue = new DiskQueue(dir, 1000);
+    await queue.append('traces', 3, bytes(10, 1));
+    await queue.append('logs', 2, bytes(20, 2));
+    await queue.append('metrics', 5, bytes(30, 3));
+    await queue.remove(queue.oldest()!);
+    writeFileSync(join(dir, '000000000099.traces.1.pb.tmp'), 'half');
+
+    const reopened = new DiskQueue(dir, 1000);
+    expect([reopened.length, reopened.items, reopened.bytes]).toEqual([2, 7, 50]);
+    expect(reopened.oldest()).toMatchObject({ signal: 'logs', items: 2 });
+    expect(await reopened.read(reopened.oldest()!)).toEqual(Buffer.from(bytes(20, 2)));
+    expect(readdirSync(dir).some((name) => name.endsWith('.tmp'))).toBe(false);
+    // New entries go after the old ones.
+    await reopened.append('traces', 1, bytes(5, 4));
+    await reopened.remove(reopened.oldest()!);
+    await reopened.remove(reopened.oldest()!);
+    expect(await reopened.read(reopened.oldest()!)).toEqual(Buffer.from(bytes(5, 4)));
+  });
+
+  it('drops the oldest entries, never the one in flight, to stay within its bound', async () => {
+    const queue = new DiskQueue(dir, 100);
+    await queue.append('traces', 1, bytes(40, 1));
+    await queue.append('logs', 2, bytes(40, 2));
+    queue.inFlight = queue.oldest();
+    const dropped = await queue.append('metrics', 3, bytes(40, 3));
+    expect(dropped.map((entry) => [entry.signal, entry.items])).toEqual([['logs', 2]]);
+    expect([queue.length, queue.bytes]).toEqual([2, 80]);
+    expect(readdirSync(dir)).toHaveLength(2);
+  });
+
+  it('refuses a body larger than the whole bound and reports it as dropped', async () => {
+    const queue = new DiskQueue(dir, 100);
+    await queue.append('traces', 1, bytes(40, 1));
+    const dropped = await queue.append('logs', 7, bytes(101, 2));
+    expect(dropped.map((entry) => [entry.signal, entry.items])).toEqual([['logs', 7]]);
+    expect([queue.length, queue.bytes]).toEqual([1, 40]);
+  });
+});
