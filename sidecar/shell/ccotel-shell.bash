@@ -90,7 +90,7 @@ __ccotel_tty_name() {
 }
 
 __ccotel_shell_start() {
-  local max_command=4096 max_line=4096 stat rest pgid=null psid=null tty_nr=0 sid tp tty cwd cmd line length keep
+  local max_command=4096 max_line=4095 stat rest pgid=null psid=null tty_nr=0 sid tp tty cwd cmd line length keep
   __ccotel_shell_file=${__ccotel_shell_log_dir:-${CCOTEL_STATE_DIR:-${XDG_STATE_HOME:-${HOME-}/.local/state}/ccotel}/shell}/$CLAUDE_CODE_SESSION_ID.jsonl
   # /proc/<pid>/stat: "pid (comm) state ppid pgrp session tty_nr …"; comm may hold spaces.
   if { builtin read -r stat </proc/$$/stat; } 2>/dev/null; then
@@ -103,7 +103,7 @@ __ccotel_shell_start() {
   fi
   __ccotel_tty_name "$tty_nr"
   __ccotel_command "$@"
-  length=${#__ccotel_cmd}
+  __ccotel_byte_length "$__ccotel_cmd" && length=$__ccotel_bytes
   cmd=${__ccotel_cmd:0:max_command}
 
   __ccotel_json_string "$CLAUDE_CODE_SESSION_ID" && sid=$__ccotel_json
@@ -114,11 +114,11 @@ __ccotel_shell_start() {
     __ccotel_json_string "$cmd"
     line="{\"v\":1,\"ev\":\"start\",\"sid\":$sid,\"tp\":$tp,\"pid\":$$,\"ppid\":$PPID,\"pgid\":$pgid,\"psid\":$psid,\"tty\":$tty,\"cwd\":$cwd,\"cmd\":$__ccotel_json,\"cmdlen\":$length,\"ts\":${EPOCHREALTIME//[!0-9]/},\"seq\":1}"
     # One write() appends a whole line even when parallel Bash calls of a session log at once, and
-    # bash writes at most 4096 bytes at a time: shorten the command until the line fits.
+    # bash writes at most 4096 bytes at a time: shorten the command until line and newline fit.
     ((${#line} * 4 <= max_line)) && break
     __ccotel_byte_length "$line"
     ((__ccotel_bytes <= max_line || ${#cmd} == 0)) && break
-    keep=$((${#cmd} - (__ccotel_bytes - max_line)))
+    keep=$((${#cmd} * max_line / __ccotel_bytes - 1))
     cmd=${cmd:0:keep < 0 ? 0 : keep}
   done
   __ccotel_append "$line"
@@ -130,7 +130,6 @@ __ccotel_shell_end() {
   __ccotel_json_string "$PWD" && cwd=$__ccotel_json
   __ccotel_json_string "$CLAUDE_CODE_SESSION_ID"
   __ccotel_append "{\"v\":1,\"ev\":\"end\",\"sid\":$__ccotel_json,\"pid\":$$,\"seq\":1,\"ts\":${EPOCHREALTIME//[!0-9]/},\"status\":$status,\"cwd\":$cwd}"
-  return "$status"
 }
 
 if [[ $CLAUDE_CODE_SESSION_ID != *[!A-Za-z0-9._-]* ]]; then

@@ -44,3 +44,42 @@ export function canMountPrivateTmpfs(): boolean {
 export function unprivilegedPrefix(): string[] {
   return process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'] : [];
 }
+
+export interface BashToolRun {
+  status: number | null;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+export interface BashToolOptions {
+  /** Line pasted before the command, as Claude Code pastes CLAUDE_ENV_FILE contents (none = integration off). */
+  envFileLine?: string;
+  /** A file sourced first, standing in for Claude Code's shell snapshot. */
+  snapshot?: string;
+  env?: NodeJS.ProcessEnv;
+  cwdFile: string;
+}
+
+/** Quotes like Claude Code's Bash tool does: single quotes, with ' written as '"'"'. */
+function claudeQuote(command: string): string {
+  return `'${command.replaceAll("'", `'"'"'`)}'`;
+}
+
+/** The bash -c string Claude Code 2.1.332's Bash tool runs (seen with the real CLI, see docs/HOOKS.md). */
+export function bashToolScript(command: string, options: BashToolOptions): string {
+  return (
+    `source ${claudeQuote(options.snapshot ?? '/dev/null')} 2>/dev/null || true && ${options.envFileLine ?? 'true'}\n` +
+    `: && \\builtin shopt -u extglob 2>/dev/null || true && ` +
+    `{ \\builtin unalias -- 'which'; \\builtin unset -f -- 'which'; } >/dev/null 2>&1 || true && ` +
+    `eval ${claudeQuote(command)} < /dev/null && pwd -P >| ${claudeQuote(options.cwdFile)}`
+  );
+}
+
+/** Runs a command the way the Bash tool does, in a fresh bash. */
+export function runLikeBashTool(command: string, options: BashToolOptions): BashToolRun {
+  const result = spawnSync('bash', ['-c', bashToolScript(command, options)], {
+    env: { PATH: process.env.PATH, ...options.env },
+    timeout: 20_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
