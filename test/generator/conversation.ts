@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { ExpectedTally, SubagentLayout, TurnOutcome } from './expected.js';
 import type { Rng } from './random.js';
 import {
@@ -18,6 +18,8 @@ import { LineWriter } from './writer.js';
 // for exactly what it wrote; copies (replays, forks) are written elsewhere and bump nothing.
 
 export interface Gen {
+  /** The corpus root; files are named relative to it in the expected answer. */
+  root: string;
   rng: Rng;
   text: TextPool;
   tally: ExpectedTally;
@@ -36,7 +38,7 @@ export class TranscriptFile {
   /** 2.1 writes its large rows once per file: startup attachments, request shape, full prompt snapshot. */
   readonly once = { startup: false, shapeHash: '', fullSnapshot: false };
 
-  constructor(private readonly gen: Gen, path: string, keepHistory: boolean) {
+  constructor(private readonly gen: Gen, readonly path: string, keepHistory: boolean) {
     this.writer = new LineWriter(path);
     this.history = keepHistory ? [] : null;
     gen.tally.files++;
@@ -242,7 +244,7 @@ export class Thread {
         : { message, ...request, type: 'assistant', uuid: rng.uuid(), timestamp };
       last = this.conversationRow(body, true);
     });
-    tally.chat(this.env.sessionId, this.model, {
+    tally.chat(this.env.sessionId, relative(this.gen.root, this.file.path), this.model, {
       input: usage.input_tokens, output: usage.output_tokens,
       cacheRead: usage.cache_read_input_tokens, cacheCreation: usage.cache_creation_input_tokens,
     });

@@ -259,7 +259,7 @@ export async function generateCorpus(opts: CorpusOptions): Promise<Expected> {
   const tally = new ExpectedTally();
   const text = new TextPool(rng.fork());
   const big = new BigContent(rng.fork(), text, opts.contentScale ?? 1);
-  const gen: Gen = { rng: rng.fork(), text, tally, big };
+  const gen: Gen = { root, rng: rng.fork(), text, tally, big };
   new CorpusWriter(rng.fork(), gen, projects).run(opts);
 
   const expected = tally.finish(opts.seed, configDirs);

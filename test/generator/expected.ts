@@ -50,6 +50,11 @@ export interface Expected {
   tokensByModel: Record<string, TokenSums>;
   /** Each message counted once, in the session whose file it was first written to (see README). */
   perSessionTokens: Record<string, TokenSums>;
+  /**
+   * The same tokens by transcript file (path relative to the corpus root), each message in the first
+   * file it was written to: for tools that name sessions by file (ccusage), subagent files included.
+   */
+  perFileTokens: Record<string, TokenSums>;
   /** Sessions holding messages that also appear in another session's file (replay or fork copies). */
   sessionsSharingMessages: string[];
   toolCalls: number;
@@ -90,6 +95,7 @@ export class ExpectedTally {
   tokens = zeroTokens();
   tokensByModel = new Map<string, TokenSums>();
   perSessionTokens = new Map<string, TokenSums>();
+  perFileTokens = new Map<string, TokenSums>();
   sessionsSharingMessages = new Set<string>();
   toolCallsByName = new Map<string, Record<ToolOutcome, number>>();
   subagentsByType = new Map<string, number>();
@@ -107,11 +113,12 @@ export class ExpectedTally {
     this.turnsByOutcome[outcome]++;
   }
 
-  chat(sessionId: string, model: string, usage: TokenSums): void {
+  chat(sessionId: string, file: string, model: string, usage: TokenSums): void {
     this.chatSpans++;
     addTokens(this.tokens, usage);
     addTokens(getOrInit(this.tokensByModel, model, zeroTokens), usage);
     addTokens(getOrInit(this.perSessionTokens, sessionId, zeroTokens), usage);
+    addTokens(getOrInit(this.perFileTokens, file, zeroTokens), usage);
   }
 
   tool(name: string, outcome: ToolOutcome): void {
@@ -144,6 +151,7 @@ export class ExpectedTally {
       tokens: this.tokens,
       tokensByModel: sortedObject(this.tokensByModel),
       perSessionTokens: sortedObject(this.perSessionTokens),
+      perFileTokens: sortedObject(this.perFileTokens),
       sessionsSharingMessages: [...this.sessionsSharingMessages].sort(),
       toolCalls: TOOL_OUTCOMES.reduce((sum, o) => sum + toolCallsByOutcome[o], 0),
       toolCallsByOutcome,

@@ -119,7 +119,7 @@ function zero(): TokenSums {
   return { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
 }
 
-function recount(configDirs: string[]): Omit<Expected, 'seed' | 'bytes' | 'configDirs' | 'sessionsSharingMessages'> {
+function recount(root: string, configDirs: string[]): Omit<Expected, 'seed' | 'bytes' | 'configDirs' | 'sessionsSharingMessages'> {
   const skippedLines: Record<SkipReason, number> = { malformed_json: 0, not_object: 0, missing_fields: 0, unknown_type: 0, partial_last_line: 0 };
   const paths = configDirs.flatMap((d) => walk(join(d, 'projects'))).filter((p) => p.endsWith('.jsonl'));
   const files = paths.map((p) => parseFile(p, skippedLines));
@@ -130,7 +130,7 @@ function recount(configDirs: string[]): Omit<Expected, 'seed' | 'bytes' | 'confi
   const sessions = new Set<string>();
   const promptSeenIn = new Map<string, string>();
   const turns: Turn[] = [];
-  const messages = new Map<string, { usage: Row; model: string; session: string }>();
+  const messages = new Map<string, { usage: Row; model: string; session: string; file: string }>();
   const toolNames = new Map<string, string>();
   const results = new Map<string, Exclude<ToolOutcome, 'unanswered'>>();
   const agentIds = new Set<string>();
@@ -158,7 +158,7 @@ function recount(configDirs: string[]): Omit<Expected, 'seed' | 'bytes' | 'confi
         if (m.model !== '<synthetic>' && !row.isApiErrorMessage) {
           const key = `${m.id}|${row.requestId ?? ''}`;
           const seen = messages.get(key);
-          messages.set(key, { usage: m.usage, model: m.model, session: seen?.session ?? row.sessionId });
+          messages.set(key, { usage: m.usage, model: m.model, session: seen?.session ?? row.sessionId, file: seen?.file ?? relative(root, file.path) });
         }
       }
       if (row.type === 'user' && Array.isArray(row.message.content)) {
@@ -219,8 +219,9 @@ function recount(configDirs: string[]): Omit<Expected, 'seed' | 'bytes' | 'confi
   const tokens = zero();
   const tokensByModel: Record<string, TokenSums> = {};
   const perSessionTokens: Record<string, TokenSums> = {};
-  for (const { usage, model, session } of messages.values()) {
-    for (const into of [tokens, (tokensByModel[model] ??= zero()), (perSessionTokens[session] ??= zero())]) {
+  const perFileTokens: Record<string, TokenSums> = {};
+  for (const { usage, model, session, file } of messages.values()) {
+    for (const into of [tokens, (tokensByModel[model] ??= zero()), (perSessionTokens[session] ??= zero()), (perFileTokens[file] ??= zero())]) {
       into.input += usage.input_tokens;
       into.output += usage.output_tokens;
       into.cacheRead += usage.cache_read_input_tokens;
@@ -255,6 +256,7 @@ function recount(configDirs: string[]): Omit<Expected, 'seed' | 'bytes' | 'confi
     tokens,
     tokensByModel: sorted(tokensByModel),
     perSessionTokens: sorted(perSessionTokens),
+    perFileTokens: sorted(perFileTokens),
     toolCalls: toolNames.size,
     toolCallsByOutcome,
     toolCallsByName: sorted(toolCallsByName),
@@ -321,9 +323,9 @@ describe('generateCorpus', () => {
     expect(JSON.parse(readFileSync(join(dir, 'small', 'expected.json'), 'utf8'))).toEqual(small);
   });
 
-  it.each([['small', () => small], ['larger', () => larger]])('%s corpus: expected answer equals an independent re-count of the files', (_, get) => {
+  it.each([['small', () => small], ['larger', () => larger]])('%s corpus: expected answer equals an independent re-count of the files', (name, get) => {
     const expected = get();
-    const counted = recount(expected.configDirs);
+    const counted = recount(join(dir, name), expected.configDirs);
     const { seed, bytes, configDirs, sessionsSharingMessages, ...comparable } = expected;
     expect(counted).toEqual(comparable);
     expect(bytes).toBeGreaterThan(0);

@@ -3,6 +3,17 @@ import { dirname } from 'node:path';
 
 const FLUSH_AT = 1 << 20;
 
+/** Opens for appending, creating the directory only when it is missing (saves a syscall per file). */
+function openForAppend(path: string): number {
+  try {
+    return openSync(path, 'a', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dirname(path), { recursive: true });
+    return openSync(path, 'a', 0o600);
+  }
+}
+
 /** Appends lines to one file through a 1 MiB buffer; memory stays bounded whatever the corpus size. */
 export class LineWriter {
   private readonly fd: number;
@@ -11,8 +22,7 @@ export class LineWriter {
   bytes = 0;
 
   constructor(readonly path: string) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, 'a', 0o600);
+    this.fd = openForAppend(path);
   }
 
   /** Writes `text` as is (callers add the newline, or leave it off for a half-written last line). */
