@@ -74,13 +74,16 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     rawTtlDays: Number(pick(undefined, env.CCOTEL_RAW_TTL_DAYS, file.raw_ttl_days) ?? DEFAULTS.rawTtlDays),
     paths,
   };
-  validate(config);
+  validate(config, env);
   return config;
 }
 
-function validate(config: Config): void {
-  if (config.contentLevel !== 'none' && config.contentLevel !== 'masked') {
+function validate(config: Config, env: Env): void {
+  if (config.contentLevel !== 'none' && config.contentLevel !== 'masked' && config.contentLevel !== 'raw') {
     throw new ConfigError(`content level must be "none" or "masked", not "${config.contentLevel}"`);
+  }
+  if (config.contentLevel === 'raw' && env.CCOTEL_ALLOW_RAW_CONTENT !== '1') {
+    throw new ConfigError('content level "raw" sends secrets unmasked: it needs the explicit opt-in CCOTEL_ALLOW_RAW_CONTENT=1');
   }
   for (const [key, value] of [
     ['content max length', config.contentMaxLength],

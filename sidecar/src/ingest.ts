@@ -3,6 +3,10 @@
 import type { Config } from './config.js';
 import type { Processor, Sink } from './model.js';
 import { Pipeline } from './pipeline.js';
+import { CapProcessor } from './processors/cap.js';
+import { loadOrCreateInstallationKey } from './processors/installation-key.js';
+import { MaskProcessor } from './processors/mask.js';
+import { createSecretDetector } from './processors/secret-detector.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
@@ -10,8 +14,12 @@ import { RowMapper } from './sinks/clickhouse-rows.js';
 import { readLines, type ReadResult } from './sources/line-reader.js';
 import type { Store } from './store/open-store.js';
 
-export function buildProcessors(_config: Config): Processor[] {
-  return [];
+/** Masking before capping, always, so a cap can never cut a secret in half and leave its head readable. */
+export function buildProcessors(config: Config): Processor[] {
+  const cap = new CapProcessor(config.contentMaxLength);
+  if (config.contentLevel === 'raw') return [cap];
+  const key = loadOrCreateInstallationKey(config.paths.keyPath);
+  return [new MaskProcessor(createSecretDetector(), key), cap];
 }
 
 export function buildPipeline(config: Config, store: Store | undefined, extraSinks: Sink[] = []): { pipeline: Pipeline; storeSink?: ClickHouseSink } {

@@ -5,8 +5,11 @@
 export type AttrValue = string | number | boolean;
 export type Attributes = Record<string, AttrValue>;
 
-/** How much text may leave the sidecar (DESIGN section 7). */
-export type ContentLevel = 'none' | 'masked';
+/**
+ * How much text may leave the sidecar (DESIGN section 7): `none` (ids, names, sizes, outcomes), `masked` (the
+ * default), `raw` (no masking; only with the explicit opt-in CCOTEL_ALLOW_RAW_CONTENT=1, e.g. for benchmarks).
+ */
+export type ContentLevel = 'none' | 'masked' | 'raw';
 
 export interface SpanEvent {
   name: string;

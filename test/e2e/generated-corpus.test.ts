@@ -46,7 +46,12 @@ afterAll(() => {
 
 describe('generated corpus → backfill → store', () => {
   it('has the expected sessions and turns by outcome', () => {
-    const [{ sessions }] = query<{ sessions: number }>(`SELECT uniqExact(SpanAttributes['session.id']) AS sessions FROM ${spans(`SpanName = 'invoke_agent claude-code'`)}`);
+    // A session is known by its turns or by its start (a copied history may add no turn of its own).
+    const [{ sessions }] = query<{ sessions: number }>(
+      `SELECT uniqExact(id) AS sessions FROM (
+         SELECT SpanAttributes['session.id'] AS id FROM otel_traces WHERE SpanName = 'invoke_agent claude-code'
+         UNION ALL SELECT LogAttributes['session.id'] FROM otel_logs WHERE EventName = 'ccotel.session.started')`,
+    );
     expect(sessions).toBe(expected.sessions);
     const byOutcome = toRecord(query(`SELECT SpanAttributes['ccotel.turn.outcome'] AS key, count() AS n FROM ${spans(`SpanName = 'invoke_agent claude-code'`)} GROUP BY key`));
     expect(byOutcome).toEqual(nonZero(expected.turnsByOutcome));

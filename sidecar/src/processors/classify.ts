@@ -99,7 +99,17 @@ export function denialSource(text: string): BlockSource | undefined {
   return undefined;
 }
 
-export function toolOutcome(block: ContentBlock, toolUseResult: unknown): ToolOutcome {
+/** Who refused a call, from the structured decision newer Claude Code writes on the result row. */
+export function decisionBlockSource(decision: TranscriptEntry['permissionDecision']): BlockSource | undefined {
+  if (decision?.decision !== 'reject') return undefined;
+  const source = decision.source ?? '';
+  if (source === 'hook') return 'hook';
+  if (source.startsWith('user')) return 'user';
+  return 'rule';
+}
+
+export function toolOutcome(block: ContentBlock, toolUseResult: unknown, decision?: TranscriptEntry['permissionDecision']): ToolOutcome {
+  if (decisionBlockSource(decision)) return 'denied';
   const text = resultText(block);
   const structured = typeof toolUseResult === 'object' && toolUseResult !== null ? toolUseResult : undefined;
   if ((structured as { interrupted?: unknown } | undefined)?.interrupted === true) return 'interrupted';

@@ -32,6 +32,7 @@ const result = (toolUseId: string, content: string, isError?: boolean, toolUseRe
 function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
   const correlator = new TranscriptCorrelator({ contentLevel: 'masked' });
   for (const [file, rows] of files) {
+    correlator.readingFromStart(file.path);
     rows.forEach((row, index) => {
       const parsed = parseTranscriptLine(JSON.stringify(row));
       if (parsed.ok === true) correlator.add(parsed.entry, file, index);
@@ -102,6 +103,18 @@ describe('TranscriptCorrelator', () => {
     expect(batch.metrics.filter((p) => p.name === 'ccotel.permission.blocks')).toHaveLength(2);
   });
 
+  it('reads the structured permission decision of newer Claude Code, whatever the wording', () => {
+    const batch = correlate([
+      [MAIN, [
+        prompt('try'),
+        assistant('msg_p', 'req_p', [toolUse('toolu_p', 'Bash')], { output_tokens: 1 }, 'tool_use'),
+        result('toolu_p', 'Some future wording', true, 'Error: Some future wording', { permissionDecision: { decision: 'reject', source: 'hook' } }),
+      ]],
+    ]);
+    expect(spansNamed(batch, 'execute_tool ')[0].attributes['ccotel.tool.outcome']).toBe('denied');
+    expect(batch.logs.find((l) => l.eventName === 'ccotel.permission.blocked')?.attributes.source).toBe('hook');
+  });
+
   it('derives turn outcomes: interrupted, API error, abandoned with an unanswered call', () => {
     const batch = correlate([
       [MAIN, [
@@ -159,6 +172,16 @@ describe('TranscriptCorrelator', () => {
     expect(spansNamed(batch, 'execute_tool ')).toHaveLength(1);
     const starts = batch.logs.filter((l) => l.eventName === 'ccotel.session.started').map((l) => [l.attributes['session.id'], l.attributes.source]);
     expect(starts).toEqual([[SESSION, 'startup'], [resumed, 'resume']]);
+  });
+
+  it('marks a session forked from another as a fork', () => {
+    const original = [prompt('start'), assistant('msg_k', 'req_k', [{ type: 'text', text: 'ok' }], { output_tokens: 1 }, 'end_turn')];
+    const forked = '0b9a5c1e-0000-4000-8000-000000000003';
+    const copy = original.map((row, i) => ({ ...row, uuid: `fork-${i}`, sessionId: forked, forkedFrom: { sessionId: SESSION, messageUuid: (row as { uuid: string }).uuid } }));
+    const batch = correlate([[MAIN, original], [{ path: '/p/forked.jsonl', kind: 'main' }, copy]]);
+    const starts = batch.logs.filter((l) => l.eventName === 'ccotel.session.started').map((l) => l.attributes.source);
+    expect(starts).toEqual(['startup', 'fork']);
+    expect(turnRoots(batch)).toHaveLength(1);
   });
 
   it('puts a subagent under the Task call that started it, in the same trace', () => {

@@ -6,6 +6,7 @@ import { recordIdOf, spanIdOf, traceIdOf } from '../ids.js';
 import type { Attributes, ContentLevel, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
 import {
+  decisionBlockSource,
   denialSource,
   isInterruptMarker,
   realPromptText,
@@ -13,10 +14,11 @@ import {
   toolOutcome,
   toolResults,
   toolUses,
+  type BlockSource,
   type ToolOutcome,
   type TurnOutcome,
 } from './classify.js';
-import type { TranscriptEntry, Usage } from './parse-transcript.js';
+import type { ContentBlock, TranscriptEntry, Usage } from './parse-transcript.js';
 
 export interface TranscriptFile {
   path: string;
@@ -127,9 +129,15 @@ export class TranscriptCorrelator {
   private readonly agents = new Map<string, Agent>();
   private readonly agentLinks = new Map<string, TaskCall>();
   private readonly openTaskCalls = new Map<string, TaskCall>();
+  /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
+  private readonly filesReadFromStart = new Set<string>();
   private out: TelemetryBatch = emptyBatch();
 
   constructor(private readonly options: CorrelatorOptions) {}
+
+  readingFromStart(path: string): void {
+    this.filesReadFromStart.add(path);
+  }
 
   /** Take everything emitted so far. */
   drain(): TelemetryBatch {
@@ -234,7 +242,7 @@ export class TranscriptCorrelator {
     const promptKey = `${entry.timeMs}\u0000${prompt}`;
     const replayed = this.seenPrompts.has(promptKey);
     this.seenPrompts.add(promptKey);
-    const source = sessionStartSource(entry, session.started, replayed);
+    const source = sessionStartSource(entry, session.started, replayed, this.filesReadFromStart.has(file.path));
     if (source) this.startSession(session, entry, source);
     const traceId = traceIdOf(session.id, entry.uuid);
     const rootSpanId = spanIdOf('turn', session.id, entry.uuid);
@@ -463,10 +471,10 @@ export class TranscriptCorrelator {
     }
   }
 
-  private addToolResult(block: { tool_use_id?: string; is_error?: boolean; content?: unknown; type: string }, entry: TranscriptEntry, turn: Turn | undefined): void {
+  private addToolResult(block: ContentBlock, entry: TranscriptEntry, turn: Turn | undefined): void {
     const tool = this.pendingTools.get(block.tool_use_id!);
     if (!tool) return; // result of a call already reported (replay) or of one never seen
-    const outcome = toolOutcome(block, entry.toolUseResult);
+    const outcome = toolOutcome(block, entry.toolUseResult, entry.permissionDecision);
     if (turn && outcome === 'interrupted') turn.interrupted = true;
     const task = this.openTaskCalls.get(tool.id);
     const agentId = agentIdOf(entry.toolUseResult);
@@ -475,10 +483,11 @@ export class TranscriptCorrelator {
       const agent = this.agents.get(agentId);
       if (agent && !agent.link) this.linkAgent(agent, task);
     }
-    this.emitTool(tool, outcome, entry.timeMs, { text: resultText(block as never), toolUseResult: entry.toolUseResult });
+    const blockedBy = outcome === 'denied' ? (decisionBlockSource(entry.permissionDecision) ?? denialSource(resultText(block)) ?? 'user') : undefined;
+    this.emitTool(tool, outcome, entry.timeMs, { text: resultText(block), blockedBy });
   }
 
-  private emitTool(tool: PendingTool, outcome: ToolOutcome, endMs: number, result: { text: string; toolUseResult: unknown } | undefined): void {
+  private emitTool(tool: PendingTool, outcome: ToolOutcome, endMs: number, result: { text: string; blockedBy?: BlockSource } | undefined): void {
     this.pendingTools.delete(tool.id);
     this.openTaskCalls.delete(tool.id);
     const session = tool.scope.sessionId;
@@ -497,7 +506,7 @@ export class TranscriptCorrelator {
       attributes['ccotel.tool.input'] = inputText;
       if (result) attributes['ccotel.tool.output'] = result.text;
     }
-    const block = outcome === 'denied' && result ? denialSource(result.text) ?? 'user' : undefined;
+    const block = result?.blockedBy;
     this.emit(tool.scope, {
       traceId: tool.scope.traceId,
       spanId: tool.spanId,
@@ -677,16 +686,18 @@ function firstLine(text: string): string {
 }
 
 /**
- * Whether a prompt starts a session, and how: the first prompt of a conversation is a startup, unless it
- * repeats a prompt seen elsewhere (an older Claude Code resumed or forked into a new file by copying the
- * history); a process's first prompt in a session that already has turns is a resume (newer Claude Code
- * appends to the same file and numbers prompts per process in `turnPosition`).
+ * Whether a prompt starts a session, and how. Newer Claude Code numbers prompts (`turnPosition`): turn 1 is the
+ * startup, and a process's first prompt in a later turn is a resume (it appends to the same file). Older
+ * versions resumed or forked by copying the history into a new file: a session whose first prompt repeats one
+ * seen elsewhere is a resume, or a fork when its rows say `forkedFrom`. Without numbering, the first prompt is
+ * known only in a file read from its start (a re-read from a checkpoint must not report the start again).
  */
-function sessionStartSource(entry: TranscriptEntry, sessionStarted: boolean, replayed: boolean): string | undefined {
+function sessionStartSource(entry: TranscriptEntry, sessionStarted: boolean, replayed: boolean, fileReadFromStart: boolean): string | undefined {
   const position = entry.turnPosition;
   if (position?.promptIndex === 0 && (position.turnIndex ?? 1) > 1) return 'resume';
   if (sessionStarted) return undefined;
-  const firstOfConversation = entry.parentUuid === null || position?.turnIndex === 1;
+  if (entry.forkedFromSessionId) return 'fork';
   if (replayed) return 'resume';
-  return firstOfConversation ? 'startup' : undefined;
+  if (position?.turnIndex === 1) return 'startup';
+  return position === undefined && fileReadFromStart ? 'startup' : undefined;
 }

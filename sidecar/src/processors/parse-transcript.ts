@@ -75,6 +75,8 @@ export interface TranscriptEntry {
   /** Claude Code ≥ 2.1.3xx: which prompt of this process (promptIndex) and of the session (turnIndex) a row starts. */
   turnPosition?: { promptIndex?: number; turnIndex?: number };
   requestId?: string;
+  /** Set on the rows of a session forked from another (`--fork-session`, /branch). */
+  forkedFromSessionId?: string;
   cwd?: string;
   gitBranch?: string;
   version?: string;
@@ -91,6 +93,8 @@ export interface TranscriptEntry {
     content: string | ContentBlock[];
   };
   toolUseResult?: unknown;
+  /** Claude Code ≥ 2.1.3xx on tool-result rows: who allowed or refused the call. */
+  permissionDecision?: { decision?: string; source?: string };
 }
 
 export type ParseResult =
@@ -166,6 +170,7 @@ export function classifyRow(row: unknown): ParseResult {
     promptId: optionalString(r.promptId),
     turnPosition: typeof r.turnPosition === 'object' && r.turnPosition !== null ? (r.turnPosition as TranscriptEntry['turnPosition']) : undefined,
     requestId: optionalString(r.requestId),
+    forkedFromSessionId: optionalString((r.forkedFrom as { sessionId?: unknown } | undefined)?.sessionId),
     cwd: optionalString(r.cwd),
     gitBranch: optionalString(r.gitBranch),
     version: optionalString(r.version),
@@ -174,6 +179,8 @@ export function classifyRow(row: unknown): ParseResult {
     compactMetadata: r.compactMetadata as TranscriptEntry['compactMetadata'],
     message: message ?? { content: '' },
     toolUseResult: r.toolUseResult,
+    permissionDecision:
+      typeof r.permissionDecision === 'object' && r.permissionDecision !== null ? (r.permissionDecision as TranscriptEntry['permissionDecision']) : undefined,
   };
   return { ok: true, entry };
 }
