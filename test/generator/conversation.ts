@@ -3,13 +3,13 @@ import { join, relative } from 'node:path';
 import type { ExpectedTally, SubagentLayout, TurnOutcome } from './expected.js';
 import type { Rng } from './random.js';
 import {
-  apiRequest, apiRequestShape, contextAttachments, promptSnapshot, stamp, startupAttachments, systemBlobMessage, usageObject,
-  type BigContent, type Envelope, type Row, type Usage,
+  apiRequest, apiRequestShape, contextAttachments, MAIN_STARTUP, promptSnapshot, stamp, startupAttachment, SUBAGENT_STARTUP,
+  systemBlobMessage, usageObject, type BigContent, type Envelope, type Row, type Usage,
 } from './rows.js';
 import type { TextPool } from './text.js';
 import {
   GUARDED_TOOLS, INTERRUPT, INTERRUPT_FOR_TOOL, TOOL_NAMES, toolDenial, toolFailure, toolInput, toolInterrupted,
-  toolSuccess, type DenialKind, type ToolKit, type ToolResult,
+  toolSuccess, type DenialKind, type ToolKit, type ToolResult, type ToolResultContent,
 } from './tools.js';
 import { LineWriter } from './writer.js';
 
@@ -90,7 +90,7 @@ export class Thread {
   /** Prompts in this process (0-based; a resumed process starts again at 0) and in this session. */
   private promptIndex = 0;
   private turnIndex = 0;
-  private promptId = '';
+  private resumed = false;
   private lastAssistantUuid = '';
   private lastPromptText = '';
   private stepsThisTurn = 0;
@@ -98,6 +98,7 @@ export class Thread {
   readonly kit: ToolKit;
   /** 2.1 sessions run with hooks configured write a stop_hook_summary row at the end of each turn. */
   private readonly hooks: boolean;
+  private promptId: string;
 
   constructor(
     readonly gen: Gen,
@@ -105,7 +106,10 @@ export class Thread {
     readonly env: Envelope,
     public clock: number,
     readonly projectDir: string,
+    /** A subagent: its type, and the parent turn's promptId (which its user rows carry). */
+    private readonly agent?: { type: string; promptId: string },
   ) {
+    this.promptId = agent?.promptId ?? '';
     this.model = env.agentId ? gen.rng.pick(SUBAGENT_MODELS) : gen.rng.pick(MAIN_MODELS);
     this.kit = { rng: gen.rng, text: gen.text, cwd: env.cwd };
     this.hooks = gen.rng.chance(0.5);
@@ -132,14 +136,14 @@ export class Thread {
     return row;
   }
 
-  private attachment(body: Row): void {
-    this.conversationRow({ ...body, type: 'attachment', uuid: this.gen.rng.uuid(), timestamp: this.tick(0, 2) }, false);
+  private attachment({ attachment, ...rendering }: Row): void {
+    this.conversationRow({ attachment, type: 'attachment', uuid: this.gen.rng.uuid(), timestamp: this.tick(0, 2), ...rendering }, false);
   }
 
   /** A user row; `flags` go right after `message`, `after` after the timestamp (the order 2.1 writes). */
   private userRow(content: unknown, flags: Row = {}, after: Row = {}): Row {
     const timestamp = this.tick(5, 900);
-    const promptId = this.modern && this.isMain ? { promptId: this.promptId } : {};
+    const promptId = this.modern ? { promptId: this.promptId } : {};
     return this.conversationRow({ ...promptId, type: 'user', message: { role: 'user', content }, ...flags, uuid: this.gen.rng.uuid(), timestamp, ...after }, true);
   }
 
@@ -170,7 +174,7 @@ export class Thread {
     this.promptIndex++;
     if (!this.file.once.startup) {
       this.file.once.startup = true;
-      for (const a of startupAttachments(big, this.model, this.env.cwd)) this.attachment(a);
+      for (const kind of MAIN_STARTUP) this.attachment(startupAttachment(kind, big, this.model, this.env.cwd));
       this.sessionRow({ type: 'atis-latch', atis: '', sessionId });
       for (const a of contextAttachments(new Date(this.clock).toISOString().slice(0, 10))) this.attachment(a);
       this.attachment(promptSnapshot(big, false));
@@ -178,26 +182,38 @@ export class Thread {
     }
   }
 
+  /** A subagent's first row: the task prompt from the Task/Agent call, then (2.1) its own startup rows. */
+  agentStart(prompt: string): void {
+    const { big } = this.gen;
+    this.userRow(prompt, this.modern ? { rowSource: 'recorded' } : {});
+    if (!this.modern) return;
+    for (const kind of SUBAGENT_STARTUP) this.attachment(startupAttachment(kind, big, this.model, this.env.cwd));
+    for (const a of contextAttachments(new Date(this.clock).toISOString().slice(0, 10))) this.attachment(a);
+    this.attachment(promptSnapshot(big, false));
+    this.pendingBlobs.push({ role: 'user', content: [{ type: 'text', text: prompt }] }, systemBlobMessage(big));
+  }
+
   /** The rows a 2.1 process writes before each model request; returns the request's id (requestRef). */
   private beforeRequest(): string {
     const { rng, big } = this.gen;
     const id = rng.uuid();
     if (!this.modern) return id;
-    const { sessionId, style } = this.env;
+    const { sessionId, style, agentId } = this.env;
+    const agent = agentId === undefined ? {} : { agentId };
     const timestamp = this.tick(5, 40);
     if (this.file.once.shapeHash === '') {
       this.file.once.shapeHash = rng.hex(64);
-      this.sessionRow(apiRequestShape(big, sessionId, this.file.once.shapeHash, timestamp, style.version));
+      this.sessionRow(apiRequestShape(big, sessionId, agent, this.file.once.shapeHash, timestamp, style.version));
     }
     const tail: string[] = [];
     for (const message of this.pendingBlobs) {
       const hash = rng.hex(64);
       tail.push(hash);
-      this.sessionRow({ type: 'api-request-blob', sessionId, hash, message });
+      this.sessionRow({ type: 'api-request-blob', sessionId, ...agent, hash, message });
     }
     this.pendingBlobs = [];
-    const querySource = this.isMain ? 'sdk' : 'agent:builtin';
-    this.sessionRow(apiRequest(sessionId, id, timestamp, style.version, querySource, this.file.once.shapeHash, this.model, tail, rng.hex(64)));
+    const querySource = this.agent ? `agent:builtin:${this.agent.type}` : 'sdk';
+    this.sessionRow(apiRequest(sessionId, agent, id, timestamp, style.version, querySource, this.file.once.shapeHash, this.model, tail, rng.hex(64)));
     if (this.isMain) this.sessionRow({ type: 'tools-used', tools: ['Bash'], sessionId });
     return id;
   }
@@ -216,7 +232,8 @@ export class Thread {
 
   /**
    * One API response, written as one row per content block sharing message.id and requestId. Each
-   * row repeats usage; earlier rows carry a smaller (streaming) output_tokens, the last is complete.
+   * row repeats usage: either the final one on every row (as recorded with the scripted server), or
+   * a smaller streaming output_tokens and no stop_reason on the earlier rows; the last row is complete.
    */
   private assistant(blocks: Row[], stopReason: string | null): Row {
     const { rng, tally } = this.gen;
@@ -224,9 +241,10 @@ export class Thread {
     const messageId = rng.apiId('msg_01');
     const requestId = rng.chance(this.env.style.missingRequestId) ? undefined : rng.apiId('req_011C');
     const usage = this.usage();
+    const streamed = rng.chance(0.5);
     let last: Row = {};
     blocks.forEach((block, i) => {
-      const final = i === blocks.length - 1;
+      const final = i === blocks.length - 1 || !streamed;
       const u = final ? usage : { ...usage, output_tokens: Math.max(1, Math.floor((usage.output_tokens * (i + 1)) / (blocks.length + 1))) };
       const message: Row = {
         id: messageId, type: 'message', role: 'assistant', model: this.model, content: [block],
@@ -239,6 +257,7 @@ export class Thread {
           message: { ...message, stop_details: null },
           ...(block.type === 'tool_use' ? { toolInputStreamMs: rng.int(1, 900) } : {}),
           apiBlockIndex: i, ...request, requestRef, requestedModel: this.model, promptCacheRequested: '5m',
+          ...(this.agent ? { attributionAgent: this.agent.type } : {}),
           type: 'assistant', uuid: rng.uuid(), timestamp, effort: 'medium', perTurnEffort: 'medium', madeBy: 'model',
         }
         : { message, ...request, type: 'assistant', uuid: rng.uuid(), timestamp };
@@ -342,9 +361,13 @@ export class Thread {
       this.marker(INTERRUPT_FOR_TOOL);
       return;
     }
-    if (this.modern && this.isMain && !this.file.once.fullSnapshot) {
+    if (this.modern && !this.file.once.fullSnapshot) {
       this.file.once.fullSnapshot = true;
       this.attachment(promptSnapshot(big, true));
+      if (this.agent) {
+        this.attachment(startupAttachment('agent_listing_delta', big, this.model, this.env.cwd));
+        this.pendingBlobs.push({ role: 'system', content: [{ type: 'text', text: `Available agent types for the Agent tool:\n${big.agentListing.join('\n')}` }] });
+      }
     }
     if (this.modern && this.isMain && this.stepsThisTurn === 5) {
       const text = "The user hasn't heard from you in a while. As you continue, keep them updated when there's something to tell.";
@@ -364,12 +387,12 @@ export class Thread {
     }
     if (success) block = { tool_use_id: call.id, type: 'tool_result', content: result.content, ...(call.name === 'Bash' ? { is_error: false } : {}) };
     else block = { type: 'tool_result', content: result.content, is_error: true, tool_use_id: call.id };
-    const after: Row = { toolUseResult: result.toolUseResult };
+    // 2.1 keeps the structured result on the main thread only.
+    const after: Row = this.isMain ? { toolUseResult: result.toolUseResult } : {};
     if (call.name === 'Bash' && result.outcome !== 'denied') after.sandboxed = false;
     if (result.outcome === 'denied') after.toolDenialKind = 'user-rejected';
     after.sourceToolAssistantUUID = sourceUuid;
-    if (result.outcome === 'denied') after.permissionDecision = { decision: 'reject', source: 'config', reasonCode: 'unknown' };
-    else if (result.outcome !== 'interrupted') after.permissionDecision = ACCEPTED;
+    after.permissionDecision = result.outcome === 'denied' ? { decision: 'reject', source: 'config', reasonCode: 'unknown' } : ACCEPTED;
     this.userRow([block], {}, after);
   }
 
@@ -394,31 +417,39 @@ export class Thread {
         : join(this.projectDir, this.env.sessionId, 'subagents', `agent-${agentId}.jsonl`);
       agentFile = new TranscriptFile(this.gen, path, false);
     }
-    const agent = new Thread(this.gen, agentFile, agentEnv, this.clock, this.projectDir);
-    agent.userRow(prompt);
+    const agent = new Thread(this.gen, agentFile, agentEnv, this.clock, this.projectDir, { type: agentType, promptId: this.promptId });
+    agent.agentStart(prompt);
     const steps = rng.int(0, 3);
-    for (let i = 0; i < steps; i++) agent.toolStep(undefined, [rng.pick(['Read', 'Grep', 'Glob', 'Bash'])]);
+    const toolsUsed = new Set<string>();
+    for (let i = 0; i < steps; i++) {
+      const name = rng.pick(['Read', 'Grep', 'Glob', 'Bash']);
+      toolsUsed.add(name);
+      agent.toolStep(undefined, [name]);
+    }
     agent.answer();
-    if (agentFile !== this.file) {
-      agentFile.close();
-      if (layout === 'nested') {
-        const meta = JSON.stringify({ agentType, spawnDepth: 1 });
-        writeFileSync(join(this.projectDir, this.env.sessionId, 'subagents', `agent-${agentId}.meta.json`), meta);
-        tally.bytes += Buffer.byteLength(meta);
-      }
+    if (agentFile !== this.file) agentFile.close();
+    if (layout === 'nested') {
+      const meta = JSON.stringify({
+        agentType, isBuiltIn: true, description: call.input.description, toolUseId: call.id, spawnDepth: 1, requestShape: 'foreground',
+        requestNonInteractive: true, model: agent.model, modelNotNamed: true, pickedEffortModel: agent.model, finished: true,
+      });
+      writeFileSync(join(this.projectDir, this.env.sessionId, 'subagents', `agent-${agentId}.meta.json`), meta);
+      tally.bytes += Buffer.byteLength(meta);
     }
     this.clock = agent.clock;
     tally.subagent(agentType, layout);
-    const answer = text.text(rng, rng.int(100, 1200));
-    this.toolResult(call, {
-      outcome: 'success',
-      content: [{ type: 'text', text: answer }],
-      isError: false,
-      toolUseResult: {
-        status: 'completed', prompt, agentId, content: [{ type: 'text', text: answer }],
-        totalDurationMs: this.clock - startMs, totalTokens: rng.int(1000, 90000), totalToolUseCount: steps,
-      },
-    }, assistantRow.uuid as string);
+    const report = text.text(rng, rng.int(100, 1200));
+    const totalTokens = rng.int(1000, 90000);
+    const content: ToolResultContent = this.modern
+      ? [{ type: 'text', text: `  <tools-used-before-summary>${[...toolsUsed].join(', ')}</tools-used-before-summary>\n  \n[Subagent hand-back] The text below is the final report of a subagent.\n  ${report}\nagentId: ${agentId} (use SendMessage with to: '${agentId}' to continue this agent)\n<usage>subagent_tokens: ${totalTokens}\ntool_uses: ${steps}\nduration_ms: ${this.clock - startMs}</usage>` }]
+      : [{ type: 'text', text: report }];
+    const toolUseResult = this.modern
+      ? {
+        status: 'completed', prompt, agentId, agentType, toolsUsed: [...toolsUsed], content: [{ type: 'text', text: report }], resolvedModel: agent.model,
+        totalDurationMs: this.clock - startMs, totalTokens, totalToolUseCount: steps, canContinueAgent: true,
+      }
+      : { status: 'completed', prompt, agentId, content: [{ type: 'text', text: report }], totalDurationMs: this.clock - startMs, totalTokens, totalToolUseCount: steps };
+    this.toolResult(call, { outcome: 'success', content, isError: false, toolUseResult }, assistantRow.uuid as string);
     tally.tool(call.name, 'success');
   }
 
@@ -494,7 +525,7 @@ export class Thread {
     const sessionId = this.env.sessionId;
     if (this.modern) {
       if (rng.chance(0.3)) this.sessionRow({ type: 'ai-title', aiTitle: text.phrase(rng, 5), sessionId });
-      if (rng.chance(0.5)) this.sessionRow({ type: 'mode', mode: 'normal', sessionId });
+      if (this.resumed) this.sessionRow({ type: 'mode', mode: 'normal', sessionId });
       const cacheCreation = rng.int(0, 90000);
       this.sessionRow({
         type: 'cost-state', sessionId, totalCostUSD: rng.int(1, 90000) / 10000, totalAPIDuration: rng.int(1000, 900000),
@@ -525,6 +556,7 @@ export class Thread {
   resumeProcess(gapMs: number): void {
     this.clock += gapMs;
     this.promptIndex = 0;
+    this.resumed = true;
   }
 
   // ---- turns ----

@@ -40,8 +40,11 @@ export function stamp(env: Envelope, parentUuid: string | null, body: Row): Row 
   const sidechain = env.agentId !== undefined;
   const agent = sidechain ? { agentId: env.agentId } : {};
   if (env.style.modern) {
+    // 2.1 subagent user rows put the (parent's) promptId before agentId.
+    const { promptId, ...rest } = body;
+    const prompt = promptId === undefined ? {} : { promptId };
     return {
-      parentUuid, isSidechain: sidechain, ...agent, ...body,
+      parentUuid, isSidechain: sidechain, ...prompt, ...agent, ...rest,
       userType: 'external', entrypoint: env.style.entrypoint, cwd: env.cwd, sessionId: env.sessionId,
       version: env.style.version, gitBranch: env.gitBranch,
     };
@@ -122,16 +125,27 @@ function reminder(content: string): Row[] {
   return [{ content: `<system-reminder>\n${content}\n</system-reminder>` }];
 }
 
-/** Attachment bodies a 2.1 process writes with the first prompt of a transcript file, in order. */
-export function startupAttachments(big: BigContent, model: string, cwd: string): Row[] {
-  return [
-    { attachment: { type: 'environment', snapshot: { workingDirectory: cwd, isWorktree: false, isGitRepo: true, additionalWorkingDirectories: [], platform: 'linux', shell: 'bash', osVersion: 'Linux 6.8.0' } }, rendered: reminder(`# Environment\n${big.environment}`), renderedRole: 'system' },
-    { attachment: { type: 'model', identity: { modelId: model, marketingName: model, knowledgeCutoff: 'June 2026' }, text: `You are powered by the model ${model}.` }, rendered: reminder(`You are powered by the model ${model}.`), renderedRole: 'system' },
-    { attachment: { type: 'deferred_tools_delta', addedNames: ['CronCreate', 'CronDelete', 'EnterWorktree', 'WebSearch'], addedLines: ['CronCreate', 'CronDelete', 'EnterWorktree', 'WebSearch'], removedNames: [], wireHiddenNames: [], readdedNames: [], pendingMcpServers: [], needsAuthMcpServers: [], failedMcpServers: [] }, rendered: reminder('The following deferred tools are now available via ToolSearch.'), renderedRole: 'system' },
-    { attachment: { type: 'agent_listing_delta', addedTypes: ['claude', 'Explore', 'general-purpose', 'Plan', 'statusline-setup'], addedLines: big.agentListing, builtInTypes: ['claude', 'Explore', 'general-purpose', 'Plan', 'statusline-setup'], builtInPluginTypes: [], removedTypes: [], isInitial: true, showConcurrencyNote: true }, rendered: reminder(`Available agent types for the Agent tool:\n${big.agentListing.join('\n')}`), renderedRole: 'system' },
-    { attachment: { type: 'skill_listing', content: big.skillListing, skillCount: 13, isInitial: true, names: ['dataviz', 'update-config', 'code-review'], digests: ['140faf7359fd9e4c', '909bf5fe1d1fb81f', '233332cc9c0d34f7'] }, rendered: reminder(`The following skills are available for use with the Skill tool:\n\n${big.skillListing}`), renderedRole: 'system' },
-  ];
+export type StartupAttachment = 'environment' | 'model' | 'deferred_tools_delta' | 'agent_listing_delta' | 'skill_listing';
+
+/** Attachment bodies a 2.1 process writes with the first prompt of a transcript file. */
+export function startupAttachment(kind: StartupAttachment, big: BigContent, model: string, cwd: string): Row {
+  switch (kind) {
+    case 'environment':
+      return { attachment: { type: 'environment', snapshot: { workingDirectory: cwd, isWorktree: false, isGitRepo: true, additionalWorkingDirectories: [], platform: 'linux', shell: 'bash', osVersion: 'Linux 6.8.0' } }, rendered: reminder(`# Environment\n${big.environment}`), renderedRole: 'system' };
+    case 'model':
+      return { attachment: { type: 'model', identity: { modelId: model, marketingName: model, knowledgeCutoff: 'June 2026' }, text: `You are powered by the model ${model}.` }, rendered: reminder(`You are powered by the model ${model}.`), renderedRole: 'system' };
+    case 'deferred_tools_delta':
+      return { attachment: { type: 'deferred_tools_delta', addedNames: ['CronCreate', 'CronDelete', 'EnterWorktree', 'WebSearch'], addedLines: ['CronCreate', 'CronDelete', 'EnterWorktree', 'WebSearch'], removedNames: [], wireHiddenNames: [], readdedNames: [], pendingMcpServers: [], needsAuthMcpServers: [], failedMcpServers: [] }, rendered: reminder('The following deferred tools are now available via ToolSearch.'), renderedRole: 'system' };
+    case 'agent_listing_delta':
+      return { attachment: { type: 'agent_listing_delta', addedTypes: ['claude', 'Explore', 'general-purpose', 'Plan', 'statusline-setup'], addedLines: big.agentListing, builtInTypes: ['claude', 'Explore', 'general-purpose', 'Plan', 'statusline-setup'], builtInPluginTypes: [], removedTypes: [], isInitial: true, showConcurrencyNote: true }, rendered: reminder(`Available agent types for the Agent tool:\n${big.agentListing.join('\n')}`), renderedRole: 'system' };
+    case 'skill_listing':
+      return { attachment: { type: 'skill_listing', content: big.skillListing, skillCount: 13, isInitial: true, names: ['dataviz', 'update-config', 'code-review'], digests: ['140faf7359fd9e4c', '909bf5fe1d1fb81f', '233332cc9c0d34f7'] }, rendered: reminder(`The following skills are available for use with the Skill tool:\n\n${big.skillListing}`), renderedRole: 'system' };
+  }
 }
+
+/** Orders as recorded: the main thread lists agents up front, a subagent only after its first tool result. */
+export const MAIN_STARTUP: readonly StartupAttachment[] = ['environment', 'model', 'deferred_tools_delta', 'agent_listing_delta', 'skill_listing'];
+export const SUBAGENT_STARTUP: readonly StartupAttachment[] = ['deferred_tools_delta', 'environment', 'model', 'skill_listing'];
 
 /** Attachment bodies written after the atis-latch row that follows the startup attachments. */
 export function contextAttachments(date: string): Row[] {
@@ -157,9 +171,10 @@ export function promptSnapshot(big: BigContent, withTools: boolean): Row {
   };
 }
 
-export function apiRequestShape(big: BigContent, sessionId: string, shapeHash: string, timestamp: string, version: string): Row {
+/** `agent` adds the subagent's agentId (its api-request* rows go to its own file). */
+export function apiRequestShape(big: BigContent, sessionId: string, agent: Row, shapeHash: string, timestamp: string, version: string): Row {
   return {
-    type: 'api-request-shape', sessionId, shapeHash, timestamp, version,
+    type: 'api-request-shape', sessionId, ...agent, shapeHash, timestamp, version,
     shape: { system: [{ type: 'text', text: "You are Claude Code, Anthropic's official CLI for Claude." }, { type: 'text', text: big.systemPrompt.join('\n\n') }], tools: big.tools },
   };
 }
@@ -169,9 +184,9 @@ export function systemBlobMessage(big: BigContent): Row {
   return { role: 'system', content: [{ type: 'text', text: `# Environment\n${big.environment}\n${big.skillListing}` }], output_config: { effort: 'medium' } };
 }
 
-export function apiRequest(sessionId: string, id: string, timestamp: string, version: string, querySource: string, shapeHash: string, model: string, tail: string[], digest: string): Row {
+export function apiRequest(sessionId: string, agent: Row, id: string, timestamp: string, version: string, querySource: string, shapeHash: string, model: string, tail: string[], digest: string): Row {
   return {
-    type: 'api-request', sessionId, id, timestamp, version, querySource, shapeHash,
+    type: 'api-request', sessionId, ...agent, id, timestamp, version, querySource, shapeHash,
     params: {
       model,
       betas: ['claude-code-20250219', 'interleaved-thinking-2025-05-14', 'context-management-2025-06-27', 'per-turn-control-2026-07-01', 'mid-conversation-tool-changes-2026-07-01', 'thinking-token-count-2026-05-13', 'advanced-tool-use-2025-11-20', 'effort-2025-11-24'],
