@@ -1,0 +1,48 @@
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLines, type Line } from './line-reader.js';
+
+function tempFile(content: string | Buffer): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'ccotel-lines-')), 'f.jsonl');
+  writeFileSync(path, content);
+  return path;
+}
+
+async function collect(path: string, from = 0, max?: number) {
+  const lines: Line[] = [];
+  const result = await readLines(path, from, (batch) => void lines.push(...batch), max);
+  return { lines, result };
+}
+
+describe('readLines', () => {
+  it('returns complete lines with byte offsets and leaves a half-written last line for later', async () => {
+    const path = tempFile('{"a":1}\r\n{"é":2}\n{"half"');
+    const { lines, result } = await collect(path);
+    expect(lines.map((l) => l.text)).toEqual(['{"a":1}', '{"é":2}']);
+    expect(lines[1].start).toBe(9);
+    expect(result.offset).toBe(9 + Buffer.byteLength('{"é":2}\n'));
+    expect(result.pendingBytes).toBe('{"half"'.length);
+    appendFileSync(path, ':3}\n');
+    const next = await collect(path, result.offset);
+    expect(next.lines.map((l) => l.text)).toEqual(['{"half":3}']);
+    expect(next.result.pendingBytes).toBe(0);
+  });
+
+  it('skips a line longer than the limit without losing the lines around it', async () => {
+    const long = 'x'.repeat(3 << 20);
+    const path = tempFile(`first\n${long}\nlast\n`);
+    const { lines, result } = await collect(path, 0, 1 << 20);
+    expect(lines.map((l) => l.text)).toEqual(['first', 'last']);
+    expect(result.tooLong).toEqual([6]);
+    expect(result.offset).toBe(6 + long.length + 1 + 5);
+  });
+
+  it('keeps going through invalid UTF-8 and binary bytes', async () => {
+    const path = tempFile(Buffer.concat([Buffer.from('ok\n'), Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x0a]), Buffer.from('ok2\n')]));
+    const { lines } = await collect(path);
+    expect(lines).toHaveLength(3);
+    expect(lines[2].text).toBe('ok2');
+  });
+});

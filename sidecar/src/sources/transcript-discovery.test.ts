@@ -1,0 +1,36 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { discoverTranscripts, transcriptRoots } from './transcript-discovery.js';
+
+function touch(path: string, content = '{}\n'): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, content);
+}
+
+describe('transcript discovery', () => {
+  it('finds every root: each CLAUDE_CONFIG_DIR entry, ~/.claude and ~/.config/claude', () => {
+    const base = mkdtempSync(join(tmpdir(), 'ccotel-roots-'));
+    const home = join(base, 'home');
+    for (const dir of [join(base, 'a'), join(base, 'b'), join(home, '.claude'), join(home, '.config', 'claude')]) mkdirSync(join(dir, 'projects'), { recursive: true });
+    const roots = transcriptRoots({ CLAUDE_CONFIG_DIR: `${join(base, 'a')}, ${join(base, 'b')},${join(base, 'missing')}`, HOME: home }, home);
+    expect(roots).toEqual([join(base, 'a', 'projects'), join(base, 'b', 'projects'), join(home, '.claude', 'projects'), join(home, '.config', 'claude', 'projects')]);
+  });
+
+  it('classifies main transcripts and subagents in the legacy and nested layouts, main ones first', async () => {
+    const projects = join(mkdtempSync(join(tmpdir(), 'ccotel-disc-')), 'projects');
+    const session = '5d1c0f7a-0000-4000-8000-00000000000a';
+    touch(join(projects, '-work-app', 'agent-legacy1.jsonl'));
+    touch(join(projects, '-work-app', `${session}.jsonl`));
+    touch(join(projects, '-work-app', session, 'subagents', 'agent-n1.jsonl'));
+    touch(join(projects, '-work-app', session, 'subagents', 'agent-n1.meta.json'), '{"agentType":"Explore"}');
+    touch(join(projects, '-work-app', session, 'tool-results', 'big.jsonl'));
+    touch(join(projects, '-work-app', 'notes.txt'));
+    const found = await discoverTranscripts([projects]);
+    expect(found).toHaveLength(3); // not tool-results/, not .txt
+    expect(found[0]).toMatchObject({ kind: 'main', path: join(projects, '-work-app', `${session}.jsonl`) });
+    expect(found.filter((f) => f.kind === 'subagent').map((f) => f.agentId).sort()).toEqual(['legacy1', 'n1']);
+    expect(found.find((f) => f.agentId === 'n1')?.agentType).toBe('Explore');
+  });
+});
