@@ -51,11 +51,11 @@ export const PLUGIN_MACROS: Record<string, Macro> = {
   interval_s: (_a, ctx) => String(Math.max(seconds(ctx.intervalMs), 1)),
 };
 
+/** Like Grafana's template service: known variables are replaced, anything else (`$HOME` in a regex) is left. */
 export function interpolateVariables(sql: string, variables: Record<string, string> = {}): string {
   return sql.replace(/\$\{(\w+)\}|\$(?!__)(\w+)/g, (match, braced: string | undefined, bare: string | undefined) => {
     const name = braced ?? bare ?? '';
-    if (!(name in variables)) throw new Error(`template variable ${match} has no value`);
-    return variables[name];
+    return name in variables ? variables[name] : match;
   });
 }
 

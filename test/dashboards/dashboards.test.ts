@@ -106,6 +106,8 @@ describe('dashboard JSON', () => {
         expect(target.queryType === 'timeSeries', panel.title).toBe(panel.type === 'timeseries');
         expect(target.rawSql, `${file} ${panel.title}`).toMatch(/\$__timeFilter\((Timestamp|TimeUnix)\)/);
         if (panel.type === 'timeseries') expect(target.rawSql).toContain('$__timeInterval(');
+        const variables = committed(file).templating.list.map((v) => v.name);
+        for (const [, name] of target.rawSql.matchAll(/\$\{?(?!__)(\w+)/g)) expect(variables, panel.title).toContain(name);
       }
     }
   });
