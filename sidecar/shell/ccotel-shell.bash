@@ -24,6 +24,10 @@ __ccotel_shell_pid=$$
 
 # Sets __ccotel_json to $1 as a JSON string (quotes included), without starting a process.
 __ccotel_json_string() {
+  if [[ $1 != *[\\\"[:cntrl:]]* ]]; then
+    __ccotel_json="\"$1\""
+    return 0
+  fi
   local s=$1 c hex
   s=${s//\\/\\\\}
   s=${s//\"/\\\"}
@@ -60,16 +64,18 @@ __ccotel_append() {
 #   bash -c "source <snapshot> … && eval '<command, ' written as '"'"'>' [< /dev/null] && pwd -P >| <cwd file>"
 # so the command is cut out of that and unquoted; any other shell logs its -c string or $0 and args.
 __ccotel_command() {
-  local whole=${BASH_EXECUTION_STRING-} body
+  local whole=${BASH_EXECUTION_STRING-} head body
   if [[ -z $whole ]]; then
     __ccotel_cmd="$0${*:+ $*}"
     return 0
   fi
   __ccotel_cmd=$whole
-  body=${whole%" && pwd -P >| "*}
+  # ${whole%%X*} finds the first X in linear time; ${whole#*X} would be quadratic.
+  head=${whole%%"&& eval '"*}
+  body=${whole:${#head}+9}
+  body=${body%" && pwd -P >| "*}
   body=${body%" < /dev/null"}
-  if [[ $body != "$whole" && $body == *"&& eval '"*"'" ]]; then
-    body=${body#*"&& eval '"}
+  if [[ $head != "$whole" && $body == *"'" ]]; then
     body=${body%"'"}
     __ccotel_cmd=${body//"'\"'\"'"/"'"}
   fi
@@ -90,18 +96,11 @@ __ccotel_tty_name() {
 }
 
 __ccotel_shell_start() {
-  local max_command=4096 max_line=4095 stat rest pgid=null psid=null tty_nr=0 sid tp tty cwd cmd line length keep
+  local max_command=4096 max_line=4095 skip pgid=null psid=null tty_nr=0 sid tp tty cwd cmd line length keep
   __ccotel_shell_file=${__ccotel_shell_log_dir:-${CCOTEL_STATE_DIR:-${XDG_STATE_HOME:-${HOME-}/.local/state}/ccotel}/shell}/$CLAUDE_CODE_SESSION_ID.jsonl
-  # /proc/<pid>/stat: "pid (comm) state ppid pgrp session tty_nr …"; comm may hold spaces.
-  if { builtin read -r stat </proc/$$/stat; } 2>/dev/null; then
-    rest=${stat##*) }
-    rest=${rest#* } # state
-    rest=${rest#* } # ppid ($PPID has it)
-    pgid=${rest%% *} && rest=${rest#* }
-    psid=${rest%% *} && rest=${rest#* }
-    tty_nr=${rest%% *}
-  fi
-  __ccotel_tty_name "$tty_nr"
+  # /proc/<pid>/stat: "pid (comm) state ppid pgrp session tty_nr …"; comm is bash's, without spaces.
+  { IFS=' ' builtin read -r skip skip skip skip pgid psid tty_nr skip </proc/$$/stat; } 2>/dev/null
+  __ccotel_tty_name "${tty_nr:-0}"
   __ccotel_command "$@"
   __ccotel_byte_length "$__ccotel_cmd" && length=$__ccotel_bytes
   cmd=${__ccotel_cmd:0:max_command}
@@ -112,7 +111,7 @@ __ccotel_shell_start() {
   __ccotel_json_string "$__ccotel_tty" && tty=$__ccotel_json
   while :; do
     __ccotel_json_string "$cmd"
-    line="{\"v\":1,\"ev\":\"start\",\"sid\":$sid,\"tp\":$tp,\"pid\":$$,\"ppid\":$PPID,\"pgid\":$pgid,\"psid\":$psid,\"tty\":$tty,\"cwd\":$cwd,\"cmd\":$__ccotel_json,\"cmdlen\":$length,\"ts\":${EPOCHREALTIME//[!0-9]/},\"seq\":1}"
+    line="{\"v\":1,\"ev\":\"start\",\"sid\":$sid,\"tp\":$tp,\"pid\":$$,\"ppid\":$PPID,\"pgid\":${pgid:-null},\"psid\":${psid:-null},\"tty\":$tty,\"cwd\":$cwd,\"cmd\":$__ccotel_json,\"cmdlen\":$length,\"ts\":${EPOCHREALTIME//[!0-9]/},\"seq\":1}"
     # One write() appends a whole line even when parallel Bash calls of a session log at once, and
     # bash writes at most 4096 bytes at a time: shorten the command until line and newline fit.
     ((${#line} * 4 <= max_line)) && break

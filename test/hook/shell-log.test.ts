@@ -104,8 +104,8 @@ describe('ccotel-shell.bash in a Bash tool shell', () => {
     expectOnePair('exit 42', 42);
   });
 
-  it('leaves PIPESTATUS, $? and $_ as they were', () => {
-    const command = 'echo "[$?][$_]"; false | true | (exit 3); echo "ps=${PIPESTATUS[*]}"; true | false; echo "rc=$? ${PIPESTATUS[*]} [$_]"';
+  it('leaves PIPESTATUS, BASH_REMATCH, $? and $_ as they were', () => {
+    const command = 'echo "[$?][$_]"; declare -p BASH_REMATCH; false | true | (exit 3); echo "ps=${PIPESTATUS[*]}"; true | false; echo "rc=$? ${PIPESTATUS[*]} [$_]"';
     expect(runBoth(command).stdout.toString()).toContain('ps=1 0 3');
     expectOnePair(command, 0);
   });

@@ -1,0 +1,99 @@
+// Benchmark (not a test) of the hook and the shell log, printed as Markdown for docs/HOOKS.md.
+//   npx vite-node bench/hook.ts [runs]
+// 1. Hook: time per call as Claude Code makes it (`/bin/sh -c '<command>'`, the event on stdin),
+//    against the least any spooling hook can do: `cat > file`.
+// 2. Shell log: wall time of a Bash tool command (`bash -c`, Claude Code's wrapper) with and without
+//    the integration, and the integration's own shell work measured inside one bash.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, release, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { shellSourceLine } from '../sidecar/src/install/shell.js';
+import { shQuote } from '../sidecar/src/install/scripts.js';
+import { hookPayloads } from '../test/hook/payloads.js';
+import { bashToolScript, HOOK_SCRIPT, SHELL_SCRIPT } from '../test/hook/run.js';
+
+const runs = Number(process.argv[2] ?? 400);
+const dir = mkdtempSync(join(tmpdir(), 'ccotel-bench-'));
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Milliseconds per run of `fn`, after a few warm-up runs. */
+function timeRuns(fn: () => void): number[] {
+  for (let i = 0; i < 10; i++) fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    fn();
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+function row(name: string, times: number[]): string {
+  const f = (ms: number) => ms.toFixed(2);
+  return `| ${name} | ${f(percentile(times, 50))} | ${f(percentile(times, 90))} | ${f(percentile(times, 99))} | ${f(times.at(-1)!)} |`;
+}
+
+function mustSucceed(result: ReturnType<typeof spawnSync>): void {
+  if (result.status !== 0) throw new Error(`benchmark command failed: ${String(result.stderr)}`);
+}
+
+const payload = JSON.stringify(hookPayloads({ sessionId: '3f1c2b9e-8d7a-4c6b-9e5f-0a1b2c3d4e5f', cwd: '/home/dev/project' }).PostToolUse);
+const spool = join(dir, 'state', 'spool');
+const hookCommand = `${shQuote(HOOK_SCRIPT)} ${shQuote(spool)}`;
+const catCommand = `cat > ${shQuote(join(dir, 'cat-target'))}`;
+
+const hookTimes = timeRuns(() => mustSucceed(spawnSync('/bin/sh', ['-c', hookCommand], { input: payload })));
+const catTimes = timeRuns(() => mustSucceed(spawnSync('/bin/sh', ['-c', catCommand], { input: payload })));
+rmSync(spool, { recursive: true });
+
+const logDir = join(dir, 'shell');
+mkdirSync(logDir);
+const toolOptions = { cwdFile: join(dir, 'cwd') };
+const command = 'echo "$PWD" | wc -c >/dev/null';
+const env = { PATH: process.env.PATH, HOME: dir, LANG: 'C.UTF-8', CLAUDE_CODE_SESSION_ID: 'bench-session' };
+const withTimes = timeRuns(() =>
+  mustSucceed(spawnSync('bash', ['-c', bashToolScript(command, { ...toolOptions, envFileLine: shellSourceLine(SHELL_SCRIPT, logDir) })], { env })),
+);
+const withoutTimes = timeRuns(() => mustSucceed(spawnSync('bash', ['-c', bashToolScript(command, toolOptions)], { env })));
+
+// The integration's shell work alone: source it (start record) and run its exit handler (end
+// record) many times inside one bash. Wall time suffers on a busy machine; the shell's own CPU
+// time (bash's `times`, user + sys) much less.
+const inShellLoops = 2000;
+const inShell = spawnSync(
+  'bash',
+  [
+    '-c',
+    `__ccotel_shell_log_dir=${shQuote(logDir)}
+     times; t0=$EPOCHREALTIME
+     for ((i = 0; i < ${inShellLoops}; i++)); do unset __ccotel_shell_pid; . ${shQuote(SHELL_SCRIPT)}; __ccotel_shell_end; done
+     t1=$EPOCHREALTIME; times
+     trap - EXIT
+     echo $(( \${t1//[!0-9]/} - \${t0//[!0-9]/} ))`,
+  ],
+  { env, encoding: 'utf8' },
+);
+/** Seconds of shell CPU (user + sys) in one line of `times` output, e.g. "0m0.012s 0m0.004s". */
+const cpuSeconds = (line: string) =>
+  [...line.matchAll(/(\d+)m([\d.]+)s/g)].slice(0, 2).reduce((sum, [, m, sec]) => sum + Number(m) * 60 + Number(sec), 0);
+const [cpuBefore, , cpuAfter, , wallMicros] = inShell.stdout.trim().split('\n');
+const wallPerCommand = Number(wallMicros) / inShellLoops;
+const cpuPerCommand = ((cpuSeconds(cpuAfter) - cpuSeconds(cpuBefore)) * 1e6) / inShellLoops;
+rmSync(dir, { recursive: true, force: true });
+
+const bashVersion = spawnSync('bash', ['-c', 'echo $BASH_VERSION'], { encoding: 'utf8' }).stdout.trim();
+const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+console.log(`Machine: ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, Linux ${release()}, bash ${bashVersion}, /bin/sh = dash, Node ${process.version}, load ${load}; ${runs} runs each, ${payload.length}-byte event.
+
+| per call, ms (spawned from Node like Claude Code does) | p50 | p90 | p99 | max |
+|---|---|---|---|---|
+${row('ccotel-hook.sh (sh -c, spool write + rename)', hookTimes)}
+${row('bare `cat > file` (sh -c)', catTimes)}
+${row('Bash tool command with the shell log', withTimes)}
+${row('Bash tool command without it', withoutTimes)}
+
+Shell log work per command inside bash (source the script, start record, end record; no process started): ${wallPerCommand.toFixed(0)} µs wall, ${cpuPerCommand.toFixed(0)} µs of shell CPU.`);
