@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { registerBackfillCommand } from './commands/backfill.js';
 import { registerQueryCommand } from './commands/query.js';
 import { registerReportCommand } from './commands/report.js';
+import { registerRunCommand } from './commands/run.js';
 import { SIDECAR_VERSION } from './resource.js';
 
 const program = new Command()
@@ -13,6 +14,7 @@ const program = new Command()
 
 registerBackfillCommand(program);
 registerReportCommand(program);
+registerRunCommand(program);
 registerQueryCommand(program);
 
 program.parseAsync(process.argv).catch((error: Error) => {

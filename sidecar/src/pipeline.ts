@@ -47,6 +47,7 @@ export class Pipeline {
     for (const line of lines) {
       this.stats.lines++;
       this.stats.bytes += line.end - line.start;
+      if (line.start === 0) this.correlator.readingFromStart(file.path);
       if (line.text.length === 0) continue;
       const parsed = parseTranscriptLine(line.text);
       if (parsed.ok === true) {
@@ -113,16 +114,29 @@ export class Pipeline {
     await this.flush();
   }
 
+  /** Time (from the records) of the last record read from `path`. */
+  lastEventMs(path: string): number | undefined {
+    return this.lastTimeMs.get(path);
+  }
+
   oldestOpenOffset(path: string): number | undefined {
     return this.correlator.oldestOpenOffset(path);
   }
 
   /** Deliver everything correlated so far; resolves once every sink accepted it. */
   async flush(): Promise<void> {
-    let batch = this.take();
-    if (batchSize(batch) === 0) return;
-    for (const processor of this.processors) batch = await processor.process(batch);
-    for (const sink of this.sinks) await sink.write(batch);
+    const taken = this.take();
+    if (batchSize(taken) === 0) return;
+    try {
+      let batch = taken;
+      for (const processor of this.processors) batch = await processor.process(batch);
+      for (const sink of this.sinks) await sink.write(batch);
+    } catch (error) {
+      // Keep the batch for the next flush: the lines it came from are read already (a sink that took it
+      // in part drops the repeats by id).
+      this.pending = concatBatches(taken, this.pending);
+      throw error;
+    }
     this.stats.batches++;
   }
 
@@ -133,12 +147,7 @@ export class Pipeline {
 
   /** Move what the correlator emitted into the pending batch. */
   private collect(): void {
-    const drained = this.correlator.drain();
-    this.pending = {
-      spans: this.pending.spans.concat(drained.spans),
-      logs: this.pending.logs.concat(drained.logs),
-      metrics: this.pending.metrics.concat(drained.metrics),
-    };
+    this.pending = concatBatches(this.pending, this.correlator.drain());
   }
 
   private take(): TelemetryBatch {
@@ -147,6 +156,10 @@ export class Pipeline {
     this.pending = emptyBatch();
     return batch;
   }
+}
+
+function concatBatches(first: TelemetryBatch, second: TelemetryBatch): TelemetryBatch {
+  return { spans: first.spans.concat(second.spans), logs: first.logs.concat(second.logs), metrics: first.metrics.concat(second.metrics) };
 }
 
 /** The record time written in a line, when a line that could not be used still names one. */

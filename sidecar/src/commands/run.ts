@@ -1,0 +1,144 @@
+// `ccotel run`: the live sidecar. Catches up on every transcript from its checkpoint, then follows them;
+// while it owns an embedded store it serves `report` and `query` on a loopback endpoint. Ctrl-C (SIGINT)
+// or SIGTERM stops it cleanly: deliver, commit, close the store, exit 0.
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { loadConfig, type Config } from '../config.js';
+import { buildPipeline } from '../ingest.js';
+import type { Sink } from '../model.js';
+import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
+import { TranscriptTailer } from '../sources/transcript-tailer.js';
+import { transcriptRoots } from '../sources/transcript-discovery.js';
+import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
+import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
+import { storeOption, type GlobalOptions } from './options.js';
+
+export interface RunOptions extends GlobalOptions {
+  otlp?: string;
+  idleMs?: number;
+  polling?: boolean;
+}
+
+export interface RunningSidecar {
+  config: Config;
+  tailer: TranscriptTailer;
+  store?: Store;
+  endpoint?: QueryEndpoint;
+  checkpoints: CheckpointStore;
+  stop(): Promise<void>;
+}
+
+const STATUS_EVERY_MS = 5_000;
+const STORE_RETRY_MAX_MS = 30_000;
+
+/** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
+export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
+  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs });
+  if (config.store === '' && config.otlpEndpoint === '') throw new Error('nothing to write to: give a --store or an --otlp endpoint');
+  const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
+  let endpoint: QueryEndpoint | undefined;
+  try {
+    if (store?.kind === 'embedded') endpoint = await serveStore(store, 'run');
+    // Further sinks (the OTLP exporter for config.otlpEndpoint) are added here.
+    const extraSinks: Sink[] = [];
+    const { pipeline } = buildPipeline(config, store, extraSinks);
+    const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]));
+    const roots = transcriptRoots();
+    const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log });
+    const startedMs = Date.now();
+    const writeStatus = (stopped = false) => {
+      const status: SidecarStatus = {
+        pid: process.pid,
+        startedMs,
+        updatedMs: Date.now(),
+        store: storeIdentity(config.store),
+        otlpEndpoint: config.otlpEndpoint,
+        roots,
+        watcher: tailer.watcherMode,
+        sink: { ...tailer.sink, ...(stopped ? { state: 'stopped' as const } : {}) },
+        filesFollowed: tailer.checkpoints().length,
+        unreadableFiles: Object.fromEntries(pipeline.stats.unreadableFiles),
+        linesSkipped: pipeline.stats.skipped as Record<string, number>,
+      };
+      checkpoints.saveStatus(status);
+    };
+    await tailer.start();
+    const statusTimer = setInterval(() => writeStatus(), STATUS_EVERY_MS);
+    statusTimer.unref();
+    writeStatus();
+    return {
+      config,
+      tailer,
+      store,
+      endpoint,
+      checkpoints,
+      stop: async () => {
+        clearInterval(statusTimer);
+        await tailer.stop();
+        writeStatus(true);
+        await endpoint?.close();
+        await store?.close();
+      },
+    };
+  } catch (error) {
+    await endpoint?.close();
+    await store?.close();
+    throw error;
+  }
+}
+
+/** The store as checkpoints and status name it: a resolved directory, or a URL without its credentials. */
+function storeIdentity(target: string): string {
+  if (target === '') return '';
+  if (!isServerUrl(target)) return resolve(target);
+  const url = new URL(target);
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+/**
+ * Open the store for writing. Another `run` holding it is an error; a store busy with a one-off command
+ * (backfill) or a server that does not answer yet is waited for, so nothing is lost meanwhile.
+ */
+async function openStoreWhenAvailable(config: Config, log: (message: string) => void, signal?: AbortSignal): Promise<Store> {
+  let delayMs = 500;
+  for (;;) {
+    try {
+      return await openStore(config.store, { command: 'run', access: 'write', rawTtlDays: config.rawTtlDays });
+    } catch (error) {
+      if (error instanceof StoreBusyError && readLock(resolve(config.store))?.command === 'run') throw error;
+      if (signal?.aborted) throw error;
+      log(`store not available (${(error as Error).message}); retrying in ${Math.round(delayMs / 1000)} s`);
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, delayMs));
+      delayMs = Math.min(delayMs * 2, STORE_RETRY_MAX_MS);
+    }
+  }
+}
+
+export function registerRunCommand(program: Command): void {
+  storeOption(
+    program
+      .command('run')
+      .description('Follow Claude Code transcripts live into the store (and/or a collector); Ctrl-C stops cleanly')
+      .option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint')
+      .option('--idle <ms>', 'close the open turn of a session with no record for this long', (value) => Number(value))
+      .option('--polling', 'poll files instead of using inotify (network filesystems)'),
+  ).action(async (opts: RunOptions & { idle?: number }) => {
+    const log = (message: string) => console.error(`ccotel run: ${message}`);
+    const abort = new AbortController();
+    let stopping: Promise<void> | undefined;
+    let sidecar: RunningSidecar | undefined;
+    const stop = () => {
+      abort.abort();
+      if (!sidecar) process.exit(0); // still waiting for the store: nothing read, nothing to deliver
+      stopping ??= sidecar.stop().then(() => {
+        log('stopped');
+        process.exit(0);
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    sidecar = await startSidecar({ ...opts, idleMs: opts.idle }, log, abort.signal);
+    const where = [sidecar.store ? `store ${sidecar.store.target}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');
+    log(`following transcripts into ${where}${sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url}` : ''}`);
+  });
+}
