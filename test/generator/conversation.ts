@@ -274,8 +274,8 @@ export class Thread {
   private textBlocks(withThinking: boolean): Row[] {
     const { rng, text } = this.gen;
     const blocks: Row[] = [];
-    if (withThinking) blocks.push({ type: 'thinking', thinking: text.text(rng, rng.int(100, 1500)), signature: rng.hex(96) });
-    blocks.push({ type: 'text', text: text.text(rng, rng.int(40, 1800)) });
+    if (withThinking) blocks.push({ type: 'thinking', thinking: text.text(rng, rng.int(100, 800)), signature: rng.hex(96) });
+    blocks.push({ type: 'text', text: text.text(rng, rng.int(20, 700)) });
     return blocks;
   }
 

@@ -106,7 +106,9 @@ function randomSteps(rng: Rng, turns: number): Step[] {
 function randomPlan(rng: Rng): FamilyPlan {
   const style = rng.weighted<StyleName>({ 'v2.1': 70, 'v2.0': 20, 'v1.0': 10 });
   const modern = STYLES[style].modern;
-  const segments = [randomSteps(rng, rng.int(1, 10))];
+  // Most sessions are short (the recorded `claude -p` runs are one or two prompts), a few are long.
+  const turns0 = rng.weighted({ short: 70, medium: 25, long: 5 });
+  const segments = [randomSteps(rng, turns0 === 'short' ? rng.int(1, 2) : turns0 === 'medium' ? rng.int(3, 6) : rng.int(7, 12))];
   if (modern && rng.chance(0.2)) for (let i = rng.int(1, 2); i > 0; i--) segments.push(randomSteps(rng, rng.int(1, 5)));
   const turns = segments[0].filter(isTurn).length;
   return {

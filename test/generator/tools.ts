@@ -47,7 +47,7 @@ const TOOLS: Record<string, ToolSpec> = {
   Bash: {
     input: (k) => ({ command: k.rng.pick(['npm test', 'git status', 'ls -la src', 'npx tsc --noEmit', 'rm -rf build']), description: k.text.phrase(k.rng, 4) }),
     success: (k) => {
-      const stdout = k.text.text(k.rng, k.rng.int(20, 3000));
+      const stdout = k.text.text(k.rng, k.rng.int(20, 1500));
       return { outcome: 'success', content: stdout, isError: false, toolUseResult: { stdout, stderr: '', interrupted: false, isImage: false, noOutputExpected: false } };
     },
     failure: (k) => {
@@ -58,7 +58,7 @@ const TOOLS: Record<string, ToolSpec> = {
   Read: {
     input: (k) => ({ file_path: filePath(k) }),
     success: (k, input) => {
-      const body = k.text.text(k.rng, k.rng.int(200, 8000));
+      const body = k.text.text(k.rng, k.rng.int(100, 2000));
       const numLines = body.split('\n').length;
       return {
         outcome: 'success',
@@ -77,7 +77,7 @@ const TOOLS: Record<string, ToolSpec> = {
       isError: false,
       toolUseResult: {
         filePath: input.file_path, oldString: input.old_string, newString: input.new_string,
-        originalFile: k.text.text(k.rng, k.rng.int(200, 4000)),
+        originalFile: k.text.text(k.rng, k.rng.int(100, 2000)),
         structuredPatch: [{ oldStart: 3, oldLines: 1, newStart: 3, newLines: 1, lines: [`-${String(input.old_string)}`, `+${String(input.new_string)}`] }],
         userModified: false, replaceAll: false,
       },
@@ -85,7 +85,7 @@ const TOOLS: Record<string, ToolSpec> = {
     failure: () => toolUseError('String to replace not found in file.'),
   },
   Write: {
-    input: (k) => ({ file_path: filePath(k), content: k.text.text(k.rng, k.rng.int(100, 3000)) }),
+    input: (k) => ({ file_path: filePath(k), content: k.text.text(k.rng, k.rng.int(100, 1500)) }),
     success: (k, input) => ({
       outcome: 'success',
       content: `File created successfully at: ${String(input.file_path)}`,
