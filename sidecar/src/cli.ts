@@ -4,7 +4,9 @@ import { Command } from 'commander';
 import { registerBackfillCommand } from './commands/backfill.js';
 import { registerQueryCommand } from './commands/query.js';
 import { registerReportCommand } from './commands/report.js';
+import { registerRetentionCommand } from './commands/retention.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerStatusCommand } from './commands/status.js';
 import { SIDECAR_VERSION } from './resource.js';
 
 const program = new Command()
@@ -15,7 +17,9 @@ const program = new Command()
 registerBackfillCommand(program);
 registerReportCommand(program);
 registerRunCommand(program);
+registerStatusCommand(program);
 registerQueryCommand(program);
+registerRetentionCommand(program);
 
 program.parseAsync(process.argv).catch((error: Error) => {
   console.error(`ccotel: ${error.message}`);

@@ -1,0 +1,64 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, cliEnv, queryNumber, runCli, startRun } from '../../../test/reliability/cli.js';
+import { appendTurns, sessionPath, waitFor } from '../../../test/reliability/transcripts.js';
+
+describe('ccotel run (the built CLI as a child process)', () => {
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  let store: string;
+  let sidecar: ReturnType<typeof startRun>;
+  const turns = () => queryNumber("SELECT count() FROM otel_traces WHERE SpanName = 'invoke_agent claude-code'", env, store);
+
+  beforeAll(async () => {
+    assertBuilt();
+    home = mkdtempSync(join(tmpdir(), 'ccotel-run-'));
+    env = cliEnv(home);
+    store = join(home, 'store');
+    appendTurns(sessionPath(join(home, 'claude'), 'session-1'), 'session-1', 0, 3, Date.now() - 3_600_000);
+    sidecar = startRun(['--store', store, '--idle', '1000'], env);
+    await waitFor('the endpoint', () => sidecar.output().includes('queries served on'), 30_000);
+  });
+
+  afterAll(async () => {
+    if (sidecar.child.exitCode === null) sidecar.child.kill('SIGKILL');
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('answers query and report through its endpoint while it runs', async () => {
+    await waitFor('3 turns', () => turns() === 3, 30_000);
+    appendTurns(sessionPath(join(home, 'claude'), 'session-1'), 'session-1', 3, 5, Date.now() - 3_600_000);
+    await waitFor('5 turns', () => turns() === 5, 30_000);
+    const report = runCli(['report', '--json', '--store', store], env);
+    expect(report.status).toBe(0);
+    expect(JSON.parse(report.stdout)).toBeTypeOf('object');
+  });
+
+  it('shows status: files followed, nothing behind, sink ok', async () => {
+    await waitFor('status written', () => {
+      const report = JSON.parse(runCli(['status', '--json', '--store', store], env).stdout);
+      return report.sources[0]?.sink.state === 'ok' && report.sources[0].filesFollowed === 1;
+    }, 15_000);
+    const report = JSON.parse(runCli(['status', '--json', '--store', store], env).stdout);
+    expect(report.sources[0]).toMatchObject({ source: 'transcripts', running: true, filesFollowed: 1, bytesBehind: 0, store });
+    expect(report.sources[0].lastEventTime).toMatch(/^\d{4}-/);
+    expect(report.linesSkipped).toEqual({});
+  });
+
+  it('refuses a second run on the same store with a clear error', () => {
+    const second = runCli(['run', '--store', store], env, 30_000);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain('only one `ccotel run` can own a store');
+  });
+
+  it('stops cleanly on SIGTERM: exit 0, lock released, status not running', async () => {
+    sidecar.child.kill('SIGTERM');
+    expect(await sidecar.exited).toBe(0);
+    expect(existsSync(join(store, 'ccotel.lock'))).toBe(false);
+    const report = JSON.parse(runCli(['status', '--json', '--store', store], env).stdout);
+    expect(report.sources[0]).toMatchObject({ running: false, filesFollowed: 1, bytesBehind: 0 });
+    expect(turns()).toBe(5);
+  });
+});

@@ -1,0 +1,46 @@
+// Run the built CLI (`npm run build` first) as a child process with its own HOME, state and config dirs.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const CLI = resolve('dist/sidecar/src/cli.js');
+
+export function assertBuilt(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+}
+
+/** An isolated environment: nothing of the real home is read. */
+export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, 'claude'),
+    CCOTEL_STATE_DIR: join(home, 'state'),
+    CCOTEL_DATA_DIR: join(home, 'data'),
+    CCOTEL_CONFIG: join(home, 'no-config.yaml'),
+    CCOTEL_RAW_TTL_DAYS: '0',
+    ...extra,
+  };
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: timeoutMs });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Start `ccotel run`; stderr is collected in `output`. */
+export function startRun(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI, 'run', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += String(chunk)));
+  child.stderr!.on('data', (chunk) => (output += String(chunk)));
+  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+  return { child, output: () => output, exited };
+}
+
+/** One number from `ccotel query … --format TSV`. */
+export function queryNumber(sql: string, env: NodeJS.ProcessEnv, store: string): number {
+  const result = runCli(['query', sql, '--format', 'TSV', '--store', store], env);
+  if (result.status !== 0) throw new Error(`query failed: ${result.stderr}`);
+  return Number(result.stdout.trim());
+}
