@@ -5,7 +5,7 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
 
 export interface Store {
   client: ClickHouseClient;
@@ -109,7 +109,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       password: decodeURIComponent(url.password),
       database,
     });
-    await ensureSchema(client, database, options.rawTtlDays);
+    await ensureSchema(client, database, options.rawTtlDays, await serverHasFullTextSearch(client));
     return { client, target, kind: 'server', database, close: () => client.close() };
   }
   const dir = resolve(target);
@@ -143,7 +143,13 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   };
 }
 
-async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDays?: number): Promise<void> {
+/** Text indexes need ClickHouse 26.2+: on an older server the exporter (and we) use bloom filters. */
+async function serverHasFullTextSearch(client: ClickHouseClient): Promise<boolean> {
+  const result = await client.query({ query: 'SELECT version() AS version', format: 'JSONEachRow' });
+  return hasFullTextSearch((await result.json<{ version: string }>())[0]?.version ?? '');
+}
+
+async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDays?: number, fullTextSearch = true): Promise<void> {
   // One cheap look first: most opens find every table there, and a reader should not pay for DDL.
   const tables = Object.values(OTEL_TABLES);
   const existing = await client.query({
@@ -152,5 +158,5 @@ async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDa
     format: 'JSONEachRow',
   });
   if (Number((await existing.json<{ n: number | string }>())[0]?.n) === tables.length) return;
-  for (const statement of otelTablesDdl({ database, rawTtlDays })) await client.command({ query: statement });
+  for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
 }
