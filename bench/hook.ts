@@ -5,7 +5,7 @@
 // 2. Shell log: wall time of a Bash tool command (`bash -c`, Claude Code's wrapper) with and without
 //    the integration, and the integration's own shell work measured inside one bash.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shellSourceLine } from '../sidecar/src/install/shell.js';
@@ -37,6 +37,9 @@ function row(name: string, times: number[]): string {
   return `| ${name} | ${f(percentile(times, 50))} | ${f(percentile(times, 90))} | ${f(percentile(times, 99))} | ${f(times.at(-1)!)} |`;
 }
 
+/** Seconds of shell CPU (user + sys) in one line of `times` output, e.g. "0m0.012s 0m0.004s". */
+const cpuSeconds = (line: string) =>
+  [...line.matchAll(/(\d+)m([\d.]+)s/g)].slice(0, 2).reduce((sum, [, m, sec]) => sum + Number(m) * 60 + Number(sec), 0);
 function mustSucceed(result: ReturnType<typeof spawnSync>): void {
   if (result.status !== 0) throw new Error(`benchmark command failed: ${String(result.stderr)}`);
 }
@@ -48,6 +51,16 @@ const catCommand = `cat > ${shQuote(join(dir, 'cat-target'))}`;
 
 const hookTimes = timeRuns(() => mustSucceed(spawnSync('/bin/sh', ['-c', hookCommand], { input: payload })));
 const catTimes = timeRuns(() => mustSucceed(spawnSync('/bin/sh', ['-c', catCommand], { input: payload })));
+/** CPU (user + sys) per call of a hook command, summed over its processes: bash `times` for children. */
+function cpuMicrosPerCall(commandLine: string): number {
+  const script = `for ((i = 0; i < ${runs}; i++)); do sh -c ${shQuote(commandLine)} < ${shQuote(payloadFile)}; done; times`;
+  const children = spawnSync('bash', ['-c', script], { encoding: 'utf8' }).stdout.trim().split('\n').at(-1)!;
+  return (cpuSeconds(children) * 1e6) / runs;
+}
+const payloadFile = join(dir, 'payload.json');
+writeFileSync(payloadFile, payload);
+const hookCpu = cpuMicrosPerCall(hookCommand);
+const catCpu = cpuMicrosPerCall(catCommand);
 rmSync(spool, { recursive: true });
 
 const logDir = join(dir, 'shell');
@@ -77,9 +90,6 @@ const inShell = spawnSync(
   ],
   { env, encoding: 'utf8' },
 );
-/** Seconds of shell CPU (user + sys) in one line of `times` output, e.g. "0m0.012s 0m0.004s". */
-const cpuSeconds = (line: string) =>
-  [...line.matchAll(/(\d+)m([\d.]+)s/g)].slice(0, 2).reduce((sum, [, m, sec]) => sum + Number(m) * 60 + Number(sec), 0);
 const [cpuBefore, , cpuAfter, , wallMicros] = inShell.stdout.trim().split('\n');
 const wallPerCommand = Number(wallMicros) / inShellLoops;
 const cpuPerCommand = ((cpuSeconds(cpuAfter) - cpuSeconds(cpuBefore)) * 1e6) / inShellLoops;
@@ -95,5 +105,7 @@ ${row('ccotel-hook.sh (sh -c, spool write + rename)', hookTimes)}
 ${row('bare `cat > file` (sh -c)', catTimes)}
 ${row('Bash tool command with the shell log', withTimes)}
 ${row('Bash tool command without it', withoutTimes)}
+
+CPU per hook call (all its processes, user + sys): ccotel-hook.sh ${hookCpu.toFixed(0)} µs, \`cat > file\` ${catCpu.toFixed(0)} µs.
 
 Shell log work per command inside bash (source the script, start record, end record; no process started): ${wallPerCommand.toFixed(0)} µs wall, ${cpuPerCommand.toFixed(0)} µs of shell CPU.`);
