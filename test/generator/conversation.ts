@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ExpectedTally, SubagentLayout, TurnOutcome } from './expected.js';
 import type { Rng } from './random.js';
@@ -67,8 +67,10 @@ export class TranscriptFile {
     this.gen.tally.skippedLines.partial_last_line++;
   }
 
-  close(): void {
+  /** Closes the file and dates it like Claude Code would: modified at its last row's time. */
+  close(lastRowMs: number): void {
     this.writer.close();
+    utimesSync(this.path, new Date(lastRowMs), new Date(lastRowMs));
     this.gen.tally.bytes += this.writer.bytes;
   }
 }
@@ -427,13 +429,15 @@ export class Thread {
       agent.toolStep(undefined, [name]);
     }
     agent.answer();
-    if (agentFile !== this.file) agentFile.close();
+    if (agentFile !== this.file) agentFile.close(agent.clock);
     if (layout === 'nested') {
       const meta = JSON.stringify({
         agentType, isBuiltIn: true, description: call.input.description, toolUseId: call.id, spawnDepth: 1, requestShape: 'foreground',
         requestNonInteractive: true, model: agent.model, modelNotNamed: true, pickedEffortModel: agent.model, finished: true,
       });
-      writeFileSync(join(this.projectDir, this.env.sessionId, 'subagents', `agent-${agentId}.meta.json`), meta);
+      const metaPath = join(this.projectDir, this.env.sessionId, 'subagents', `agent-${agentId}.meta.json`);
+      writeFileSync(metaPath, meta);
+      utimesSync(metaPath, new Date(agent.clock), new Date(agent.clock));
       tally.bytes += Buffer.byteLength(meta);
     }
     this.clock = agent.clock;

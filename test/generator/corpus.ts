@@ -145,7 +145,8 @@ class CorpusWriter {
 
   constructor(private readonly rng: Rng, gen: Gen, private readonly projects: Project[]) {
     this.gen = gen;
-    this.clock = Date.UTC(2026, 8, 1, 8, 0, 0) + rng.int(0, 24 * 60) * MINUTE;
+    // Sessions start every 1–30 minutes from 2026-08-01: a 1 GB corpus spans about six weeks.
+    this.clock = Date.UTC(2026, 7, 1, 8, 0, 0) + rng.int(0, 24 * 60) * MINUTE;
   }
 
   private newSession(project: Project, style: StyleName, clock: number, keepHistory: boolean): Thread {
@@ -158,7 +159,7 @@ class CorpusWriter {
 
   family(plan: FamilyPlan, project: Project): void {
     const { rng, tally } = this.gen;
-    this.clock += rng.int(1, 90) * MINUTE;
+    this.clock += rng.int(1, 30) * MINUTE;
     const keepHistory = plan.fork !== undefined || plan.oldStyleResume !== undefined;
     const main = this.newSession(project, plan.style, this.clock, keepHistory);
     const turnStarts: number[] = [];
@@ -182,7 +183,7 @@ class CorpusWriter {
     const history = main.file.history ?? [];
     const endClock = main.clock;
     if (plan.partialLastLine) main.file.partialLine(stamp(main.env, main.parentUuid, { type: 'assistant', uuid: rng.uuid(), message: { role: 'assistant', content: [] } }));
-    main.file.close();
+    main.file.close(main.clock);
 
     if (plan.oldStyleResume) {
       const resumed = this.copySession(project, plan.style, history, endClock, main.env.sessionId, false);
@@ -229,7 +230,7 @@ class CorpusWriter {
   private continueCopy(th: Thread, steps: Step[]): void {
     for (const step of steps) runStep(th, step);
     th.endOfProcess();
-    th.file.close();
+    th.file.close(th.clock);
   }
 
   run(opts: CorpusOptions): void {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -413,6 +413,14 @@ describe('generateCorpus', () => {
       expect(e.rowsByType[type], type).toBeGreaterThan(0);
     }
     expect(rows.some((r) => r.attachment?.type === 'prompt_snapshot' && r.attachment.tools)).toBe(true);
+  });
+
+  it('dates each file like Claude Code does: modified at its last row', () => {
+    for (const path of walk(larger.configDirs[0]).filter((p) => p.endsWith('.jsonl'))) {
+      const stamps = readFileSync(path, 'utf8').split('\n').flatMap((line) => /"timestamp":"([^"]+)"/.exec(line)?.[1] ?? []);
+      const latest = Math.max(...stamps.map((t) => Date.parse(t)));
+      expect(Math.round(statSync(path).mtimeMs)).toBe(latest);
+    }
   });
 
   it('generates 20 MB at a useful speed', async () => {
