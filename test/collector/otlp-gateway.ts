@@ -1,0 +1,140 @@
+// Runs the real collector with collector-config/gateway.yaml and the file-exporter test overlay on free
+// loopback ports, and reads what it wrote. Everything in the gateway runs as shipped; the environment
+// only picks ports, directories and the tail-sampling knobs the config exposes:
+//   CCOTEL_TRACE_SAMPLE_PERCENT=100  every ordinary turn is kept too, so every trace is expected in the output
+//   CCOTEL_TAIL_ROOT_WAIT=1s, CCOTEL_TAIL_DECISION_WAIT=3s  decisions within seconds instead of a minute
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { basename, join } from 'node:path';
+import { collectorConfigDir, requireCollectorBinary } from './binary.js';
+
+export interface GatewayOptions {
+  dir: string;
+  /** Overrides of the gateway's environment knobs. */
+  env?: Record<string, string>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export class Gateway {
+  readonly token = randomBytes(16).toString('hex');
+  readonly outputPath: string;
+  readonly logPath: string;
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private env: Record<string, string> = {};
+  httpEndpoint = '';
+  private healthEndpoint = '';
+
+  constructor(private readonly options: GatewayOptions) {
+    mkdirSync(options.dir, { recursive: true });
+    this.outputPath = join(options.dir, 'output.jsonl');
+    this.logPath = join(options.dir, 'collector.log');
+  }
+
+  get url(): string {
+    return `http://${this.httpEndpoint}`;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /**
+   * Starts the collector (again, on the same ports and files after a stop) and waits until it is healthy.
+   * The file exporter truncates its file when it starts (the overlay does not set `append`), so the output
+   * of an earlier run is moved aside first and read together with the new one.
+   */
+  async start(): Promise<void> {
+    if (existsSync(this.outputPath)) renameSync(this.outputPath, `${this.outputPath}.${this.outputParts().length}`);
+    if (!this.httpEndpoint) {
+      this.httpEndpoint = `127.0.0.1:${await freePort()}`;
+      this.healthEndpoint = `127.0.0.1:${await freePort()}`;
+      this.env = {
+        CCOTEL_GATEWAY_TOKEN: this.token,
+        CCOTEL_GATEWAY_HTTP_ENDPOINT: this.httpEndpoint,
+        CCOTEL_GATEWAY_GRPC_ENDPOINT: `127.0.0.1:${await freePort()}`,
+        CCOTEL_HEALTH_ENDPOINT: this.healthEndpoint,
+        CCOTEL_METRICS_PORT: String(await freePort()),
+        CCOTEL_STORAGE_DIR: join(this.options.dir, 'storage'),
+        CCOTEL_FILE_EXPORT_PATH: this.outputPath,
+        CCOTEL_MEMORY_LIMIT_MIB: '512',
+        CCOTEL_MEMORY_SPIKE_MIB: '100',
+        CCOTEL_TRACE_SAMPLE_PERCENT: '100',
+        CCOTEL_TAIL_ROOT_WAIT: '1s',
+        CCOTEL_TAIL_DECISION_WAIT: '3s',
+        ...this.options.env,
+      };
+    }
+    const log = openSync(this.logPath, 'a');
+    const child = spawn(
+      requireCollectorBinary(),
+      ['--config', join(collectorConfigDir, 'gateway.yaml'), '--config', join(collectorConfigDir, 'test-overlay-file.yaml')],
+      { env: { PATH: process.env.PATH ?? '', HOME: this.options.dir, ...this.env }, stdio: ['ignore', log, log] },
+    );
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`collector exited (${child.exitCode}) at start:\n${this.logTail()}`);
+      if (await this.healthy()) return;
+      if (Date.now() > deadline) throw new Error(`collector not healthy after 30 s:\n${this.logTail()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** SIGTERM (graceful: the collector drains and flushes) or SIGKILL; resolves once the process is gone. */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    await this.exited;
+    this.child = undefined;
+  }
+
+  private async healthy(): Promise<boolean> {
+    try {
+      const response = await fetch(`http://${this.healthEndpoint}/`, { signal: AbortSignal.timeout(1000) });
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  logTail(): string {
+    return existsSync(this.logPath) ? readFileSync(this.logPath, 'utf8').split('\n').slice(-30).join('\n') : '';
+  }
+
+  /** Output files of earlier runs, oldest first, then the current one. */
+  outputParts(): string[] {
+    const name = basename(this.outputPath);
+    const earlier = readdirSync(this.options.dir)
+      .filter((file) => file.startsWith(`${name}.`))
+      .sort((a, b) => Number(a.slice(name.length + 1)) - Number(b.slice(name.length + 1)));
+    return [...earlier.map((file) => join(this.options.dir, file)), ...(existsSync(this.outputPath) ? [this.outputPath] : [])];
+  }
+
+  /** Every OTLP/JSON line (one export each) of every run; a line the collector had not finished is left out. */
+  outputLines(): unknown[] {
+    return this.outputParts().flatMap((path) => {
+      const lines = readFileSync(path, 'utf8').split('\n');
+      lines.pop(); // after the last newline: empty, or an unfinished line
+      return lines.filter(Boolean).map((line) => JSON.parse(line) as unknown);
+    });
+  }
+
+  outputText(): string {
+    return this.outputParts().map((path) => readFileSync(path, 'utf8')).join('');
+  }
+}
