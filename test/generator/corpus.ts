@@ -169,9 +169,11 @@ class CorpusWriter {
       main.metaRows('command');
       main.file.forgetHistory();
     }
+    /** When each process of the session stopped, and how many turns the session had by then. */
+    const processEnds: { turns: number; clock: number }[] = [];
     plan.segments.forEach((steps, i) => {
       if (i > 0) {
-        main.resumeProcess(rng.int(5, 20 * 60) * MINUTE);
+        main.resumeProcess(rng.int(30, 20 * 60) * MINUTE);
         tally.resumeSameFile++;
       }
       for (const step of steps) {
@@ -179,6 +181,7 @@ class CorpusWriter {
         runStep(main, step);
       }
       main.endOfProcess();
+      processEnds.push({ turns: turnStarts.length, clock: main.clock });
     });
     const history = main.file.history ?? [];
     const endClock = main.clock;
@@ -186,13 +189,17 @@ class CorpusWriter {
     main.file.close(main.clock);
 
     if (plan.oldStyleResume) {
-      const resumed = this.copySession(project, plan.style, history, endClock, main.env.sessionId, false);
+      const resumed = this.copySession(project, plan.style, history, endClock + rng.int(2, 600) * MINUTE, main.env.sessionId, false);
       tally.resumeNewFile++;
       this.continueCopy(resumed, plan.oldStyleResume);
     }
     if (plan.fork) {
-      const prefix = history.slice(0, turnStarts[plan.fork.atTurn] ?? history.length);
-      const forked = this.copySession(project, plan.style, prefix, endClock, main.env.sessionId, true);
+      const { atTurn } = plan.fork;
+      const prefix = history.slice(0, turnStarts[atTurn] ?? history.length);
+      // Forked minutes after the process that wrote the copied turns stopped: when the original was
+      // resumed later, its file is modified after the fork's (file times do not tell which is the copy).
+      const forkedAt = (processEnds.find((p) => p.turns >= atTurn) ?? processEnds[processEnds.length - 1]).clock;
+      const forked = this.copySession(project, plan.style, prefix, forkedAt + rng.int(1, 5) * MINUTE, main.env.sessionId, true);
       tally.forks++;
       this.continueCopy(forked, plan.fork.steps);
     }
@@ -202,9 +209,9 @@ class CorpusWriter {
    * A new session file that starts with a copy of `rows` (same message ids, timestamps and text):
    * an old-style resume (fresh uuids) or a fork (same uuids, forkedFrom).
    */
-  private copySession(project: Project, style: StyleName, rows: Row[], afterMs: number, fromSessionId: string, fork: boolean): Thread {
+  private copySession(project: Project, style: StyleName, rows: Row[], startMs: number, fromSessionId: string, fork: boolean): Thread {
     const { rng, tally } = this.gen;
-    const th = this.newSession(project, style, afterMs + rng.int(2, 600) * MINUTE, false);
+    const th = this.newSession(project, style, startMs, false);
     let parent: string | null = null;
     let copiedMessages = false;
     for (const row of rows) {

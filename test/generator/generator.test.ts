@@ -415,6 +415,16 @@ describe('generateCorpus', () => {
     expect(rows.some((r) => r.attachment?.type === 'prompt_snapshot' && r.attachment.tools)).toBe(true);
   });
 
+  it('has a fork older (by file time) than its original, which was resumed after the fork', () => {
+    const files = walk(small.configDirs[0]).concat(walk(small.configDirs[1]), walk(small.configDirs[2])).filter((p) => p.endsWith('.jsonl'));
+    const inverted = files.some((path) => {
+      const from = /"forkedFrom":\{"sessionId":"([^"]+)"/.exec(readFileSync(path, 'utf8'))?.[1];
+      const original = from && files.find((p) => p.endsWith(`/${from}.jsonl`));
+      return original !== undefined && original !== '' && statSync(path).mtimeMs < statSync(original).mtimeMs;
+    });
+    expect(inverted).toBe(true);
+  });
+
   it('dates each file like Claude Code does: modified at its last row', () => {
     for (const path of walk(larger.configDirs[0]).filter((p) => p.endsWith('.jsonl'))) {
       const stamps = readFileSync(path, 'utf8').split('\n').flatMap((line) => /"timestamp":"([^"]+)"/.exec(line)?.[1] ?? []);
