@@ -1,3 +1,4 @@
+import { plantSecret, SECRET_KINDS, type PlantedText } from '../generators/secrets.js';
 import type { Step, ToolCall, Usage } from './model-server.js';
 
 // The scenarios the real CLI is driven through. Each one is a script for the model server plus what
@@ -16,6 +17,11 @@ export interface ScriptedStep extends Step {
   toolCalls?: ScriptedToolCall[];
   /** The request comes from a subagent (started by an Agent call of an earlier step). */
   subagent?: boolean;
+  /**
+   * A request outside the conversation (the summary /compact asks for): Claude Code counts it in its
+   * own telemetry (query_source "auxiliary") but writes no transcript row for it.
+   */
+  auxiliary?: boolean;
 }
 
 export interface RunScript {
@@ -25,7 +31,8 @@ export interface RunScript {
   allowedTools?: string[];
   /** Resume the session of the previous run (`--resume <its session id>`). */
   resume?: boolean;
-  turnOutcome: TurnOutcome;
+  /** null for a slash command Claude Code runs itself (/compact): not a prompt, so no turn. */
+  turnOutcome: TurnOutcome | null;
 }
 
 /** One Claude Code session: its first run and any resumes. */
@@ -48,6 +55,8 @@ export interface Scenario {
   sessions(ctx: ScenarioContext): SessionScript[];
   /** Set when a Bash call leaves a process listening on ctx.port; it writes its pid to this project file. */
   backgroundPidFile?: string;
+  /** The random parts of secrets this scenario puts in prompts and tool output: none may reach a sink. */
+  plantedSecrets?: string[];
 }
 
 export interface TokenTotals {
@@ -60,7 +69,10 @@ export interface TokenTotals {
 export interface SessionExpectation {
   turns: TurnOutcome[];
   toolCalls: { tool: string; outcome: ToolOutcome; subagent: boolean }[];
+  /** Tokens of the conversation's requests (what transcripts hold). */
   tokens: TokenTotals;
+  /** Tokens of auxiliary requests (compaction summaries): in native telemetry only. */
+  auxiliaryTokens: TokenTotals;
   /** Model requests the script answers (the agent loop and subagents; side requests excluded). */
   modelRequests: number;
   resumes: number;
@@ -75,14 +87,10 @@ export function expectationOf(session: SessionScript): SessionExpectation {
     (step.toolCalls ?? []).map((call) => ({ tool: call.name, outcome: call.outcome, subagent: step.subagent === true })),
   );
   return {
-    turns: session.runs.map((run) => run.turnOutcome),
+    turns: session.runs.flatMap((run) => (run.turnOutcome === null ? [] : [run.turnOutcome])),
     toolCalls,
-    tokens: {
-      input: sum(steps, (s) => s.usage.input_tokens),
-      output: sum(steps, (s) => s.usage.output_tokens),
-      cacheRead: sum(steps, (s) => s.usage.cache_read_input_tokens),
-      cacheCreation: sum(steps, (s) => s.usage.cache_creation_input_tokens),
-    },
+    tokens: tokenTotals(steps.filter((step) => !step.auxiliary)),
+    auxiliaryTokens: tokenTotals(steps.filter((step) => step.auxiliary)),
     modelRequests: steps.length,
     resumes: session.runs.filter((run) => run.resume).length,
     denials: toolCalls.filter((call) => call.outcome === 'denied').length,
@@ -92,6 +100,15 @@ export function expectationOf(session: SessionScript): SessionExpectation {
 
 function sum<T>(items: T[], value: (item: T) => number): number {
   return items.reduce((total, item) => total + value(item), 0);
+}
+
+function tokenTotals(steps: ScriptedStep[]): TokenTotals {
+  return {
+    input: sum(steps, (s) => s.usage.input_tokens),
+    output: sum(steps, (s) => s.usage.output_tokens),
+    cacheRead: sum(steps, (s) => s.usage.cache_read_input_tokens),
+    cacheCreation: sum(steps, (s) => s.usage.cache_creation_input_tokens),
+  };
 }
 
 /** Distinct numbers per step, so a total that double-counts or drops a request shows. */
@@ -109,6 +126,12 @@ function bash(command: string, outcome: ToolOutcome, description = 'Run a harnes
 }
 
 const NOTES = 'alpha line\nbeta line\ngamma line\n';
+
+// Fresh secrets every time this module is loaded: every kind the generator knows, half of them typed
+// into the prompt, half in a project file that Read and Bash then print as tool output.
+const PROMPT_SECRETS: PlantedText[] = SECRET_KINDS.filter((_, i) => i % 2 === 0).map(plantSecret);
+const FILE_SECRETS: PlantedText[] = SECRET_KINDS.filter((_, i) => i % 2 === 1).map(plantSecret);
+const SECRETS_FILE = 'deploy.env';
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -358,6 +381,90 @@ export const SCENARIOS: Scenario[] = [
           },
         ],
       })),
+  },
+  {
+    name: 'secrets',
+    description: 'A prompt holding secrets, and a project file of secrets printed by Read and by Bash (secrets made at run time).',
+    projectFiles: { [SECRETS_FILE]: FILE_SECRETS.map((s) => s.text).join('\n') + '\n' },
+    plantedSecrets: [...PROMPT_SECRETS, ...FILE_SECRETS].flatMap((s) => s.secrets),
+    sessions: ({ projectDir }) => [
+      {
+        runs: [
+          {
+            prompt: `Check these settings and ${SECRETS_FILE} for mistakes:\n${PROMPT_SECRETS.map((s) => s.text).join('\n')}`,
+            allowedTools: ['Bash', 'Read'],
+            turnOutcome: 'completed',
+            steps: [
+              { toolCalls: [{ name: 'Read', input: { file_path: `${projectDir}/${SECRETS_FILE}` }, outcome: 'success' }], usage: usage(4100, 33, 0, 2000) },
+              { toolCalls: [bash(`cat ${SECRETS_FILE}`, 'success', 'Print the env file')], usage: usage(4300, 21, 2000, 700) },
+              { text: 'Both hold live credentials; rotate them.', usage: usage(4500, 13, 2700, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'interrupt',
+    description: 'The user interrupts (SIGINT, as Ctrl+C does) while a Bash call runs; print mode aborts the turn.',
+    sessions: () => [
+      {
+        runs: [
+          {
+            prompt: 'Run the long build.',
+            allowedTools: ['Bash'],
+            turnOutcome: 'interrupted',
+            steps: [
+              {
+                text: 'Starting the build.',
+                // The Bash tool's shell knows Claude Code's pid: the call interrupts its own agent mid-run.
+                toolCalls: [bash('kill -INT "$CLAUDE_PID"; sleep 3; echo build-finished', 'interrupted', 'Run the build')],
+                usage: usage(1400, 35, 0, 600),
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'compaction',
+    description: 'A turn with a Bash call, then /compact on the resumed session (one summary request), then one more prompt.',
+    sessions: () => [
+      {
+        runs: [
+          {
+            prompt: 'List the project.',
+            allowedTools: ['Bash'],
+            turnOutcome: 'completed',
+            steps: [
+              { toolCalls: [bash('ls -a', 'success', 'List files')], usage: usage(1600, 17, 0, 900) },
+              { text: 'The project is empty.', usage: usage(1700, 8, 900, 0) },
+            ],
+          },
+          {
+            prompt: '/compact',
+            resume: true,
+            turnOutcome: null,
+            steps: [
+              {
+                auxiliary: true,
+                // The <summary> block is what Claude Code keeps; without it, it asks a second time.
+                text: '<analysis>One listing.</analysis>\n<summary>\n1. Primary Request: list the project. It was empty.\n</summary>',
+                usage: usage(2600, 140, 0, 0),
+              },
+            ],
+          },
+          {
+            prompt: 'Was it empty?',
+            resume: true,
+            allowedTools: ['Bash'],
+            turnOutcome: 'completed',
+            steps: [{ text: 'Yes, it was empty.', usage: usage(900, 7, 0, 300) }],
+          },
+        ],
+      },
+    ],
   },
 ];
 
