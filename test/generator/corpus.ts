@@ -214,6 +214,8 @@ class CorpusWriter {
     const th = this.newSession(project, style, startMs, false);
     let parent: string | null = null;
     let copiedMessages = false;
+    /** Copied messages without requestId: ccusage counts them again in this session (see README). */
+    const withoutRequestId = new Map<string, Row>();
     for (const row of rows) {
       const uuid = fork ? (row.uuid as string) : rng.uuid();
       const copy: Row = { ...row, parentUuid: parent, uuid, sessionId: th.env.sessionId };
@@ -225,8 +227,16 @@ class CorpusWriter {
       th.file.row(copy);
       parent = uuid;
       copiedMessages ||= row.type === 'assistant';
+      const message = row.message as Row | undefined;
+      if (row.type === 'assistant' && row.requestId === undefined && message?.model !== '<synthetic>') withoutRequestId.set(message?.id as string, message?.usage as Row);
     }
     th.parentUuid = parent;
+    for (const u of withoutRequestId.values()) {
+      tally.ccusageExtra.input += u.input_tokens as number;
+      tally.ccusageExtra.output += u.output_tokens as number;
+      tally.ccusageExtra.cacheRead += u.cache_read_input_tokens as number;
+      tally.ccusageExtra.cacheCreation += u.cache_creation_input_tokens as number;
+    }
     if (copiedMessages) {
       tally.sessionsSharingMessages.add(fromSessionId);
       tally.sessionsSharingMessages.add(th.env.sessionId);

@@ -55,6 +55,11 @@ export interface Expected {
    * file it was written to: for tools that name sessions by file (ccusage), subagent files included.
    */
   perFileTokens: Record<string, TokenSums>;
+  /**
+   * The totals ccusage 20.0.24 reports for this corpus: like `tokens`, except that a message without
+   * requestId is counted once per session it was copied into (it deduplicates those only per session).
+   */
+  ccusageTokens: TokenSums;
   /** Sessions holding messages that also appear in another session's file (replay or fork copies). */
   sessionsSharingMessages: string[];
   toolCalls: number;
@@ -83,6 +88,13 @@ export function addTokens(into: TokenSums, add: TokenSums): void {
   into.cacheCreation += add.cacheCreation;
 }
 
+function sumTokens(a: TokenSums, b: TokenSums): TokenSums {
+  const sum = zeroTokens();
+  addTokens(sum, a);
+  addTokens(sum, b);
+  return sum;
+}
+
 function zeroRecord<K extends string>(keys: readonly K[]): Record<K, number> {
   return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 }
@@ -96,6 +108,8 @@ export class ExpectedTally {
   tokensByModel = new Map<string, TokenSums>();
   perSessionTokens = new Map<string, TokenSums>();
   perFileTokens = new Map<string, TokenSums>();
+  /** Copied messages without requestId, which ccusage counts again. */
+  ccusageExtra = zeroTokens();
   sessionsSharingMessages = new Set<string>();
   toolCallsByName = new Map<string, Record<ToolOutcome, number>>();
   subagentsByType = new Map<string, number>();
@@ -152,6 +166,7 @@ export class ExpectedTally {
       tokensByModel: sortedObject(this.tokensByModel),
       perSessionTokens: sortedObject(this.perSessionTokens),
       perFileTokens: sortedObject(this.perFileTokens),
+      ccusageTokens: sumTokens(this.tokens, this.ccusageExtra),
       sessionsSharingMessages: [...this.sessionsSharingMessages].sort(),
       toolCalls: TOOL_OUTCOMES.reduce((sum, o) => sum + toolCallsByOutcome[o], 0),
       toolCallsByOutcome,
