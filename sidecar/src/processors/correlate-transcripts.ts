@@ -114,6 +114,9 @@ interface Session {
   turn?: Turn;
   started: boolean;
   lastMs: number;
+  /** Started as a fork: its first new prompt continues the copied turns without being a resume. */
+  forked: boolean;
+  turns: number;
   /** The chat of the thread (main or agent) whose rows are still arriving, keyed by thread. */
   openChats: Map<string, Chat>;
   lastRowMs: Map<string, number>;
@@ -150,6 +153,13 @@ export class TranscriptCorrelator {
     const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? entry.agentId ?? `sidechain-${entry.sessionId}` : undefined;
     const session = this.session(entry.sessionId);
     session.lastMs = Math.max(session.lastMs, entry.timeMs);
+    if (entry.forkedFromSessionId) {
+      // A fork's copy of another session's rows (same uuids, same messages): the original file reports them,
+      // whichever of the two is read first. The copy only tells that this session started as a fork.
+      if (!session.started) this.startSession(session, entry, 'fork');
+      session.forked = true;
+      return;
+    }
     if (agentId !== undefined) {
       this.addAgentRow(entry, session, agentId, file.agentType);
       return;
@@ -157,20 +167,21 @@ export class TranscriptCorrelator {
     this.addMainRow(entry, session, file, offset);
   }
 
-  /** Close turns of sessions with no row since `idleBeforeMs` (live mode), as the end of input would. */
+  /** Close turns and subagents of sessions with no row since `idleBeforeMs` (live mode), as the end of input would. */
   closeIdle(idleBeforeMs: number): void {
     for (const session of this.sessions.values()) {
       if (session.lastMs < idleBeforeMs) this.closeSession(session);
+    }
+    for (const agent of this.agents.values()) {
+      if (agent.emitted || (this.sessions.get(agent.sessionId)?.lastMs ?? 0) >= idleBeforeMs) continue;
+      if (!agent.link) this.linkAgent(agent, undefined);
+      this.emitAgentSpan(agent);
     }
   }
 
   /** End of input (backfill): close every open turn, tool call and subagent. */
   finish(): void {
-    for (const session of this.sessions.values()) this.closeSession(session);
-    for (const agent of this.agents.values()) {
-      if (!agent.link) this.linkAgent(agent, undefined);
-      this.emitAgentSpan(agent);
-    }
+    this.closeIdle(Number.POSITIVE_INFINITY);
   }
 
   /** Offset of the oldest line a re-read must start from so every open turn of `file` is rebuilt whole. */
@@ -186,7 +197,7 @@ export class TranscriptCorrelator {
   private session(id: string): Session {
     let session = this.sessions.get(id);
     if (!session) {
-      session = { id, started: false, lastMs: 0, openChats: new Map(), lastRowMs: new Map() };
+      session = { id, started: false, forked: false, turns: 0, lastMs: 0, openChats: new Map(), lastRowMs: new Map() };
       this.sessions.set(id, session);
     }
     return session;
@@ -243,7 +254,9 @@ export class TranscriptCorrelator {
     const replayed = this.seenPrompts.has(promptKey);
     this.seenPrompts.add(promptKey);
     const source = sessionStartSource(entry, session.started, replayed, this.filesReadFromStart.has(file.path));
-    if (source) this.startSession(session, entry, source);
+    const forkContinues = session.forked && session.turns === 0;
+    if (source && !forkContinues) this.startSession(session, entry, source);
+    session.turns++;
     const traceId = traceIdOf(session.id, entry.uuid);
     const rootSpanId = spanIdOf('turn', session.id, entry.uuid);
     const turn: Turn = {
@@ -334,7 +347,10 @@ export class TranscriptCorrelator {
   private startSession(session: Session, entry: TranscriptEntry, source: string): void {
     session.started = true;
     const id = recordIdOf('session-start', session.id, entry.uuid);
-    this.emitLog('', '', session.id, entry.timeMs, 'ccotel.session.started', 'INFO', '', { source }, id);
+    // message.uuid names the prompt: the hook correlator merges a SessionStart hook into this start by it.
+    const attributes: Attributes = { source, 'message.uuid': entry.uuid };
+    if (entry.promptId) attributes['prompt.id'] = entry.promptId;
+    this.emitLog('', '', session.id, entry.timeMs, 'ccotel.session.started', 'INFO', '', attributes, id);
     this.emitMetric('ccotel.session.starts', '{session}', 'Session starts by source', 'sum', entry.timeMs, 1, { source }, '', '', id);
   }
 
