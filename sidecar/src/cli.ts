@@ -2,10 +2,12 @@
 // ccotel: the command line of the sidecar.
 import { Command } from 'commander';
 import { registerBackfillCommand } from './commands/backfill.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import { registerQueryCommand } from './commands/query.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerRetentionCommand } from './commands/retention.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerServiceCommands } from './commands/service.js';
 import { registerStatusCommand } from './commands/status.js';
 import { SIDECAR_VERSION } from './resource.js';
 
@@ -20,6 +22,8 @@ registerRunCommand(program);
 registerStatusCommand(program);
 registerQueryCommand(program);
 registerRetentionCommand(program);
+registerDoctorCommand(program);
+registerServiceCommands(program);
 
 program.parseAsync(process.argv).catch((error: Error) => {
   console.error(`ccotel: ${error.message}`);

@@ -1,0 +1,97 @@
+// Hooks installed (the same handler install-hooks writes, found with its settings helpers) and firing:
+// the age of the newest spooled event against the newest transcript activity, and the hook's own
+// count of events it had to drop.
+import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spoolHookHandler, withSpoolHooks } from '../install/hooks.js';
+import { homeOf } from '../install/options.js';
+import { installedScriptPath } from '../install/scripts.js';
+import { planSettingsChange, settingsPathFor, SettingsError } from '../install/settings-file.js';
+import { age, result, type Check } from './check.js';
+
+/** Hook activity older than the newest transcript write by more than this means the hook is not running. */
+const FIRING_TOLERANCE_MS = 10 * 60_000;
+
+const RESTART_SESSIONS = 'restart the Claude Code sessions (settings are read at start); check `claude --debug` for hook errors';
+
+/** Spool names start with the firing time in nanoseconds, 20 digits (docs/HOOKS.md). */
+export function newestSpoolEventMs(spoolDir: string): number | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(spoolDir);
+  } catch {
+    return undefined;
+  }
+  const newest = names.filter((name) => /^\d{20}-.*\.json$/.test(name)).sort().at(-1);
+  return newest === undefined ? undefined : Number(BigInt(newest.slice(0, 20)) / 1_000_000n);
+}
+
+/** Lines of $STATE/hook-dropped: `<fired-at ns> <mkdir|write|rename>` per event the hook could not keep. */
+function droppedEvents(path: string): string[] {
+  try {
+    return readFileSync(path, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether settings.json already holds what an install would write (i.e. installing changes nothing). */
+export function settingsHave(settingsPath: string, install: (settings: Record<string, unknown>) => Record<string, unknown>): boolean | string {
+  try {
+    return !planSettingsChange(settingsPath, install).changed;
+  } catch (error) {
+    if (error instanceof SettingsError) return error.message;
+    throw error;
+  }
+}
+
+export const hooksCheck: Check = async (context) => {
+  const { paths } = context.config;
+  const settingsPath = settingsPathFor(homeOf(context.env));
+  const script = installedScriptPath('hook', paths.binDir);
+  const installed = settingsHave(settingsPath, (settings) => withSpoolHooks(settings, spoolHookHandler(script, paths.spoolDir)));
+  if (typeof installed === 'string') return result('hooks', 'fail', installed, `fix ${settingsPath} by hand, then run ccotel install-hooks`);
+  if (!installed) {
+    return result('hooks', 'warn', `the ccotel hook is not (fully) in ${settingsPath}: no hook events, permission decisions or session ends`, 'ccotel install-hooks');
+  }
+  try {
+    const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as { disableAllHooks?: unknown };
+    if (settings.disableAllHooks === true) {
+      return result('hooks', 'fail', `${settingsPath} sets "disableAllHooks": true, so Claude Code runs no hook`, `remove "disableAllHooks" from ${settingsPath}`);
+    }
+  } catch {
+    // read just above by planSettingsChange; a race with an editor is not worth a report
+  }
+  if (!existsSync(script)) return result('hooks', 'fail', `settings.json runs ${script}, which does not exist`, 'ccotel install-hooks (copies the script again)');
+  try {
+    accessSync(script, constants.X_OK);
+  } catch {
+    return result('hooks', 'fail', `${script} is not executable`, `chmod 700 ${script}`);
+  }
+  const dropped = droppedEvents(paths.hookDroppedPath);
+  if (dropped.length > 0) {
+    const last = dropped.at(-1)!.split(' ');
+    return result(
+      'hooks',
+      'fail',
+      `the hook dropped ${dropped.length} events (last: ${last[1] ?? '?'} failed at ${new Date(Number(BigInt(last[0] ?? '0') / 1_000_000n)).toISOString()}): the spool ${paths.spoolDir} was not writable or the disk was full`,
+      `make ${paths.spoolDir} a writable directory with free space, then clear the count: rm ${paths.hookDroppedPath}`,
+    );
+  }
+  const newestEvent = newestSpoolEventMs(paths.spoolDir);
+  context.facts.newestSpoolEventMs = newestEvent;
+  const transcriptActivity = context.facts.newestTranscriptMtimeMs;
+  if (newestEvent === undefined) {
+    return transcriptActivity !== undefined && context.now() - transcriptActivity < FIRING_TOLERANCE_MS
+      ? result('hooks', 'fail', 'installed, but no hook event was ever spooled although Claude Code wrote a transcript just now', RESTART_SESSIONS)
+      : result('hooks', 'ok', 'installed; no event spooled yet (hooks fire in sessions started after the install)');
+  }
+  if (transcriptActivity !== undefined && transcriptActivity - newestEvent > FIRING_TOLERANCE_MS) {
+    return result(
+      'hooks',
+      'fail',
+      `installed, but not firing: Claude Code wrote a transcript ${age(transcriptActivity - newestEvent)} after the last hook event (${new Date(newestEvent).toISOString()})`,
+      RESTART_SESSIONS,
+    );
+  }
+  return result('hooks', 'ok', `installed and firing: last event ${age(context.now() - newestEvent)} ago, none dropped`);
+};

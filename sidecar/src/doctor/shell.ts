@@ -1,0 +1,42 @@
+// Shell integration: the SessionStart handler install-shell writes is in settings.json, the script it
+// sources exists, and when the last command was logged.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { homeOf } from '../install/options.js';
+import { installedScriptPath } from '../install/scripts.js';
+import { settingsPathFor } from '../install/settings-file.js';
+import { shellHookHandler, withShellHook } from '../install/shell.js';
+import { age, result, type Check } from './check.js';
+import { settingsHave } from './hooks.js';
+
+function newestLogMs(dir: string): number | undefined {
+  let newest: number | undefined;
+  try {
+    for (const name of readdirSync(dir)) {
+      if (name.endsWith('.jsonl')) newest = Math.max(newest ?? 0, statSync(join(dir, name)).mtimeMs);
+    }
+  } catch {
+    return undefined;
+  }
+  return newest;
+}
+
+export const shellCheck: Check = async (context) => {
+  const { paths } = context.config;
+  const settingsPath = settingsPathFor(homeOf(context.env));
+  const script = installedScriptPath('shell', paths.binDir);
+  const installed = settingsHave(settingsPath, (settings) => withShellHook(settings, shellHookHandler(script, paths.shellLogDir)));
+  if (typeof installed === 'string') return result('shell', 'fail', installed, `fix ${settingsPath} by hand, then run ccotel install-shell`);
+  if (!installed) return result('shell', 'warn', `shell integration is not in ${settingsPath}: no shell spans, exit codes or process failure modes`, 'ccotel install-shell');
+  if (!existsSync(script)) {
+    return result('shell', 'fail', `every Bash tool command sources ${script}, which does not exist (Bash shows an error before each command)`, 'ccotel install-shell (copies the script again)');
+  }
+  const newest = newestLogMs(paths.shellLogDir);
+  return result(
+    'shell',
+    'ok',
+    newest === undefined
+      ? 'installed; no command logged yet (takes effect in sessions started after the install)'
+      : `installed and active: last command logged ${age(context.now() - newest)} ago`,
+  );
+};
