@@ -4,47 +4,48 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generateCorpus, type Expected } from '../generator/corpus.js';
 
 const CLI = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src', 'cli.js');
-const root = mkdtempSync(join(tmpdir(), 'ccotel-corpus-'));
-const storeDir = join(root, 'store');
-let expected: Expected;
-let env: NodeJS.ProcessEnv;
-
-function ccotel(...args: string[]): string {
-  return execFileSync(process.execPath, [CLI, ...args, '--store', storeDir], { env, encoding: 'utf8' });
-}
-
-function query<T>(sql: string): T[] {
-  return ccotel('query', `${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, '--format', 'JSONEachRow')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as T);
-}
 
 const spans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
 const logs = (where: string) => `(SELECT * FROM otel_logs WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
 const toRecord = (rows: { key: string; n: number }[]) => Object.fromEntries(rows.map((row) => [row.key, row.n]));
 const nonZero = (record: Record<string, number>) => Object.fromEntries(Object.entries(record).filter(([, n]) => n > 0));
 
-beforeAll(async () => {
-  expected = await generateCorpus({ seed: 20261129, root: join(root, 'corpus'), sessions: 12, hostLayout: 'multi-root' });
-  env = {
-    ...process.env,
-    HOME: join(root, 'corpus', 'home'),
-    CLAUDE_CONFIG_DIR: expected.configDirs.join(','),
-    CCOTEL_RAW_TTL_DAYS: '0',
-  };
-  ccotel('backfill', '--no-progress');
-});
+// The CLI runs in child processes, so each corpus gets its own embedded store (one chdb directory per process).
+describe.each([
+  { seed: 20261129, sessions: 12 },
+  { seed: 5, sessions: 60 },
+])('generated corpus (seed $seed, $sessions sessions) → backfill → store', ({ seed, sessions }) => {
+  const root = mkdtempSync(join(tmpdir(), 'ccotel-corpus-'));
+  const storeDir = join(root, 'store');
+  let expected: Expected;
+  let env: NodeJS.ProcessEnv;
 
-afterAll(() => {
-  // temp dirs are left for inspection on failure; the OS cleans tmp
-});
+  function ccotel(...args: string[]): string {
+    return execFileSync(process.execPath, [CLI, ...args, '--store', storeDir], { env, encoding: 'utf8' });
+  }
 
-describe('generated corpus → backfill → store', () => {
+  function query<T>(sql: string): T[] {
+    return ccotel('query', `${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, '--format', 'JSONEachRow')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as T);
+  }
+
+  beforeAll(async () => {
+    expected = await generateCorpus({ seed, root: join(root, 'corpus'), sessions, hostLayout: 'multi-root' });
+    env = {
+      ...process.env,
+      HOME: join(root, 'corpus', 'home'),
+      CLAUDE_CONFIG_DIR: expected.configDirs.join(','),
+      CCOTEL_RAW_TTL_DAYS: '0',
+    };
+    ccotel('backfill', '--no-progress');
+  });
+
   it('has the expected sessions and turns by outcome', () => {
     // A session is known by its turns or by its start (a copied history may add no turn of its own).
     const [{ sessions }] = query<{ sessions: number }>(
@@ -67,6 +68,23 @@ describe('generated corpus → backfill → store', () => {
        FROM ${spans(`startsWith(SpanName, 'chat ')`)}`,
     );
     expect(row).toEqual({ chats: expected.chatSpans, ...expected.tokens });
+  });
+
+  it('attributes tokens to their session', () => {
+    const rows = query<{ session: string; input: number; output: number; cacheRead: number; cacheCreation: number }>(
+      `SELECT SpanAttributes['session.id'] AS session,
+         sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
+         sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
+         sum(toUInt64(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cacheRead,
+         sum(toUInt64(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cacheCreation
+       FROM ${spans(`startsWith(SpanName, 'chat ')`)} GROUP BY session`,
+    );
+    const ours = Object.fromEntries(rows.map(({ session, ...tokens }) => [session, tokens]));
+    // Sessions holding copies of another's messages are attributed by read order; every other one is exact.
+    const sharing = new Set(expected.sessionsSharingMessages);
+    const comparable = Object.entries(expected.perSessionTokens).filter(([session]) => !sharing.has(session));
+    expect(comparable.length).toBeGreaterThan(0);
+    for (const [session, tokens] of comparable) expect(ours[session], session).toEqual(tokens);
   });
 
   it('has every tool call with its outcome', () => {
