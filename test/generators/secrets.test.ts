@@ -32,5 +32,6 @@ describe('planted-secret generator', () => {
     const { secrets } = plantSecret('stripe-secret-key');
     expect(findLeaks(`prefix ${secrets[0].slice(5, 13)} suffix`, secrets)).toEqual([secrets[0].slice(5, 13)]);
     expect(findLeaks(`prefix ${secrets[0].slice(5, 12)} suffix`, secrets)).toEqual([]);
+    expect(findLeaks(`prefix ${secrets[0].slice(5, 13)} suffix`, secrets, `chance ${secrets[0].slice(5, 13)} match`)).toEqual([]);
   });
 });

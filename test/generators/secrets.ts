@@ -22,10 +22,23 @@ const BASE32 = UPPER + '234567';
 const HEX = '0123456789abcdef';
 const PASSWORD_SYMBOLS = '!#%*+-_.@^~';
 
+// Random 16-bit values drawn from one large buffer: many small randomBytes calls make big corpora slow.
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function random16(): number {
+  if (poolOffset + 2 > pool.length) {
+    pool = randomBytes(1 << 16);
+    poolOffset = 0;
+  }
+  const value = pool.readUInt16LE(poolOffset);
+  poolOffset += 2;
+  return value;
+}
+
 export function randomString(length: number, alphabet: string): string {
-  const bytes = randomBytes(length * 2);
   let out = '';
-  for (let i = 0; i < length; i++) out += alphabet[bytes.readUInt16LE(i * 2) % alphabet.length];
+  for (let i = 0; i < length; i++) out += alphabet[random16() % alphabet.length];
   return out;
 }
 
@@ -83,8 +96,10 @@ const SECRET_MAKERS = {
     return { text: `curl --header "PRIVATE-TOKEN: ${token}" https://gitlab.example.com/api/v4/projects`, secrets: [token] };
   },
   'slack-token': () => {
-    const token = `${pick(['xoxb', 'xoxp'])}-${randomString(12, DIGITS)}-${randomString(13, DIGITS)}-${randomString(24, ALNUM)}`;
-    return { text: `SLACK_BOT=${token} # posted to #deploys`, secrets: [token] };
+    // Team and user ids, then the random part: only that is secret (and digits alone would match anything).
+    const random = randomString(24, ALNUM);
+    const token = `${pick(['xoxb', 'xoxp'])}-${randomString(12, DIGITS)}-${randomString(13, DIGITS)}-${random}`;
+    return { text: `SLACK_BOT=${token} # posted to #deploys`, secrets: [random] };
   },
   'openai-api-key': () => {
     const [head, tail] = [randomString(74, ALNUM), randomString(74, ALNUM)];
@@ -138,7 +153,7 @@ const SECRET_MAKERS = {
     return { text: line, secrets: [password] };
   },
   'token-assignment': () => {
-    const token = pick([base64url(randomBytes(24)), randomString(32, HEX), randomPassword()]);
+    const token = pick([base64url(randomBytes(24)), randomString(40, ALNUM), randomPassword()]);
     const line = pick([`token=${token}`, `api_key=${token}`, `secret=${token}`, `SENTRY_AUTH_TOKEN=${token}`, `x-api-key: ${token}`]);
     return { text: line, secrets: [token] };
   },
@@ -244,8 +259,13 @@ export function mixedCorpus(totalChars: number, secretEvery = 20): Corpus {
   return { texts, secrets, plantedCount: planted };
 }
 
-/** Every 8-character piece of a planted secret that occurs in `output` (empty when nothing leaked). */
-export function findLeaks(output: string, secrets: readonly string[]): string[] {
+/**
+ * Every 8-character piece of a planted secret that occurs in `output` (empty when nothing leaked).
+ * Pieces that also occur in `background` (content that holds no secret, e.g. the input with the
+ * planted secrets left out) are chance matches, not leaks: over gigabytes of hex and base64, some
+ * 8-character windows of random secrets turn up by chance.
+ */
+export function findLeaks(output: string, secrets: readonly string[], background = ''): string[] {
   const pieces = new Set<string>();
   for (const secret of secrets) {
     for (let i = 0; i + 8 <= secret.length; i++) pieces.add(secret.slice(i, i + 8));
@@ -253,7 +273,7 @@ export function findLeaks(output: string, secrets: readonly string[]): string[] 
   const leaks = new Set<string>();
   for (let i = 0; i + 8 <= output.length; i++) {
     const piece = output.slice(i, i + 8);
-    if (pieces.has(piece)) leaks.add(piece);
+    if (pieces.has(piece) && !background.includes(piece)) leaks.add(piece);
   }
   return [...leaks];
 }

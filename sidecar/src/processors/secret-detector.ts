@@ -41,7 +41,7 @@ const RULE_OPTIONS: Record<string, object> = {
   // Access key ids (AKIA…) and account ids are only scanned with this option.
   '@secretlint/secretlint-rule-aws': { enableIDScanRule: true },
 };
-const SECRETLINT_CONFIG: LintConfig = {
+export const SECRETLINT_CONFIG: LintConfig = {
   rules: recommendedRules
     .filter((rule) => rule.meta.id !== FILTER_COMMENTS_RULE)
     .map((rule) => ({ id: rule.meta.id, rule, options: RULE_OPTIONS[rule.meta.id] ?? {} })),
@@ -68,12 +68,16 @@ interface Rule {
   find(text: string): Iterable<[number, number]>;
 }
 
-/** A rule whose secret is the `secret` group of a global regex (the whole match when there is none). */
-function regexRule(name: string, pattern: RegExp, accept: (secret: string) => boolean = () => true): Rule {
+/**
+ * A rule whose secret is the `secret` group of a regex (the whole match when there is none), tried
+ * only on texts that contain `keyword`.
+ */
+function regexRule(name: string, keyword: string, pattern: RegExp, accept: (secret: string) => boolean = () => true): Rule {
   const global = new RegExp(pattern.source, pattern.flags.replace(/[gd]/g, '') + 'gd');
   return {
     name,
     *find(text) {
+      if (!text.includes(keyword)) return;
       for (const match of text.matchAll(global)) {
         const [start, end] = match.indices?.groups?.secret ?? match.indices![0];
         if (accept(text.slice(start, end))) yield [start, end];
@@ -127,6 +131,7 @@ const PEM_MAX_BODY = 64 * 1024;
 const privateKeyRule: Rule = {
   name: 'private-key',
   *find(text) {
+    if (!text.includes('PRIVATE KEY')) return;
     for (const begin of text.matchAll(PEM_BEGIN)) {
       const bodyStart = begin.index + begin[0].length;
       const endLine = `-----END ${begin[1]}PRIVATE KEY${begin[2] ?? ''}-----`;
@@ -152,16 +157,16 @@ const CREDENTIAL_ASSIGNMENT = new RegExp(
 const OWN_RULES: readonly Rule[] = [
   privateKeyRule,
   // The preset's rule needs a word boundary after the key, so a key ending in + or / before a quote is missed.
-  regexRule('aws-secret-access-key',
+  regexRule('aws-secret-access-key', '',
     /(?:AWS|aws|Aws)?_?(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)["']?\s*(?::|=>|=)\s*["']?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/),
-  regexRule('jwt', /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/),
-  regexRule('bearer-token', /\b[Bb]earer\s+(?<secret>[A-Za-z0-9._~+/-]{8,}=*)/, looksLikeCredential),
-  regexRule('basic-auth-header', /\b[Aa]uthorization["']?\s*:\s*["']?Basic\s+(?<secret>[A-Za-z0-9+/]{8,}=*)/),
-  regexRule('url-password', /\b[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:/@"'<>]{0,256}:(?<secret>[^\s@/"'<>]{1,256})@[^\s"'<>]/,
+  regexRule('jwt', 'eyJ', /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/),
+  regexRule('bearer-token', 'earer', /\b[Bb]earer\s+(?<secret>[A-Za-z0-9._~+/-]{8,}=*)/, looksLikeCredential),
+  regexRule('basic-auth-header', 'Basic', /\b[Aa]uthorization["']?\s*:\s*["']?Basic\s+(?<secret>[A-Za-z0-9+/]{8,}=*)/),
+  regexRule('url-password', '://', /\b[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:/@"'<>]{0,256}:(?<secret>[^\s@/"'<>]{1,256})@[^\s"'<>]/,
     (password) => !isPlaceholder(password)),
-  regexRule('credential-assignment', CREDENTIAL_ASSIGNMENT, looksLikeCredential),
+  regexRule('credential-assignment', '', CREDENTIAL_ASSIGNMENT, looksLikeCredential),
   // Project/service keys without the T3BlbkFJ marker the preset's rule requires.
-  regexRule('openai-api-key', /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/),
+  regexRule('openai-api-key', 'sk-', /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/),
 ];
 
 // A text as the rules see it: JSON string escapes decoded (repeatedly, for JSON inside JSON), with the
@@ -172,31 +177,29 @@ interface TextView {
   toOriginal: Int32Array | null;
 }
 
-const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
 const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 const MAX_UNESCAPE_LEVELS = 3;
+
+const ESCAPE_SEQUENCE = /\\(?:(["\\/bfnrt])|u([0-9a-fA-F]{4}))/g;
+const HAS_ESCAPE = new RegExp(ESCAPE_SEQUENCE.source);
 
 function unescapeOnce(text: string): { content: string; toText: Int32Array } {
   const parts: string[] = [];
   const toText = new Int32Array(text.length + 1);
   let length = 0;
-  for (let i = 0; i < text.length; ) {
-    let char = text[i];
-    let width = 1;
-    if (char === '\\' && i + 1 < text.length) {
-      const next = text[i + 1];
-      if (next in SIMPLE_ESCAPES) {
-        char = SIMPLE_ESCAPES[next];
-        width = 2;
-      } else if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
-        char = String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
-        width = 6;
-      }
-    }
-    parts.push(char);
-    toText[length++] = i;
-    i += width;
+  let from = 0;
+  /** Copies text[from, to) unchanged: each character maps to itself. */
+  const copyUpTo = (to: number) => {
+    parts.push(text.slice(from, to));
+    for (let i = from; i < to; i++) toText[length++] = i;
+  };
+  for (const escape of text.matchAll(ESCAPE_SEQUENCE)) {
+    copyUpTo(escape.index);
+    parts.push(escape[1] !== undefined ? SIMPLE_ESCAPES[escape[1]] : String.fromCharCode(parseInt(escape[2], 16)));
+    toText[length++] = escape.index;
+    from = escape.index + escape[0].length;
   }
+  copyUpTo(text.length);
   toText[length] = text.length;
   return { content: parts.join(''), toText: toText.subarray(0, length + 1) };
 }
@@ -204,7 +207,7 @@ function unescapeOnce(text: string): { content: string; toText: Int32Array } {
 function viewOf(text: string): TextView {
   let content = text;
   let toOriginal: Int32Array | null = null;
-  for (let level = 0; level < MAX_UNESCAPE_LEVELS && JSON_ESCAPE.test(content); level++) {
+  for (let level = 0; level < MAX_UNESCAPE_LEVELS && HAS_ESCAPE.test(content); level++) {
     const step = unescapeOnce(content);
     toOriginal = toOriginal ? step.toText.map((i) => toOriginal![i]) : step.toText;
     content = step.content;
