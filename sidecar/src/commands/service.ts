@@ -1,7 +1,8 @@
 // `ccotel install-service` / `ccotel uninstall-service`: the sidecar (and the retention timer) as systemd
 // user units. The work is in service/install-service.ts; this file parses flags and prints the report.
 import type { Command } from 'commander';
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { spawnRunner, type CommandRunner } from '../service/command-runner.js';
 import { installService, uninstallService, type ServiceReport } from '../service/install-service.js';
 import { processIo, type CommandIo } from './io.js';
@@ -13,9 +14,11 @@ export function printServiceReport(io: CommandIo, report: ServiceReport): void {
   if (report.manual.length > 0) io.out(`still to do, by you:\n${report.manual.map((command) => `  ${command}\n`).join('')}`);
 }
 
-/** The running CLI: the same node and script the unit will start. */
+/** This node and the built CLI beside this module (dist/sidecar/src/cli.js): what the unit will start. */
 function currentProgram(): { node: string; cli: string } {
-  return { node: process.execPath, cli: realpathSync(process.argv[1] ?? '') };
+  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  if (!existsSync(cli)) throw new Error(`${cli} does not exist: build first (npm run build) and run install-service from the built CLI`);
+  return { node: process.execPath, cli: realpathSync(cli) };
 }
 
 export function registerServiceCommands(program: Command, io: CommandIo = processIo, run: CommandRunner = spawnRunner): void {
