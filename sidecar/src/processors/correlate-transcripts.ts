@@ -98,6 +98,9 @@ interface Agent {
   /** Items produced before the link was known; emitted with the trace id once it is. */
   waiting: TelemetryBatch;
   emitted: boolean;
+  /** Where its first row was read: a re-read after a crash must start there while the agent is not emitted. */
+  file: string;
+  startOffset: number;
 }
 
 interface TaskCall {
@@ -161,7 +164,7 @@ export class TranscriptCorrelator {
       return;
     }
     if (agentId !== undefined) {
-      this.addAgentRow(entry, session, agentId, file.agentType);
+      this.addAgentRow(entry, session, agentId, file, offset);
       return;
     }
     this.addMainRow(entry, session, file, offset);
@@ -190,6 +193,9 @@ export class TranscriptCorrelator {
     for (const session of this.sessions.values()) {
       const turn = session.turn;
       if (turn && turn.file === file && (oldest === undefined || turn.startOffset < oldest)) oldest = turn.startOffset;
+    }
+    for (const agent of this.agents.values()) {
+      if (!agent.emitted && agent.file === file && (oldest === undefined || agent.startOffset < oldest)) oldest = agent.startOffset;
     }
     return oldest;
   }
@@ -553,7 +559,8 @@ export class TranscriptCorrelator {
 
   // ---- subagents --------------------------------------------------------------------------------------
 
-  private addAgentRow(entry: TranscriptEntry, session: Session, agentId: string, agentType: string | undefined): void {
+  private addAgentRow(entry: TranscriptEntry, session: Session, agentId: string, file: TranscriptFile, offset: number): void {
+    const agentType = file.agentType;
     let agent = this.agents.get(agentId);
     if (!agent) {
       agent = {
@@ -565,6 +572,8 @@ export class TranscriptCorrelator {
         lastMs: entry.timeMs,
         waiting: emptyBatch(),
         emitted: false,
+        file: file.path,
+        startOffset: offset,
       };
       this.agents.set(agentId, agent);
       const known = this.agentLinks.get(agentId);
