@@ -8,6 +8,7 @@ import { loadOrCreateInstallationKey } from './processors/installation-key.js';
 import { MaskProcessor } from './processors/mask.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
+import { HookCorrelator } from './processors/correlate-hooks.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
@@ -22,11 +23,19 @@ export function buildProcessors(config: Config): Processor[] {
   return [new MaskProcessor(createSecretDetector(), key), cap];
 }
 
-export function buildPipeline(config: Config, store: Store | undefined, extraSinks: Sink[] = []): { pipeline: Pipeline; storeSink?: ClickHouseSink } {
+export interface BuiltPipeline {
+  pipeline: Pipeline;
+  storeSink?: ClickHouseSink;
+  /** Hook events (from the spool source) are joined onto the transcript traces here. */
+  hooks: HookCorrelator;
+}
+
+export function buildPipeline(config: Config, store: Store | undefined, extraSinks: Sink[] = []): BuiltPipeline {
   const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(), SIDECAR_VERSION), store.database) : undefined;
   const sinks = [...(storeSink ? [storeSink] : []), ...extraSinks];
   const correlator = new TranscriptCorrelator({ contentLevel: config.contentLevel });
-  return { pipeline: new Pipeline(correlator, buildProcessors(config), sinks), storeSink };
+  const hooks = new HookCorrelator({ contentLevel: config.contentLevel });
+  return { pipeline: new Pipeline(correlator, buildProcessors(config), sinks, [hooks]), storeSink, hooks };
 }
 
 /** Read one file from `offset` to its current end through the pipeline; a partial last line is left for later. */

@@ -1,6 +1,7 @@
-// The pipeline: transcript lines → parse → correlate → processors (mask, cap) → sinks.
-// Lines are fed in file order; telemetry leaves in batches, and `flush` resolves only once every sink
-// accepted the batch, which is what lets a caller commit file offsets after it (at-least-once).
+// The pipeline: transcript lines → parse → correlate → joins (hooks, shell log, detectors) → processors
+// (mask, cap) → sinks. Lines are fed in file order; telemetry leaves in batches, and `flush` resolves only
+// once every sink accepted the batch, which is what lets a caller commit file offsets (or delete spool files,
+// through the acks a join hands over with its output) after it (at-least-once).
 import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
 import { batchSize, emptyBatch, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
@@ -28,10 +29,39 @@ export function newIngestStats(): IngestStats {
   return { files: 0, bytes: 0, lines: 0, conversationRows: 0, ignoredRows: 0, skipped: {}, skippedByFile: new Map(), unreadableFiles: new Map(), batches: 0 };
 }
 
+/**
+ * A stage that joins another input (hook events, shell commands, the process table) onto the transcript
+ * telemetry: it sees every batch on its way out (and may add span events to it), and adds its own items.
+ */
+export interface Join {
+  /** Telemetry on its way out (transcript items and the output of the joins before this one). */
+  observe(batch: TelemetryBatch): void;
+  /** Items produced since the last call, with what to do once the sinks accepted them. */
+  drain(): { batch: TelemetryBatch; acks: Ack[] };
+  /** End of input (backfill): give up waiting for anything and emit what is held. */
+  finish(): void;
+}
+
+/** Run once the items it came with were accepted by every sink (e.g. delete a spool file). */
+export type Ack = () => void;
+
+export interface SkippedRecord {
+  source: 'transcript' | 'hook' | 'shell';
+  reason: string;
+  file: string;
+  offset?: number;
+  text: string;
+  timeMs: number;
+  type?: string;
+}
+
 export class Pipeline {
   readonly stats = newIngestStats();
   private readonly correlator: TranscriptCorrelator;
   private pending: TelemetryBatch = emptyBatch();
+  private pendingAcks: Ack[] = [];
+  /** Flushes run one at a time (the transcript tailer and the spool source both flush). */
+  private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
   private readonly lastTimeMs = new Map<string, number>();
 
@@ -39,6 +69,7 @@ export class Pipeline {
     correlator: TranscriptCorrelator,
     private readonly processors: Processor[],
     private readonly sinks: Sink[],
+    private readonly joins: Join[] = [],
   ) {
     this.correlator = correlator;
   }
@@ -69,33 +100,40 @@ export class Pipeline {
     const perFile = this.stats.skippedByFile.get(path) ?? {};
     perFile[reason] = (perFile[reason] ?? 0) + 1;
     this.stats.skippedByFile.set(path, perFile);
-    const id = recordIdOf('skipped', path, String(offset));
     const timeMs = this.lastTimeMs.get(path) ?? timestampIn(text) ?? 0;
-    const attributes = { reason, 'ccotel.source': 'transcript', 'ccotel.source.file': path, 'ccotel.source.offset': offset, ...(type ? { 'ccotel.row.type': type } : {}) };
+    this.skipRecord({ source: 'transcript', reason, file: path, offset, text, timeMs, type });
+  }
+
+  /** Report an input record of any source that was not used: a `ccotel.record.skipped` log and a health point. */
+  skipRecord(record: SkippedRecord): void {
+    const id = recordIdOf('skipped', record.file, String(record.offset ?? ''));
+    const attributes = {
+      reason: record.reason,
+      'ccotel.source': record.source,
+      'ccotel.source.file': record.file,
+      ...(record.offset !== undefined ? { 'ccotel.source.offset': record.offset } : {}),
+      ...(record.type ? { 'ccotel.row.type': record.type } : {}),
+    };
     const log: LogRecord = {
       id,
-      timeMs,
+      timeMs: record.timeMs,
       eventName: 'ccotel.record.skipped',
       severity: 'WARN',
       traceId: '',
       spanId: '',
-      body: text.slice(0, SKIPPED_LINE_KEEP),
+      body: record.text.slice(0, SKIPPED_LINE_KEEP),
       attributes,
     };
-    const point: MetricPoint = {
-      id,
-      name: 'ccotel.sidecar.records',
-      unit: '{record}',
-      description: 'Input records the sidecar could not use, by source and reason',
-      kind: 'sum',
-      timeMs,
-      value: 1,
-      attributes: { source: 'transcript', result: reason },
-      traceId: '',
-      spanId: '',
-    };
     this.pending.logs.push(log);
-    this.pending.metrics.push(point);
+    this.addHealth(id, 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', record.timeMs, 1, {
+      source: record.source,
+      result: record.reason,
+    });
+  }
+
+  /** A `ccotel.sidecar.*` point about the sidecar's own health (deterministic id: a re-read reports it once). */
+  addHealth(id: string, name: string, unit: string, description: string, timeMs: number, value: number, attributes: MetricPoint['attributes']): void {
+    this.pending.metrics.push({ id, name, unit, description, kind: 'sum', timeMs, value, attributes, traceId: '', spanId: '' });
   }
 
   /** A file that could not be read at all is reported, and the others go on. */
@@ -106,6 +144,8 @@ export class Pipeline {
   /** End of input: close everything still open and deliver it. */
   async finish(): Promise<void> {
     this.correlator.finish();
+    this.collect();
+    for (const join of this.joins) join.finish();
     await this.flush();
   }
 
@@ -123,21 +163,32 @@ export class Pipeline {
     return this.correlator.oldestOpenOffset(path);
   }
 
-  /** Deliver everything correlated so far; resolves once every sink accepted it. */
-  async flush(): Promise<void> {
+  /** Deliver everything correlated so far; resolves once every sink accepted it (then runs the acks). */
+  flush(): Promise<void> {
+    const run = this.flushing.then(() => this.flushNow());
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async flushNow(): Promise<void> {
     const taken = this.take();
-    if (batchSize(taken) === 0) return;
-    try {
-      let batch = taken;
-      for (const processor of this.processors) batch = await processor.process(batch);
-      for (const sink of this.sinks) await sink.write(batch);
-    } catch (error) {
-      // Keep the batch for the next flush: the lines it came from are read already (a sink that took it
-      // in part drops the repeats by id).
-      this.pending = concatBatches(taken, this.pending);
-      throw error;
+    const acks = this.pendingAcks;
+    this.pendingAcks = [];
+    if (batchSize(taken) > 0) {
+      try {
+        let batch = taken;
+        for (const processor of this.processors) batch = await processor.process(batch);
+        for (const sink of this.sinks) await sink.write(batch);
+      } catch (error) {
+        // Keep the batch for the next flush: the lines it came from are read already (a sink that took it
+        // in part drops the repeats by id).
+        this.pending = concatBatches(taken, this.pending);
+        this.pendingAcks = acks.concat(this.pendingAcks);
+        throw error;
+      }
+      this.stats.batches++;
     }
-    this.stats.batches++;
+    for (const ack of acks) ack();
   }
 
   private bufferedItems(): number {
@@ -145,9 +196,16 @@ export class Pipeline {
     return batchSize(this.pending);
   }
 
-  /** Move what the correlator emitted into the pending batch. */
+  /** Move what the correlator emitted, and what the joins add to it, into the pending batch. */
   private collect(): void {
-    this.pending = concatBatches(this.pending, this.correlator.drain());
+    let batch = this.correlator.drain();
+    for (const join of this.joins) {
+      join.observe(batch);
+      const joined = join.drain();
+      batch = concatBatches(batch, joined.batch);
+      this.pendingAcks.push(...joined.acks);
+    }
+    this.pending = concatBatches(this.pending, batch);
   }
 
   private take(): TelemetryBatch {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { buildPipeline, ingestFile } from '../ingest.js';
 import type { IngestStats } from '../pipeline.js';
+import { HookSpoolSource, type HookSpoolStats } from '../sources/hook-spool-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { openStore } from '../store/open-store.js';
 import { parseSince, storeOption, type GlobalOptions } from './options.js';
@@ -12,17 +13,22 @@ export interface BackfillResult {
   stats: IngestStats;
   inserted: { spans: number; logs: number; metrics: number };
   repeatsDropped: number;
+  hooks: HookSpoolStats;
   seconds: number;
 }
 
-export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean }): Promise<BackfillResult> {
+export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean }): Promise<BackfillResult> {
   const started = performance.now();
   const config = loadConfig({ store: options.store, contentLevel: options.contentLevel });
   const since = options.since ? parseSince(options.since) : undefined;
   const files = (await discoverTranscripts(transcriptRoots())).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });
   try {
-    const { pipeline, storeSink } = buildPipeline(config, store);
+    const { pipeline, storeSink, hooks } = buildPipeline(config, store);
+    // The spool first: its events wait (in the hook correlator) for the spans the transcripts produce.
+    // Delivered events are deleted, as `run` does, unless --keep-spool.
+    const spool = new HookSpoolSource({ ...config.paths, pipeline, addHook: (event) => hooks.add(event), consume: !options.keepSpool });
+    spool.scan();
     const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
     const bar = options.progress
       ? new SingleBar({
@@ -57,6 +63,7 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
       stats: pipeline.stats,
       inserted: storeSink?.stats.inserted ?? { spans: 0, logs: 0, metrics: 0 },
       repeatsDropped: storeSink?.stats.repeatsDropped ?? 0,
+      hooks: spool.stats,
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
@@ -71,7 +78,8 @@ export function registerBackfillCommand(program: Command): void {
       .description('Read the whole transcript history once into the store (safe to run again: repeats are dropped)')
       .option('--since <when>', 'only files modified since this date (ISO 8601) or duration ago (e.g. 7d, 12h)')
       .option('--json', 'print the summary as JSON')
-      .option('--no-progress', 'no progress bar'),
+      .option('--no-progress', 'no progress bar')
+      .option('--keep-spool', 'read the hook spool without deleting the delivered events'),
   ).action(async (opts) => {
     const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json });
     const summary = {
@@ -81,6 +89,7 @@ export function registerBackfillCommand(program: Command): void {
       skipped: result.stats.skipped,
       inserted: result.inserted,
       repeatsDropped: result.repeatsDropped,
+      hookEvents: { read: result.hooks.read, deadLettered: result.hooks.deadLettered, dropped: result.hooks.dropped },
       seconds: Number(result.seconds.toFixed(2)),
       mbPerSecond: Number((result.stats.bytes / 1e6 / result.seconds).toFixed(1)),
     };
@@ -88,6 +97,9 @@ export function registerBackfillCommand(program: Command): void {
     else {
       console.log(`read ${summary.files} files, ${(summary.bytes / 1e6).toFixed(1)} MB in ${summary.seconds} s (${summary.mbPerSecond} MB/s)`);
       console.log(`stored ${summary.inserted.spans} spans, ${summary.inserted.logs} log records, ${summary.inserted.metrics} metric points; ${summary.repeatsDropped} repeats dropped`);
+      if (summary.hookEvents.read + summary.hookEvents.deadLettered > 0) {
+        console.log(`hook events: ${summary.hookEvents.read} read, ${summary.hookEvents.deadLettered} kept aside, ${summary.hookEvents.dropped} dropped by the hook`);
+      }
       const skipped = Object.entries(summary.skipped);
       if (skipped.length > 0) console.log(`skipped lines: ${skipped.map(([reason, n]) => `${reason}=${n}`).join(', ')} (see \`ccotel report\`)`);
     }

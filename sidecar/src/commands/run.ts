@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../config.js';
 import { buildPipeline } from '../ingest.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
+import { HookSpoolSource } from '../sources/hook-spool-source.js';
 import { TranscriptTailer } from '../sources/transcript-tailer.js';
 import { transcriptRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
@@ -22,6 +23,7 @@ export interface RunOptions extends GlobalOptions {
 export interface RunningSidecar {
   config: Config;
   tailer: TranscriptTailer;
+  spool: HookSpoolSource;
   store?: Store;
   endpoint?: QueryEndpoint;
   checkpoints: CheckpointStore;
@@ -41,7 +43,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     if (store?.kind === 'embedded') endpoint = await serveStore(store, 'run');
     // Further sinks (the OTLP exporter for config.otlpEndpoint) are added here.
     const extraSinks: Sink[] = [];
-    const { pipeline } = buildPipeline(config, store, extraSinks);
+    const { pipeline, hooks } = buildPipeline(config, store, extraSinks);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]));
     const roots = transcriptRoots();
     const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log });
@@ -62,6 +64,9 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       };
       checkpoints.saveStatus(status);
     };
+    // Hook events not matched to a span within the idle time are delivered as log records.
+    const spool = new HookSpoolSource({ ...config.paths, pipeline, addHook: (event) => hooks.add(event), log, onTick: () => hooks.expire(Date.now() - config.idleMs) });
+    spool.start();
     await tailer.start();
     const statusTimer = setInterval(() => writeStatus(), STATUS_EVERY_MS);
     statusTimer.unref();
@@ -69,11 +74,13 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     return {
       config,
       tailer,
+      spool,
       store,
       endpoint,
       checkpoints,
       stop: async () => {
         clearInterval(statusTimer);
+        await spool.stop();
         await tailer.stop();
         writeStatus(true);
         await endpoint?.close();

@@ -1,0 +1,124 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { emptyBatch, type Sink, type TelemetryBatch } from '../model.js';
+import { Pipeline } from '../pipeline.js';
+import { HookCorrelator, type HookEvent } from '../processors/correlate-hooks.js';
+import { TranscriptCorrelator } from '../processors/correlate-transcripts.js';
+import { HookSpoolSource } from './hook-spool-source.js';
+
+/** Keeps what it was given; fails while `failing` is set (a sink that is down). */
+class MemorySink implements Sink {
+  readonly name = 'memory';
+  readonly received: TelemetryBatch = emptyBatch();
+  failing = false;
+  async write(batch: TelemetryBatch): Promise<void> {
+    if (this.failing) throw new Error('sink down');
+    this.received.spans.push(...batch.spans);
+    this.received.logs.push(...batch.logs);
+    this.received.metrics.push(...batch.metrics);
+  }
+  async close(): Promise<void> {}
+}
+
+const SESSION = 'aaaaaaaa-0000-4000-8000-000000000001';
+const nameAt = (ns: bigint, pid = 100) => `${ns.toString().padStart(20, '0')}-${pid}-0a1b2c3d.json`;
+const T0 = 1_790_000_000_000_000_000n;
+
+function setup() {
+  const state = mkdtempSync(join(tmpdir(), 'ccotel-spool-'));
+  const spoolDir = join(state, 'spool');
+  mkdirSync(spoolDir);
+  const sink = new MemorySink();
+  const seen: HookEvent[] = [];
+  const hooks = new HookCorrelator({ contentLevel: 'masked' });
+  const pipeline = new Pipeline(new TranscriptCorrelator({ contentLevel: 'masked' }), [], [sink], [hooks]);
+  const source = new HookSpoolSource({
+    spoolDir,
+    deadLetterDir: join(state, 'dead-letter'),
+    hookDroppedPath: join(state, 'hook-dropped'),
+    pipeline,
+    addHook: (event) => {
+      seen.push(event);
+      hooks.add(event);
+    },
+  });
+  const write = (name: string, payload: object | string) => writeFileSync(join(spoolDir, name), typeof payload === 'string' ? payload : JSON.stringify(payload));
+  return { state, spoolDir, sink, seen, hooks, pipeline, source, write };
+}
+
+describe('HookSpoolSource', () => {
+  it('reads spool files in firing order, skipping .tmp- files and deleting only stale ones', () => {
+    const { spoolDir, seen, source, write } = setup();
+    // Written out of order: the name (fired-at ns) decides.
+    write(nameAt(T0 + 3_000_000n), { session_id: SESSION, hook_event_name: 'Stop' });
+    write(nameAt(T0 + 1_000_000n), { session_id: SESSION, hook_event_name: 'SessionStart', source: 'startup' });
+    write(nameAt(T0 + 2_000_000n), { session_id: SESSION, hook_event_name: 'UserPromptSubmit', prompt: 'hi' });
+    write('.tmp-fresh', '{"session_id":');
+    write('.tmp-stale', '{"session_id":');
+    const old = (Date.now() - 3_600_000) / 1000;
+    utimesSync(join(spoolDir, '.tmp-stale'), old, old);
+    expect(source.scan()).toBe(3);
+    expect(seen.map((event) => event.payload.hook_event_name)).toEqual(['SessionStart', 'UserPromptSubmit', 'Stop']);
+    expect(seen[0].firedAtMs).toBe(Number((T0 + 1_000_000n) / 1_000_000n));
+    expect(existsSync(join(spoolDir, '.tmp-fresh'))).toBe(true);
+    expect(existsSync(join(spoolDir, '.tmp-stale'))).toBe(false);
+    // In flight until acknowledged: a second scan does not hand them over again.
+    expect(source.scan()).toBe(0);
+  });
+
+  it('moves a file that is not a hook payload to the dead-letter dir and reports it', async () => {
+    const { state, spoolDir, sink, source, write, pipeline } = setup();
+    write(nameAt(T0), '{"session_id": "cut off');
+    write(nameAt(T0 + 1n), '[1,2]');
+    write(nameAt(T0 + 2n), { hook_event_name: 'Stop' });
+    expect(source.scan()).toBe(0);
+    await pipeline.flush();
+    expect(readdirSync(spoolDir)).toEqual([]);
+    expect(readdirSync(join(state, 'dead-letter', 'hooks')).sort()).toEqual([nameAt(T0), nameAt(T0 + 1n), nameAt(T0 + 2n)]);
+    const skipped = sink.received.logs.filter((log) => log.eventName === 'ccotel.record.skipped');
+    expect(skipped.map((log) => log.attributes.reason)).toEqual(['malformed_json', 'not_object', 'missing_fields']);
+    expect(skipped.every((log) => log.attributes['ccotel.source'] === 'hook')).toBe(true);
+    const points = sink.received.metrics.filter((point) => point.name === 'ccotel.sidecar.records');
+    expect(points.map((point) => point.attributes.result)).toEqual(['malformed_json', 'not_object', 'missing_fields']);
+    expect(source.stats.deadLettered).toBe(3);
+  });
+
+  it('deletes a file only after the sinks accepted what was built from it', async () => {
+    const { spoolDir, sink, source, write, pipeline } = setup();
+    const name = nameAt(T0);
+    write(name, { session_id: SESSION, hook_event_name: 'SessionEnd', reason: 'other' });
+    source.scan();
+    sink.failing = true;
+    await expect(pipeline.flush()).rejects.toThrow('sink down');
+    expect(readdirSync(spoolDir)).toEqual([name]);
+    sink.failing = false;
+    await pipeline.flush();
+    expect(readdirSync(spoolDir)).toEqual([]);
+    expect(sink.received.logs.map((log) => log.eventName).sort()).toEqual(['ccotel.hook.session_end', 'ccotel.session.ended']);
+  });
+
+  it('keeps files with consume: false (backfill --keep-spool)', async () => {
+    const { spoolDir, write, pipeline, hooks, state } = setup();
+    const keeping = new HookSpoolSource({ spoolDir, deadLetterDir: join(state, 'dl'), hookDroppedPath: join(state, 'hook-dropped'), pipeline, addHook: (e) => hooks.add(e), consume: false });
+    write(nameAt(T0), { session_id: SESSION, hook_event_name: 'SessionEnd', reason: 'other' });
+    keeping.scan();
+    await pipeline.flush();
+    expect(readdirSync(spoolDir)).toEqual([nameAt(T0)]);
+  });
+
+  it('reports each line of hook-dropped once as a health point', async () => {
+    const { state, sink, source, pipeline } = setup();
+    writeFileSync(join(state, 'hook-dropped'), `${T0} write\n${T0 + 5n} mkdir\n`);
+    source.scan();
+    writeFileSync(join(state, 'hook-dropped'), `${T0} write\n${T0 + 5n} mkdir\n${T0 + 9n} rename\n`);
+    source.scan();
+    await pipeline.flush();
+    const dropped = sink.received.metrics.filter((point) => point.attributes.result === 'dropped');
+    expect(dropped.map((point) => point.attributes.stage)).toEqual(['write', 'mkdir', 'rename']);
+    expect(new Set(dropped.map((point) => point.id)).size).toBe(3);
+    expect(dropped[0].name).toBe('ccotel.sidecar.records');
+    expect(source.stats.dropped).toBe(3);
+  });
+});

@@ -1,0 +1,204 @@
+// Read the hook spool (docs/HOOKS.md): one file per hook event, `<fired-at ns, 20 digits>-<pid>-<hex>.json`,
+// written under `.tmp-*` and renamed, so names sort in firing order and a listed name is a whole file.
+// Files are read in name order and handed to the hook correlator; a file is deleted only once the telemetry
+// built from it was accepted by every sink (its ack runs after the flush). A file that is not a JSON hook
+// payload is moved to the dead-letter dir and reported (`ccotel.record.skipped`, source `hook`). Lines of
+// `hook-dropped` (events the hook could not write) become `ccotel.sidecar.records{source=hook,result=dropped}`.
+//
+// Both `backfill` and `run` consume the spool: it is a queue with one consumer, whichever command
+// delivered the events to its sinks. `backfill --keep-spool` reads without deleting (e.g. into a test store).
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { recordIdOf } from '../ids.js';
+import type { Pipeline } from '../pipeline.js';
+import type { HookEvent } from '../processors/correlate-hooks.js';
+
+export interface HookSpoolOptions {
+  spoolDir: string;
+  deadLetterDir: string;
+  hookDroppedPath: string;
+  /** Where parsed events go (the hook correlator). */
+  addHook: (event: HookEvent) => void;
+  pipeline: Pipeline;
+  /** Delete files once delivered (default true). */
+  consume?: boolean;
+  /** A `.tmp-*` file older than this was left by a hook killed mid-write: deleted. */
+  staleTmpMs?: number;
+  pollMs?: number;
+  /** Called before each scan in follow mode (e.g. to give up waiting for spans that never came). */
+  onTick?: () => void;
+  log?: (message: string) => void;
+}
+
+export interface HookSpoolStats {
+  read: number;
+  deadLettered: number;
+  deleted: number;
+  staleTmpRemoved: number;
+  dropped: number;
+}
+
+const SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-zA-Z]+)\.json$/;
+const DEFAULT_STALE_TMP_MS = 60_000;
+const DEFAULT_POLL_MS = 500;
+
+export class HookSpoolSource {
+  readonly stats: HookSpoolStats = { read: 0, deadLettered: 0, deleted: 0, staleTmpRemoved: 0, dropped: 0 };
+  /** Files handed over and not yet acknowledged: a later scan must not read them again. */
+  private readonly inFlight = new Set<string>();
+  private droppedLinesSeen = 0;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopping = false;
+
+  constructor(private readonly options: HookSpoolOptions) {}
+
+  /** Hand every spool file present now to the correlator, in firing order. Returns the number handed over. */
+  scan(nowMs = Date.now()): number {
+    this.reportDropped();
+    let names: string[];
+    try {
+      names = readdirSync(this.options.spoolDir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log?.(`cannot read the hook spool: ${(error as Error).message}`);
+      return 0;
+    }
+    names.sort();
+    let handed = 0;
+    for (const name of names) {
+      if (name.startsWith('.tmp-')) {
+        this.removeIfStale(name, nowMs);
+        continue;
+      }
+      const match = SPOOL_NAME.exec(name);
+      if (!match || this.inFlight.has(name)) continue;
+      if (this.readOne(name, match)) handed++;
+    }
+    return handed;
+  }
+
+  /** Follow the spool: scan every `pollMs`, delivering after each scan that found something. */
+  start(): void {
+    const tick = async () => {
+      if (this.stopping) return;
+      try {
+        this.options.onTick?.();
+        this.scan();
+        await this.options.pipeline.flush();
+      } catch (error) {
+        this.options.log?.(`hook spool: delivery failed (${(error as Error).message}); the files stay and are retried`);
+      }
+      if (!this.stopping) this.timer = setTimeout(() => (this.running = tick()), this.options.pollMs ?? DEFAULT_POLL_MS);
+    };
+    this.running = tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private readOne(name: string, match: RegExpExecArray): boolean {
+    const path = join(this.options.spoolDir, name);
+    const firedAtNs = match[1];
+    const firedAtMs = Number(BigInt(firedAtNs) / 1_000_000n);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log?.(`cannot read ${path}: ${(error as Error).message}`);
+      return false;
+    }
+    const parsed = parseHookPayload(text);
+    if (!parsed.ok) {
+      this.deadLetter(name, path, parsed.reason, text, firedAtMs);
+      return false;
+    }
+    this.stats.read++;
+    this.inFlight.add(name);
+    this.options.addHook({
+      file: name,
+      firedAtMs,
+      firedAtNs,
+      hookPid: Number(match[2]),
+      payload: parsed.payload,
+      ack: () => this.acknowledge(name, path),
+    });
+    return true;
+  }
+
+  private acknowledge(name: string, path: string): void {
+    this.inFlight.delete(name);
+    if (this.options.consume === false) return;
+    try {
+      rmSync(path, { force: true });
+      this.stats.deleted++;
+    } catch (error) {
+      this.options.log?.(`cannot delete ${path}: ${(error as Error).message}`);
+    }
+  }
+
+  private deadLetter(name: string, path: string, reason: string, text: string, firedAtMs: number): void {
+    this.stats.deadLettered++;
+    const dir = join(this.options.deadLetterDir, 'hooks');
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      renameSync(path, join(dir, name));
+    } catch (error) {
+      // Could not move it aside: leave it (it is reported again on the next start, with the same id).
+      this.options.log?.(`cannot move ${path} to ${dir}: ${(error as Error).message}`);
+      this.inFlight.add(name);
+    }
+    this.options.pipeline.skipRecord({ source: 'hook', reason, file: join(dir, name), text, timeMs: firedAtMs });
+  }
+
+  private removeIfStale(name: string, nowMs: number): void {
+    const path = join(this.options.spoolDir, name);
+    try {
+      if (nowMs - statSync(path).mtimeMs < (this.options.staleTmpMs ?? DEFAULT_STALE_TMP_MS)) return;
+      rmSync(path, { force: true });
+      this.stats.staleTmpRemoved++;
+    } catch {
+      // renamed or removed meanwhile
+    }
+  }
+
+  /** New lines of hook-dropped: one health point each, id from the line, so a re-read reports nothing twice. */
+  private reportDropped(): void {
+    let lines: string[];
+    try {
+      lines = readFileSync(this.options.hookDroppedPath, 'utf8').split('\n');
+    } catch {
+      return;
+    }
+    lines.pop(); // after the last newline: empty, or a line still being written
+    if (lines.length < this.droppedLinesSeen) this.droppedLinesSeen = 0; // the file was reset
+    for (let index = this.droppedLinesSeen; index < lines.length; index++) {
+      const [ns, stage = 'unknown'] = lines[index].split(' ');
+      const timeMs = /^\d+$/.test(ns) ? Number(BigInt(ns) / 1_000_000n) : Date.now();
+      this.options.pipeline.addHealth(recordIdOf('hook-dropped', String(index), lines[index]), 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', timeMs, 1, {
+        source: 'hook',
+        result: 'dropped',
+        stage,
+      });
+      this.stats.dropped++;
+    }
+    this.droppedLinesSeen = lines.length;
+  }
+}
+
+type PayloadResult = { ok: true; payload: Record<string, unknown> } | { ok: false; reason: 'malformed_json' | 'not_object' | 'missing_fields' };
+
+export function parseHookPayload(text: string): PayloadResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'malformed_json' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not_object' };
+  const payload = value as Record<string, unknown>;
+  if (typeof payload.session_id !== 'string' || typeof payload.hook_event_name !== 'string') return { ok: false, reason: 'missing_fields' };
+  return { ok: true, payload };
+}
