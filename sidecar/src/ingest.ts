@@ -9,6 +9,7 @@ import { MaskProcessor } from './processors/mask.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
 import { HookCorrelator } from './processors/correlate-hooks.js';
+import { ShellCorrelator } from './processors/correlate-shell.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
@@ -28,6 +29,8 @@ export interface BuiltPipeline {
   storeSink?: ClickHouseSink;
   /** Hook events (from the spool source) are joined onto the transcript traces here. */
   hooks: HookCorrelator;
+  /** Shell-log commands (from the shell log source) become shell spans under their Bash tool span here. */
+  shell: ShellCorrelator;
 }
 
 export function buildPipeline(config: Config, store: Store | undefined, extraSinks: Sink[] = []): BuiltPipeline {
@@ -35,7 +38,8 @@ export function buildPipeline(config: Config, store: Store | undefined, extraSin
   const sinks = [...(storeSink ? [storeSink] : []), ...extraSinks];
   const correlator = new TranscriptCorrelator({ contentLevel: config.contentLevel });
   const hooks = new HookCorrelator({ contentLevel: config.contentLevel });
-  return { pipeline: new Pipeline(correlator, buildProcessors(config), sinks, [hooks]), storeSink, hooks };
+  const shell = new ShellCorrelator();
+  return { pipeline: new Pipeline(correlator, buildProcessors(config), sinks, [hooks, shell]), storeSink, hooks, shell };
 }
 
 /** Read one file from `offset` to its current end through the pipeline; a partial last line is left for later. */

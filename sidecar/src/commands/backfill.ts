@@ -5,6 +5,7 @@ import { loadConfig } from '../config.js';
 import { buildPipeline, ingestFile } from '../ingest.js';
 import type { IngestStats } from '../pipeline.js';
 import { HookSpoolSource, type HookSpoolStats } from '../sources/hook-spool-source.js';
+import { ShellLogSource } from '../sources/shell-log-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { openStore } from '../store/open-store.js';
 import { parseSince, storeOption, type GlobalOptions } from './options.js';
@@ -24,11 +25,12 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   const files = (await discoverTranscripts(transcriptRoots())).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });
   try {
-    const { pipeline, storeSink, hooks } = buildPipeline(config, store);
-    // The spool first: its events wait (in the hook correlator) for the spans the transcripts produce.
-    // Delivered events are deleted, as `run` does, unless --keep-spool.
+    const { pipeline, storeSink, hooks, shell } = buildPipeline(config, store);
+    // Hooks and shell logs first: they wait (in their correlators) for the spans the transcripts produce.
+    // Delivered hook events are deleted, as `run` does, unless --keep-spool; shell logs are read whole.
     const spool = new HookSpoolSource({ ...config.paths, pipeline, addHook: (event) => hooks.add(event), consume: !options.keepSpool });
     spool.scan();
+    await new ShellLogSource({ dir: config.paths.shellLogDir, shell, pipeline }).readAll();
     const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
     const bar = options.progress
       ? new SingleBar({

@@ -2,12 +2,13 @@
 // while it owns an embedded store it serves `report` and `query` on a loopback endpoint. Ctrl-C (SIGINT)
 // or SIGTERM stops it cleanly: deliver, commit, close the store, exit 0.
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { buildPipeline } from '../ingest.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
 import { HookSpoolSource } from '../sources/hook-spool-source.js';
+import { ShellLogSource } from '../sources/shell-log-source.js';
 import { TranscriptTailer } from '../sources/transcript-tailer.js';
 import { transcriptRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
@@ -24,6 +25,7 @@ export interface RunningSidecar {
   config: Config;
   tailer: TranscriptTailer;
   spool: HookSpoolSource;
+  shellLog: ShellLogSource;
   store?: Store;
   endpoint?: QueryEndpoint;
   checkpoints: CheckpointStore;
@@ -43,7 +45,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     if (store?.kind === 'embedded') endpoint = await serveStore(store, 'run');
     // Further sinks (the OTLP exporter for config.otlpEndpoint) are added here.
     const extraSinks: Sink[] = [];
-    const { pipeline, hooks } = buildPipeline(config, store, extraSinks);
+    const { pipeline, hooks, shell } = buildPipeline(config, store, extraSinks);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]));
     const roots = transcriptRoots();
     const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log });
@@ -67,6 +69,15 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     // Hook events not matched to a span within the idle time are delivered as log records.
     const spool = new HookSpoolSource({ ...config.paths, pipeline, addHook: (event) => hooks.add(event), log, onTick: () => hooks.expire(Date.now() - config.idleMs) });
     spool.start();
+    const shellLog = new ShellLogSource({
+      dir: config.paths.shellLogDir,
+      shell,
+      pipeline,
+      checkpointPath: join(config.paths.checkpointDir, `shell-${checkpoints.key}.json`),
+      onTick: () => shell.expire(Date.now() - config.idleMs),
+      log,
+    });
+    shellLog.start();
     await tailer.start();
     const statusTimer = setInterval(() => writeStatus(), STATUS_EVERY_MS);
     statusTimer.unref();
@@ -75,12 +86,14 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       config,
       tailer,
       spool,
+      shellLog,
       store,
       endpoint,
       checkpoints,
       stop: async () => {
         clearInterval(statusTimer);
         await spool.stop();
+        await shellLog.stop();
         await tailer.stop();
         writeStatus(true);
         await endpoint?.close();

@@ -1,0 +1,129 @@
+// Shell spans from a real shell log: commands run by real bash the way Claude Code's Bash tool runs them, with the
+// ccotel shell integration on; a transcript whose Bash calls were open at those times.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runLikeBashTool, SHELL_SCRIPT } from '../../../test/hook/run.js';
+import { emptyBatch, type Sink, type TelemetryBatch } from '../model.js';
+import { Pipeline } from '../pipeline.js';
+import { ShellLogSource } from '../sources/shell-log-source.js';
+import { ShellCorrelator, programOf } from './correlate-shell.js';
+import { TranscriptCorrelator } from './correlate-transcripts.js';
+import { parseTranscriptLine } from './parse-transcript.js';
+
+class MemorySink implements Sink {
+  readonly name = 'memory';
+  readonly received: TelemetryBatch = emptyBatch();
+  async write(batch: TelemetryBatch): Promise<void> {
+    this.received.spans.push(...batch.spans);
+    this.received.logs.push(...batch.logs);
+  }
+  async close(): Promise<void> {}
+}
+
+const SESSION = 'bbbbbbbb-0000-4000-8000-000000000002';
+
+function runCommands(commands: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'ccotel-shell-'));
+  const logDir = join(dir, 'shell');
+  const runs = commands.map((command) => {
+    const before = Date.now();
+    const run = runLikeBashTool(command, {
+      envFileLine: `__ccotel_shell_log_dir='${logDir}'; . '${SHELL_SCRIPT}'`,
+      env: { CLAUDE_CODE_SESSION_ID: SESSION },
+      cwdFile: join(dir, 'cwd'),
+    });
+    return { command, before, after: Date.now(), status: run.status };
+  });
+  return { logDir, runs };
+}
+
+/** A one-turn transcript with a Bash call open around each run (tool_use just before, result just after). */
+function transcript(runs: { command: string; before: number; after: number; status: number | null }[]): string[] {
+  const at = (ms: number) => new Date(ms).toISOString();
+  const base = (uuid: string, ms: number) => ({ uuid, parentUuid: null, sessionId: SESSION, timestamp: at(ms), isSidechain: false });
+  const rows: object[] = [{ ...base('p1', runs[0].before - 100), type: 'user', promptId: 'prompt-1', message: { role: 'user', content: 'run them' } }];
+  runs.forEach((run, i) => {
+    rows.push({
+      ...base(`a${i}`, run.before - 5),
+      type: 'assistant',
+      requestId: `req_${i}`,
+      message: { id: `msg_${i}`, model: 'claude-test', role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: run.command } }], usage: { input_tokens: 1, output_tokens: 1 } },
+    });
+    rows.push({
+      ...base(`r${i}`, run.after + 5),
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: 'out', is_error: run.status !== 0 }] },
+    });
+  });
+  return rows.map((row) => JSON.stringify(row));
+}
+
+async function correlate(logDir: string, lines: string[]) {
+  const sink = new MemorySink();
+  const shell = new ShellCorrelator();
+  const transcripts = new TranscriptCorrelator({ contentLevel: 'masked' });
+  const pipeline = new Pipeline(transcripts, [], [sink], [shell]);
+  const source = new ShellLogSource({ dir: logDir, shell, pipeline });
+  await source.readAll();
+  lines.forEach((line, index) => {
+    const parsed = parseTranscriptLine(line);
+    if (parsed.ok === true) transcripts.add(parsed.entry, { path: '/t.jsonl', kind: 'main' }, index);
+  });
+  await pipeline.finish();
+  return { received: sink.received, shell, source };
+}
+
+describe('ShellCorrelator', () => {
+  it('makes a shell span per command under the Bash tool span open at that time, and a ccotel.shell.command record', async () => {
+    const { logDir, runs } = runCommands(['echo hello | tr a-z A-Z', 'ls /nonexistent-dir-ccotel', 'FOO=1 /bin/true && sleep 0.01']);
+    expect(runs.map((run) => run.status)).toEqual([0, 2, 0]);
+    const { received, shell } = await correlate(logDir, transcript(runs));
+    const tools = received.spans.filter((span) => span.name === 'execute_tool Bash').sort((a, b) => a.startMs - b.startMs);
+    const shells = received.spans.filter((span) => span.name.startsWith('shell ')).sort((a, b) => a.startMs - b.startMs);
+    expect(shells.map((span) => span.name)).toEqual(['shell echo', 'shell ls', 'shell true']);
+    shells.forEach((span, i) => {
+      expect(span.parentSpanId).toBe(tools[i].spanId);
+      expect(span.traceId).toBe(tools[i].traceId);
+      expect(span.attributes['process.command_line']).toBe(runs[i].command);
+      expect(span.attributes['process.exit.code']).toBe(runs[i].status);
+      expect(span.attributes.tool_use_id).toBe(`toolu_${i}`);
+      expect(span.attributes['process.pid']).toBeTypeOf('number');
+      expect(span.attributes['process.session_leader.pid']).toBeTypeOf('number');
+      expect(span.attributes['process.parent_pid']).toBe(process.pid); // spawned by this test, as by Claude Code
+    });
+    expect(shells[1].status).toBe('error');
+    const logs = received.logs.filter((log) => log.eventName === 'ccotel.shell.command');
+    expect(logs).toHaveLength(3);
+    expect(logs[1]).toMatchObject({ traceId: tools[1].traceId, spanId: shells[1].spanId });
+    expect(logs[1].attributes).toMatchObject({ 'process.exit.code': 2, 'process.command_line': 'ls /nonexistent-dir-ccotel', cwd: expect.any(String) });
+    expect(shell.stats).toMatchObject({ commands: 3, underToolSpan: 3, withoutToolSpan: 0 });
+  });
+
+  it('gives a command with no Bash call a trace of its own; a start without an end ends with its call', async () => {
+    const { logDir, runs } = runCommands(['true']);
+    // A command killed before its EXIT trap ran: drop its end line.
+    const file = join(logDir, `${SESSION}.jsonl`);
+    const [startLine] = readFileSync(file, 'utf8').split('\n');
+    const killed = { ...JSON.parse(startLine), pid: 999_999, ts: runs[0].before * 1000 + 500, cmd: 'sleep 100' };
+    const { appendFileSync } = await import('node:fs');
+    appendFileSync(file, `${JSON.stringify(killed)}\nnot json\n`);
+    const lines = transcript([{ command: 'sleep 100', before: runs[0].before, after: runs[0].after + 2000, status: 1 }]);
+    const { received, shell, source } = await correlate(logDir, lines);
+    const [tool] = received.spans.filter((span) => span.name === 'execute_tool Bash');
+    const sleep = received.spans.find((span) => span.name === 'shell sleep')!;
+    expect(sleep.parentSpanId).toBe(tool.spanId);
+    expect(sleep.endMs).toBe(tool.endMs);
+    expect(sleep.attributes['ccotel.shell.ended']).toBe(false);
+    expect(shell.stats.withoutEnd).toBe(1);
+    expect(source.stats.skipped).toBe(1);
+    expect(received.logs.find((log) => log.eventName === 'ccotel.record.skipped')?.attributes['ccotel.source']).toBe('shell');
+  });
+
+  it('names the program of a command line', () => {
+    expect(programOf('A=1 B=2 /usr/bin/env node x.js')).toBe('env');
+    expect(programOf('cd /tmp && ls')).toBe('cd');
+    expect(programOf('')).toBe('sh');
+  });
+});

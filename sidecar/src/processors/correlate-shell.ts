@@ -1,0 +1,267 @@
+// Join the shell log (docs/HOOKS.md: one `start` and one `end` line per Bash tool command, paired by pid + seq)
+// onto the transcript traces: each command becomes a `shell {program}` span, child of the Bash tool span that
+// was open in that session at that time (the span named by an inherited TRACEPARENT when it is one of ours),
+// and a `ccotel.shell.command` log record. A command waits until its Bash span goes out; one whose span never
+// comes (no transcript, or given up) gets a trace of its own, or the TRACEPARENT's (Claude Code's native trace).
+// A command killed before its EXIT trap ran has no end: it ends with its tool call.
+import { recordIdOf, spanIdOf, traceIdOf } from '../ids.js';
+import type { Attributes, LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
+import { emptyBatch } from '../model.js';
+import type { Ack, Join } from '../pipeline.js';
+
+/** A line of the shell log (format version 1). */
+export interface ShellRecord {
+  v: number;
+  ev: 'start' | 'end';
+  sid: string;
+  pid: number;
+  seq: number;
+  /** Epoch microseconds. */
+  ts: number;
+  tp?: string;
+  ppid?: number | null;
+  pgid?: number | null;
+  psid?: number | null;
+  tty?: string;
+  cwd?: string;
+  cmd?: string;
+  cmdlen?: number;
+  status?: number;
+}
+
+export interface ShellCommand {
+  sessionId: string;
+  pid: number;
+  seq: number;
+  start?: ShellRecord;
+  end?: ShellRecord;
+  file: string;
+  /** Offset of its first line: a restart must read from here while the command is not out. */
+  offset: number;
+  parent?: BashSpan;
+}
+
+interface BashSpan {
+  traceId: string;
+  spanId: string;
+  sessionId: string;
+  toolUseId: string;
+  startMs: number;
+  endMs: number;
+  command?: string;
+}
+
+export interface ShellCorrelatorStats {
+  commands: number;
+  underToolSpan: number;
+  withoutToolSpan: number;
+  withoutEnd: number;
+  /** An end whose start was never read (e.g. read before a restart that had already delivered it). */
+  endWithoutStart: number;
+}
+
+/** A command belongs to a Bash span whose time, widened by this, holds its start. */
+const SKEW_MS = 1_000;
+/** Bash spans remembered per session for commands read after their span went out. */
+const SPANS_PER_SESSION = 500;
+
+export class ShellCorrelator implements Join {
+  readonly stats: ShellCorrelatorStats = { commands: 0, underToolSpan: 0, withoutToolSpan: 0, withoutEnd: 0, endWithoutStart: 0 };
+  private out: TelemetryBatch = emptyBatch();
+  private readonly waiting = new Map<string, ShellCommand>();
+  private readonly bashSpans = new Map<string, BashSpan[]>();
+  private readonly spansById = new Map<string, BashSpan>();
+
+  add(record: ShellRecord, file: string, offset: number): void {
+    const key = `${record.sid}\u0000${record.pid}\u0000${record.seq}`;
+    let command = this.waiting.get(key);
+    if (!command) {
+      command = { sessionId: record.sid, pid: record.pid, seq: record.seq, file, offset };
+      this.waiting.set(key, command);
+    }
+    if (record.ev === 'start') command.start = record;
+    else command.end = record;
+    this.tryEmit(key, command);
+  }
+
+  observe(batch: TelemetryBatch): void {
+    for (const span of batch.spans) {
+      if (span.name !== 'execute_tool Bash') continue;
+      const bash = bashSpanOf(span);
+      const list = this.bashSpans.get(bash.sessionId) ?? [];
+      list.push(bash);
+      if (list.length > SPANS_PER_SESSION) this.spansById.delete(list.shift()!.spanId);
+      this.bashSpans.set(bash.sessionId, list);
+      this.spansById.set(bash.spanId, bash);
+    }
+    for (const [key, command] of this.waiting) this.tryEmit(key, command);
+  }
+
+  drain(): { batch: TelemetryBatch; acks: Ack[] } {
+    const batch = this.out;
+    this.out = emptyBatch();
+    return { batch, acks: [] };
+  }
+
+  /** Stop waiting for commands started before `beforeMs`: emit them with what is known. */
+  expire(beforeMs: number): void {
+    for (const [key, command] of this.waiting) {
+      if (startMs(command) >= beforeMs) continue;
+      this.waiting.delete(key);
+      if (command.start) this.emit(command);
+      else this.stats.endWithoutStart++;
+    }
+  }
+
+  finish(): void {
+    this.expire(Number.POSITIVE_INFINITY);
+  }
+
+  /** Offset of the first line of the oldest command of `file` not yet out (where a restart must read from). */
+  oldestWaitingOffset(file: string): number | undefined {
+    let oldest: number | undefined;
+    for (const command of this.waiting.values()) if (command.file === file && (oldest === undefined || command.offset < oldest)) oldest = command.offset;
+    return oldest;
+  }
+
+  private tryEmit(key: string, command: ShellCommand): void {
+    if (!command.start) return;
+    command.parent ??= this.parentOf(command.start);
+    // A command goes out once it has ended under a known span; a killed one (no end) once its span is out.
+    if (!command.parent) return;
+    if (!command.end && command.parent.endMs + SKEW_MS > Date.now()) return;
+    this.waiting.delete(key);
+    this.emit(command);
+  }
+
+  private parentOf(start: ShellRecord): BashSpan | undefined {
+    const named = traceparentSpanId(start.tp);
+    if (named && this.spansById.has(named)) return this.spansById.get(named);
+    const atMs = start.ts / 1000;
+    const candidates = (this.bashSpans.get(start.sid) ?? []).filter((span) => atMs >= span.startMs - SKEW_MS && atMs <= span.endMs + SKEW_MS);
+    // Parallel calls overlap in time: the one that ran this very command, else the latest started before it.
+    return candidates.find((span) => span.command !== undefined && span.command === start.cmd) ?? candidates.sort((a, b) => b.startMs - a.startMs)[0];
+  }
+
+  private emit(command: ShellCommand): void {
+    this.stats.commands++;
+    const start = command.start;
+    const parent = command.parent;
+    const beginMs = startMs(command);
+    const endMs = command.end ? command.end.ts / 1000 : Math.max(parent?.endMs ?? beginMs, beginMs);
+    if (!command.end) this.stats.withoutEnd++;
+    let traceId: string;
+    let parentSpanId: string;
+    const inherited = parseTraceparent(start?.tp);
+    if (parent) {
+      this.stats.underToolSpan++;
+      ({ traceId, spanId: parentSpanId } = parent);
+    } else {
+      this.stats.withoutToolSpan++;
+      traceId = inherited?.traceId ?? traceIdOf(command.sessionId, 'shell', String(command.pid), String(command.seq));
+      parentSpanId = inherited?.spanId ?? '';
+    }
+    const commandLine = start?.cmd ?? '';
+    const attributes: Attributes = {
+      'session.id': command.sessionId,
+      'gen_ai.conversation.id': command.sessionId,
+      'gen_ai.operation.name': 'execute_command',
+      'process.pid': command.pid,
+      'process.command_line': commandLine,
+      'ccotel.command.length': start?.cmdlen ?? commandLine.length,
+      'ccotel.command.truncated': start?.cmdlen !== undefined && Buffer.byteLength(commandLine) < start.cmdlen,
+    };
+    if (command.end?.status !== undefined) attributes['process.exit.code'] = command.end.status;
+    else attributes['ccotel.shell.ended'] = false;
+    const optional: [string, unknown][] = [
+      ['process.parent_pid', start?.ppid],
+      ['process.group_leader.pid', start?.pgid],
+      ['process.session_leader.pid', start?.psid],
+      ['ccotel.process.tty', start?.tty],
+      ['process.working_directory', start?.cwd ?? command.end?.cwd],
+      ['ccotel.shell.traceparent', start?.tp],
+      ['tool_use_id', parent?.toolUseId],
+    ];
+    for (const [key, value] of optional) if (value !== undefined && value !== null && value !== '') attributes[key] = value as string | number;
+    const spanId = spanIdOf('shell', command.sessionId, String(command.pid), String(command.seq), String(start?.ts ?? command.end?.ts ?? ''));
+    const failed = command.end !== undefined && command.end.status !== 0;
+    const span: SpanRecord = {
+      traceId,
+      spanId,
+      parentSpanId,
+      name: `shell ${programOf(commandLine)}`,
+      kind: 'internal',
+      startMs: beginMs,
+      endMs: Math.max(endMs, beginMs),
+      status: failed ? 'error' : 'unset',
+      statusMessage: failed ? `exit status ${command.end!.status}` : '',
+      attributes,
+      events: [],
+    };
+    this.out.spans.push(span);
+    const logAttributes: Attributes = {
+      'session.id': command.sessionId,
+      'process.command_line': commandLine,
+      'process.pid': command.pid,
+      cwd: String(attributes['process.working_directory'] ?? ''),
+    };
+    if (attributes['process.exit.code'] !== undefined) logAttributes['process.exit.code'] = attributes['process.exit.code'];
+    if (parent) logAttributes.tool_use_id = parent.toolUseId;
+    const log: LogRecord = {
+      id: recordIdOf('ccotel.shell.command', spanId),
+      timeMs: beginMs,
+      eventName: 'ccotel.shell.command',
+      severity: failed ? 'WARN' : 'INFO',
+      traceId,
+      spanId,
+      body: commandLine,
+      attributes: logAttributes,
+    };
+    this.out.logs.push(log);
+  }
+}
+
+function startMs(command: ShellCommand): number {
+  return (command.start?.ts ?? command.end?.ts ?? 0) / 1000;
+}
+
+function bashSpanOf(span: SpanRecord): BashSpan {
+  let command: string | undefined;
+  const input = span.attributes['ccotel.tool.input'];
+  if (typeof input === 'string') {
+    try {
+      const parsed = JSON.parse(input) as { command?: unknown };
+      if (typeof parsed.command === 'string') command = parsed.command;
+    } catch {
+      // capped or masked input: match by time only
+    }
+  }
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    sessionId: String(span.attributes['session.id'] ?? ''),
+    toolUseId: String(span.attributes.tool_use_id ?? ''),
+    startMs: span.startMs,
+    endMs: span.endMs,
+    command,
+  };
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+function parseTraceparent(value: string | undefined): { traceId: string; spanId: string } | undefined {
+  const match = value ? TRACEPARENT.exec(value.trim()) : null;
+  return match ? { traceId: match[1], spanId: match[2] } : undefined;
+}
+
+function traceparentSpanId(value: string | undefined): string | undefined {
+  return parseTraceparent(value)?.spanId;
+}
+
+/** The program a command line runs: its first word after any `VAR=value` assignments, without its directory. */
+export function programOf(commandLine: string): string {
+  const words = commandLine.trim().split(/\s+/);
+  const word = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) ?? '';
+  const program = word.replace(/^.*\//, '').replace(/[;&|()<>].*$/, '');
+  return program || 'sh';
+}

@@ -1,0 +1,155 @@
+// Read the shell log (docs/HOOKS.md): `shellLogDir/<session id>.jsonl`, one `start` and one `end` line per
+// Bash tool command, appended by ccotel-shell.bash. Lines go to the shell correlator in file order; a line that
+// is not a v1 record is reported (`ccotel.record.skipped`, source `shell`) and skipped. In follow mode the
+// files are polled; read positions are committed after delivery, at the oldest command not yet out, so a
+// restart rebuilds every command whole (the deterministic ids drop what was already delivered).
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Pipeline } from '../pipeline.js';
+import type { ShellCorrelator, ShellRecord } from '../processors/correlate-shell.js';
+import { readLines } from './line-reader.js';
+
+export interface ShellLogOptions {
+  dir: string;
+  shell: ShellCorrelator;
+  pipeline: Pipeline;
+  /** Where read positions are kept between runs (none: read every file from its start). */
+  checkpointPath?: string;
+  pollMs?: number;
+  /** Called before each poll in follow mode. */
+  onTick?: () => void;
+  log?: (message: string) => void;
+}
+
+export interface ShellLogStats {
+  files: number;
+  lines: number;
+  skipped: number;
+}
+
+interface Position {
+  /** Everything before it was given to the correlator. */
+  offset: number;
+  size: number;
+}
+
+const DEFAULT_POLL_MS = 1_000;
+
+export class ShellLogSource {
+  readonly stats: ShellLogStats = { files: 0, lines: 0, skipped: 0 };
+  private readonly positions = new Map<string, Position>();
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopping = false;
+
+  constructor(private readonly options: ShellLogOptions) {
+    for (const [file, offset] of Object.entries(this.loadCheckpoint())) this.positions.set(file, { offset, size: offset });
+  }
+
+  /** Read what was appended to every shell log since the last read. */
+  async readAll(): Promise<void> {
+    let names: string[];
+    try {
+      names = readdirSync(this.options.dir).filter((name) => name.endsWith('.jsonl')).sort();
+    } catch {
+      return; // no shell log yet
+    }
+    for (const name of names) await this.readFile(join(this.options.dir, name));
+  }
+
+  start(): void {
+    const tick = async () => {
+      if (this.stopping) return;
+      try {
+        this.options.onTick?.();
+        await this.readAll();
+        await this.options.pipeline.flush();
+        this.commit();
+      } catch (error) {
+        this.options.log?.(`shell log: ${(error as Error).message}; retrying`);
+      }
+      if (!this.stopping) this.timer = setTimeout(() => (this.running = tick()), this.options.pollMs ?? DEFAULT_POLL_MS);
+    };
+    this.running = tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Save read positions (call after a successful flush): each file's oldest command not yet out, or its end. */
+  commit(): void {
+    const path = this.options.checkpointPath;
+    if (!path) return;
+    const offsets: Record<string, number> = {};
+    for (const [file, position] of this.positions) offsets[file] = Math.min(position.offset, this.options.shell.oldestWaitingOffset(file) ?? position.offset);
+    mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify({ version: 1, offsets }), { mode: 0o600 });
+    renameSync(temporary, path);
+  }
+
+  private loadCheckpoint(): Record<string, number> {
+    if (!this.options.checkpointPath) return {};
+    try {
+      const document = JSON.parse(readFileSync(this.options.checkpointPath, 'utf8')) as { version?: number; offsets?: Record<string, number> };
+      return document.version === 1 && document.offsets ? document.offsets : {};
+    } catch {
+      return {};
+    }
+  }
+
+  private async readFile(path: string): Promise<void> {
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      return;
+    }
+    let position = this.positions.get(path);
+    if (!position) {
+      position = { offset: 0, size: 0 };
+      this.positions.set(path, position);
+      this.stats.files++;
+    }
+    if (size < position.offset) position.offset = 0; // truncated or replaced: read again (repeats are dropped by id)
+    if (size === position.offset) return;
+    try {
+      const result = await readLines(path, position.offset, (lines) => {
+        for (const line of lines) {
+          this.stats.lines++;
+          const record = parseShellLine(line.text);
+          if (record) this.options.shell.add(record, path, line.start);
+          else this.skip(path, line.start, line.text);
+        }
+      });
+      position.offset = result.offset;
+      position.size = size;
+    } catch (error) {
+      this.options.log?.(`cannot read ${path}: ${(error as Error).message}`);
+    }
+  }
+
+  private skip(path: string, offset: number, text: string): void {
+    this.stats.skipped++;
+    const ts = /"ts":(\d{10,17})/.exec(text);
+    this.options.pipeline.skipRecord({ source: 'shell', reason: 'malformed_record', file: path, offset, text, timeMs: ts ? Number(ts[1]) / 1000 : 0 });
+  }
+}
+
+/** A v1 shell-log record, or undefined for anything else. */
+export function parseShellLine(text: string): ShellRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Partial<ShellRecord>;
+  if (record.v !== 1 || (record.ev !== 'start' && record.ev !== 'end')) return undefined;
+  if (typeof record.sid !== 'string' || typeof record.pid !== 'number' || typeof record.seq !== 'number' || typeof record.ts !== 'number') return undefined;
+  return record as ShellRecord;
+}
