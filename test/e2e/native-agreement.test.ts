@@ -87,25 +87,9 @@ function addTokens(a: TokenTotals, b: TokenTotals): TokenTotals {
   return { input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheCreation: a.cacheCreation + b.cacheCreation };
 }
 
-/**
- * Where ccotel is known to disagree with the real CLI, by scenario and check, and why. Those checks run
- * as expected failures (it.fails): they pass while the disagreement lasts and fail once ccotel is fixed,
- * which is the moment to delete the entry.
- */
-const KNOWN_DISAGREEMENTS: Record<string, string> = {
-  'interrupt/permission blocks equal the denials of the script and of the print-mode result':
-    'Claude Code 2.1.332 writes a call interrupted mid-run as "User rejected tool use" (toolDenialKind user-rejected, no permissionDecision); ccotel counts it as a user permission block',
-  'interrupt/tool calls and their outcomes equal the script':
-    'the same row: ccotel says denied where the call was interrupted (the next row is the "[Request interrupted by user for tool use]" marker)',
-  'compaction/resumes equal native session.count{start_type=resume} and the script':
-    'a resumed run whose only input is /compact writes no prompt row, and ccotel starts a resume only at a real prompt',
-};
-
 /** One check, for every session of a scenario. */
 function agreement(scenario: Scenario, check: string, assert: (run: SessionRun) => void): void {
-  const known = KNOWN_DISAGREEMENTS[`${scenario.name}/${check}`];
-  const test = known ? it.fails : it;
-  test(known ? `${check} — known disagreement: ${known}` : check, () => {
+  it(check, () => {
     for (const run of sessionRuns(scenario)) assert(run);
   });
 }

@@ -108,8 +108,12 @@ export function decisionBlockSource(decision: TranscriptEntry['permissionDecisio
   return 'rule';
 }
 
-export function toolOutcome(block: ContentBlock, toolUseResult: unknown, decision?: TranscriptEntry['permissionDecision']): ToolOutcome {
+export function toolOutcome(block: ContentBlock, entry: Pick<TranscriptEntry, 'toolUseResult' | 'permissionDecision' | 'toolDenialKind'>): ToolOutcome {
+  const { toolUseResult, permissionDecision: decision } = entry;
   if (decisionBlockSource(decision)) return 'denied';
+  // Claude Code 2.1.3xx marks a call that did not run; with no permission decision behind it, nothing refused
+  // it: an interrupt (Ctrl+C, Esc) cut it short, whatever the result's wording says.
+  if (entry.toolDenialKind !== undefined && decision === undefined) return 'interrupted';
   const text = resultText(block);
   const structured = typeof toolUseResult === 'object' && toolUseResult !== null ? toolUseResult : undefined;
   if ((structured as { interrupted?: unknown } | undefined)?.interrupted === true) return 'interrupted';

@@ -120,6 +120,7 @@ interface Session {
   /** Started as a fork: its first new prompt continues the copied turns without being a resume. */
   forked: boolean;
   turns: number;
+  lastCompactTrigger?: string;
   /** The chat of the thread (main or agent) whose rows are still arriving, keyed by thread. */
   openChats: Map<string, Chat>;
   lastRowMs: Map<string, number>;
@@ -229,8 +230,10 @@ export class TranscriptCorrelator {
     }
     const turn = session.turn;
     if (turn) turn.lastMs = Math.max(turn.lastMs, entry.timeMs);
+    if (isResumedCompaction(entry, session)) this.startSession(session, entry, 'resume');
     if (entry.type === 'system') {
       this.finishChat(session, thread);
+      if (entry.subtype === 'compact_boundary') session.lastCompactTrigger = entry.compactMetadata?.trigger;
       if (entry.subtype === 'compact_boundary' && turn) {
         turn.events.push({
           name: 'compaction',
@@ -496,7 +499,7 @@ export class TranscriptCorrelator {
   private addToolResult(block: ContentBlock, entry: TranscriptEntry, turn: Turn | undefined): void {
     const tool = this.pendingTools.get(block.tool_use_id!);
     if (!tool) return; // result of a call already reported (replay) or of one never seen
-    const outcome = toolOutcome(block, entry.toolUseResult, entry.permissionDecision);
+    const outcome = toolOutcome(block, entry);
     if (turn && outcome === 'interrupted') turn.interrupted = true;
     const task = this.openTaskCalls.get(tool.id);
     const agentId = agentIdOf(entry.toolUseResult);
@@ -719,10 +722,19 @@ function firstLine(text: string): string {
  */
 function sessionStartSource(entry: TranscriptEntry, sessionStarted: boolean, replayed: boolean, fileReadFromStart: boolean): string | undefined {
   const position = entry.turnPosition;
-  if (position?.promptIndex === 0 && (position.turnIndex ?? 1) > 1) return 'resume';
+  if (position?.promptIndex === 0 && ((position.turnIndex ?? 1) > 1 || sessionStarted)) return 'resume';
   if (sessionStarted) return undefined;
   if (entry.forkedFromSessionId) return 'fork';
   if (replayed) return 'resume';
   if (position?.turnIndex === 1) return 'startup';
   return position === undefined && fileReadFromStart ? 'startup' : undefined;
+}
+
+/**
+ * `claude --resume <id>` running only `/compact` writes no prompt: its compaction summary is the new process's
+ * first row (prompt index 0) after a manual compaction. An automatic compaction inside a running process is no
+ * resume.
+ */
+function isResumedCompaction(entry: TranscriptEntry, session: { started: boolean; lastCompactTrigger?: string }): boolean {
+  return entry.isCompactSummary && session.started && entry.turnPosition?.promptIndex === 0 && session.lastCompactTrigger === 'manual';
 }

@@ -95,6 +95,8 @@ export interface TranscriptEntry {
   toolUseResult?: unknown;
   /** Claude Code ≥ 2.1.3xx on tool-result rows: who allowed or refused the call. */
   permissionDecision?: { decision?: string; source?: string };
+  /** Set on a result whose call did not run (`user-rejected`), refused or cut short by an interrupt. */
+  toolDenialKind?: string;
 }
 
 export type ParseResult =
@@ -181,6 +183,7 @@ export function classifyRow(row: unknown): ParseResult {
     toolUseResult: r.toolUseResult,
     permissionDecision:
       typeof r.permissionDecision === 'object' && r.permissionDecision !== null ? (r.permissionDecision as TranscriptEntry['permissionDecision']) : undefined,
+    toolDenialKind: optionalString(r.toolDenialKind),
   };
   return { ok: true, entry };
 }
