@@ -14,6 +14,8 @@ export interface GatewayOptions {
   dir: string;
   /** Overrides of the gateway's environment knobs. */
   env?: Record<string, string>;
+  /** More config files merged over gateway.yaml and the overlay (benchmarks: what a processor costs). */
+  extraConfigs?: string[];
 }
 
 async function freePort(): Promise<number> {
@@ -80,7 +82,7 @@ export class Gateway {
     const log = openSync(this.logPath, 'a');
     const child = spawn(
       requireCollectorBinary(),
-      ['--config', join(collectorConfigDir, 'gateway.yaml'), '--config', join(collectorConfigDir, 'test-overlay-file.yaml')],
+      [join(collectorConfigDir, 'gateway.yaml'), join(collectorConfigDir, 'test-overlay-file.yaml'), ...(this.options.extraConfigs ?? [])].flatMap((file) => ['--config', file]),
       { env: { PATH: process.env.PATH ?? '', HOME: this.options.dir, ...this.env }, stdio: ['ignore', log, log] },
     );
     this.child = child;

@@ -37,7 +37,7 @@ describe('DiskQueue', () => {
     const queue = new DiskQueue(dir, 100);
     await queue.append('traces', 1, bytes(40, 1));
     await queue.append('logs', 2, bytes(40, 2));
-    queue.inFlight = queue.oldest();
+    queue.inFlight.add(queue.oldest()!);
     const dropped = await queue.append('metrics', 3, bytes(40, 3));
     expect(dropped.map((entry) => [entry.signal, entry.items])).toEqual([['logs', 2]]);
     expect([queue.length, queue.bytes]).toEqual([2, 80]);

@@ -2,7 +2,7 @@
 // signal and item count (`000000000042.traces.1000.pb`). An append is written to a temporary file,
 // fsynced, renamed into place and the directory fsynced, so once `append` resolves the entry survives a
 // crash or power loss, and a half-written entry never exists under its real name. When the bound is
-// reached the oldest entries are dropped (never the one being sent) and returned to the caller, which
+// reached the oldest entries are dropped (never one being sent) and returned to the caller, which
 // counts and reports them.
 import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
@@ -25,8 +25,10 @@ export class DiskQueue {
   private readonly entries: QueueEntry[];
   private nextSeq: number;
   private totalBytes: number;
-  /** The entry being sent: never dropped by the bound, so a send in progress cannot count as a loss. */
-  inFlight: QueueEntry | undefined;
+  /** Entries being sent: never dropped by the bound, so a send in progress cannot count as a loss. */
+  readonly inFlight = new Set<QueueEntry>();
+  /** Appends run one after another, so entries are in the order of their sequence numbers. */
+  private appending: Promise<unknown> = Promise.resolve();
 
   /** Opens (creating) the directory and picks up entries a previous process left, oldest first. */
   constructor(
@@ -65,11 +67,22 @@ export class DiskQueue {
     return this.entries[0];
   }
 
+  /** The oldest entry nobody is sending yet. */
+  nextToSend(): QueueEntry | undefined {
+    return this.entries.find((entry) => !this.inFlight.has(entry));
+  }
+
   /**
    * Durably add a request body at the end. Returns what the bound pushed out: the oldest entries, or the
    * new body itself (as an entry with no file) when it alone is larger than the bound.
    */
-  async append(signal: Signal, items: number, body: Uint8Array): Promise<QueueEntry[]> {
+  append(signal: Signal, items: number, body: Uint8Array): Promise<QueueEntry[]> {
+    const result = this.appending.then(() => this.appendNow(signal, items, body));
+    this.appending = result.catch(() => undefined);
+    return result;
+  }
+
+  private async appendNow(signal: Signal, items: number, body: Uint8Array): Promise<QueueEntry[]> {
     const seq = this.nextSeq++;
     const entry: QueueEntry = { name: `${String(seq).padStart(12, '0')}.${signal}.${items}.pb`, seq, signal, items, bytes: body.length };
     if (body.length > this.maxBytes) return [entry];
@@ -99,7 +112,7 @@ export class DiskQueue {
     if (index === -1) return;
     this.entries.splice(index, 1);
     this.totalBytes -= entry.bytes;
-    if (this.inFlight === entry) this.inFlight = undefined;
+    this.inFlight.delete(entry);
     await unlink(join(this.dir, entry.name)).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });
@@ -108,8 +121,8 @@ export class DiskQueue {
   private async makeRoom(bytes: number): Promise<QueueEntry[]> {
     const dropped: QueueEntry[] = [];
     while (this.totalBytes + bytes > this.maxBytes) {
-      const victim = this.entries.find((entry) => entry !== this.inFlight);
-      if (!victim) break; // only the entry being sent is left; it goes out (or is removed) shortly
+      const victim = this.nextToSend();
+      if (!victim) break; // only entries being sent are left; they go out (or are removed) shortly
       await this.remove(victim);
       dropped.push(victim);
     }

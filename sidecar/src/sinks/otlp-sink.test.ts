@@ -140,7 +140,7 @@ afterEach(async () => {
 describe('OtlpSink', () => {
   it('resolves write only once the collector answered, one request per signal to its own path', async () => {
     collector.answer = () => ({ status: 200, delayMs: 150 });
-    const sink = await newSink();
+    const sink = await newSink({ maxConcurrentRequests: 1 });
     const b = batch('a1', 3, 2, 2);
     const started = Date.now();
     await sink.write(b);
@@ -152,8 +152,25 @@ describe('OtlpSink', () => {
     expect(sink.queued.requests).toBe(0);
   });
 
+  it('keeps up to maxConcurrentRequests requests in flight, and no more', async () => {
+    let inFlight = 0;
+    let most = 0;
+    collector.answer = () => {
+      most = Math.max(most, ++inFlight);
+      setTimeout(() => inFlight--, 100);
+      return { status: 200, delayMs: 100 };
+    };
+    const sink = await newSink({ maxItemsPerRequest: 2, maxConcurrentRequests: 3 });
+    const b = batch('a3', 20, 0, 0);
+    const started = Date.now();
+    await sink.write(b);
+    expect(most).toBe(3);
+    expect(Date.now() - started).toBeLessThan(10 * 100); // ten requests, not one after another
+    expect(new Set(collector.ids())).toEqual(new Set(idsOf(b)));
+  });
+
   it('splits large batches into requests of at most maxItemsPerRequest items', async () => {
-    const sink = await newSink({ maxItemsPerRequest: 4 });
+    const sink = await newSink({ maxItemsPerRequest: 4, maxConcurrentRequests: 1 });
     const b = batch('a2', 10, 0, 0);
     await sink.write(b);
     expect(collector.received.map((r) => idsIn(r.path, r.body).length)).toEqual([4, 4, 2]);
@@ -162,7 +179,7 @@ describe('OtlpSink', () => {
 
   it('queues on disk while the collector is down and delivers everything, in write order, when it is back', async () => {
     await collector.stop();
-    const sink = await newSink();
+    const sink = await newSink({ maxConcurrentRequests: 1 });
     const batches = ['b1', 'b2', 'b3'].map((tag) => batch(tag));
     const started = Date.now();
     for (const b of batches) await sink.write(b);
@@ -224,7 +241,7 @@ describe('OtlpSink', () => {
 
   it('keeps the queue within its bound by dropping the oldest entries, and counts them', async () => {
     await collector.stop();
-    const sink = await newSink({ queueMaxBytes: 2500 });
+    const sink = await newSink({ queueMaxBytes: 2500, maxConcurrentRequests: 1 });
     const batches = ['e1', 'e2', 'e3', 'e4', 'e5', 'e6'].map((tag) => batch(tag, 4, 0, 0));
     for (const b of batches) await sink.write(b);
     expect(sink.queued.bytes).toBeLessThanOrEqual(2500);
@@ -245,14 +262,14 @@ describe('OtlpSink', () => {
 
   it('leaves what it could not send on disk at close, and a new sink sends it first', async () => {
     await collector.stop();
-    const first = await newSink({ closeTimeoutMs: 100 });
+    const first = await newSink({ closeTimeoutMs: 100, maxConcurrentRequests: 1 });
     await first.write(batch('f1'));
     await first.close();
     sinks.splice(sinks.indexOf(first), 1);
     expect(logged.some((m) => m.includes('stay queued'))).toBe(true);
 
     await collector.start();
-    const second = await newSink();
+    const second = await newSink({ maxConcurrentRequests: 1 });
     await second.write(batch('f2'));
     await waitFor(() => second.queued.requests === 0);
     expect(collector.ids()).toEqual([...idsOf(batch('f1')), ...idsOf(batch('f2'))]);

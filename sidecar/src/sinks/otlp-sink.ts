@@ -3,10 +3,12 @@
 //
 // `write(batch)` resolves once every request of the batch is either
 //   - accepted by the collector (HTTP 2xx), or
-//   - durably in the on-disk queue (fsynced), from which a background sender delivers it in order,
+//   - durably in the on-disk queue (fsynced), from which background senders deliver it, oldest first,
 // so file offsets may be committed as soon as it resolves. It rejects only when a request can be neither
 // sent nor queued (the disk fails): then offsets must not be committed. While the queue holds anything,
-// new batches go behind it, so the collector receives requests in the order they were written.
+// new batches go behind it. Up to maxConcurrentRequests requests are in flight at once (a collector
+// answers only after its processors ran, so one at a time would leave it mostly idle); the order of
+// arrival is therefore the write order within that window, which nothing downstream depends on.
 // Requests the collector rejects for good (HTTP 400 and the like) and entries pushed out by the queue's
 // bound are counted, logged, and reported as `ccotel.export.dropped` log records and
 // `ccotel.sidecar.export.dropped` points, which travel with the next batch.
@@ -31,6 +33,8 @@ export interface OtlpSinkOptions {
   maxRequestBytes: number;
   /** How long `write` retries a request itself before it queues it on disk and returns. */
   spillAfterMs: number;
+  /** Requests in flight at once, for a batch being written and for the queue being emptied. */
+  maxConcurrentRequests: number;
   initialBackoffMs: number;
   maxBackoffMs: number;
   /** A Retry-After longer than this is shortened to it. */
@@ -45,6 +49,7 @@ export const OTLP_SINK_DEFAULTS = {
   maxItemsPerRequest: 1000,
   maxRequestBytes: 4 * 1024 * 1024,
   spillAfterMs: 5000,
+  maxConcurrentRequests: 4,
   initialBackoffMs: 500,
   maxBackoffMs: 30_000,
   maxRetryAfterMs: 300_000,
@@ -125,14 +130,14 @@ export class OtlpSink implements Sink {
 
   private async deliver(batch: TelemetryBatch): Promise<void> {
     if (this.stopping.signal.aborted) throw new Error('OTLP sink is closed');
-    const withHealth = this.takeHealth(batch);
-    for (const request of this.encode(withHealth)) {
-      if (this.queue.length === 0 && !this.sender) {
-        const outcome = await this.sendWithRetry(request, this.options.spillAfterMs);
-        if (outcome) continue;
-      }
-      await this.enqueue(request);
+    const requests = this.encode(this.takeHealth(batch));
+    if (this.queue.length > 0 || this.sender) {
+      for (const request of requests) await this.enqueue(request);
+      return;
     }
+    await inParallel(requests, this.options.maxConcurrentRequests, async (request) => {
+      if (!(await this.sendWithRetry(request, this.options.spillAfterMs))) await this.enqueue(request);
+    });
   }
 
   private takeHealth(batch: TelemetryBatch): TelemetryBatch {
@@ -223,20 +228,24 @@ export class OtlpSink implements Sink {
   }
 
   private startSender(): void {
-    this.sender ??= this.drainQueue().finally(() => {
+    this.sender ??= Promise.all(Array.from({ length: this.options.maxConcurrentRequests }, () => this.drainQueue())).then(() => {
       this.sender = undefined;
+      // An entry appended while the last drainer was finishing would otherwise wait for the next write.
+      if (this.queue.nextToSend() && !this.stopping.signal.aborted) this.startSender();
     });
   }
 
-  /** Send queued requests oldest first, each until the collector answers for good or the sink closes. */
+  /** One drainer: send queued requests oldest first, each until the collector answers for good or the sink closes. */
   private async drainQueue(): Promise<void> {
-    for (let entry = this.queue.oldest(); entry && !this.stopping.signal.aborted; entry = this.queue.oldest()) {
-      this.queue.inFlight = entry;
+    for (let entry = this.queue.nextToSend(); entry && !this.stopping.signal.aborted; entry = this.queue.nextToSend()) {
+      this.queue.inFlight.add(entry);
       const body = await this.readEntry(entry);
-      if (body && !(await this.sendWithRetry({ signal: entry.signal, items: entry.items, body }, Infinity))) break;
+      if (body && !(await this.sendWithRetry({ signal: entry.signal, items: entry.items, body }, Infinity))) {
+        this.queue.inFlight.delete(entry);
+        return;
+      }
       await this.queue.remove(entry);
     }
-    this.queue.inFlight = undefined;
   }
 
   private async readEntry(entry: QueueEntry): Promise<Uint8Array | undefined> {
@@ -272,6 +281,15 @@ export class OtlpSink implements Sink {
     this.health.logs.push(log);
     this.health.metrics.push(point);
   }
+}
+
+/** Run `task` over `items` with at most `limit` running at once; rejects with the first failure. */
+async function inParallel<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 function jitter(ms: number): number {
