@@ -94,7 +94,7 @@ interface Agent {
   firstMs: number;
   lastMs: number;
   prompt?: string;
-  link?: { traceId: string; toolSpanId: string; toolUseId: string };
+  link?: { traceId: string; toolSpanId: string; toolUseId: string; turn?: Turn };
   /** Items produced before the link was known; emitted with the trace id once it is. */
   waiting: TelemetryBatch;
   emitted: boolean;
@@ -110,6 +110,8 @@ interface TaskCall {
   sessionId: string;
   prompt: string;
   subagentType?: string;
+  /** The turn that made the call: a re-read must start there while its subagent is not reported. */
+  turn?: Turn;
 }
 
 interface Session {
@@ -190,15 +192,18 @@ export class TranscriptCorrelator {
 
   /** Offset of the oldest line a re-read must start from so every open turn of `file` is rebuilt whole. */
   oldestOpenOffset(file: string): number | undefined {
-    let oldest: number | undefined;
-    for (const session of this.sessions.values()) {
-      const turn = session.turn;
-      if (turn && turn.file === file && (oldest === undefined || turn.startOffset < oldest)) oldest = turn.startOffset;
-    }
-    for (const agent of this.agents.values()) {
-      if (!agent.emitted && agent.file === file && (oldest === undefined || agent.startOffset < oldest)) oldest = agent.startOffset;
-    }
-    return oldest;
+    // Everything whose report still needs rows of this file: open turns, turns with a call still waiting for
+    // its result, and subagents not reported yet (their own rows, and the turn of the call that started them).
+    const turns = [
+      ...[...this.sessions.values()].map((session) => session.turn),
+      ...[...this.pendingTools.values()].map((tool) => tool.turn),
+      ...[...this.agents.values()].filter((agent) => !agent.emitted).map((agent) => agent.link?.turn),
+    ];
+    const offsets = [
+      ...turns.filter((turn) => turn?.file === file).map((turn) => turn!.startOffset),
+      ...[...this.agents.values()].filter((agent) => !agent.emitted && agent.file === file).map((agent) => agent.startOffset),
+    ];
+    return offsets.length > 0 ? Math.min(...offsets) : undefined;
   }
 
   private session(id: string): Session {
@@ -488,6 +493,7 @@ export class TranscriptCorrelator {
         sessionId: scope.sessionId,
         prompt: typeof args.prompt === 'string' ? args.prompt : '',
         subagentType: typeof args.subagent_type === 'string' ? args.subagent_type : undefined,
+        turn,
       };
       this.openTaskCalls.set(id, call);
       for (const agent of this.agents.values()) {
@@ -602,7 +608,7 @@ export class TranscriptCorrelator {
   /** Attach a subagent to the tool call that started it (or, with none found, give it a trace of its own). */
   private linkAgent(agent: Agent, call: TaskCall | undefined): void {
     agent.link = call
-      ? { traceId: call.traceId, toolSpanId: call.spanId, toolUseId: call.toolUseId }
+      ? { traceId: call.traceId, toolSpanId: call.spanId, toolUseId: call.toolUseId, turn: call.turn }
       : { traceId: traceIdOf(agent.sessionId, 'agent', agent.id), toolSpanId: '', toolUseId: '' };
     agent.type ??= call?.subagentType;
     const traceId = agent.link.traceId;
