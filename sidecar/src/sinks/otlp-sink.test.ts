@@ -239,6 +239,16 @@ describe('OtlpSink', () => {
     expect([metric.string(1), metric.message(7).message(1).double(4)]).toEqual(['ccotel.sidecar.export.dropped', 5]);
   });
 
+  it('drops (and counts) items whose ids are not OTLP ids instead of losing their whole request', async () => {
+    const sink = await newSink({ maxConcurrentRequests: 1 });
+    const b = batch('d3', 3, 2, 0);
+    b.spans[1].spanId = 'not-a-span-id!!!';
+    b.logs[0].traceId = 'abc';
+    await sink.write(b);
+    expect(sink.stats.droppedByReason).toEqual({ invalid_id: 2 });
+    expect(collector.ids()).toEqual([b.spans[0].spanId, b.spans[2].spanId, b.logs[1].id]);
+  });
+
   it('keeps the queue within its bound by dropping the oldest entries, and counts them', async () => {
     await collector.stop();
     const sink = await newSink({ queueMaxBytes: 2500, maxConcurrentRequests: 1 });
@@ -286,7 +296,7 @@ describe('OTLP configuration', () => {
     const targets = await resolveTargets(collector.url);
     expect(targets.metrics.timeoutMs).toBe(1234);
     expect(targets.traces.timeoutMs).toBe(10_000);
-    const sink = await newSink({ targets });
+    const sink = await newSink({ targets, maxConcurrentRequests: 1 });
     const b = batch('0a1');
     await sink.write(b);
     expect(collector.received.map((r) => r.path)).toEqual(['/v1/traces', '/custom/logs', '/v1/metrics']);

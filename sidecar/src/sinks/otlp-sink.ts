@@ -147,8 +147,17 @@ export class OtlpSink implements Sink {
     return { spans: batch.spans, logs: batch.logs.concat(health.logs), metrics: batch.metrics.concat(health.metrics) };
   }
 
-  /** Requests of at most maxItemsPerRequest items and (unless one item alone is bigger) maxRequestBytes. */
-  private encode(batch: TelemetryBatch): Request[] {
+  /**
+   * Requests of at most maxItemsPerRequest items and (unless one item alone is bigger) maxRequestBytes.
+   * An item whose ids are not OTLP ids would make the collector refuse its whole request: it is dropped
+   * (counted and reported) here instead.
+   */
+  private encode(input: TelemetryBatch): Request[] {
+    const batch: TelemetryBatch = {
+      spans: this.validIds('traces', input.spans, (s) => isId(s.traceId, 32) && isId(s.spanId, 16) && (s.parentSpanId === '' || isId(s.parentSpanId, 16))),
+      logs: this.validIds('logs', input.logs, (l) => isOptionalId(l.traceId, 32) && isOptionalId(l.spanId, 16)),
+      metrics: this.validIds('metrics', input.metrics, (p) => isOptionalId(p.traceId, 32) && isOptionalId(p.spanId, 16)),
+    };
     const requests: Request[] = [];
     const add = <T>(signal: Signal, items: T[], encode: (items: T[]) => Uint8Array) => {
       for (let i = 0; i < items.length; i += this.options.maxItemsPerRequest) {
@@ -159,6 +168,14 @@ export class OtlpSink implements Sink {
     add('logs', batch.logs, (logs) => this.encoder.logs(logs));
     add('metrics', batch.metrics, (points) => this.encoder.metrics(points));
     return requests;
+  }
+
+  private validIds<T>(signal: Signal, items: T[], valid: (item: T) => boolean): T[] {
+    const kept = items.filter(valid);
+    if (kept.length < items.length) {
+      this.drop(signal, items.length - kept.length, 'invalid_id', `${items.length - kept.length} ${signal} items have trace or span ids that are not lowercase hex of the right length; not sent`);
+    }
+    return kept;
   }
 
   private split<T>(signal: Signal, items: T[], encode: (items: T[]) => Uint8Array, into: Request[]): void {
@@ -281,6 +298,15 @@ export class OtlpSink implements Sink {
     this.health.logs.push(log);
     this.health.metrics.push(point);
   }
+}
+
+/** A trace (32) or span (16) id as OTLP carries it: lowercase hex, not all zeros. */
+function isId(id: string, length: number): boolean {
+  return id.length === length && /^[0-9a-f]+$/.test(id) && /[1-9a-f]/.test(id);
+}
+
+function isOptionalId(id: string, length: number): boolean {
+  return id === '' || isId(id, length);
 }
 
 /** Run `task` over `items` with at most `limit` running at once; rejects with the first failure. */
