@@ -1,0 +1,26 @@
+// abandoned_session: a session that stopped producing events with no SessionEnd. The likely cause: its Claude
+// Code process vanished and the terminal it ran on is gone (tty_gone: terminal closed, SSH dropped), or vanished
+// with its terminal still there (killed: kill -9, OOM, crash); or, with no process known, it went silent for
+// the idle time (no_session_end). Only sessions seen through hooks count: without hooks no SessionEnd is expected.
+import { ttyExists, type ProcessScan } from '../../sources/process-watcher.js';
+import type { Detection, Facts, SessionFacts } from './facts.js';
+
+export function detectAbandonedSessions(scan: ProcessScan | undefined, facts: Facts, nowMs: number, idleMs: number, devRoot?: string): Detection[] {
+  const detections: Detection[] = [];
+  for (const session of facts.sessions.values()) {
+    if (!session.hooked || session.abandoned || session.endedAtMs !== undefined) continue;
+    const cause = scan ? causeFromProcesses(scan, session, devRoot) : undefined;
+    const silent = nowMs - session.lastEventMs >= idleMs;
+    if (cause === undefined && !(silent && (scan === undefined || session.agents.size === 0))) continue;
+    detections.push({ mode: 'abandoned_session', sessionId: session.id, timeMs: nowMs, cause: cause ?? 'no_session_end', key: String(session.lastEventMs) });
+  }
+  return detections;
+}
+
+/** Every agent process of the session is gone: was its terminal gone too? undefined while one is alive. */
+function causeFromProcesses(scan: ProcessScan, session: SessionFacts, devRoot?: string): string | undefined {
+  if (session.agents.size === 0) return undefined;
+  for (const pid of session.agents.keys()) if (scan.parents.has(pid)) return undefined;
+  const ttys = [...session.agents.values()].map((agent) => agent.ttyNr).filter((tty) => tty !== 0);
+  return ttys.length > 0 && ttys.every((tty) => !ttyExists(tty, devRoot)) ? 'tty_gone' : 'killed';
+}

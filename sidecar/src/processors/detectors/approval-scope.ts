@@ -1,0 +1,26 @@
+// approval_scope: an approved tool call whose process tree opened a listening socket, or outlived the call — the
+// approval covered one command, not a server left running.
+import type { ProcessScan } from '../../sources/process-watcher.js';
+import { OUTLIVE_GRACE_MS, sessionProcesses, type Detection, type Facts } from './facts.js';
+
+export function detectApprovalScope(scan: ProcessScan, facts: Facts): Detection[] {
+  const detections: Detection[] = [];
+  for (const process of sessionProcesses(scan)) {
+    const found = facts.callOf(process);
+    if (!found.call && !found.shell) continue; // not started by a tool call we know
+    if (found.call?.outcome === 'denied') continue; // never approved
+    const callEnd = facts.endOf(found);
+    const outlived = callEnd !== undefined && scan.timeMs - callEnd >= OUTLIVE_GRACE_MS;
+    if (process.listeningPorts.length === 0 && !outlived) continue;
+    detections.push({
+      mode: 'approval_scope',
+      sessionId: process.sessionId,
+      timeMs: scan.timeMs,
+      toolUseId: found.call?.toolUseId,
+      process,
+      port: process.listeningPorts[0],
+      cause: process.listeningPorts.length > 0 ? 'listening' : 'outlived',
+    });
+  }
+  return detections;
+}

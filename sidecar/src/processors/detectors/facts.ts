@@ -1,0 +1,106 @@
+// What the failure-mode detectors know, gathered from the telemetry stream (tool spans, shell spans, turn roots)
+// and the hook events, and how a process found in /proc is tied to the tool call that started it.
+import type { ProcessInfo, ProcessScan } from '../../sources/process-watcher.js';
+
+export type FailureMode = 'orphan_process' | 'approval_scope' | 'signal_propagation' | 'output_truncation' | 'replay_divergence' | 'abandoned_session';
+
+export interface Detection {
+  mode: FailureMode;
+  sessionId: string;
+  timeMs: number;
+  toolUseId?: string;
+  process?: ProcessInfo;
+  port?: number;
+  /** Why, in a word (abandoned_session: tty_gone | killed | no_session_end; replay_divergence: processes_running | turn_rerun). */
+  cause?: string;
+  /** What makes the detection unique beyond mode, session, call and process (e.g. the re-run prompt). */
+  key?: string;
+}
+
+export interface ToolCall {
+  toolUseId: string;
+  sessionId: string;
+  name: string;
+  traceId: string;
+  spanId: string;
+  startMs: number;
+  /** Set once the call's span went out (its result, or given up). */
+  endMs?: number;
+  outcome?: string;
+  /** When the call was interrupted or cancelled (PostToolUseFailure is_interrupt, or an interrupted result). */
+  interruptedAtMs?: number;
+}
+
+export interface ShellRun {
+  sessionId: string;
+  pid: number;
+  startMs: number;
+  /** Undefined while running, or when it was killed before its end record. */
+  endMs?: number;
+  toolUseId?: string;
+}
+
+export interface SessionFacts {
+  id: string;
+  /** Seen a hook for it: hooks are installed, so a missing SessionEnd means something. */
+  hooked: boolean;
+  lastEventMs: number;
+  endedAtMs?: number;
+  resumedAtMs: number[];
+  /** Claude Code processes that ran its commands, with their controlling terminal while they were alive. */
+  agents: Map<number, { ttyNr: number }>;
+  abandoned: boolean;
+  /** Prompts (text) of its interrupted turns, and whether a resume happened since. */
+  interruptedPrompts: Set<string>;
+}
+
+/** Process start times come from boot time (whole seconds) + ticks: allow this much either side. */
+export const START_SKEW_MS = 2_000;
+/** A call is over this long before a process that outlives it counts as having outlived it. */
+export const OUTLIVE_GRACE_MS = 2_000;
+
+export class Facts {
+  readonly tools = new Map<string, ToolCall>();
+  readonly shells: ShellRun[] = [];
+  readonly sessions = new Map<string, SessionFacts>();
+
+  session(id: string): SessionFacts {
+    let facts = this.sessions.get(id);
+    if (!facts) {
+      facts = { id, hooked: false, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, interruptedPrompts: new Set() };
+      this.sessions.set(id, facts);
+    }
+    return facts;
+  }
+
+  /**
+   * The tool call a process belongs to: the call whose shell leads its process group or session (a plain
+   * child), else the call of that session whose shell was running when the process started (setsid/nohup).
+   */
+  callOf(process: ProcessInfo): { call?: ToolCall; shell?: ShellRun } {
+    const mine = this.shells.filter((shell) => shell.sessionId === process.sessionId);
+    const shell =
+      mine.find((run) => run.pid === process.pid || run.pid === process.pgid || run.pid === process.sid) ??
+      mine
+        .filter((run) => process.startMs >= run.startMs - START_SKEW_MS && process.startMs <= (run.endMs ?? Number.POSITIVE_INFINITY) + START_SKEW_MS)
+        .sort((a, b) => b.startMs - a.startMs)[0];
+    if (shell?.toolUseId) return { call: this.tools.get(shell.toolUseId), shell };
+    if (shell) return { shell };
+    // No shell log: the Bash call of the session open when the process started.
+    const call = [...this.tools.values()]
+      .filter((tool) => tool.sessionId === process.sessionId && tool.name === 'Bash')
+      .filter((tool) => process.startMs >= tool.startMs - START_SKEW_MS && process.startMs <= (tool.endMs ?? Number.POSITIVE_INFINITY) + START_SKEW_MS)
+      .sort((a, b) => b.startMs - a.startMs)[0];
+    return { call };
+  }
+
+  /** When the call (or, without one, the shell) of a process ended; undefined while it runs. */
+  endOf(found: { call?: ToolCall; shell?: ShellRun }): number | undefined {
+    return found.call?.endMs ?? found.shell?.endMs;
+  }
+}
+
+/** Processes of a scan that belong to a session (not the agents themselves). */
+export function sessionProcesses(scan: ProcessScan): ProcessInfo[] {
+  return [...scan.processes.values()].filter((process) => !scan.agents.has(process.pid));
+}

@@ -1,0 +1,173 @@
+// The failure-mode detectors of DESIGN section 6, fed by the telemetry stream (tool, shell and turn spans), the
+// hook events and the process table. Each detection is a `ccotel.failure_modes{mode}` point and a
+// `ccotel.failure_mode.detected` log record naming the session, tool call, pid, command and (listeners) port.
+// Ids are derived from mode + session + call + process (pid and start time): a re-scan reports nothing twice.
+import { recordIdOf } from '../../ids.js';
+import type { Attributes, TelemetryBatch } from '../../model.js';
+import { emptyBatch } from '../../model.js';
+import type { Ack, Join } from '../../pipeline.js';
+import type { ProcessScan } from '../../sources/process-watcher.js';
+import type { Hook } from '../correlate-hooks.js';
+import { detectAbandonedSessions } from './abandoned-session.js';
+import { detectApprovalScope } from './approval-scope.js';
+import { Facts, type Detection } from './facts.js';
+import { detectOrphanProcesses } from './orphan-process.js';
+import { detectOutputTruncation } from './output-truncation.js';
+import { detectResumedWithProcesses, detectTurnRerun } from './replay-divergence.js';
+import { detectSignalPropagation } from './signal-propagation.js';
+
+export type { Detection, FailureMode } from './facts.js';
+
+export interface FailureModeOptions {
+  /** A hooked session silent this long, with no SessionEnd and no process known, is abandoned. */
+  idleMs: number;
+  /** Where pseudo-terminals live (tests). */
+  devRoot?: string;
+}
+
+export class FailureModeDetector implements Join {
+  readonly facts = new Facts();
+  readonly detections: Detection[] = [];
+  private out: TelemetryBatch = emptyBatch();
+  private readonly reported = new Set<string>();
+  private lastScan?: ProcessScan;
+
+  constructor(private readonly options: FailureModeOptions) {}
+
+  /** Hook events, as they are read (not when their span goes out): session liveness must not lag. */
+  readonly onHook = (hook: Hook): void => {
+    const session = this.facts.session(hook.sessionId);
+    session.hooked = true;
+    session.lastEventMs = Math.max(session.lastEventMs, hook.timeMs);
+    if (hook.name === 'SessionEnd') session.endedAtMs = hook.timeMs;
+    if (hook.name === 'SessionStart') {
+      session.endedAtMs = undefined;
+      session.abandoned = false;
+      if (hook.attributes.source === 'resume') session.resumedAtMs.push(hook.timeMs);
+    }
+    if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true && hook.toolUseId) {
+      const call = this.facts.tools.get(hook.toolUseId);
+      if (call) call.interruptedAtMs = hook.timeMs;
+      else this.facts.tools.set(hook.toolUseId, { toolUseId: hook.toolUseId, sessionId: hook.sessionId, name: hook.toolName ?? 'unknown', traceId: '', spanId: '', startMs: hook.timeMs, interruptedAtMs: hook.timeMs });
+    }
+  };
+
+  observe(batch: TelemetryBatch): void {
+    for (const span of batch.spans) {
+      const sessionId = String(span.attributes['session.id'] ?? '');
+      if (span.name.startsWith('execute_tool ')) {
+        const toolUseId = String(span.attributes.tool_use_id ?? '');
+        const known = this.facts.tools.get(toolUseId);
+        const outcome = String(span.attributes['ccotel.tool.outcome'] ?? '');
+        this.facts.tools.set(toolUseId, {
+          toolUseId,
+          sessionId,
+          name: String(span.attributes['gen_ai.tool.name'] ?? ''),
+          traceId: span.traceId,
+          spanId: span.spanId,
+          startMs: span.startMs,
+          endMs: span.endMs,
+          outcome,
+          interruptedAtMs: known?.interruptedAtMs ?? (outcome === 'interrupted' ? span.endMs : undefined),
+        });
+        this.report(detectOutputTruncation(span));
+      } else if (span.name.startsWith('shell ')) {
+        const ended = span.attributes['ccotel.shell.ended'] !== false;
+        this.facts.shells.push({
+          sessionId,
+          pid: Number(span.attributes['process.pid']),
+          startMs: span.startMs,
+          endMs: ended ? span.endMs : undefined,
+          toolUseId: span.attributes.tool_use_id === undefined ? undefined : String(span.attributes.tool_use_id),
+        });
+        const agent = Number(span.attributes['process.parent_pid']);
+        const session = this.facts.session(sessionId);
+        if (agent > 1 && !session.agents.has(agent)) session.agents.set(agent, { ttyNr: this.lastScan?.ttys.get(agent) ?? 0 });
+      } else if (span.name === 'invoke_agent claude-code') {
+        this.report(detectTurnRerun(span, this.facts));
+      }
+    }
+  }
+
+  /** A new look at the process table: run every process detector. */
+  onScan(scan: ProcessScan): void {
+    this.lastScan = scan;
+    for (const process of scan.processes.values()) {
+      if (process.agentPid === undefined || scan.agents.has(process.pid)) continue;
+      const session = this.facts.session(process.sessionId);
+      if (!session.agents.has(process.agentPid)) session.agents.set(process.agentPid, { ttyNr: 0 });
+    }
+    // Remember each live agent's terminal: once it is gone, /proc no longer says.
+    for (const session of this.facts.sessions.values()) {
+      for (const [pid, agent] of session.agents) if (scan.ttys.has(pid)) agent.ttyNr = scan.ttys.get(pid)!;
+    }
+    this.report(detectOrphanProcesses(scan, this.facts));
+    this.report(detectApprovalScope(scan, this.facts));
+    this.report(detectSignalPropagation(scan, this.facts));
+    this.report(detectResumedWithProcesses(scan, this.facts));
+    this.report(detectAbandonedSessions(scan, this.facts, scan.timeMs, this.options.idleMs, this.options.devRoot));
+  }
+
+  drain(): { batch: TelemetryBatch; acks: Ack[] } {
+    const batch = this.out;
+    this.out = emptyBatch();
+    return { batch, acks: [] };
+  }
+
+  /** End of input (backfill, no process table): hooked sessions silent for the idle time with no SessionEnd. */
+  finish(nowMs = Date.now()): void {
+    this.report(detectAbandonedSessions(undefined, this.facts, nowMs, this.options.idleMs));
+  }
+
+  private report(detections: Detection[]): void {
+    for (const detection of detections) {
+      const process = detection.process;
+      const id = recordIdOf(
+        'failure-mode',
+        detection.mode,
+        detection.sessionId,
+        detection.toolUseId ?? '',
+        String(process?.pid ?? ''),
+        String(process?.startMs ?? ''),
+        detection.key ?? '',
+      );
+      if (this.reported.has(id)) continue;
+      this.reported.add(id);
+      if (detection.mode === 'abandoned_session') this.facts.session(detection.sessionId).abandoned = true;
+      this.detections.push(detection);
+      this.emit(id, detection);
+    }
+  }
+
+  private emit(id: string, detection: Detection): void {
+    const call = detection.toolUseId ? this.facts.tools.get(detection.toolUseId) : undefined;
+    const context = { traceId: call?.traceId ?? '', spanId: call?.spanId ?? '' };
+    const attributes: Attributes = { 'session.id': detection.sessionId, mode: detection.mode };
+    if (detection.toolUseId) attributes.tool_use_id = detection.toolUseId;
+    if (detection.process) {
+      attributes['process.pid'] = detection.process.pid;
+      attributes['process.command_line'] = detection.process.commandLine;
+      attributes['process.parent_pid'] = detection.process.ppid;
+    }
+    if (detection.port !== undefined) attributes['network.local.port'] = detection.port;
+    if (detection.cause) attributes.cause = detection.cause;
+    this.out.logs.push({ id, timeMs: detection.timeMs, eventName: 'ccotel.failure_mode.detected', severity: 'WARN', body: '', attributes, ...context });
+    this.out.metrics.push({
+      id: recordIdOf('ccotel.failure_modes', id),
+      name: 'ccotel.failure_modes',
+      unit: '{event}',
+      description: 'Failure modes of the agent runtime detected, by mode',
+      kind: 'sum',
+      timeMs: detection.timeMs,
+      value: 1,
+      attributes: { mode: detection.mode },
+      ...context,
+    });
+    if (detection.mode === 'abandoned_session') {
+      // DESIGN: a session that went idle with no SessionEnd ends as `abandoned`.
+      const endId = recordIdOf('session-end', detection.sessionId, 'abandoned', id);
+      this.out.logs.push({ id: recordIdOf('ccotel.session.ended', endId), timeMs: detection.timeMs, eventName: 'ccotel.session.ended', severity: 'WARN', traceId: '', spanId: '', body: '', attributes: { 'session.id': detection.sessionId, reason: 'abandoned', cause: detection.cause ?? '' } });
+      this.out.metrics.push({ id: recordIdOf('ccotel.session.ends', endId), name: 'ccotel.session.ends', unit: '{session}', description: 'Session ends by reason', kind: 'sum', timeMs: detection.timeMs, value: 1, attributes: { reason: 'abandoned' }, traceId: '', spanId: '' });
+    }
+  }
+}

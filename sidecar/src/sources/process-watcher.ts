@@ -1,0 +1,222 @@
+// Read the process table (/proc): every process whose environment carries CLAUDE_CODE_SESSION_ID (Bash tool
+// commands and everything they started, including what was re-parented or detached with setsid/nohup), its
+// parent, process group, session, controlling terminal, start time and listening TCP sockets (the inodes of
+// /proc/net/tcp{,6} in LISTEN state matched against the process's fds). Processes whose environment cannot be
+// read (another user's, without privilege) are skipped and counted. The agent processes those commands name
+// (CLAUDE_PID) are followed too, so a vanished agent can be told apart from a live one.
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** Unix session id (the session leader's pid). */
+  sid: number;
+  /** Controlling terminal (`tty_nr` of /proc/<pid>/stat), 0 when none. */
+  ttyNr: number;
+  /** Epoch ms (from boot time + start ticks): with the pid, identifies the process across pid reuse. */
+  startMs: number;
+  /** CLAUDE_CODE_SESSION_ID of its environment ('' for agent processes, which do not carry it). */
+  sessionId: string;
+  /** CLAUDE_PID of its environment: the Claude Code process that ran the command. */
+  agentPid?: number;
+  commandLine: string;
+  listeningPorts: number[];
+}
+
+export interface ProcessScan {
+  timeMs: number;
+  /** Processes of Claude Code sessions, by pid. */
+  processes: Map<number, ProcessInfo>;
+  /** Every live process's parent, for walking ancestor chains. */
+  parents: Map<number, number>;
+  /** Every live process's controlling terminal (`tty_nr`). */
+  ttys: Map<number, number>;
+  /** Agent processes named by CLAUDE_PID that are alive, with their own stat. */
+  agents: Map<number, ProcessInfo>;
+  /** Processes whose environment could not be read. */
+  unreadable: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux architecture in use). */
+const USER_HZ = 100;
+
+export function scanProcesses(procRoot = '/proc', nowMs = Date.now()): ProcessScan {
+  const bootMs = bootTimeMs(procRoot);
+  const scan: ProcessScan = { timeMs: nowMs, processes: new Map(), parents: new Map(), ttys: new Map(), agents: new Map(), unreadable: 0 };
+  const stats = new Map<number, ReturnType<typeof readStat>>();
+  for (const name of safeReaddir(procRoot)) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    const stat = readStat(procRoot, pid);
+    if (!stat) continue; // gone meanwhile
+    stats.set(pid, stat);
+    scan.parents.set(pid, stat.ppid);
+    scan.ttys.set(pid, stat.ttyNr);
+    let environ: string;
+    try {
+      environ = readFileSync(join(procRoot, name, 'environ'), 'latin1');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') scan.unreadable++;
+      continue;
+    }
+    const sessionId = envValue(environ, 'CLAUDE_CODE_SESSION_ID');
+    if (!sessionId) continue;
+    const agent = Number(envValue(environ, 'CLAUDE_PID'));
+    scan.processes.set(pid, {
+      pid,
+      ...stat,
+      startMs: bootMs + (stat.startTicks * 1000) / USER_HZ,
+      sessionId,
+      agentPid: Number.isInteger(agent) && agent > 0 ? agent : undefined,
+      commandLine: readCommandLine(procRoot, pid),
+      listeningPorts: [],
+    });
+  }
+  const listening = listeningSockets(procRoot);
+  for (const info of scan.processes.values()) {
+    if (listening.size > 0) info.listeningPorts = socketPorts(procRoot, info.pid, listening);
+    const agentPid = info.agentPid;
+    const agentStat = agentPid === undefined ? undefined : stats.get(agentPid);
+    if (agentPid !== undefined && agentStat && !scan.agents.has(agentPid)) {
+      scan.agents.set(agentPid, {
+        pid: agentPid,
+        ...agentStat,
+        startMs: bootMs + (agentStat.startTicks * 1000) / USER_HZ,
+        sessionId: '',
+        commandLine: readCommandLine(procRoot, agentPid),
+        listeningPorts: [],
+      });
+    }
+  }
+  return scan;
+}
+
+/** Whether `ancestor` is `pid` or one of its ancestors in the scan's parent map. */
+export function descendsFrom(scan: ProcessScan, pid: number, ancestor: number): boolean {
+  for (let current: number | undefined = pid, hops = 0; current !== undefined && current > 0 && hops < 1000; hops++) {
+    if (current === ancestor) return true;
+    current = scan.parents.get(current);
+  }
+  return false;
+}
+
+/** Whether the terminal device of a `tty_nr` still exists (pseudo-terminals only; others are assumed present). */
+export function ttyExists(ttyNr: number, devRoot = '/dev'): boolean {
+  const major = (ttyNr >> 8) & 0xfff;
+  const minor = (ttyNr & 0xff) | ((ttyNr >> 12) & 0xfff00);
+  if (major < 136 || major > 143) return true; // not a pty
+  return existsSync(join(devRoot, 'pts', String((major - 136) * 256 + minor)));
+}
+
+export interface ProcessWatcherOptions {
+  intervalMs: number;
+  onScan: (scan: ProcessScan) => Promise<void> | void;
+  procRoot?: string;
+  log?: (message: string) => void;
+}
+
+/** Scan every `intervalMs` and hand each scan over (the next waits for the previous to be handled). */
+export class ProcessWatcher {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopping = false;
+
+  constructor(private readonly options: ProcessWatcherOptions) {}
+
+  start(): void {
+    const tick = async () => {
+      if (this.stopping) return;
+      try {
+        await this.options.onScan(scanProcesses(this.options.procRoot));
+      } catch (error) {
+        this.options.log?.(`process watcher: ${(error as Error).message}`);
+      }
+      if (!this.stopping) this.timer = setTimeout(() => (this.running = tick()), this.options.intervalMs);
+    };
+    this.running = tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}
+
+function safeReaddir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
+function bootTimeMs(procRoot: string): number {
+  const match = /^btime (\d+)$/m.exec(readFileSync(join(procRoot, 'stat'), 'utf8'));
+  return match ? Number(match[1]) * 1000 : 0;
+}
+
+function readStat(procRoot: string, pid: number): { ppid: number; pgid: number; sid: number; ttyNr: number; startTicks: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(procRoot, String(pid), 'stat'), 'latin1');
+  } catch {
+    return undefined;
+  }
+  // `pid (comm) state ppid pgrp session tty_nr …`: comm may hold spaces and parentheses; fields follow the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]), ttyNr: Number(fields[4]), startTicks: Number(fields[19]) };
+}
+
+function readCommandLine(procRoot: string, pid: number): string {
+  try {
+    return readFileSync(join(procRoot, String(pid), 'cmdline'), 'utf8').replace(/\0+$/, '').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+function envValue(environ: string, key: string): string | undefined {
+  const prefix = `${key}=`;
+  for (const entry of environ.split('\0')) if (entry.startsWith(prefix)) return entry.slice(prefix.length);
+  return undefined;
+}
+
+/** Socket inode → port of every TCP socket in LISTEN state (IPv4 and IPv6). */
+function listeningSockets(procRoot: string): Map<string, number> {
+  const sockets = new Map<string, number>();
+  for (const file of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(join(procRoot, 'net', file), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const columns = line.trim().split(/\s+/);
+      if (columns.length < 10 || columns[3] !== '0A') continue; // 0A = TCP_LISTEN
+      const port = parseInt(columns[1].split(':')[1], 16);
+      sockets.set(columns[9], port);
+    }
+  }
+  return sockets;
+}
+
+function socketPorts(procRoot: string, pid: number, listening: Map<string, number>): number[] {
+  const ports = new Set<number>();
+  const fdDir = join(procRoot, String(pid), 'fd');
+  for (const fd of safeReaddir(fdDir)) {
+    let target: string;
+    try {
+      target = readlinkSync(join(fdDir, fd));
+    } catch {
+      continue;
+    }
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    const port = inode === undefined ? undefined : listening.get(inode);
+    if (port !== undefined) ports.add(port);
+  }
+  return [...ports].sort((a, b) => a - b);
+}
