@@ -93,7 +93,7 @@ describe('doctor on a healthy host', () => {
       ['transcripts', 'ok'], ['hooks', 'ok'], ['shell', 'ok'], ['store', 'ok'], ['collector', 'ok'], ['clock', 'ok'], ['disk', 'ok'], ['permissions', 'ok'],
     ]);
     expect(report.healthy).toBe(true);
-    expect(check(report, 'hooks').message).toMatch(/installed and firing: last event 30 s ago/);
+    expect(check(report, 'hooks').message).toMatch(/installed and firing: last hook event \d s ago, none dropped/);
     expect(check(report, 'clock').message).toMatch(/agrees with .*the collector/);
     expect(collector.seen).toEqual([{ path: '/v1/traces', auth: undefined, bytes: 0 }]);
   });
@@ -165,7 +165,17 @@ describe('doctor on a broken host', () => {
     rmSync(paths.spoolDir, { recursive: true });
     mkdirSync(paths.spoolDir, { mode: 0o700 });
     writeFileSync(join(paths.spoolDir, `${nsNow(-3 * 3600_000)}-4242-0a1b2c3d.json`), '{}', { mode: 0o600 });
-    expectOnly(await doctor(), 'hooks', 'fail', /not firing: Claude Code wrote a transcript 3\.0 h after the last hook event/, /restart the Claude Code sessions/);
+    const threeHoursAgo = (Date.now() - 3 * 3600_000) / 1000;
+    utimesSync(paths.spoolDir, threeHoursAgo, threeHoursAgo);
+    expectOnly(await doctor(), 'hooks', 'fail', /not firing: Claude Code wrote a transcript 3\.0 h after the last hook event reached the spool/, /restart the Claude Code sessions/);
+  });
+
+  it('hooks: firing while the sidecar empties the spool (the directory changed recently)', async () => {
+    rmSync(paths.spoolDir, { recursive: true });
+    mkdirSync(paths.spoolDir, { mode: 0o700 });
+    const report = await doctor();
+    expect(check(report, 'hooks')).toMatchObject({ status: 'ok' });
+    expect(check(report, 'hooks').message).toMatch(/installed and firing/);
   });
 
   it('shell: not installed', async () => {

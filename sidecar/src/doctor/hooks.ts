@@ -1,7 +1,7 @@
 // Hooks installed (the same handler install-hooks writes, found with its settings helpers) and firing:
 // the age of the newest spooled event against the newest transcript activity, and the hook's own
 // count of events it had to drop.
-import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { spoolHookHandler, withSpoolHooks } from '../install/hooks.js';
 import { homeOf } from '../install/options.js';
 import { installedScriptPath } from '../install/scripts.js';
@@ -23,6 +23,21 @@ export function newestSpoolEventMs(spoolDir: string): number | undefined {
   }
   const newest = names.filter((name) => /^\d{20}-.*\.json$/.test(name)).sort().at(-1);
   return newest === undefined ? undefined : Number(BigInt(newest.slice(0, 20)) / 1_000_000n);
+}
+
+/**
+ * When a hook event last reached the spool: the newest file's firing time, or the directory's own change
+ * time, since the running sidecar deletes each file once it is delivered (a rename in or a delete out both
+ * touch the directory).
+ */
+function lastSpoolActivityMs(spoolDir: string): number | undefined {
+  let changedMs: number;
+  try {
+    changedMs = statSync(spoolDir).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  return Math.max(changedMs, newestSpoolEventMs(spoolDir) ?? 0);
 }
 
 /** Lines of $STATE/hook-dropped: `<fired-at ns> <mkdir|write|rename>` per event the hook could not keep. */
@@ -77,21 +92,17 @@ export const hooksCheck: Check = async (context) => {
       `make ${paths.spoolDir} a writable directory with free space, then clear the count: rm ${paths.hookDroppedPath}`,
     );
   }
-  const newestEvent = newestSpoolEventMs(paths.spoolDir);
-  context.facts.newestSpoolEventMs = newestEvent;
+  context.facts.newestSpoolEventMs = newestSpoolEventMs(paths.spoolDir);
+  const lastActivity = lastSpoolActivityMs(paths.spoolDir);
+  if (lastActivity === undefined) return result('hooks', 'ok', 'installed; no event spooled yet (hooks fire in sessions started after the install)');
   const transcriptActivity = context.facts.newestTranscriptMtimeMs;
-  if (newestEvent === undefined) {
-    return transcriptActivity !== undefined && context.now() - transcriptActivity < FIRING_TOLERANCE_MS
-      ? result('hooks', 'fail', 'installed, but no hook event was ever spooled although Claude Code wrote a transcript just now', RESTART_SESSIONS)
-      : result('hooks', 'ok', 'installed; no event spooled yet (hooks fire in sessions started after the install)');
-  }
-  if (transcriptActivity !== undefined && transcriptActivity - newestEvent > FIRING_TOLERANCE_MS) {
+  if (transcriptActivity !== undefined && transcriptActivity - lastActivity > FIRING_TOLERANCE_MS) {
     return result(
       'hooks',
       'fail',
-      `installed, but not firing: Claude Code wrote a transcript ${age(transcriptActivity - newestEvent)} after the last hook event (${new Date(newestEvent).toISOString()})`,
+      `installed, but not firing: Claude Code wrote a transcript ${age(transcriptActivity - lastActivity)} after the last hook event reached the spool (${new Date(lastActivity).toISOString()})`,
       RESTART_SESSIONS,
     );
   }
-  return result('hooks', 'ok', `installed and firing: last event ${age(context.now() - newestEvent)} ago, none dropped`);
+  return result('hooks', 'ok', `installed and firing: last hook event ${age(context.now() - lastActivity)} ago, none dropped`);
 };
