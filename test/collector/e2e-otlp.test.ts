@@ -7,7 +7,7 @@
 //
 // Tail sampling: the gateway's knob CCOTEL_TRACE_SAMPLE_PERCENT is set to 100, so the probabilistic policy
 // keeps every ordinary turn and every trace is expected (the other policies are as shipped).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,10 @@ describe('sidecar → real collector (gateway.yaml + file exporter)', () => {
     expect(comparison.missing).toEqual([]);
     expect(comparison.mismatched.slice(0, 5)).toEqual([]);
     expect(comparison.duplicates).toEqual({ spans: 0, logs: 0, points: 0 });
+  });
+
+  it('runs OTLP-only without loading the embedded store (chdb) into the process', () => {
+    expect(readFileSync('/proc/self/maps', 'utf8')).not.toMatch(/chdb/i);
   });
 
   it('carries the resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES', () => {
