@@ -10,6 +10,8 @@ import { createSecretDetector } from './processors/secret-detector.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
 import { HookCorrelator } from './processors/correlate-hooks.js';
 import { ShellCorrelator } from './processors/correlate-shell.js';
+import { FailureModeDetector } from './processors/detectors/index.js';
+import { SessionStateTracker } from './processors/session-state.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
@@ -31,15 +33,21 @@ export interface BuiltPipeline {
   hooks: HookCorrelator;
   /** Shell-log commands (from the shell log source) become shell spans under their Bash tool span here. */
   shell: ShellCorrelator;
+  /** Failure modes: fed by the telemetry, the hooks and (in `run`) the process watcher's scans. */
+  detector: FailureModeDetector;
 }
 
 export function buildPipeline(config: Config, store: Store | undefined, extraSinks: Sink[] = []): BuiltPipeline {
   const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(), SIDECAR_VERSION), store.database) : undefined;
   const sinks = [...(storeSink ? [storeSink] : []), ...extraSinks];
   const correlator = new TranscriptCorrelator({ contentLevel: config.contentLevel });
-  const hooks = new HookCorrelator({ contentLevel: config.contentLevel });
+  const detector = new FailureModeDetector({ idleMs: config.idleMs });
+  const sessionState = new SessionStateTracker();
+  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook, sessionState.onHook] });
   const shell = new ShellCorrelator();
-  return { pipeline: new Pipeline(correlator, buildProcessors(config), sinks, [hooks, shell]), storeSink, hooks, shell };
+  // Order matters: the shell join and the detectors see the hook events already on the spans.
+  const joins = [hooks, shell, detector, sessionState];
+  return { pipeline: new Pipeline(correlator, buildProcessors(config), sinks, joins), storeSink, hooks, shell, detector };
 }
 
 /** Read one file from `offset` to its current end through the pipeline; a partial last line is left for later. */

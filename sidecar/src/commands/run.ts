@@ -8,6 +8,7 @@ import { buildPipeline } from '../ingest.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
 import { HookSpoolSource } from '../sources/hook-spool-source.js';
+import { ProcessWatcher } from '../sources/process-watcher.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import { TranscriptTailer } from '../sources/transcript-tailer.js';
 import { transcriptRoots } from '../sources/transcript-discovery.js';
@@ -33,6 +34,8 @@ export interface RunningSidecar {
 }
 
 const STATUS_EVERY_MS = 5_000;
+/** How often the process table is read for the failure-mode detectors. */
+const PROCESS_SCAN_EVERY_MS = 5_000;
 const STORE_RETRY_MAX_MS = 30_000;
 
 /** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
@@ -45,7 +48,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     if (store?.kind === 'embedded') endpoint = await serveStore(store, 'run');
     // Further sinks (the OTLP exporter for config.otlpEndpoint) are added here.
     const extraSinks: Sink[] = [];
-    const { pipeline, hooks, shell } = buildPipeline(config, store, extraSinks);
+    const { pipeline, hooks, shell, detector } = buildPipeline(config, store, extraSinks);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]));
     const roots = transcriptRoots();
     const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log });
@@ -78,6 +81,15 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       log,
     });
     shellLog.start();
+    const processes = new ProcessWatcher({
+      intervalMs: PROCESS_SCAN_EVERY_MS,
+      onScan: async (scan) => {
+        detector.onScan(scan);
+        await pipeline.flush();
+      },
+      log,
+    });
+    processes.start();
     await tailer.start();
     const statusTimer = setInterval(() => writeStatus(), STATUS_EVERY_MS);
     statusTimer.unref();
@@ -92,6 +104,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       checkpoints,
       stop: async () => {
         clearInterval(statusTimer);
+        await processes.stop();
         await spool.stop();
         await shellLog.stop();
         await tailer.stop();

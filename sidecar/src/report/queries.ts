@@ -55,6 +55,19 @@ export const REPORT_QUERIES = {
         round(if(starts = 0, 0, resumes / starts), 3) AS resume_frequency
       FROM ${uniqueLogs(`EventName = 'ccotel.session.started'`)}`,
   },
+  sessionStates: {
+    title: 'Sessions by latest state (most recent first)',
+    sql: `SELECT LogAttributes['session.id'] AS session, argMax(LogAttributes['state'], Timestamp) AS state,
+        argMax(LogAttributes['reason'], Timestamp) AS reason, max(Timestamp) AS since, count() AS changes
+      FROM ${uniqueLogs(`EventName = 'ccotel.session.state_changed'`)}
+      GROUP BY session ORDER BY since DESC, session LIMIT 20`,
+  },
+  failureModes: {
+    title: 'Failure modes detected',
+    sql: `SELECT LogAttributes['mode'] AS mode, count() AS detections, uniqExact(LogAttributes['session.id']) AS sessions
+      FROM ${uniqueLogs(`EventName = 'ccotel.failure_mode.detected'`)}
+      GROUP BY mode ORDER BY detections DESC, mode`,
+  },
   tokens: {
     title: 'Tokens by model',
     sql: `SELECT SpanAttributes['gen_ai.request.model'] AS model,

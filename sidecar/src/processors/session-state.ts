@@ -1,0 +1,77 @@
+// Each session's state over time, from its hook events (as they are read) and the abandoned-session detector:
+//   idle (started, or a turn finished) · running (a prompt or a tool call in progress) · waiting_for_input (a
+//   permission prompt, or Claude Code's "waiting for your input" notification) · resumed · ended (with the
+//   SessionEnd reason) · abandoned (with the likely cause).
+// Every change is a `ccotel.session.state_changed` log record (state, previous_state, reason); its id comes from
+// the event that caused it, so a re-read reports each change once.
+import { recordIdOf } from '../ids.js';
+import type { Attributes, TelemetryBatch } from '../model.js';
+import { emptyBatch } from '../model.js';
+import type { Ack, Join } from '../pipeline.js';
+import type { Hook } from './correlate-hooks.js';
+
+export type SessionState = 'idle' | 'running' | 'waiting_for_input' | 'resumed' | 'ended' | 'abandoned';
+
+const RUNNING_EVENTS = new Set(['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'PreCompact']);
+const WAITING_NOTIFICATIONS = new Set(['permission_prompt', 'idle_prompt', 'elicitation_dialog']);
+
+export class SessionStateTracker implements Join {
+  private readonly states = new Map<string, SessionState>();
+  private out: TelemetryBatch = emptyBatch();
+
+  readonly onHook = (hook: Hook): void => {
+    const next = stateAfter(hook);
+    if (!next) return;
+    const reason = hook.name === 'SessionEnd' ? String(hook.attributes.reason ?? 'unknown') : hook.name === 'Notification' ? String(hook.attributes.notification_type ?? '') : hook.name;
+    this.change(hook.sessionId, next.state, hook.timeMs, recordIdOf('session-state', hook.event.file), reason);
+  };
+
+  observe(batch: TelemetryBatch): void {
+    for (const log of batch.logs) {
+      if (log.eventName !== 'ccotel.failure_mode.detected' || log.attributes.mode !== 'abandoned_session') continue;
+      this.change(String(log.attributes['session.id']), 'abandoned', log.timeMs, recordIdOf('session-state', log.id), String(log.attributes.cause ?? ''));
+    }
+  }
+
+  drain(): { batch: TelemetryBatch; acks: Ack[] } {
+    const batch = this.out;
+    this.out = emptyBatch();
+    return { batch, acks: [] };
+  }
+
+  finish(): void {}
+
+  /** The state a session is in now (undefined: never seen, or ended/abandoned and forgotten). */
+  stateOf(sessionId: string): SessionState | undefined {
+    return this.states.get(sessionId);
+  }
+
+  private change(sessionId: string, state: SessionState, timeMs: number, id: string, reason: string): void {
+    const previous = this.states.get(sessionId);
+    if (previous === state) return;
+    // A finished session is forgotten (memory stays bounded); a resume brings it back.
+    if (state === 'ended' || state === 'abandoned') this.states.delete(sessionId);
+    else this.states.set(sessionId, state);
+    const attributes: Attributes = { 'session.id': sessionId, state, previous_state: previous ?? '' };
+    if (reason) attributes.reason = reason;
+    this.out.logs.push({ id, timeMs, eventName: 'ccotel.session.state_changed', severity: state === 'abandoned' ? 'WARN' : 'INFO', traceId: '', spanId: '', body: '', attributes });
+  }
+}
+
+function stateAfter(hook: Hook): { state: SessionState } | undefined {
+  switch (hook.name) {
+    case 'SessionStart':
+      return { state: hook.attributes.source === 'resume' ? 'resumed' : 'idle' };
+    case 'SessionEnd':
+      return { state: 'ended' };
+    case 'Stop':
+    case 'StopFailure':
+      return { state: 'idle' };
+    case 'PermissionRequest':
+      return { state: 'waiting_for_input' };
+    case 'Notification':
+      return WAITING_NOTIFICATIONS.has(String(hook.attributes.notification_type ?? '')) ? { state: 'waiting_for_input' } : undefined;
+    default:
+      return RUNNING_EVENTS.has(hook.name) ? { state: 'running' } : undefined;
+  }
+}
