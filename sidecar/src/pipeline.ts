@@ -91,7 +91,7 @@ export class Pipeline {
         this.skip(file.path, line.start, parsed.reason, line.text, parsed.type);
       }
     }
-    if (this.bufferedItems() >= FLUSH_ITEMS) await this.flush();
+    if (this.bufferedItems() >= FLUSH_ITEMS) await this.deliverInBackground();
   }
 
   /** Count a line that was not used, and keep it aside (masked and capped like any output) as a log record. */
@@ -168,6 +168,16 @@ export class Pipeline {
     const run = this.flushing.then(() => this.flushNow());
     this.flushing = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Start delivering what is buffered while reading goes on (the store works off the main thread), once the
+   * delivery before it is done: at most one batch in flight and one filling, which bounds memory. A failure
+   * puts the batch back, and the next `flush()` retries it and tells its caller.
+   */
+  private async deliverInBackground(): Promise<void> {
+    await this.flushing;
+    this.flush().catch(() => undefined);
   }
 
   private async flushNow(): Promise<void> {
