@@ -42,6 +42,9 @@ describe('secret detector', () => {
     const [[plainFinding], [escapedFinding]] = await detector.detect([inner, escaped]);
     expect(inner.slice(plainFinding.start, plainFinding.end)).toBe(planted.secrets[0]);
     expect(escaped.slice(escapedFinding.start, escapedFinding.end)).toBe(planted.secrets[0]);
+    const unicodeEscaped = `{"text":"token \\u0067${planted.secrets[0].slice(1)} end"}`;
+    const [[unicodeFinding]] = await detector.detect([unicodeEscaped]);
+    expect(unicodeEscaped.slice(unicodeFinding.start, unicodeFinding.end)).toBe(`\\u0067${planted.secrets[0].slice(1)}`);
   });
 
   it('ignores secretlint-disable comments in the content', async () => {
