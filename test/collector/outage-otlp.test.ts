@@ -69,7 +69,7 @@ async function liveRunWithOutage(outage: 'SIGTERM' | 'SIGKILL') {
     const started = Date.now();
     await replay.step(step, pipeline);
     writeMs.push(Date.now() - started);
-    if (DOWN_STEPS.includes(step)) queuedWhileDown = Math.max(queuedWhileDown, sink.queued.requests, readdirSync(join(stateDir, 'otlp-queue')).length);
+    if (DOWN_STEPS.includes(step)) queuedWhileDown = Math.max(queuedWhileDown, sink.queued.requests, readdirSync(join(stateDir, 'otlp-queue')).filter((name) => name.endsWith('.pb')).length);
     if (step === DOWN_STEPS.at(-1)) await gateway.start();
     await pause(STEP_PAUSE_MS);
   }

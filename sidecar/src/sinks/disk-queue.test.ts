@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DiskQueue } from './disk-queue.js';
+import { DiskQueue, QueueBusyError } from './disk-queue.js';
 
 let dir: string;
 beforeEach(() => {
@@ -33,6 +33,17 @@ describe('DiskQueue', () => {
     expect(await reopened.read(reopened.oldest()!)).toEqual(Buffer.from(bytes(5, 4)));
   });
 
+  it('belongs to one process at a time, and a lock left by a dead process is taken over', async () => {
+    const queue = new DiskQueue(dir, 1000);
+    expect(() => new DiskQueue(dir, 1000)).not.toThrow(); // the same process may reopen it
+    writeFileSync(join(dir, 'owner.pid'), '1'); // pid 1 is alive and is not us
+    expect(() => new DiskQueue(dir, 1000)).toThrow(QueueBusyError);
+    writeFileSync(join(dir, 'owner.pid'), '2147483646'); // no such process
+    expect(() => new DiskQueue(dir, 1000)).not.toThrow();
+    queue.release();
+    expect(readdirSync(dir)).not.toContain('owner.pid');
+  });
+
   it('drops the oldest entries, never the one in flight, to stay within its bound', async () => {
     const queue = new DiskQueue(dir, 100);
     await queue.append('traces', 1, bytes(40, 1));
@@ -41,7 +52,7 @@ describe('DiskQueue', () => {
     const dropped = await queue.append('metrics', 3, bytes(40, 3));
     expect(dropped.map((entry) => [entry.signal, entry.items])).toEqual([['logs', 2]]);
     expect([queue.length, queue.bytes]).toEqual([2, 80]);
-    expect(readdirSync(dir)).toHaveLength(2);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.pb'))).toHaveLength(2);
   });
 
   it('refuses a body larger than the whole bound and reports it as dropped', async () => {

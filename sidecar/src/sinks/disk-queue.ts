@@ -3,8 +3,9 @@
 // fsynced, renamed into place and the directory fsynced, so once `append` resolves the entry survives a
 // crash or power loss, and a half-written entry never exists under its real name. When the bound is
 // reached the oldest entries are dropped (never one being sent) and returned to the caller, which
-// counts and reports them.
-import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+// counts and reports them. One process owns a queue directory at a time (a lock file with its pid):
+// two would send and delete each other's entries.
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Signal } from './otlp-convert.js';
@@ -20,6 +21,40 @@ export interface QueueEntry {
 
 const ENTRY_NAME = /^(\d{12,})\.(traces|logs|metrics)\.(\d+)\.pb$/;
 const TMP_SUFFIX = '.tmp';
+const LOCK_FILE = 'owner.pid';
+
+export class QueueBusyError extends Error {
+  override name = 'QueueBusyError';
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Take the directory (exclusive create); a lock left by a process that is gone is taken over. */
+function acquireLock(dir: string): void {
+  const path = join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(path, 'utf8'));
+      if (owner && owner !== process.pid && isAlive(owner)) {
+        throw new QueueBusyError(`the OTLP queue ${dir} is in use by process ${owner}; stop it, or give this one another state dir`);
+      }
+      unlinkSync(path);
+    }
+  }
+}
 
 export class DiskQueue {
   private readonly entries: QueueEntry[];
@@ -36,6 +71,7 @@ export class DiskQueue {
     readonly maxBytes: number,
   ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    acquireLock(dir);
     const entries: QueueEntry[] = [];
     for (const name of readdirSync(dir)) {
       if (name.endsWith(TMP_SUFFIX)) {
@@ -127,6 +163,15 @@ export class DiskQueue {
       dropped.push(victim);
     }
     return dropped;
+  }
+
+  /** Give the directory up (entries stay for the next owner). */
+  release(): void {
+    try {
+      unlinkSync(join(this.dir, LOCK_FILE));
+    } catch {
+      // already gone
+    }
   }
 
   /** A rename is durable only once the directory itself is synced. */

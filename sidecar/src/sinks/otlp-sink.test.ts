@@ -71,6 +71,8 @@ function idsIn(path: string, body: Buffer): string[] {
   );
 }
 
+const queueFiles = (queueDir: string) => readdirSync(queueDir).filter((name) => name.endsWith('.pb'));
+
 function batch(tag: string, spans = 2, logs = 1, points = 1): TelemetryBatch {
   const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
   const base = Number.parseInt(tag, 16) * 1000;
@@ -186,13 +188,13 @@ describe('OtlpSink', () => {
     // Only the first write waited (spillAfterMs); the rest went straight behind it.
     expect(Date.now() - started).toBeLessThan(2000);
     expect(sink.queued.requests).toBe(9);
-    expect(readdirSync(join(dir, 'queue'))).toHaveLength(9);
+    expect(queueFiles(join(dir, 'queue'))).toHaveLength(9);
     expect(logged.some((m) => m.includes('not reachable'))).toBe(true);
 
     await collector.start();
     await waitFor(() => sink.queued.requests === 0);
     expect(collector.ids()).toEqual(batches.flatMap(idsOf));
-    expect(readdirSync(join(dir, 'queue'))).toHaveLength(0);
+    expect(queueFiles(join(dir, 'queue'))).toHaveLength(0);
     expect(sink.stats.spilled).toEqual({ traces: 6, logs: 3, metrics: 3 });
     expect(sink.stats.dropped).toEqual({ traces: 0, logs: 0, metrics: 0 });
     // Once drained, writes go straight to the collector again.
@@ -328,7 +330,7 @@ describe('OTLP configuration', () => {
     const sink = await createOtlpSink(config, { spillAfterMs: 50, log: (m) => logged.push(m) });
     sinks.push(sink);
     await sink.write(batch('0b1', 1, 0, 0));
-    expect(readdirSync(join(dir, 'state', 'otlp-queue'))).toHaveLength(1);
+    expect(queueFiles(join(dir, 'state', 'otlp-queue'))).toHaveLength(1);
     const big = batch('0b2', 3000, 0, 0);
     for (const span of big.spans) span.attributes = { payload: 'y'.repeat(1000) };
     await sink.write(big);

@@ -123,6 +123,7 @@ export class OtlpSink implements Sink {
     this.stopping.abort();
     await this.sender;
     for (const signal of SIGNALS) this.options.targets[signal].agent.destroy();
+    this.queue.release();
     if (this.queue.length > 0) {
       this.options.log(`OTLP: ${this.queue.items} items stay queued in ${this.queue.dir}; they are sent when ccotel next starts`);
     }
