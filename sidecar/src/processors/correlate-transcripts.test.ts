@@ -115,6 +115,21 @@ describe('TranscriptCorrelator', () => {
     expect(batch.logs.find((l) => l.eventName === 'ccotel.permission.blocked')?.attributes.source).toBe('hook');
   });
 
+  it('counts a call stopped by a PreToolUse hook (exit 2) as blocked by the hook', () => {
+    const blockRow = { ...base(), type: 'attachment', attachment: { type: 'hook_blocking_error', blockingError: { blockingError: 'no rm', command: 'guard.sh' }, hookName: 'PreToolUse:Bash', toolUseID: 'toolu_h', hookEvent: 'PreToolUse' } };
+    const batch = correlate([
+      [MAIN, [
+        prompt('clean up'),
+        assistant('msg_hb', 'req_hb', [toolUse('toolu_h', 'Bash', { command: 'rm -rf build' })], { output_tokens: 1 }, 'tool_use'),
+        blockRow,
+        result('toolu_h', 'PreToolUse:Bash hook error: no rm', true),
+        assistant('msg_hc', 'req_hc', [{ type: 'text', text: 'blocked' }], { output_tokens: 1 }, 'end_turn'),
+      ]],
+    ]);
+    expect(spansNamed(batch, 'execute_tool ')[0].attributes['ccotel.tool.outcome']).toBe('denied');
+    expect(batch.logs.find((l) => l.eventName === 'ccotel.permission.blocked')?.attributes.source).toBe('hook');
+  });
+
   it('derives turn outcomes: interrupted, API error, abandoned with an unanswered call', () => {
     const batch = correlate([
       [MAIN, [

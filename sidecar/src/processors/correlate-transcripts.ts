@@ -135,6 +135,7 @@ export class TranscriptCorrelator {
   private readonly seenToolUses = new Set<string>();
   private readonly pendingTools = new Map<string, PendingTool>();
   private readonly seenPrompts = new Set<string>();
+  private readonly hookBlockedCalls = new Set<string>();
   private readonly agents = new Map<string, Agent>();
   private readonly agentLinks = new Map<string, TaskCall>();
   private readonly openTaskCalls = new Map<string, TaskCall>();
@@ -157,6 +158,11 @@ export class TranscriptCorrelator {
 
   add(entry: TranscriptEntry, file: TranscriptFile, offset: number): void {
     const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? entry.agentId ?? `sidechain-${entry.sessionId}` : undefined;
+    if (entry.hookBlock) {
+      // A PreToolUse hook that exits 2 stops the call: its result is the hook's message, not a tool error.
+      if (entry.hookBlock.hookEvent === 'PreToolUse') this.hookBlockedCalls.add(entry.hookBlock.toolUseId);
+      return;
+    }
     const session = this.session(entry.sessionId);
     session.lastMs = Math.max(session.lastMs, entry.timeMs);
     if (entry.forkedFromSessionId) {
@@ -505,7 +511,8 @@ export class TranscriptCorrelator {
   private addToolResult(block: ContentBlock, entry: TranscriptEntry, turn: Turn | undefined): void {
     const tool = this.pendingTools.get(block.tool_use_id!);
     if (!tool) return; // result of a call already reported (replay) or of one never seen
-    const outcome = toolOutcome(block, entry);
+    const blockedByHook = this.hookBlockedCalls.delete(tool.id);
+    const outcome = blockedByHook ? 'denied' : toolOutcome(block, entry);
     if (turn && outcome === 'interrupted') turn.interrupted = true;
     const task = this.openTaskCalls.get(tool.id);
     const agentId = agentIdOf(entry.toolUseResult);
@@ -514,7 +521,11 @@ export class TranscriptCorrelator {
       const agent = this.agents.get(agentId);
       if (agent && !agent.link) this.linkAgent(agent, task);
     }
-    const blockedBy = outcome === 'denied' ? (decisionBlockSource(entry.permissionDecision) ?? denialSource(resultText(block)) ?? 'user') : undefined;
+    const blockedBy = blockedByHook
+      ? 'hook'
+      : outcome === 'denied'
+        ? (decisionBlockSource(entry.permissionDecision) ?? denialSource(resultText(block)) ?? 'user')
+        : undefined;
     this.emitTool(tool, outcome, entry.timeMs, { text: resultText(block), blockedBy });
   }
 

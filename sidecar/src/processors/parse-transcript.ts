@@ -61,7 +61,7 @@ export interface Usage {
 
 /** The fields of a conversation row the correlator uses; the rest of the row is ignored. */
 export interface TranscriptEntry {
-  type: ConversationType;
+  type: ConversationType | 'attachment';
   uuid: string;
   parentUuid: string | null;
   sessionId: string;
@@ -97,6 +97,8 @@ export interface TranscriptEntry {
   permissionDecision?: { decision?: string; source?: string };
   /** Set on a result whose call did not run (`user-rejected`), refused or cut short by an interrupt. */
   toolDenialKind?: string;
+  /** `attachment` rows read: a hook that blocked (exit code 2) the event of a tool call. */
+  hookBlock?: { toolUseId: string; hookEvent: string; hookName: string };
 }
 
 export type ParseResult =
@@ -131,7 +133,7 @@ export function parseTranscriptLine(line: string): ParseResult {
     // Cheap path: take the first type literal. In compact JSON the top-level `type` of these rows comes before
     // any nested object, except where a nested one precedes it; either way the row is not conversation.
     const type = TYPE_LITERAL.exec(line)?.[1];
-    if (type && KNOWN_NON_CONVERSATION_TYPES.has(type)) return { ok: 'ignored', type };
+    if (type && KNOWN_NON_CONVERSATION_TYPES.has(type) && !line.includes(HOOK_BLOCK_LITERAL)) return { ok: 'ignored', type };
   }
   let row: unknown;
   try {
@@ -147,6 +149,7 @@ export function classifyRow(row: unknown): ParseResult {
   const r = row as Record<string, unknown>;
   const type = r.type;
   if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
+  if (type === 'attachment') return hookBlockEntry(r);
   if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
     return KNOWN_NON_CONVERSATION_TYPES.has(type) ? { ok: 'ignored', type } : { ok: false, reason: 'unknown_type', type };
   }
@@ -186,6 +189,33 @@ export function classifyRow(row: unknown): ParseResult {
     toolDenialKind: optionalString(r.toolDenialKind),
   };
   return { ok: true, entry };
+}
+
+const HOOK_BLOCK_LITERAL = '"hook_blocking_error"';
+
+/** Of all attachments, only a hook's blocking error matters: it turns the call it names into a blocked one. */
+function hookBlockEntry(r: Record<string, unknown>): ParseResult {
+  const attachment = r.attachment as { type?: unknown; toolUseID?: unknown; hookEvent?: unknown; hookName?: unknown } | undefined;
+  const timeMs = typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN;
+  if (attachment?.type !== 'hook_blocking_error' || typeof attachment.toolUseID !== 'string') return { ok: 'ignored', type: 'attachment' };
+  if (typeof r.uuid !== 'string' || typeof r.sessionId !== 'string' || Number.isNaN(timeMs)) return { ok: false, reason: 'missing_fields', type: 'attachment' };
+  return {
+    ok: true,
+    entry: {
+      type: 'attachment',
+      uuid: r.uuid,
+      parentUuid: typeof r.parentUuid === 'string' ? r.parentUuid : null,
+      sessionId: r.sessionId,
+      timeMs,
+      isSidechain: r.isSidechain === true,
+      isMeta: false,
+      isCompactSummary: false,
+      isApiErrorMessage: false,
+      agentId: optionalString(r.agentId),
+      message: { content: '' },
+      hookBlock: { toolUseId: attachment.toolUseID, hookEvent: String(attachment.hookEvent ?? ''), hookName: String(attachment.hookName ?? '') },
+    },
+  };
 }
 
 function optionalString(value: unknown): string | undefined {
