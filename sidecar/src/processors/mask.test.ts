@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { findLeaks, plantSecret } from '../../../test/generators/secrets.js';
+import { SECRET_KINDS, findLeaks, plantSecret } from '../../../test/generators/secrets.js';
 import type { LogRecord, MetricPoint, SpanRecord, TelemetryBatch } from '../model.js';
 import { MASK_MARKER, MaskProcessor, fingerprintOf, maskText } from './mask.js';
 import { createSecretDetector } from './secret-detector.js';
@@ -103,6 +103,12 @@ describe('MaskProcessor', () => {
     const token = plantSecret('github-token').secrets[0];
     const output = await processor.process({ spans: [], logs: [log('', { 'ccotel.agent.id': token, request_id: token })], metrics: [] });
     expect(output.logs[0].attributes).toEqual({ 'ccotel.agent.id': token, request_id: token });
+  });
+
+  it('leaves masked text as it is when it is masked again', async () => {
+    const texts = SECRET_KINDS.map((kind) => plantSecret(kind).text);
+    const once = await processor.maskStrings(texts);
+    expect(await processor.maskStrings(once)).toEqual(once);
   });
 
   it('masks strings outside telemetry, such as dead-letter lines', async () => {
