@@ -154,7 +154,7 @@ const SECRET_MAKERS = {
   },
   'token-assignment': () => {
     const token = pick([base64url(randomBytes(24)), randomString(40, ALNUM), randomPassword()]);
-    const line = pick([`token=${token}`, `api_key=${token}`, `secret=${token}`, `SENTRY_AUTH_TOKEN=${token}`, `x-api-key: ${token}`]);
+    const line = pick([`token=${token}`, `api_key=${token}`, `secret=${token}`, `SENTRY_AUTH_TOKEN=${token}`, `x-api-key: ${token}`, `AUTH_KEY=${token}`, `private_key: ${token}`]);
     return { text: line, secrets: [token] };
   },
   'json-password': () => {

@@ -56,7 +56,7 @@ const SECRET_PREFIXES = new RegExp(
     'vc[pciark]_|dapi|dckr_pat_|figd_|cfk_|cfut_|cfat_|tskey-|eyJ',
   ].join('|'),
 );
-const SECRET_WORDS = /secret|access|account|token|passw|passphrase|pwd|api[_-]?key|bearer|authorization|hooks\.slack/i;
+const SECRET_WORDS = /secret|access|account|token|passw|passphrase|pwd|(?:api|auth|private)[_-]?key|bearer|authorization|hooks\.slack/i;
 
 function mayHoldSecret(text: string): boolean {
   return SECRET_PREFIXES.test(text) || SECRET_WORDS.test(text);
