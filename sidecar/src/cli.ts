@@ -3,11 +3,13 @@
 import { Command } from 'commander';
 import { registerBackfillCommand } from './commands/backfill.js';
 import { registerDoctorCommand } from './commands/doctor.js';
+import { registerHookCommands } from './commands/hooks.js';
 import { registerQueryCommand } from './commands/query.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerRetentionCommand } from './commands/retention.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerServiceCommands } from './commands/service.js';
+import { registerShellCommands } from './commands/shell.js';
 import { registerStatusCommand } from './commands/status.js';
 import { SIDECAR_VERSION } from './resource.js';
 
@@ -22,6 +24,8 @@ registerRunCommand(program);
 registerStatusCommand(program);
 registerQueryCommand(program);
 registerRetentionCommand(program);
+registerHookCommands(program);
+registerShellCommands(program);
 registerDoctorCommand(program);
 registerServiceCommands(program);
 

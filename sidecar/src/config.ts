@@ -64,7 +64,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
   const file = readConfigFile(configFilePath(env));
   const pick = (flag: unknown, envValue: string | undefined, fileValue: unknown) => flag ?? envValue ?? fileValue;
   const config: Config = {
-    store: String(pick(overrides.store, env.CCOTEL_STORE, file.store) ?? paths.storeDir),
+    store: storeTarget(String(pick(overrides.store, env.CCOTEL_STORE, file.store) ?? paths.storeDir)),
     otlpEndpoint: String(
       pick(overrides.otlp, env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.CCOTEL_OTLP_ENDPOINT, file.otlp_endpoint) ?? '',
     ),
@@ -76,6 +76,11 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
   };
   validate(config, env);
   return config;
+}
+
+/** `none` (or empty) means no store: OTLP only, and chdb is never loaded. */
+function storeTarget(value: string): string {
+  return value === 'none' ? '' : value;
 }
 
 function validate(config: Config, env: Env): void {

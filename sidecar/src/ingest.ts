@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Processor, Sink } from './model.js';
 import { Pipeline } from './pipeline.js';
 import { CapProcessor } from './processors/cap.js';
+import { NoContentProcessor } from './processors/content-level.js';
 import { loadOrCreateInstallationKey } from './processors/installation-key.js';
 import { MaskProcessor } from './processors/mask.js';
 import { createSecretDetector } from './processors/secret-detector.js';
@@ -14,6 +15,7 @@ import { FailureModeDetector } from './processors/detectors/index.js';
 import { SessionStateTracker } from './processors/session-state.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
+import { createOtlpSink } from './sinks/otlp-sink.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
 import { readLines, type ReadResult } from './sources/line-reader.js';
 import type { Store } from './store/open-store.js';
@@ -22,8 +24,8 @@ import type { Store } from './store/open-store.js';
 export function buildProcessors(config: Config): Processor[] {
   const cap = new CapProcessor(config.contentMaxLength);
   if (config.contentLevel === 'raw') return [cap];
-  const key = loadOrCreateInstallationKey(config.paths.keyPath);
-  return [new MaskProcessor(createSecretDetector(), key), cap];
+  const mask = new MaskProcessor(createSecretDetector(), loadOrCreateInstallationKey(config.paths.keyPath));
+  return config.contentLevel === 'none' ? [new NoContentProcessor(), mask, cap] : [mask, cap];
 }
 
 export interface BuiltPipeline {
@@ -37,10 +39,15 @@ export interface BuiltPipeline {
   detector: FailureModeDetector;
 }
 
+/** Sinks besides the store: the OTLP exporter when an endpoint is configured. Close them when done. */
+export async function exportSinks(config: Config): Promise<Sink[]> {
+  return config.otlpEndpoint ? [await createOtlpSink(config)] : [];
+}
+
 export function buildPipeline(config: Config, store: Store | undefined, extraSinks: Sink[] = []): BuiltPipeline {
   const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(), SIDECAR_VERSION), store.database) : undefined;
   const sinks = [...(storeSink ? [storeSink] : []), ...extraSinks];
-  const correlator = new TranscriptCorrelator({ contentLevel: config.contentLevel });
+  const correlator = new TranscriptCorrelator();
   const detector = new FailureModeDetector({ idleMs: config.idleMs });
   const sessionState = new SessionStateTracker();
   const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook, sessionState.onHook] });

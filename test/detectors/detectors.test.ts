@@ -58,7 +58,7 @@ function harness() {
   const detector = new FailureModeDetector({ idleMs: 30 * 60_000 });
   const hooks = new HookCorrelator({ contentLevel: 'masked', listeners: [detector.onHook] });
   const shell = new ShellCorrelator();
-  const transcripts = new TranscriptCorrelator({ contentLevel: 'masked' });
+  const transcripts = new TranscriptCorrelator();
   const pipeline = new Pipeline(transcripts, [], [sink], [hooks, shell, detector]);
   const shellLog = new ShellLogSource({ dir: shellDir, shell, pipeline });
   let hookIndex = 0;

@@ -2,13 +2,13 @@
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { buildPipeline, ingestFile } from '../ingest.js';
+import { buildPipeline, exportSinks, ingestFile } from '../ingest.js';
 import type { IngestStats } from '../pipeline.js';
 import { HookSpoolSource, type HookSpoolStats } from '../sources/hook-spool-source.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { openStore } from '../store/open-store.js';
-import { parseSince, storeOption, type GlobalOptions } from './options.js';
+import { exportOption, parseSince, storeOption, type GlobalOptions } from './options.js';
 
 export interface BackfillResult {
   stats: IngestStats;
@@ -20,12 +20,14 @@ export interface BackfillResult {
 
 export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean }): Promise<BackfillResult> {
   const started = performance.now();
-  const config = loadConfig({ store: options.store, contentLevel: options.contentLevel });
+  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel });
+  if (config.store === '' && config.otlpEndpoint === '') throw new Error('nothing to write to: give a --store or an --otlp endpoint');
   const since = options.since ? parseSince(options.since) : undefined;
   const files = (await discoverTranscripts(transcriptRoots())).filter((file) => since === undefined || file.mtimeMs >= since);
-  const store = await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });
+  const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });
+  const extraSinks = await exportSinks(config);
   try {
-    const { pipeline, storeSink, hooks, shell } = buildPipeline(config, store);
+    const { pipeline, storeSink, hooks, shell } = buildPipeline(config, store, extraSinks);
     // Hooks and shell logs first: they wait (in their correlators) for the spans the transcripts produce.
     // Delivered hook events are deleted, as `run` does, unless --keep-spool; shell logs are read whole.
     const spool = new HookSpoolSource({ ...config.paths, pipeline, addHook: (event) => hooks.add(event), consume: !options.keepSpool });
@@ -69,12 +71,13 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
-    await store.close();
+    for (const sink of extraSinks) await sink.close();
+    await store?.close();
   }
 }
 
 export function registerBackfillCommand(program: Command): void {
-  storeOption(
+  exportOption(storeOption(
     program
       .command('backfill')
       .description('Read the whole transcript history once into the store (safe to run again: repeats are dropped)')
@@ -82,7 +85,7 @@ export function registerBackfillCommand(program: Command): void {
       .option('--json', 'print the summary as JSON')
       .option('--no-progress', 'no progress bar')
       .option('--keep-spool', 'read the hook spool without deleting the delivered events'),
-  ).action(async (opts) => {
+  )).action(async (opts) => {
     const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json });
     const summary = {
       files: result.stats.files,

@@ -3,13 +3,19 @@ import { type Command } from 'commander';
 
 export interface GlobalOptions {
   store?: string;
+  otlp?: string;
   contentLevel?: string;
 }
 
 export function storeOption(command: Command): Command {
   return command
-    .option('--store <path|url>', 'embedded store directory or ClickHouse server URL (default: the XDG data dir)')
+    .option('--store <path|url|none>', 'embedded store directory, ClickHouse server URL, or none (default: the XDG data dir)')
     .option('--content-level <level>', 'none | masked: how much text leaves the sidecar');
+}
+
+/** For the commands that write: where telemetry goes besides (or instead of) the store. */
+export function exportOption(command: Command): Command {
+  return command.option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint (or set OTEL_EXPORTER_OTLP_ENDPOINT)');
 }
 
 /** `--since` as epoch ms: an ISO date or a duration ago such as 30m, 12h, 7d. */

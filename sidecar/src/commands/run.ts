@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { buildPipeline } from '../ingest.js';
+import { buildPipeline, exportSinks } from '../ingest.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
 import { HookSpoolSource } from '../sources/hook-spool-source.js';
@@ -44,10 +44,10 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
   if (config.store === '' && config.otlpEndpoint === '') throw new Error('nothing to write to: give a --store or an --otlp endpoint');
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
   let endpoint: QueryEndpoint | undefined;
+  let extraSinks: Sink[] = [];
   try {
     if (store?.kind === 'embedded') endpoint = await serveStore(store, 'run');
-    // Further sinks (the OTLP exporter for config.otlpEndpoint) are added here.
-    const extraSinks: Sink[] = [];
+    extraSinks = await exportSinks(config);
     const { pipeline, hooks, shell, detector } = buildPipeline(config, store, extraSinks);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]));
     const roots = transcriptRoots();
@@ -109,11 +109,13 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
         await shellLog.stop();
         await tailer.stop();
         writeStatus(true);
+        for (const sink of extraSinks) await sink.close();
         await endpoint?.close();
         await store?.close();
       },
     };
   } catch (error) {
+    for (const sink of extraSinks) await sink.close();
     await endpoint?.close();
     await store?.close();
     throw error;
@@ -159,7 +161,7 @@ export function registerRunCommand(program: Command): void {
     const log = (message: string) => console.error(`ccotel run: ${message}`);
     const abort = new AbortController();
     let stopping: Promise<void> | undefined;
-    let sidecar: RunningSidecar | undefined;
+    let sidecar: RunningSidecar | undefined = undefined;
     const stop = () => {
       abort.abort();
       if (!sidecar) process.exit(0); // still waiting for the store: nothing read, nothing to deliver

@@ -55,7 +55,7 @@ function hookEvents(scenario: string, lines: string[], acked: string[]): HookEve
 async function correlate(scenario: string, options: { hooks?: (events: HookEvent[]) => HookEvent[] } = {}) {
   const sink = new MemorySink();
   const hooks = new HookCorrelator({ contentLevel: 'masked' });
-  const transcripts = new TranscriptCorrelator({ contentLevel: 'masked' });
+  const transcripts = new TranscriptCorrelator();
   const pipeline = new Pipeline(transcripts, [], [sink], [hooks]);
   const acked: string[] = [];
   const files = transcriptLines(scenario);
@@ -117,7 +117,7 @@ describe('HookCorrelator on real recordings', () => {
     const reworded = await (async () => {
       const sink = new MemorySink();
       const hooks = new HookCorrelator({ contentLevel: 'masked' });
-      const transcripts = new TranscriptCorrelator({ contentLevel: 'masked' });
+      const transcripts = new TranscriptCorrelator();
       const pipeline = new Pipeline(transcripts, [], [sink], [hooks]);
       const [file] = transcriptLines('permission-denied');
       for (const event of hookEvents('permission-denied', file.lines, [])) hooks.add(event);
@@ -165,7 +165,7 @@ describe('HookCorrelator on real recordings', () => {
   it('turns a hook whose span already went out into a log record with that span context (late)', async () => {
     const sink = new MemorySink();
     const hooks = new HookCorrelator({ contentLevel: 'masked' });
-    const transcripts = new TranscriptCorrelator({ contentLevel: 'masked' });
+    const transcripts = new TranscriptCorrelator();
     const pipeline = new Pipeline(transcripts, [], [sink], [hooks]);
     const [file] = transcriptLines('bash-success');
     transcripts.readingFromStart(file.path);

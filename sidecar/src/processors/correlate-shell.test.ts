@@ -63,7 +63,7 @@ function transcript(runs: { command: string; before: number; after: number; stat
 async function correlate(logDir: string, lines: string[]) {
   const sink = new MemorySink();
   const shell = new ShellCorrelator();
-  const transcripts = new TranscriptCorrelator({ contentLevel: 'masked' });
+  const transcripts = new TranscriptCorrelator();
   const pipeline = new Pipeline(transcripts, [], [sink], [shell]);
   const source = new ShellLogSource({ dir: logDir, shell, pipeline });
   await source.readAll();

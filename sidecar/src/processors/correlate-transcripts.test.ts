@@ -30,7 +30,7 @@ const result = (toolUseId: string, content: string, isError?: boolean, toolUseRe
 });
 
 function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
-  const correlator = new TranscriptCorrelator({ contentLevel: 'masked' });
+  const correlator = new TranscriptCorrelator();
   for (const [file, rows] of files) {
     correlator.readingFromStart(file.path);
     rows.forEach((row, index) => {

@@ -3,7 +3,7 @@
 // `invoke_agent {type}` under the tool call that started them. Items are emitted once they are final, so a
 // sink that keeps the first copy of an id keeps the right one; every id and timestamp comes from the input.
 import { recordIdOf, spanIdOf, traceIdOf } from '../ids.js';
-import type { Attributes, ContentLevel, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
+import type { Attributes, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
 import {
   decisionBlockSource,
@@ -26,10 +26,6 @@ export interface TranscriptFile {
   kind: 'main' | 'subagent';
   agentId?: string;
   agentType?: string;
-}
-
-export interface CorrelatorOptions {
-  contentLevel: ContentLevel;
 }
 
 const AGENT_TOOLS = new Set(['Task', 'Agent']);
@@ -142,8 +138,6 @@ export class TranscriptCorrelator {
   /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
   private readonly filesReadFromStart = new Set<string>();
   private out: TelemetryBatch = emptyBatch();
-
-  constructor(private readonly options: CorrelatorOptions) {}
 
   readingFromStart(path: string): void {
     this.filesReadFromStart.add(path);
@@ -330,7 +324,7 @@ export class TranscriptCorrelator {
       ...turn.attributes,
     };
     if (turn.promptId) attributes['prompt.id'] = turn.promptId;
-    if (this.options.contentLevel !== 'none') attributes['ccotel.prompt'] = turn.promptText;
+    attributes['ccotel.prompt'] = turn.promptText;
     this.out.spans.push({
       traceId: turn.traceId,
       spanId: turn.rootSpanId,
@@ -353,7 +347,7 @@ export class TranscriptCorrelator {
       turn.startMs,
       'ccotel.prompt.submitted',
       'INFO',
-      this.options.contentLevel === 'none' ? '' : turn.promptText,
+      turn.promptText,
       promptAttributes,
       turn.rootSpanId,
     );
@@ -544,10 +538,9 @@ export class TranscriptCorrelator {
     const inputText = JSON.stringify(tool.input ?? {});
     attributes['ccotel.tool.input.length'] = inputText.length;
     if (result) attributes['ccotel.tool.output.length'] = result.text.length;
-    if (this.options.contentLevel !== 'none') {
-      attributes['ccotel.tool.input'] = inputText;
-      if (result) attributes['ccotel.tool.output'] = result.text;
-    }
+    // Text goes out as it is here; the processors mask it, cap it, or (content level none) drop it.
+    attributes['ccotel.tool.input'] = inputText;
+    if (result) attributes['ccotel.tool.output'] = result.text;
     const block = result?.blockedBy;
     this.emit(tool.scope, {
       traceId: tool.scope.traceId,
@@ -567,7 +560,7 @@ export class TranscriptCorrelator {
     this.emitMetric('ccotel.tool.calls', '{call}', 'Tool calls by tool and outcome', 'sum', endMs, 1, metricAttrs, tool.scope.traceId, tool.spanId, `${tool.spanId}:calls`, tool.scope);
     this.emitMetric('ccotel.tool.duration', 's', 'Tool call duration', 'histogram', endMs, seconds, metricAttrs, tool.scope.traceId, tool.spanId, `${tool.spanId}:duration`, tool.scope);
     const logAttrs: Attributes = { 'gen_ai.tool.name': tool.name, tool_use_id: tool.id, outcome };
-    this.emitLogIn(tool.scope, tool.spanId, endMs, 'ccotel.tool.completed', outcome === 'error' ? 'WARN' : 'INFO', this.options.contentLevel === 'none' ? '' : inputText, logAttrs, `${tool.spanId}:completed`);
+    this.emitLogIn(tool.scope, tool.spanId, endMs, 'ccotel.tool.completed', outcome === 'error' ? 'WARN' : 'INFO', inputText, logAttrs, `${tool.spanId}:completed`);
     if (block) {
       this.emitLogIn(tool.scope, tool.spanId, endMs, 'ccotel.permission.blocked', 'WARN', '', { ...logAttrs, source: block }, `${tool.spanId}:blocked`);
       this.emitMetric('ccotel.permission.blocks', '{block}', 'Permission blocks by tool and source', 'sum', endMs, 1, {

@@ -33,7 +33,7 @@ function setup() {
   const sink = new MemorySink();
   const seen: HookEvent[] = [];
   const hooks = new HookCorrelator({ contentLevel: 'masked' });
-  const pipeline = new Pipeline(new TranscriptCorrelator({ contentLevel: 'masked' }), [], [sink], [hooks]);
+  const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink], [hooks]);
   const source = new HookSpoolSource({
     spoolDir,
     deadLetterDir: join(state, 'dead-letter'),
