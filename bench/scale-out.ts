@@ -196,6 +196,7 @@ class HostReplay {
 
 interface HostStats {
   sent: { traces: number; logs: number; metrics: number };
+  requests: number;
   failedAttempts: number;
   dropped: { traces: number; logs: number; metrics: number };
   lines: number;
@@ -243,6 +244,10 @@ interface Stage {
   collectorUtilisation: number;
   collectorCpuMicrosPerEvent: number;
   sidecarCpuMillisPerEvent: number;
+  /** Share of a core each sidecar used, on average. */
+  sidecarUtilisationPerHost: number;
+  /** Events per OTLP request the sidecars sent: small at real rates, since each sends what it has just read. */
+  eventsPerRequest: number;
   failedAttempts: number;
   dropped: number;
 }
@@ -288,6 +293,7 @@ async function runStage(gateway: Gateway, corpora: { root: string; files: Discov
     const sidecarBefore = sidecarCpu();
     const collectorBefore = cpuSeconds(gateway.pid!);
     const sentBefore = totalSent();
+    const requestsBefore = statsPaths.reduce((sum, path) => sum + (readHostStats(path)?.requests ?? 0), 0);
     const started = performance.now();
     const tickMs = 100;
     let owed = 0;
@@ -326,6 +332,8 @@ async function runStage(gateway: Gateway, corpora: { root: string; files: Discov
       collectorUtilisation: collectorWindow / appendSeconds,
       collectorCpuMicrosPerEvent: (collectorSpent * 1e6) / accepted,
       sidecarCpuMillisPerEvent: (sidecarSpent * 1e3) / accepted,
+      sidecarUtilisationPerHost: sidecarSpent / (appendSeconds + drainSeconds) / hosts,
+      eventsPerRequest: accepted / (finals.reduce((sum, stats) => sum + (stats?.requests ?? 0), 0) - requestsBefore),
       failedAttempts: finals.reduce((sum, stats) => sum + (stats?.failedAttempts ?? 0), 0),
       dropped: finals.reduce((sum, stats) => sum + (stats ? stats.dropped.traces + stats.dropped.logs + stats.dropped.metrics : 0), 0),
     };
@@ -340,25 +348,26 @@ function copyId(id: string, copy: number): string {
   return id === '' ? id : (copy.toString(16).padStart(8, '0') + id.slice(8)).slice(0, id.length);
 }
 
-/** Endless OTLP requests (1000 items, as the sink sends them) of the recorded batch, each round with fresh ids. */
+/** Endless OTLP requests of the recorded batch, `itemsPerRequest` items each (the sink's maximum is 1000), each round with fresh ids. */
 interface OtlpRequest {
   signal: Signal;
   body: Uint8Array;
   items: number;
 }
 
-function* requestsOf(batch: TelemetryBatch): Generator<OtlpRequest, never> {
+function* requestsOf(batch: TelemetryBatch, itemsPerRequest: number): Generator<OtlpRequest, never> {
   const encoder = new OtlpEncoder(sidecarResource({}), SIDECAR_VERSION);
   for (let copy = 1; ; copy++) {
     const spans = batch.spans.map((span) => ({ ...span, traceId: copyId(span.traceId, copy), spanId: copyId(span.spanId, copy), parentSpanId: copyId(span.parentSpanId, copy) }));
     const logs = batch.logs.map((log) => ({ ...log, traceId: copyId(log.traceId, copy), spanId: copyId(log.spanId, copy) }));
-    for (const part of chunks(spans, 1000)) yield { signal: 'traces', body: encoder.traces(part), items: part.length };
-    for (const part of chunks(logs, 1000)) yield { signal: 'logs', body: encoder.logs(part), items: part.length };
-    for (const part of chunks(batch.metrics, 1000)) yield { signal: 'metrics', body: encoder.metrics(part), items: part.length };
+    for (const part of chunks(spans, itemsPerRequest)) yield { signal: 'traces', body: encoder.traces(part), items: part.length };
+    for (const part of chunks(logs, itemsPerRequest)) yield { signal: 'logs', body: encoder.logs(part), items: part.length };
+    for (const part of chunks(batch.metrics, itemsPerRequest)) yield { signal: 'metrics', body: encoder.metrics(part), items: part.length };
   }
 }
 
 interface Saturation {
+  itemsPerRequest: number;
   acceptedEventsPerSecond: number;
   refusedRequests: number;
   collectorUtilisation: number;
@@ -366,10 +375,10 @@ interface Saturation {
 }
 
 /** As many requests as the collector takes, from 8 concurrent senders, for `seconds`: its ceiling on its core. */
-async function saturate(gateway: Gateway, batch: TelemetryBatch, seconds: number, idleCpuPerSecond: number): Promise<Saturation> {
+async function saturate(gateway: Gateway, batch: TelemetryBatch, itemsPerRequest: number, seconds: number, idleCpuPerSecond: number): Promise<Saturation> {
   process.env.OTEL_EXPORTER_OTLP_HEADERS = `authorization=Bearer%20${gateway.token}`;
   const targets = await resolveTargets(gateway.url);
-  const requests = requestsOf(batch);
+  const requests = requestsOf(batch, itemsPerRequest);
   let accepted = 0;
   let refused = 0;
   const collectorBefore = cpuSeconds(gateway.pid!);
@@ -388,6 +397,7 @@ async function saturate(gateway: Gateway, batch: TelemetryBatch, seconds: number
   const elapsed = (performance.now() - started) / 1000;
   const collectorSpent = cpuSeconds(gateway.pid!) - collectorBefore;
   return {
+    itemsPerRequest,
     acceptedEventsPerSecond: accepted / elapsed,
     refusedRequests: refused,
     collectorUtilisation: collectorSpent / elapsed,
@@ -396,6 +406,9 @@ async function saturate(gateway: Gateway, batch: TelemetryBatch, seconds: number
 }
 
 // ---------------------------------------------------------------------------------------------------
+
+/** Events/s one fully busy core takes: the accepted rate scaled to 100 % of the core. */
+const perCore = (run: Saturation) => run.acceptedEventsPerSecond / Math.min(1, run.collectorUtilisation);
 
 const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -448,49 +461,55 @@ async function main(): Promise<void> {
   const idleCpuPerSecond = (cpuSeconds(gateway.pid!) - idleStart) / 5;
   console.log(pinned ? `collector pinned to core ${collectorCore} (taskset), sidecars to core ${sidecarCore}; ${STAGE_SECONDS} s of appends per stage, then drain.` : 'taskset not available or one core: nothing pinned.');
   console.log(`Idle collector: ${fmt(idleCpuPerSecond * 100, 1)} % of a core (subtracted from the CPU per event below; included in "core busy").\n`);
-  console.log('| hosts | lines/s per host | offered lines/s | accepted events/s | drain s | collector core busy | collector µs CPU / event | sidecar ms CPU / event | failed attempts | dropped |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| hosts | lines/s per host | offered lines/s | accepted events/s | events / request | drain s | collector core busy | collector µs CPU / event | sidecar ms CPU / event | sidecar core busy (each) | failed attempts | dropped |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const stages: Stage[] = [];
-  let saturation: Saturation;
+  const saturations: Saturation[] = [];
+  let realistic: Stage;
   try {
     for (const hosts of HOST_COUNTS) {
       for (const rate of LINE_RATES) {
         const stage = await runStage(gateway, corpora, hosts, rate, sidecarCore, idleCpuPerSecond);
         stages.push(stage);
-        console.log(`| ${hosts} | ${rate} | ${fmt(stage.offeredLinesPerSecond)} | ${fmt(stage.acceptedEventsPerSecond)} | ${fmt(stage.drainSeconds, 1)} | ${fmt(stage.collectorUtilisation * 100)} % | ${fmt(stage.collectorCpuMicrosPerEvent, 1)} | ${fmt(stage.sidecarCpuMillisPerEvent, 2)} | ${stage.failedAttempts} | ${stage.dropped} |`);
+        console.log(`| ${hosts} | ${rate} | ${fmt(stage.offeredLinesPerSecond)} | ${fmt(stage.acceptedEventsPerSecond)} | ${fmt(stage.eventsPerRequest, 1)} | ${fmt(stage.drainSeconds, 1)} | ${fmt(stage.collectorUtilisation * 100)} % | ${fmt(stage.collectorCpuMicrosPerEvent, 1)} | ${fmt(stage.sidecarCpuMillisPerEvent, 2)} | ${fmt(stage.sidecarUtilisationPerHost * 100, 1)} % | ${stage.failedAttempts} | ${stage.dropped} |`);
       }
     }
-    // The sidecars share one core, so they cannot fill the collector's: the ceiling is found by sending
-    // what they produced (same events, fresh ids each round) as fast as the collector takes it.
-    saturation = await saturate(gateway, generated.batch, STAGE_SECONDS, idleCpuPerSecond);
+    // The sidecars share one core, so they cannot fill the collector's: its ceiling is found by sending what
+    // they produced (same events, fresh ids each round) as fast as it takes them, in full requests and in
+    // requests the size the sidecars sent at the real-rate stage (lowest rate per host, most hosts).
+    realistic = stages.reduce((best, stage) =>
+      stage.linesPerHostPerSecond < best.linesPerHostPerSecond || (stage.linesPerHostPerSecond === best.linesPerHostPerSecond && stage.hosts > best.hosts) ? stage : best);
+    for (const itemsPerRequest of [1000, Math.max(1, Math.round(realistic.eventsPerRequest))]) {
+      saturations.push(await saturate(gateway, generated.batch, itemsPerRequest, STAGE_SECONDS, idleCpuPerSecond));
+    }
   } finally {
     await gateway.stop();
   }
-  console.log(`\nSaturation (the sidecars' output re-sent by 8 concurrent senders for ${STAGE_SECONDS} s): **${fmt(saturation.acceptedEventsPerSecond)} events/s** accepted with the collector's core ${fmt(saturation.collectorUtilisation * 100)} % busy, ` +
-    `${fmt(saturation.collectorCpuMicrosPerEvent, 1)} µs CPU per event, ${saturation.refusedRequests} requests refused.`);
+  console.log(`\n### Saturation: the sidecars' output re-sent by 8 concurrent senders for ${STAGE_SECONDS} s each\n`);
+  console.log('| events / request | accepted events/s | collector core busy | collector µs CPU / event | refused requests | events/s per collector core |');
+  console.log('|---:|---:|---:|---:|---:|---:|');
+  for (const run of saturations) {
+    console.log(`| ${run.itemsPerRequest} | ${fmt(run.acceptedEventsPerSecond)} | ${fmt(run.collectorUtilisation * 100)} % | ${fmt(run.collectorCpuMicrosPerEvent, 1)} | ${run.refusedRequests} | **${fmt(perCore(run))}** |`);
+  }
 
   // --- capacity ---
-  // Sidecars send what they read each time, so at real rates requests are small and the collector pays more
-  // per event than under batched load: size with the stage closest to real (lowest rate per host, most hosts).
-  const realistic = stages.reduce((best, stage) =>
-    stage.linesPerHostPerSecond < best.linesPerHostPerSecond || (stage.linesPerHostPerSecond === best.linesPerHostPerSecond && stage.hosts > best.hosts) ? stage : best);
-  const realisticPerCore = 1e6 / realistic.collectorCpuMicrosPerEvent;
-  const ceilingPerCore = saturation.acceptedEventsPerSecond / Math.min(1, saturation.collectorUtilisation);
-  console.log(`\nOne collector core (gateway.yaml as shipped, file exporter instead of ClickHouse, sampling 100 %) sustains **${fmt(ceilingPerCore)} events/s** of batched traffic, ` +
-    `and **${fmt(realisticPerCore)} events/s** of sidecar traffic at ${realistic.linesPerHostPerSecond} lines/s per host (${realistic.hosts} hosts; CPU per event net of idle).`);
+  const batchedPerCore = perCore(saturations[0]!);
+  const realisticPerCore = perCore(saturations[1]!);
+  console.log(`\nOne collector core (gateway.yaml as shipped, file exporter instead of ClickHouse, sampling 100 %) sustains **${fmt(realisticPerCore)} events/s** ` +
+    `in requests of ${saturations[1]!.itemsPerRequest} events (what the sidecars sent at ${realistic.linesPerHostPerSecond} line/s per host), **${fmt(batchedPerCore)} events/s** in requests of 1000.`);
 
   console.log(`\n## Capacity (busy agents: ${BUSY_REQUESTS_PER_HOUR} model requests an hour each, all at once; collectors at ${COLLECTOR_TARGET_UTILISATION * 100} % of their cores; raw rows kept ${RAW_TTL_DAYS} days)\n`);
-  console.log('| agent hosts | events/s | collector cores (sidecar traffic) | (batched ceiling) | (README 40k/s/core) | ClickHouse rows/day | raw storage (14 d) | ClickHouse nodes by inserts (README 20 bn rows/day) | by disk (10 TB/node) | nodes with 2 replicas |');
+  console.log('| agent hosts | events/s | collector cores (sidecar-sized requests) | (requests of 1000) | (README 40k/s/core) | ClickHouse rows/day | raw storage (14 d) | ClickHouse nodes by inserts (README 20 bn rows/day) | by disk (10 TB/node) | nodes with 2 replicas |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const hostCount of [1_000, 10_000, 100_000]) {
     const eventsPerSecond = (hostCount * eventsPerChat * BUSY_REQUESTS_PER_HOUR) / 3600;
     const rowsPerDay = eventsPerSecond * 86_400;
     const storageBytes = rowsPerDay * RAW_TTL_DAYS * diskBytesPerEvent;
-    const cores = (perCore: number) => Math.ceil(eventsPerSecond / (perCore * COLLECTOR_TARGET_UTILISATION));
+    const cores = (eventsPerCore: number) => Math.ceil(eventsPerSecond / (eventsPerCore * COLLECTOR_TARGET_UTILISATION));
     const byInserts = Math.ceil(eventsPerSecond / README_ROWS_PER_NODE_PER_SECOND);
     const byDisk = Math.ceil(storageBytes / DISK_PER_NODE_BYTES);
     console.log(
-      `| ${fmt(hostCount)} | ${fmt(eventsPerSecond)} | ${cores(realisticPerCore)} | ${cores(ceilingPerCore)} | ${cores(README_EVENTS_PER_CORE)} | ` +
+      `| ${fmt(hostCount)} | ${fmt(eventsPerSecond)} | ${cores(realisticPerCore)} | ${cores(batchedPerCore)} | ${cores(README_EVENTS_PER_CORE)} | ` +
         `${fmt(rowsPerDay / 1e9, 2)} bn | ${fmt(storageBytes / 1e12, 2)} TB | ${byInserts} | ${byDisk} | ${2 * Math.max(byInserts, byDisk)} |`,
     );
   }

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { registerServiceCommands } from '../commands/service.js';
 import type { CommandResult, CommandRunner } from './command-runner.js';
 import { installService, uninstallService, userUnitDir } from './install-service.js';
 import { RETENTION_SERVICE_UNIT, RETENTION_TIMER_UNIT, SIDECAR_UNIT } from './units.js';
@@ -138,5 +140,32 @@ describe('uninstall-service', () => {
     expect(lstatSync(join(dir, RETENTION_TIMER_UNIT)).isFile()).toBe(true);
     expect(report.files).toContainEqual({ path: join(dir, RETENTION_TIMER_UNIT), action: 'kept: not written by ccotel' });
     expect(existsSync(join(dir, SIDECAR_UNIT))).toBe(false);
+  });
+});
+
+describe('the install-service / uninstall-service commands', () => {
+  async function ccotel(run: CommandRunner, ...args: string[]): Promise<string> {
+    let output = '';
+    const program = new Command('ccotel').exitOverride();
+    registerServiceCommands(program, { env, out: (text) => (output += text) }, run);
+    await program.parseAsync(args, { from: 'user' });
+    return output;
+  }
+
+  it('refuses to write a unit that would start TypeScript sources instead of the built CLI', async () => {
+    // this test runs from sidecar/src, where there is no cli.js beside the commands
+    await expect(ccotel(recorder().run, 'install-service')).rejects.toThrow(/cli\.js does not exist: build first/);
+    expect(existsSync(userUnitDir(env))).toBe(false);
+  });
+
+  it('prints what it did and what is left, with exit status 3 while systemd does not answer', async () => {
+    installService({ env, run: recorder(lingerOff).run, program });
+    process.exitCode = undefined;
+    const output = await ccotel(recorder(noSystemd).run, 'uninstall-service');
+    expect(output).toContain(`${join(userUnitDir(env), SIDECAR_UNIT)}: removed\n`);
+    expect(output).toMatch(/^FAIL systemctl --user disable --now ccotel-retention\.timer ccotel\.service \(System has not been booted/m);
+    expect(output).toContain('still to do, by you:\n  systemctl --user stop ccotel-retention.timer ccotel.service\n');
+    expect(process.exitCode).toBe(3);
+    process.exitCode = undefined;
   });
 });
