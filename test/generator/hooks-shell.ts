@@ -566,6 +566,7 @@ export function generateHooksAndShell(opts: HooksShellOptions): HooksShellExpect
       if (processes.length === 0 || isResumePrompt(turn.prompt)) processes.push([]);
       processes.at(-1)!.push(turn);
     }
+    let ended = false;
     processes.forEach((process, i) => {
       const source = i > 0 ? 'resume' : forked ? 'fork' : 'startup';
       session.start((ms(process[0].prompt) - rng.int(200, 3000)) * 1000, source);
@@ -574,8 +575,11 @@ export function generateHooksAndShell(opts: HooksShellOptions): HooksShellExpect
       const lastRow = lastTurn.rows.at(-1) ?? lastTurn.prompt;
       // A process whose last turn was cut off mid-call was killed: no SessionEnd. Others exit, most say so.
       const killed = outcomesOfTurn(lastTurn, calls).includes('unanswered') || !lastTurn.rows.some((row) => row.type === 'assistant');
-      if (!killed && rng.chance(0.7)) session.end((ms(lastRow) + rng.int(20, 900)) * 1000, rng.pick(['other', 'prompt_input_exit']));
+      ended = !killed && rng.chance(0.7);
+      if (ended) session.end((ms(lastRow) + rng.int(20, 900)) * 1000, rng.pick(['other', 'prompt_input_exit']));
     });
+    // DESIGN 4: a hooked session that went silent with no SessionEnd (after its last start) ends as abandoned.
+    if (!ended) w.count(expected.sessionEnds, 'abandoned');
   }
 
   hookOnlySession(w, rng, Math.max(...files.map((f) => Math.max(...f.rows.map(ms).filter((t) => !Number.isNaN(t))))) + 3_600_000);

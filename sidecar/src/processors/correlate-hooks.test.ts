@@ -183,3 +183,50 @@ describe('HookCorrelator on real recordings', () => {
     expect(eventNames(turnRoots(sink.received)[0])).toContain('Stop');
   });
 });
+
+describe('HookCorrelator and forks', () => {
+  const session = 'f0f0f0f0-0000-4000-8000-000000000003';
+  const forkedAtMs = Date.UTC(2026, 7, 2, 10, 0, 0);
+  // The transcript reports a fork's start at its first copied row: the original's time, hours before the fork.
+  const transcriptStart = (): TelemetryBatch => ({
+    spans: [],
+    metrics: [],
+    logs: [{ id: 'transcript-start', timeMs: forkedAtMs - 3 * 3_600_000, eventName: 'ccotel.session.started', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: { 'session.id': session, source: 'fork', 'message.uuid': 'copied-row' } }],
+  });
+  const firstTurn = (): TelemetryBatch => ({
+    logs: [],
+    metrics: [],
+    spans: [{
+      traceId: 't'.repeat(32), spanId: 's'.repeat(16), parentSpanId: '', name: 'invoke_agent claude-code', kind: 'internal', startMs: forkedAtMs + 500, endMs: forkedAtMs + 9_000,
+      status: 'unset', statusMessage: '', events: [], attributes: { 'session.id': session, 'prompt.id': 'prompt-1', 'message.uuid': 'prompt-row' },
+    }],
+  });
+  const sessionStart = (): HookEvent => ({
+    file: `${String(BigInt(forkedAtMs) * 1_000_000n).padStart(20, '0')}-7-00000000.json`, firedAtMs: forkedAtMs, firedAtNs: String(BigInt(forkedAtMs) * 1_000_000n), hookPid: 7,
+    payload: { session_id: session, transcript_path: '/t.jsonl', cwd: '/p', hook_event_name: 'SessionStart', source: 'fork' }, ack: () => undefined,
+  });
+  const startsMadeBy = (hooks: HookCorrelator) => logsNamed(hooks.drain().batch, 'ccotel.session.started');
+
+  it('merges the fork SessionStart into the transcript start stamped with the copied row (hook read first)', () => {
+    const hooks = new HookCorrelator({ contentLevel: 'masked' });
+    hooks.add(sessionStart());
+    const transcript = transcriptStart();
+    hooks.observe(transcript);
+    hooks.observe(firstTurn());
+    hooks.finish();
+    expect(startsMadeBy(hooks)).toEqual([]);
+    expect(transcript.logs[0].attributes['ccotel.start.origin']).toBe('hook');
+  });
+
+  it('adds no second start when the fork SessionStart is read after the transcript start (live)', () => {
+    const hooks = new HookCorrelator({ contentLevel: 'masked' });
+    hooks.observe(transcriptStart());
+    hooks.add(sessionStart());
+    hooks.observe(firstTurn());
+    hooks.finish();
+    const { batch } = hooks.drain();
+    expect(logsNamed(batch, 'ccotel.session.started')).toEqual([]);
+    expect(batch.metrics.filter((point) => point.name === 'ccotel.session.starts')).toEqual([]);
+    expect(logsNamed(batch, 'ccotel.hook.session_start')).toHaveLength(1);
+  });
+});

@@ -104,6 +104,8 @@ export class HookCorrelator implements Join {
   private readonly lastPreToolUse = new Map<string, Map<string, string>>();
   private readonly toolsOut = new Map<string, SpanContext>();
   private readonly turnsOut = new Map<string, SpanContext>();
+  /** Sessions the transcript already reported as started by a fork (its copy was read before the hook came). */
+  private readonly forksFromTranscript = new Map<string, true>();
 
   constructor(private readonly options: HookCorrelatorOptions) {}
 
@@ -314,13 +316,24 @@ export class HookCorrelator implements Join {
     if (evidence) this.blockFromHooks(toolUseId, evidence, context, Math.max(...hooks.map((hook) => hook.timeMs)));
   }
 
+  private takeFirstStart(sessionId: string): Hook | undefined {
+    const starts = this.startWaiting.get(sessionId) ?? [];
+    const first = starts.shift();
+    if (starts.length === 0) this.startWaiting.delete(sessionId);
+    return first;
+  }
+
   /**
    * A transcript start (`ccotel.session.started`) for a prompt that a SessionStart hook preceded: the same
    * start. The hook knows its source for sure (clear, compact, fork, resume): it replaces the inferred one.
    */
   private mergeTranscriptStart(log: LogRecord, metrics: MetricPoint[]): void {
     const sessionId = String(log.attributes['session.id'] ?? '');
-    const start = this.takeStartBefore(sessionId, log.timeMs);
+    // A fork's start bears the time of its first copied row (the original's), long before the fork's own
+    // SessionStart fired: it is the session's first start, whenever that fired.
+    const fork = log.attributes.source === 'fork';
+    if (fork) remember(this.forksFromTranscript, sessionId, true);
+    const start = fork ? this.takeFirstStart(sessionId) : this.takeStartBefore(sessionId, log.timeMs);
     if (!start) return;
     const source = String(start.attributes.source ?? log.attributes.source);
     log.attributes.source = source;
@@ -342,6 +355,12 @@ export class HookCorrelator implements Join {
   /** A session start seen only by the hook, with the id the transcript would give the same start. */
   private emitStart(hook: Hook, timeMs: number, seed: string): void {
     const source = String(hook.attributes.source ?? 'unknown');
+    if (source === 'fork' && this.forksFromTranscript.has(hook.sessionId)) {
+      // Came after the transcript's copy told the same start: only its hook record.
+      this.emitLog(hook, { traceId: '', spanId: '' });
+      this.acks.push(hook.event.ack);
+      return;
+    }
     this.out.logs.push(this.log('ccotel.session.started', recordIdOf('ccotel.session.started', seed), timeMs, hook.sessionId, 'INFO', '', {
       source,
       'ccotel.start.origin': 'hook',

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLikeBashTool, SHELL_SCRIPT } from '../../../test/hook/run.js';
-import { emptyBatch, type Sink, type TelemetryBatch } from '../model.js';
+import { emptyBatch, type Sink, type SpanRecord, type TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
-import { ShellCorrelator, programOf } from './correlate-shell.js';
+import { ShellCorrelator, programOf, type ShellRecord } from './correlate-shell.js';
 import { TranscriptCorrelator } from './correlate-transcripts.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 
@@ -125,5 +125,27 @@ describe('ShellCorrelator', () => {
     expect(programOf('A=1 B=2 /usr/bin/env node x.js')).toBe('env');
     expect(programOf('cd /tmp && ls')).toBe('cd');
     expect(programOf('')).toBe('sh');
+  });
+});
+
+describe('ShellCorrelator with parallel Bash calls', () => {
+  const bashSpan = (toolUseId: string, startMs: number, endMs: number): SpanRecord => ({
+    traceId: 't'.repeat(32), spanId: toolUseId.padEnd(16, '0').slice(0, 16), parentSpanId: '', name: 'execute_tool Bash', kind: 'internal', startMs, endMs, status: 'unset', statusMessage: '', events: [],
+    attributes: { 'session.id': SESSION, tool_use_id: toolUseId, 'ccotel.tool.input': JSON.stringify({ command: 'npm test' }) },
+  });
+  const command = (pid: number, startMs: number, endMs: number): ShellRecord[] => [
+    { v: 1, ev: 'start', sid: SESSION, tp: '', pid, ppid: 100, pgid: pid, psid: pid, tty: '', cwd: '/p', cmd: 'npm test', cmdlen: 8, ts: startMs * 1000, seq: 1 },
+    { v: 1, ev: 'end', sid: SESSION, pid, seq: 1, ts: endMs * 1000, status: 0, cwd: '/p' },
+  ];
+
+  it('puts each of two identical commands under its own call, whichever call is out first', () => {
+    const shell = new ShellCorrelator();
+    // Two calls of one response: the first runs 1 s – 5 s, the second 3 s – 5.5 s, both `npm test`.
+    [...command(11, 1_001, 4_990), ...command(22, 3_001, 5_400)].forEach((record, offset) => shell.add(record, '/s.jsonl', offset));
+    shell.observe({ spans: [bashSpan('toolu_first', 1_000, 5_000)], logs: [], metrics: [] }); // its result came first
+    shell.observe({ spans: [bashSpan('toolu_second', 3_000, 5_500)], logs: [], metrics: [] });
+    shell.finish();
+    const shells = shell.drain().batch.spans;
+    expect(Object.fromEntries(shells.map((span) => [span.attributes['process.pid'], span.attributes.tool_use_id]))).toEqual({ 11: 'toolu_first', 22: 'toolu_second' });
   });
 });

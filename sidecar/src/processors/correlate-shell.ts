@@ -49,6 +49,8 @@ interface BashSpan {
   startMs: number;
   endMs: number;
   command?: string;
+  /** Unix sessions (psid) of the commands placed under it: a Bash call runs one shell, in a session of its own. */
+  shells: Set<number>;
 }
 
 export interface ShellCorrelatorStats {
@@ -108,8 +110,12 @@ export class ShellCorrelator implements Join {
     for (const [key, command] of this.waiting) {
       if (startMs(command) >= beforeMs) continue;
       this.waiting.delete(key);
-      if (command.start) this.emit(command);
-      else this.stats.endWithoutStart++;
+      if (!command.start) {
+        this.stats.endWithoutStart++;
+        continue;
+      }
+      command.parent ??= this.parentOf(command.start, true);
+      this.emit(command);
     }
   }
 
@@ -126,7 +132,7 @@ export class ShellCorrelator implements Join {
 
   private tryEmit(key: string, command: ShellCommand): void {
     if (!command.start) return;
-    command.parent ??= this.parentOf(command.start);
+    command.parent ??= this.parentOf(command.start, false);
     // A command goes out once it has ended under a known span; a killed one (no end) once its span is out.
     if (!command.parent) return;
     if (!command.end && command.parent.endMs + SKEW_MS > Date.now()) return;
@@ -134,13 +140,26 @@ export class ShellCorrelator implements Join {
     this.emit(command);
   }
 
-  private parentOf(start: ShellRecord): BashSpan | undefined {
+  /**
+   * The Bash span a command ran under. While spans are still coming (`last` false) only a call whose own time
+   * holds the command's start, and that no other shell session took yet, will do: parallel calls overlap, and
+   * the right one may not be out yet. At the end (`last`) the window widened by SKEW_MS, taken or not.
+   */
+  private parentOf(start: ShellRecord, last: boolean): BashSpan | undefined {
     const named = traceparentSpanId(start.tp);
     if (named && this.spansById.has(named)) return this.spansById.get(named);
     const atMs = start.ts / 1000;
-    const candidates = (this.bashSpans.get(start.sid) ?? []).filter((span) => atMs >= span.startMs - SKEW_MS && atMs <= span.endMs + SKEW_MS);
-    // Parallel calls overlap in time: the one that ran this very command, else the latest started before it.
-    return candidates.find((span) => span.command !== undefined && span.command === start.cmd) ?? candidates.sort((a, b) => b.startMs - a.startMs)[0];
+    const session = start.psid ?? undefined;
+    const within = (span: BashSpan) => atMs >= span.startMs && atMs <= span.endMs;
+    const free = (span: BashSpan) => span.shells.size === 0 || session === undefined || span.shells.has(session);
+    const candidates = (this.bashSpans.get(start.sid) ?? []).filter((span) =>
+      last ? atMs >= span.startMs - SKEW_MS && atMs <= span.endMs + SKEW_MS : within(span) && free(span),
+    );
+    // The call that ran this very command, then one whose own time holds it, then the latest started before it.
+    const rank = (span: BashSpan) => (span.command !== undefined && span.command === start.cmd ? 4 : 0) + (within(span) ? 2 : 0) + (span.startMs <= atMs ? 1 : 0);
+    const parent = candidates.sort((a, b) => rank(b) - rank(a) || b.startMs - a.startMs)[0];
+    if (parent && session !== undefined) parent.shells.add(session);
+    return parent;
   }
 
   private emit(command: ShellCommand): void {
@@ -244,6 +263,7 @@ function bashSpanOf(span: SpanRecord): BashSpan {
     startMs: span.startMs,
     endMs: span.endMs,
     command,
+    shells: new Set(),
   };
 }
 
