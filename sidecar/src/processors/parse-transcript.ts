@@ -107,7 +107,7 @@ export type ParseResult =
   /** A known row type that carries nothing the correlator needs. */
   | { ok: 'ignored'; type: string };
 
-const TYPE_LITERAL = /"type":"([A-Za-z0-9_-]+)"/;
+const TYPE_LITERALS = /"type":"([A-Za-z0-9_-]+)"/g;
 
 function looksLikeWholeObject(line: string): boolean {
   return line.charCodeAt(0) === 0x7b /* { */ && line.charCodeAt(line.length - 1) === 0x7d /* } */;
@@ -130,10 +130,11 @@ export function parseTranscriptLine(line: string): ParseResult {
     }
   }
   if (!mayBeConversation(line)) {
-    // Cheap path: take the first type literal. In compact JSON the top-level `type` of these rows comes before
-    // any nested object, except where a nested one precedes it; either way the row is not conversation.
-    const type = TYPE_LITERAL.exec(line)?.[1];
-    if (type && KNOWN_NON_CONVERSATION_TYPES.has(type) && !line.includes(HOOK_BLOCK_LITERAL)) return { ok: 'ignored', type };
+    // Not conversation for sure; only its type is wanted, for counting. The top-level `type` may follow a
+    // nested object (attachments put theirs last), so any known type literal in the line will do.
+    for (const match of line.matchAll(TYPE_LITERALS)) {
+      if (KNOWN_NON_CONVERSATION_TYPES.has(match[1]) && !line.includes(HOOK_BLOCK_LITERAL)) return { ok: 'ignored', type: match[1] };
+    }
   }
   let row: unknown;
   try {
