@@ -30,7 +30,7 @@ export function loadManifests(): Manifest[] {
     parseAllDocuments(readFileSync(join(KUBERNETES_DIR, file), 'utf8')).map((document, index) => {
       const problems = [...document.errors, ...document.warnings];
       if (problems.length > 0) throw new Error(`${file} document ${index + 1}: ${problems.map((p) => p.message).join('; ')}`);
-      return { file, ...(document.toJS({ maxAliasCount: 100 }) as Omit<Manifest, 'file'>) };
+      return { ...(document.toJS({ maxAliasCount: 100 }) as Omit<Manifest, 'file'>), file } as Manifest;
     }),
   );
 }
