@@ -1,5 +1,5 @@
 // Run the built CLI (`npm run build` first) as a child process with its own HOME, state and config dirs.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -26,6 +26,16 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: timeoutMs });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** As runCli, without blocking this process (needed when this process serves the store the CLI talks to). */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    execFile(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolveRun({ status, stdout, stderr });
+    });
+  });
 }
 
 /** Start `ccotel run`; stderr is collected in `output`. */

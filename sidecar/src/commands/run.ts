@@ -36,7 +36,8 @@ export interface RunningSidecar {
 const STATUS_EVERY_MS = 5_000;
 /** How often the process table is read for the failure-mode detectors. */
 const PROCESS_SCAN_EVERY_MS = 5_000;
-const STORE_RETRY_MAX_MS = 30_000;
+/** Short, like the tailer's retries: a run waiting for a backfill should start soon after it ends. */
+const STORE_RETRY_MAX_MS = 5_000;
 
 /** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
@@ -173,7 +174,8 @@ export function registerRunCommand(program: Command): void {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     sidecar = await startSidecar({ ...opts, idleMs: opts.idle }, log, abort.signal);
-    const where = [sidecar.store ? `store ${sidecar.store.target}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');
+    // Named without credentials: a server URL may carry a password.
+    const where = [sidecar.store ? `store ${storeIdentity(sidecar.config.store)}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');
     log(`following transcripts into ${where}${sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url}` : ''}`);
   });
 }

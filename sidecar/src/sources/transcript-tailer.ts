@@ -52,7 +52,8 @@ const GONE_KEEP_MS = 60_000;
 /** During catch-up, commit after this many bytes so a crash does not start the catch-up over. */
 const COMMIT_EVERY_BYTES = 32 << 20;
 const RETRY_FIRST_MS = 500;
-const RETRY_MAX_MS = 30_000;
+/** Short: a retry is one request, and the store being back should not wait long to be noticed. */
+const RETRY_MAX_MS = 5_000;
 
 export class TranscriptTailer {
   readonly sink: SinkState = { state: 'starting', retries: 0 };
