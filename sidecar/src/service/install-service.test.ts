@@ -130,6 +130,15 @@ describe('uninstall-service', () => {
     expect(again.calls).toEqual([]);
   });
 
+  it('removes the directories it created, and turns off lingering it turned on even after a second install', () => {
+    installService({ env, run: recorder(lingerOff).run, program });
+    installService({ env, run: recorder(() => ({ stdout: 'yes\n' })).run, program }); // lingering is on now
+    const { calls, run } = recorder();
+    uninstallService({ env, run });
+    expect(calls).toContain('loginctl disable-linger agent');
+    expect(existsSync(join(home, '.config'))).toBe(false);
+  });
+
   it('leaves lingering alone when it was on before, and a unit file it did not write', () => {
     installService({ env, run: recorder(() => ({ stdout: 'yes\n' })).run, program });
     const dir = userUnitDir(env);

@@ -2,9 +2,9 @@
 // and turn on lingering so the sidecar survives SSH logout. Every systemctl/loginctl call goes through
 // a CommandRunner; where systemd is not running the files are still written and the report lists the
 // commands the user has to run once it is.
-import { existsSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { homeOf } from '../install/options.js';
 import { isServerUrl } from '../store/open-store.js';
@@ -43,10 +43,34 @@ export function userUnitDir(env: Env): string {
 /** What install-service did beyond the unit files, so uninstall undoes exactly that. */
 interface InstallRecord {
   lingerEnabledByCcotel: boolean;
+  /** Directories it created for the units, outermost first. */
+  createdDirs: string[];
 }
 
 function recordPath(env: Env): string {
   return join(loadConfig({}, env).paths.stateDir, 'service-install.json');
+}
+
+function readRecord(env: Env): InstallRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(recordPath(env), 'utf8')) as InstallRecord;
+  } catch {
+    return undefined; // never installed, or installed by a version that kept no record
+  }
+}
+
+function writeRecord(env: Env, record: InstallRecord): void {
+  const path = recordPath(env);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, JSON.stringify(record), { mode: 0o600 });
+}
+
+/** mkdir -p that returns the directories it created, outermost first. */
+function makeDirs(dir: string): string[] {
+  const missing: string[] = [];
+  for (let at = dir; !existsSync(at); at = dirname(at)) missing.unshift(at);
+  mkdirSync(dir, { recursive: true });
+  return missing;
 }
 
 function userName(env: Env): string {
@@ -75,7 +99,8 @@ export function installService(options: ServiceOptions): ServiceReport {
   const unitDir = userUnitDir(env);
   const report: ServiceReport = { unitDir, files: [], commands: [], manual: [], notes: [] };
   const units = renderUnits(options.program, env, embedded);
-  mkdirSync(unitDir, { recursive: true });
+  const record = readRecord(env) ?? { lingerEnabledByCcotel: false, createdDirs: [] };
+  record.createdDirs.push(...makeDirs(unitDir));
   for (const [name, text] of units) report.files.push(writeIfChanged(join(unitDir, name), text));
   if (!embedded) {
     report.notes.push(
@@ -94,29 +119,30 @@ export function installService(options: ServiceOptions): ServiceReport {
     report.manual.push(...systemdSteps.slice(failedAt).map((args) => `systemctl ${args.join(' ')}`));
     report.notes.push(`systemd's user manager did not answer (${report.commands.at(-1)?.output}); the unit files are in place, run the commands below once it does`);
   }
-  enableLinger(report, run, userName(env), env);
+  record.lingerEnabledByCcotel = enableLinger(report, run, userName(env)) || record.lingerEnabledByCcotel;
+  writeRecord(env, record);
   return report;
 }
 
-/** Lingering starts the user's manager at boot and keeps it after the last logout (SSH, tmux hosts). */
-function enableLinger(report: ServiceReport, run: CommandRunner, user: string, env: Env): void {
+/**
+ * Lingering starts the user's manager at boot and keeps it after the last logout (SSH, tmux hosts).
+ * Returns whether this call turned it on.
+ */
+function enableLinger(report: ServiceReport, run: CommandRunner, user: string): boolean {
   const current = run('loginctl', ['show-user', user, '--property=Linger', '--value']);
   if (succeeded(current) && current.stdout.trim() === 'yes') {
-    report.notes.push(`lingering is already on for ${user}: the sidecar keeps running after logout`);
-    return;
+    report.notes.push(`lingering is on for ${user}: the sidecar keeps running after logout`);
+    return false;
   }
   if (step(report, run, 'loginctl', ['enable-linger', user])) {
-    const record: InstallRecord = { lingerEnabledByCcotel: true };
-    const path = recordPath(env);
-    mkdirSync(resolve(path, '..'), { recursive: true, mode: 0o700 });
-    writeFileSync(path, JSON.stringify(record), { mode: 0o600 });
     report.notes.push(`lingering enabled for ${user}: the sidecar starts at boot and survives logout`);
-    return;
+    return true;
   }
   report.manual.push(`sudo loginctl enable-linger ${user}`);
   report.notes.push(
     `lingering could not be enabled (${report.commands.at(-1)?.output}): without it the sidecar stops when ${user}'s last session ends; an administrator can run the command below`,
   );
+  return false;
 }
 
 /** A `*.wants/` link systemctl enable made to one of our units (removed with it when systemctl cannot). */
@@ -157,21 +183,13 @@ export function uninstallService(options: Pick<ServiceOptions, 'env' | 'run'>): 
     report.manual.push(`systemctl --user stop ${enabled.join(' ')}`, 'systemctl --user daemon-reload');
     report.notes.push('systemd did not answer: the unit files are gone, stop whatever still runs with the commands below');
   }
-  disableLinger(report, run, userName(env), env);
+  const record = readRecord(env);
+  if (record) {
+    // directories it made, innermost first, as long as nothing else was put there since
+    for (const dir of [...record.createdDirs].reverse()) if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+    if (record.lingerEnabledByCcotel && !step(report, run, 'loginctl', ['disable-linger', userName(env)])) report.manual.push(`loginctl disable-linger ${userName(env)}`);
+    rmSync(recordPath(env), { force: true });
+  }
   return report;
-}
-
-function disableLinger(report: ServiceReport, run: CommandRunner, user: string, env: Env): void {
-  const path = recordPath(env);
-  let record: InstallRecord | undefined;
-  try {
-    record = JSON.parse(readFileSync(path, 'utf8')) as InstallRecord;
-  } catch {
-    return; // install-service did not turn lingering on, so it stays as it is
-  }
-  if (record.lingerEnabledByCcotel && !step(report, run, 'loginctl', ['disable-linger', user])) {
-    report.manual.push(`loginctl disable-linger ${user}`);
-  }
-  rmSync(path, { force: true });
 }
 
