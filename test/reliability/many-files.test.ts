@@ -1,0 +1,89 @@
+// 10k transcript files: the real CLI (`npm run build` first) follows them all on inotify, reads what is
+// appended to any of them and the files that appear by the hundred after it started, without crashing and
+// with bounded memory; the store ends with exactly the reference set.
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Rng } from '../generator/random.js';
+import { assertBuilt, cliEnv, runCli, startRun } from './cli.js';
+import { compareSpanIds, referenceSpanIds } from './reference.js';
+import { appendTurns, sessionPath, uuidOf, waitFor } from './transcripts.js';
+
+const FILES = 10_000;
+/** One file in this many starts with a complete turn; the others hold only a summary row. */
+const TURN_EVERY = 10;
+const HOUR_AGO = Date.now() - 3_600_000;
+/** Peak resident memory allowed, embedded engine (chdb) included: ~300 MB with one file, ~530 MB measured here. */
+const MAX_RSS_MB = 768;
+
+/** Session i's transcript, spread over 100 project directories as a busy host has them. */
+const fileOf = (claude: string, i: number) => sessionPath(claude, `session-${i}`, `-home-dev-project-${i % 100}`);
+
+function writeSummaryOnly(path: string, i: number): void {
+  mkdirSync(dirname(path), { recursive: true });
+  appendFileSync(path, JSON.stringify({ type: 'summary', summary: `conversation ${i}`, leafUuid: uuidOf(`leaf/${i}`) }) + '\n');
+}
+
+/** Peak resident set (VmHWM) of a process, in MB. */
+function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match![1]) / 1024;
+}
+
+describe('10k transcript files (slow: the real CLI)', () => {
+  const home = mkdtempSync(join(tmpdir(), 'ccotel-many-files-'));
+  let sidecar: ReturnType<typeof startRun> | undefined;
+
+  afterAll(() => {
+    sidecar?.child.kill('SIGKILL');
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('follows 10k files, reads appends and new files, bounded memory, exact reference set', async () => {
+    assertBuilt();
+    const env = cliEnv(home);
+    const claude = join(home, 'claude');
+    const store = join(home, 'store');
+    const rng = new Rng(3);
+    for (let i = 0; i < FILES; i++) {
+      if (i % TURN_EVERY === 0) appendTurns(fileOf(claude, i), `session-${i}`, 0, 1, HOUR_AGO);
+      else writeSummaryOnly(fileOf(claude, i), i);
+    }
+    const status = () => JSON.parse(runCli(['status', '--json', '--store', store], env).stdout).sources[0];
+
+    sidecar = startRun(['--store', store, '--idle', '1000'], env);
+    const pid = sidecar.child.pid!;
+    await waitFor(
+      'the catch-up on 10k files',
+      () => {
+        const source = status();
+        return source?.filesFollowed === FILES && source.bytesBehind === 0;
+      },
+      60_000,
+    );
+    expect(status().watcher).toBe('inotify');
+
+    // Appends to files of both kinds, and 500 files that appear at once (every other one with a turn).
+    for (const i of new Set(Array.from({ length: 200 }, () => rng.int(0, FILES - 1)))) {
+      appendTurns(fileOf(claude, i), `session-${i}`, 1, 2, HOUR_AGO);
+    }
+    for (let i = FILES; i < FILES + 500; i++) {
+      if (i % 2 === 0) appendTurns(fileOf(claude, i), `session-${i}`, 0, 1, HOUR_AGO);
+      else writeSummaryOnly(fileOf(claude, i), i);
+    }
+    const reference = await referenceSpanIds(claude);
+    const stored = () => {
+      const result = runCli(['query', 'SELECT SpanId FROM otel_traces', '--format', 'TSV', '--store', store], env);
+      return result.status === 0 ? result.stdout.split('\n').filter(Boolean) : [];
+    };
+    await waitFor('the appended turns', () => new Set(stored()).size >= reference.size, 60_000).catch(() => {});
+    expect(compareSpanIds(stored(), reference)).toEqual({ missing: 0, extra: 0, duplicates: 0 });
+    await waitFor('status to count the new files', () => status()?.filesFollowed === FILES + 500, 15_000);
+    expect(status()).toMatchObject({ bytesBehind: 0, running: true, sink: { state: 'ok' } });
+    const rssMb = peakRssMb(pid);
+    console.log(`10k files: peak RSS ${Math.round(rssMb)} MB`);
+    expect(rssMb).toBeLessThan(MAX_RSS_MB);
+    expect(sidecar.output()).not.toMatch(/watcher failed|cannot read/);
+  }, 240_000);
+});
