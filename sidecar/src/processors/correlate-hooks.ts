@@ -119,9 +119,10 @@ export class HookCorrelator implements Join {
     }
     if (hook.name === 'SessionEnd') this.emitEnd(hook);
     if (hook.toolUseId !== undefined && TOOL_EVENTS.has(hook.name)) {
-      this.recordEvidence(hook);
       const out = this.toolsOut.get(hook.toolUseId);
+      // The call's outcome (and block) was decided when its span went out: nothing to gather for it any more.
       if (out) return this.emitLate(hook, out);
+      this.recordEvidence(hook);
       this.push(this.toolWaiting, hook.toolUseId, hook);
       return;
     }
