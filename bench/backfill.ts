@@ -20,6 +20,9 @@ const { values: args } = parseArgs({
     bytes: { type: 'string', default: '1G' },
     seed: { type: 'string', default: '1' },
     dir: { type: 'string', default: join(repo, '.cache', 'bench') },
+    // Multiplier of the large non-conversation rows: 1 = the generator's default mix; higher comes closer to the
+    // ~4% conversation share of the real transcripts recorded in test/fixtures/real.
+    scale: { type: 'string', default: '1' },
   },
 });
 
@@ -48,22 +51,24 @@ function sessionsWithLegacyAgentFiles(configDirs: string[]): Set<string> {
 }
 
 /** The floor: read every line and JSON.parse it, nothing else, on one core. */
-async function floor(configDirs: string[]): Promise<{ seconds: number; bytes: number; lines: number }> {
+async function floor(configDirs: string[]): Promise<{ seconds: number; bytes: number; lines: number; conversationBytes: number }> {
   const started = performance.now();
   let bytes = 0;
   let lines = 0;
+  let conversationBytes = 0;
   for (const file of configDirs.flatMap(jsonlFiles)) {
     bytes += statSync(file).size;
     for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
       lines++;
       try {
-        JSON.parse(line);
+        const type = (JSON.parse(line) as { type?: unknown } | null)?.type;
+        if (type === 'user' || type === 'assistant' || type === 'system') conversationBytes += line.length;
       } catch {
         // malformed lines are part of the corpus
       }
     }
   }
-  return { seconds: (performance.now() - started) / 1000, bytes, lines };
+  return { seconds: (performance.now() - started) / 1000, bytes, lines, conversationBytes };
 }
 
 interface Timed {
@@ -96,14 +101,15 @@ const PER_SESSION_SQL = `SELECT SpanAttributes['session.id'] AS session,
 async function main(): Promise<void> {
   const targetBytes = parseBytes(args.bytes!);
   const seed = Number(args.seed);
-  const corpusDir = join(args.dir!, `corpus-${args.bytes}-${seed}`);
+  const scale = Number(args.scale);
+  const corpusDir = join(args.dir!, `corpus-${args.bytes}-${seed}-x${scale}`);
   let expected: Expected;
   if (existsSync(join(corpusDir, 'expected.json'))) {
     expected = JSON.parse(readFileSync(join(corpusDir, 'expected.json'), 'utf8')) as Expected;
     console.error(`reusing corpus ${corpusDir}`);
   } else {
     console.error(`generating ${args.bytes} corpus into ${corpusDir} …`);
-    expected = await generateCorpus({ seed, root: corpusDir, targetBytes });
+    expected = await generateCorpus({ seed, root: corpusDir, targetBytes, contentScale: scale });
   }
   const env = {
     ...process.env,
@@ -117,6 +123,10 @@ async function main(): Promise<void> {
   const base = await floor(expected.configDirs);
   console.error('ccotel backfill …');
   const ingest = timed(process.execPath, [cli, 'backfill', '--store', store, '--json', '--no-progress'], env);
+  console.error('ccotel backfill without masking (content level raw) …');
+  const rawStore = mkdtempSync(join(tmpdir(), 'ccotel-bench-store-'));
+  const unmasked = timed(process.execPath, [cli, 'backfill', '--store', rawStore, '--json', '--no-progress', '--content-level', 'raw'], { ...env, CCOTEL_ALLOW_RAW_CONTENT: '1' });
+  rmSync(rawStore, { recursive: true, force: true });
   console.error('ccotel query (per-session tokens from the store) …');
   const answer = timed(process.execPath, [cli, 'query', PER_SESSION_SQL, '--store', store, '--format', 'JSONEachRow'], env);
   console.error('ccusage session --json (full re-scan) …');
@@ -149,7 +159,16 @@ async function main(): Promise<void> {
   const mb = base.bytes / 1e6;
   const figures = {
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGb: Math.round(totalmem() / 1e9), node: process.version },
-    corpus: { mb: Number(mb.toFixed(1)), files: expected.files, lines: base.lines, sessions: expected.sessions, chatSpans: expected.chatSpans },
+    corpus: {
+      mb: Number(mb.toFixed(1)),
+      files: expected.files,
+      lines: base.lines,
+      sessions: expected.sessions,
+      chatSpans: expected.chatSpans,
+      // Share of the bytes in user/assistant/system rows; real transcripts hold about 4%.
+      conversationShare: Number((base.conversationBytes / base.bytes).toFixed(3)),
+      contentScale: scale,
+    },
     floorMbPerSecond: Number((mb / base.seconds).toFixed(1)),
     backfill: {
       seconds: Number(ingest.seconds.toFixed(2)),
@@ -158,6 +177,13 @@ async function main(): Promise<void> {
       maxRssMb: Math.round(ingest.maxRssMb),
       ofFloor: Number((base.seconds / ingest.seconds).toFixed(2)),
       bytesRead: ingestSummary.bytes,
+    },
+    masking: {
+      backfillSecondsOff: Number(unmasked.seconds.toFixed(2)),
+      mbPerSecondOff: Number((mb / unmasked.seconds).toFixed(1)),
+      throughputCostRatio: Number((unmasked.seconds / ingest.seconds).toFixed(2)),
+      // CPU the masking stage added, over the whole corpus.
+      maskingMbPerCpuSecond: Number((mb / Math.max(ingest.cpuSeconds - unmasked.cpuSeconds, 0.001)).toFixed(1)),
     },
     ccusageRescanSeconds: Number(rescan.seconds.toFixed(2)),
     ccotelAnswerSeconds: Number(answer.seconds.toFixed(2)),
