@@ -7,6 +7,7 @@ import { loadConfig } from '../config.js';
 import { checkpointStoresIn, type SidecarStatus } from '../sources/checkpoints.js';
 import { openStore } from '../store/open-store.js';
 import { storeOption, type GlobalOptions } from './options.js';
+import { isAlive } from '../process-alive.js';
 
 export interface SourceStatus {
   source: 'transcripts';
@@ -82,15 +83,6 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
     report.storeError = (error as Error).message;
   }
   return report;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function printStatus(report: StatusReport): void {

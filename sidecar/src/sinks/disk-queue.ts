@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, un
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Signal } from './otlp-convert.js';
+import { isAlive } from '../process-alive.js';
 
 export interface QueueEntry {
   /** File name inside the queue directory. */
@@ -25,15 +26,6 @@ const LOCK_FILE = 'owner.pid';
 
 export class QueueBusyError extends Error {
   override name = 'QueueBusyError';
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Take the directory (exclusive create); a lock left by a process that is gone is taken over. */

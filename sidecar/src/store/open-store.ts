@@ -6,6 +6,7 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { isAlive } from '../process-alive.js';
 
 export interface Store {
   client: ClickHouseClient;
@@ -47,15 +48,6 @@ export function readLock(dir: string): StoreLock | undefined {
     return isAlive(lock.pid) ? lock : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
