@@ -12,7 +12,10 @@ export function detectAbandonedSessions(scan: ProcessScan | undefined, facts: Fa
     const cause = scan ? causeFromProcesses(scan, session, devRoot) : undefined;
     const silent = nowMs - session.lastEventMs >= idleMs;
     if (cause === undefined && !(silent && (scan === undefined || session.agents.size === 0))) continue;
-    detections.push({ mode: 'abandoned_session', sessionId: session.id, timeMs: nowMs, cause: cause ?? 'no_session_end', key: String(session.lastEventMs) });
+    // Seen gone by the process watcher: now. Known only from silence: when the idle time ran out, from the
+    // session's own last event, so a backfill of old sessions stamps it as live data would have.
+    const timeMs = cause !== undefined ? nowMs : session.lastEventMs + idleMs;
+    detections.push({ mode: 'abandoned_session', sessionId: session.id, timeMs, cause: cause ?? 'no_session_end', key: String(session.lastEventMs) });
   }
   return detections;
 }
