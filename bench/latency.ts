@@ -5,23 +5,27 @@
 //   turn root     `invoke_agent` of the turn before it: emitted when the appended prompt closes that turn.
 // The poll (one count query every --poll-ms) runs in the sidecar too, so it adds a little load to what it measures.
 //
-//   npm run build && node dist/bench/latency.js [--appends 100] [--poll-ms 10]
+// --files N adds N other transcripts followed at the same time (one in ten with a turn, the rest a summary row).
+//
+//   npm run build && node dist/bench/latency.js [--appends 100] [--poll-ms 10] [--files 0]
 import { createClient } from '@clickhouse/client';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { assertBuilt, cliEnv, startRun } from '../test/reliability/cli.js';
-import { appendTurns, sessionPath, waitFor } from '../test/reliability/transcripts.js';
+import { assertBuilt, cliEnv, startRun, transcriptStatus } from '../test/reliability/cli.js';
+import { appendTurns, sessionPath, waitFor, writeManyTranscripts } from '../test/reliability/transcripts.js';
 
 const { values: args } = parseArgs({
   options: {
     appends: { type: 'string', default: '100' },
     'poll-ms': { type: 'string', default: '10' },
+    files: { type: 'string', default: '0' },
   },
 });
 const appends = Number(args.appends);
 const pollMs = Number(args['poll-ms']);
+const otherFiles = Number(args.files);
 const sleep = (ms: number) => new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
 
 function percentile(sorted: number[], p: number): number {
@@ -43,6 +47,7 @@ const transcript = sessionPath(join(home, 'claude'), session);
 // Records dated now, so nothing is idle; the idle close is not what is measured.
 const startMs = Date.now();
 appendTurns(transcript, session, 0, 1, startMs);
+writeManyTranscripts(join(home, 'claude'), 0, otherFiles, 10, startMs);
 const sidecar = startRun(['--store', store], env);
 try {
   await waitFor('the query endpoint', () => sidecar.output().includes('queries served on'), 60_000);
@@ -56,8 +61,13 @@ try {
     const [row] = await result.json<{ tools: string; roots: string }>();
     return { tools: Number(row.tools), roots: Number(row.roots) };
   };
-  await waitFor('the first turn', async () => (await counts()).tools === 1, 60_000);
+  const catchUpStarted = performance.now();
+  await waitFor('the catch-up', () => transcriptStatus(env, store)?.filesFollowed === otherFiles + 1, 300_000);
+  await waitFor('the first turn', async () => (await counts()).tools >= 1, 60_000);
+  console.log(`catch-up on ${otherFiles + 1} files: ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s`);
 
+  // The other sessions' rows are counted too: measure from what is there after the catch-up.
+  const { tools: firstTools, roots: firstRoots } = await counts();
   const toolMs: number[] = [];
   const rootMs: number[] = [];
   const queryMs: number[] = [];
@@ -71,8 +81,8 @@ try {
       const seen = await counts();
       queryMs.push(performance.now() - asked);
       const now = performance.now();
-      if (tool === undefined && seen.tools >= turn + 1) tool = now - appended;
-      if (root === undefined && seen.roots >= turn) root = now - appended;
+      if (tool === undefined && seen.tools >= firstTools + turn) tool = now - appended;
+      if (root === undefined && seen.roots >= firstRoots + turn) root = now - appended;
       if (now - appended > 30_000) throw new Error(`turn ${turn} not queryable after 30 s`);
       await sleep(pollMs);
     }
@@ -81,7 +91,7 @@ try {
     await sleep(100 + Math.random() * 400); // a pause between appends, as between a model's messages
   }
   await client.close();
-  console.log(`append → queryable, embedded store, ${appends} appends (one turn = 4 lines each), poll every ${pollMs} ms`);
+  console.log(`append → queryable, embedded store, ${appends} appends (one turn = 4 lines each), poll every ${pollMs} ms, ${otherFiles + 1} files followed`);
   console.log(summary('tool span', toolMs));
   console.log(summary('turn root', rootMs));
   console.log(summary('poll query', queryMs));

@@ -48,6 +48,19 @@ export function startRun(args: string[], env: NodeJS.ProcessEnv): { child: Child
   return { child, output: () => output, exited };
 }
 
+/** The transcript source of `ccotel status --json` (the first checkpoint set). */
+export interface TranscriptStatus {
+  running: boolean;
+  watcher?: string;
+  sink: { state: string };
+  filesFollowed: number;
+  bytesBehind: number;
+}
+
+export function transcriptStatus(env: NodeJS.ProcessEnv, store: string): TranscriptStatus | undefined {
+  return JSON.parse(runCli(['status', '--json', '--store', store], env).stdout).sources[0];
+}
+
 /** One number from `ccotel query … --format TSV`. */
 export function queryNumber(sql: string, env: NodeJS.ProcessEnv, store: string): number {
   const result = runCli(['query', sql, '--format', 'TSV', '--store', store], env);

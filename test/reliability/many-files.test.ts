@@ -1,14 +1,14 @@
 // 10k transcript files: the real CLI (`npm run build` first) follows them all on inotify, reads what is
 // appended to any of them and the files that appear by the hundred after it started, without crashing and
 // with bounded memory; the store ends with exactly the reference set.
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Rng } from '../generator/random.js';
-import { assertBuilt, cliEnv, runCli, startRun } from './cli.js';
+import { assertBuilt, cliEnv, runCli, startRun, transcriptStatus } from './cli.js';
 import { compareSpanIds, referenceSpanIds } from './reference.js';
-import { appendTurns, sessionPath, uuidOf, waitFor } from './transcripts.js';
+import { appendTurns, manyFilesPath, waitFor, writeManyTranscripts } from './transcripts.js';
 
 const FILES = 10_000;
 /** One file in this many starts with a complete turn; the others hold only a summary row. */
@@ -16,14 +16,6 @@ const TURN_EVERY = 10;
 const HOUR_AGO = Date.now() - 3_600_000;
 /** Peak resident memory allowed, embedded engine (chdb) included: ~300 MB with one file, ~530 MB measured here. */
 const MAX_RSS_MB = 768;
-
-/** Session i's transcript, spread over 100 project directories as a busy host has them. */
-const fileOf = (claude: string, i: number) => sessionPath(claude, `session-${i}`, `-home-dev-project-${i % 100}`);
-
-function writeSummaryOnly(path: string, i: number): void {
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, JSON.stringify({ type: 'summary', summary: `conversation ${i}`, leafUuid: uuidOf(`leaf/${i}`) }) + '\n');
-}
 
 /** Peak resident set (VmHWM) of a process, in MB. */
 function peakRssMb(pid: number): number {
@@ -46,11 +38,8 @@ describe('10k transcript files (slow: the real CLI)', () => {
     const claude = join(home, 'claude');
     const store = join(home, 'store');
     const rng = new Rng(3);
-    for (let i = 0; i < FILES; i++) {
-      if (i % TURN_EVERY === 0) appendTurns(fileOf(claude, i), `session-${i}`, 0, 1, HOUR_AGO);
-      else writeSummaryOnly(fileOf(claude, i), i);
-    }
-    const status = () => JSON.parse(runCli(['status', '--json', '--store', store], env).stdout).sources[0];
+    writeManyTranscripts(claude, 0, FILES, TURN_EVERY, HOUR_AGO);
+    const status = () => transcriptStatus(env, store);
 
     sidecar = startRun(['--store', store, '--idle', '1000'], env);
     const pid = sidecar.child.pid!;
@@ -62,16 +51,13 @@ describe('10k transcript files (slow: the real CLI)', () => {
       },
       60_000,
     );
-    expect(status().watcher).toBe('inotify');
+    expect(status()?.watcher).toBe('inotify');
 
     // Appends to files of both kinds, and 500 files that appear at once (every other one with a turn).
     for (const i of new Set(Array.from({ length: 200 }, () => rng.int(0, FILES - 1)))) {
-      appendTurns(fileOf(claude, i), `session-${i}`, 1, 2, HOUR_AGO);
+      appendTurns(manyFilesPath(claude, i), `session-${i}`, 1, 2, HOUR_AGO);
     }
-    for (let i = FILES; i < FILES + 500; i++) {
-      if (i % 2 === 0) appendTurns(fileOf(claude, i), `session-${i}`, 0, 1, HOUR_AGO);
-      else writeSummaryOnly(fileOf(claude, i), i);
-    }
+    writeManyTranscripts(claude, FILES, FILES + 500, 2, HOUR_AGO);
     const reference = await referenceSpanIds(claude);
     const stored = () => {
       const result = runCli(['query', 'SELECT SpanId FROM otel_traces', '--format', 'TSV', '--store', store], env);

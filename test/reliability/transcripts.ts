@@ -71,6 +71,27 @@ export function sessionPath(configDir: string, sessionId: string, project = '-ho
   return join(configDir, 'projects', project, `${sessionId}.jsonl`);
 }
 
+/** Session i of a busy host: spread over 100 project directories. */
+export function manyFilesPath(configDir: string, i: number): string {
+  return sessionPath(configDir, `session-${i}`, `-home-dev-project-${i % 100}`);
+}
+
+/**
+ * Sessions `from`..`to`-1 in `manyFilesPath` files: one in `turnEvery` holds a complete turn (at
+ * `startMs`), the others only a summary row (a file that is followed but holds no conversation).
+ */
+export function writeManyTranscripts(configDir: string, from: number, to: number, turnEvery: number, startMs: number): void {
+  for (let i = from; i < to; i++) {
+    const path = manyFilesPath(configDir, i);
+    if (i % turnEvery === 0) {
+      appendTurns(path, `session-${i}`, 0, 1, startMs);
+    } else {
+      mkdirSync(dirname(path), { recursive: true });
+      appendFileSync(path, JSON.stringify({ type: 'summary', summary: `conversation ${i}`, leafUuid: uuidOf(`leaf/${i}`) }) + '\n');
+    }
+  }
+}
+
 /** Poll `check` until it holds; fail with `what` after `timeoutMs`. */
 export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

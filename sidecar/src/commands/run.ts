@@ -64,7 +64,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
         roots,
         watcher: tailer.watcherMode,
         sink: { ...tailer.sink, ...(stopped ? { state: 'stopped' as const } : {}) },
-        filesFollowed: tailer.checkpoints().length,
+        filesFollowed: tailer.filesFollowed,
         unreadableFiles: Object.fromEntries(pipeline.stats.unreadableFiles),
         linesSkipped: pipeline.stats.skipped as Record<string, number>,
       };

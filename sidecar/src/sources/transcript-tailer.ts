@@ -47,6 +47,11 @@ interface TrackedFile {
   goneAtMs?: number;
 }
 
+/** A file is followed (and checkpointed) once it was identified and something was committed for it. */
+function isFollowed(tracked: TrackedFile): boolean {
+  return tracked.identity !== undefined && tracked.committed !== undefined;
+}
+
 /** A gone file is remembered this long, to be recognised if it reappears under another name. */
 const GONE_KEEP_MS = 60_000;
 /** During catch-up, commit after this many bytes so a crash does not start the catch-up over. */
@@ -114,18 +119,25 @@ export class TranscriptTailer {
   checkpoints(): FileCheckpoint[] {
     const list: FileCheckpoint[] = [];
     for (const tracked of this.files.values()) {
-      if (!tracked.identity || !tracked.committed) continue;
+      if (!isFollowed(tracked)) continue;
       list.push({
         path: tracked.path,
-        identity: tracked.identity,
-        offset: tracked.committed.offset,
-        resumeOffset: tracked.committed.resumeOffset,
+        identity: tracked.identity!,
+        offset: tracked.committed!.offset,
+        resumeOffset: tracked.committed!.resumeOffset,
         size: tracked.size,
         lastEventMs: this.options.pipeline.lastEventMs(tracked.file.path),
         unreadable: tracked.unreadable,
       });
     }
     return list;
+  }
+
+  /** How many files `checkpoints()` lists, without building the list (the status asks every few seconds). */
+  get filesFollowed(): number {
+    let count = 0;
+    for (const tracked of this.files.values()) if (isFollowed(tracked)) count++;
+    return count;
   }
 
   /** Whether every known change was read and committed (tests and benchmarks wait for this). */

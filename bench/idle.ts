@@ -1,0 +1,105 @@
+// Benchmark (not a test): what an idle `ccotel run` costs while it follows many transcript files, OTLP-only
+// (`--store none`, so the embedded engine is never loaded) and exporting to a loopback OTLP/HTTP stub.
+// After the catch-up on every file, nothing is written for --seconds; CPU is the process's utime + stime
+// from /proc/<pid>/stat over that window, as % of one core; RSS is sampled every second.
+//
+//   npm run build && node dist/bench/idle.js [--files 10000] [--seconds 60]
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { assertBuilt, cliEnv, startRun, transcriptStatus } from '../test/reliability/cli.js';
+import { waitFor, writeManyTranscripts } from '../test/reliability/transcripts.js';
+
+const { values: args } = parseArgs({
+  options: {
+    files: { type: 'string', default: '10000' },
+    seconds: { type: 'string', default: '60' },
+  },
+});
+const fileCount = Number(args.files);
+const windowSeconds = Number(args.seconds);
+const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+const sleep = (ms: number) => new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
+
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are 14 and 15.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
+function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** An OTLP/HTTP receiver that accepts everything (an empty protobuf answer means success). */
+async function startOtlpStub(): Promise<{ url: string; requests: () => number; close: () => void }> {
+  let requests = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      requests++;
+      response.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests, close: () => server.close() };
+}
+
+assertBuilt();
+const home = mkdtempSync(join(tmpdir(), 'ccotel-idle-'));
+const env = cliEnv(home);
+const claude = join(home, 'claude');
+const otlp = await startOtlpStub();
+// One file in ten holds a complete turn (an hour old: closed at the first idle check); the others a summary row.
+writeManyTranscripts(claude, 0, fileCount, 10, Date.now() - 3_600_000);
+const started = performance.now();
+const sidecar = startRun(['--store', 'none', '--otlp', otlp.url], env);
+const pid = sidecar.child.pid!;
+try {
+  const status = () => transcriptStatus(env, 'none')!;
+  await waitFor(
+    `the catch-up on ${fileCount} files`,
+    () => {
+      const source = status();
+      return source?.filesFollowed === fileCount && source.bytesBehind === 0 && source.sink.state === 'ok';
+    },
+    300_000,
+  );
+  const catchUpSeconds = (performance.now() - started) / 1000;
+  const peakCatchUpMb = memoryMb(pid, 'VmHWM');
+  // The first idle check (a minute after start with the default idle time) closes the turns read in the
+  // catch-up: part of starting up, not of being idle. Wait for it, then for the exports to stop.
+  await sleep(Math.max(0, 65_000 - (performance.now() - started)));
+  let exported = -1;
+  while (exported !== otlp.requests()) {
+    exported = otlp.requests();
+    await sleep(5_000);
+  }
+
+  const chdbLoaded = /chdb/i.test(readFileSync(`/proc/${pid}/maps`, 'utf8'));
+  const cpuBefore = cpuSeconds(pid);
+  const windowStart = performance.now();
+  const rss: number[] = [];
+  while (performance.now() - windowStart < windowSeconds * 1000) {
+    rss.push(memoryMb(pid, 'VmRSS'));
+    await sleep(1_000);
+  }
+  const cpuPercent = (100 * (cpuSeconds(pid) - cpuBefore)) / ((performance.now() - windowStart) / 1000);
+  const source = status();
+
+  console.log(`idle ccotel run, OTLP-only (--store none) to a loopback stub, ${fileCount} transcript files followed (${source.watcher})`);
+  console.log(`catch-up: ${catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(peakCatchUpMb)} MB, ${otlp.requests()} OTLP requests`);
+  console.log(`idle ${windowSeconds} s: CPU ${cpuPercent.toFixed(2)}% of a core; RSS mean ${Math.round(rss.reduce((a, b) => a + b, 0) / rss.length)} MB, max ${Math.round(Math.max(...rss))} MB`);
+  console.log(`embedded engine (chdb) mapped in the process: ${chdbLoaded ? 'YES' : 'no'}; files followed ${source.filesFollowed}, bytes behind ${source.bytesBehind}`);
+  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end`);
+} finally {
+  sidecar.child.kill('SIGTERM');
+  await sidecar.exited;
+  otlp.close();
+  rmSync(home, { recursive: true, force: true });
+}
