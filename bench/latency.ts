@@ -5,9 +5,10 @@
 //   turn root     `invoke_agent` of the turn before it: emitted when the appended prompt closes that turn.
 // The poll (one count query every --poll-ms) runs in the sidecar too, so it adds a little load to what it measures.
 //
-// --files N adds N other transcripts followed at the same time (one in ten with a turn, the rest a summary row).
+// --files N adds N other transcripts followed at the same time: one in --turn-every holds a turn dated now
+// (a session still open), the rest a summary row.
 //
-//   npm run build && node dist/bench/latency.js [--appends 100] [--poll-ms 10] [--files 0]
+//   npm run build && node dist/bench/latency.js [--appends 100] [--poll-ms 10] [--files 0] [--turn-every 10]
 import { createClient } from '@clickhouse/client';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ const { values: args } = parseArgs({
     appends: { type: 'string', default: '100' },
     'poll-ms': { type: 'string', default: '10' },
     files: { type: 'string', default: '0' },
+    'turn-every': { type: 'string', default: '10' },
   },
 });
 const appends = Number(args.appends);
@@ -47,7 +49,7 @@ const transcript = sessionPath(join(home, 'claude'), session);
 // Records dated now, so nothing is idle; the idle close is not what is measured.
 const startMs = Date.now();
 appendTurns(transcript, session, 0, 1, startMs);
-writeManyTranscripts(join(home, 'claude'), 0, otherFiles, 10, startMs);
+writeManyTranscripts(join(home, 'claude'), 0, otherFiles, Number(args['turn-every']), startMs);
 const sidecar = startRun(['--store', store], env);
 try {
   await waitFor('the query endpoint', () => sidecar.output().includes('queries served on'), 60_000);
@@ -91,7 +93,7 @@ try {
     await sleep(100 + Math.random() * 400); // a pause between appends, as between a model's messages
   }
   await client.close();
-  console.log(`append → queryable, embedded store, ${appends} appends (one turn = 4 lines each), poll every ${pollMs} ms, ${otherFiles + 1} files followed`);
+  console.log(`append → queryable, embedded store, ${appends} appends (one turn = 4 lines each), poll every ${pollMs} ms, ${otherFiles + 1} files followed (${Math.ceil(otherFiles / Number(args['turn-every'])) + 1} open sessions)`);
   console.log(summary('tool span', toolMs));
   console.log(summary('turn root', rootMs));
   console.log(summary('poll query', queryMs));
