@@ -3,8 +3,11 @@
 // upstream still see the text (a detector may need a command line), only the output loses it.
 import type { Attributes, Processor, TelemetryBatch } from '../model.js';
 
-/** Every attribute that carries text from the input (docs/MASKING.md lists them per level). */
-export const CONTENT_ATTRIBUTES = ['ccotel.prompt', 'ccotel.tool.input', 'ccotel.tool.output', 'process.command_line'] as const;
+/**
+ * Every attribute that carries text from the input (docs/MASKING.md lists them per level). `error` is a hook's
+ * error text: PostToolUseFailure's is the first line of what the failed tool printed.
+ */
+export const CONTENT_ATTRIBUTES = ['ccotel.prompt', 'ccotel.tool.input', 'ccotel.tool.output', 'process.command_line', 'error'] as const;
 
 function withoutContent(attributes: Attributes): Attributes {
   const kept = { ...attributes };
