@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cliEnv, queryNumber, runCli, startRun } from '../../../test/reliability/cli.js';
-import { appendTurns, sessionPath, waitFor } from '../../../test/reliability/transcripts.js';
+import { appendTurns, sessionPath, turnLines, waitFor } from '../../../test/reliability/transcripts.js';
 
 describe('ccotel run (the built CLI as a child process)', () => {
   let home: string;
@@ -47,6 +47,21 @@ describe('ccotel run (the built CLI as a child process)', () => {
     expect(report.linesSkipped).toEqual({});
   });
 
+  it('puts a hook that fired just before its transcript row on the tool span, not aside as a late record', async () => {
+    const startMs = Date.now() - 3_600_000;
+    const lines = turnLines({ sessionId: 'session-1', index: 5, startMs });
+    const toolUseId = /"tool_use","id":"(toolu_[^"]+)"/.exec(lines.join('\n'))![1];
+    // Claude Code fires PostToolUse, then writes the result row: the spool file lands first, by a hair.
+    const spool = join(home, 'state', 'spool');
+    mkdirSync(spool, { recursive: true, mode: 0o700 });
+    const payload = { session_id: 'session-1', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'echo 5' }, tool_response: { stdout: '5' }, tool_use_id: toolUseId };
+    writeFileSync(join(spool, `${String(BigInt(startMs) * 1_000_000n).padStart(20, '0')}-1-abc.json`), JSON.stringify(payload));
+    appendTurns(sessionPath(join(home, 'claude'), 'session-1'), 'session-1', 5, 6, startMs);
+    const events = () => runCli(['query', `SELECT arrayStringConcat(Events.Name, ',') FROM otel_traces WHERE SpanAttributes['tool_use_id'] = '${toolUseId}'`, '-f', 'TSV', '--store', store], env).stdout.trim();
+    await waitFor('the tool span', () => events() !== '', 30_000);
+    expect(events().split(',')).toContain('PostToolUse');
+  });
+
   it('refuses a second run on the same store with a clear error', () => {
     const second = runCli(['run', '--store', store], env, 30_000);
     expect(second.status).toBe(1);
@@ -59,6 +74,6 @@ describe('ccotel run (the built CLI as a child process)', () => {
     expect(existsSync(join(store, 'ccotel.lock'))).toBe(false);
     const report = JSON.parse(runCli(['status', '--json', '--store', store], env).stdout);
     expect(report.sources[0]).toMatchObject({ running: false, filesFollowed: 1, bytesBehind: 0 });
-    expect(turns()).toBe(5);
+    expect(turns()).toBe(6);
   });
 });

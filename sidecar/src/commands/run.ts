@@ -52,7 +52,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     const { pipeline, hooks, shell, detector } = buildPipeline(config, store, extraSinks);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]));
     const roots = transcriptRoots();
-    const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log });
+    const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log, beforeRead: () => spool.scan() });
     const startedMs = Date.now();
     const writeStatus = (stopped = false) => {
       const status: SidecarStatus = {

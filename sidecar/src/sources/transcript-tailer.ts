@@ -22,6 +22,11 @@ export interface TailerOptions {
   pollIntervalMs?: number;
   /** Messages for the operator (watcher fallback, sink retries, unreadable files). */
   log?: (message: string) => void;
+  /**
+   * Called before each file read: hooks fire just before Claude Code writes the rows they belong to, so taking
+   * in the hook spool first lets a tool span carry its PostToolUse event instead of it arriving late.
+   */
+  beforeRead?: () => void;
 }
 
 export interface SinkState {
@@ -166,6 +171,11 @@ export class TranscriptTailer {
 
   /** Resolves once the watcher has walked the roots and reports changes. */
   private startWatcher(usePolling: boolean): Promise<void> {
+    if (this.options.roots.length === 0) {
+      // chokidar never reports ready for nothing to watch; the other sources (hooks, shells) still run.
+      this.options.log?.('no transcript directory found (CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude): no transcripts to follow until a restart');
+      return Promise.resolve();
+    }
     const interval = this.options.pollIntervalMs ?? 1_000;
     const watcher = watch(this.options.roots, {
       ignoreInitial: true,
@@ -289,6 +299,7 @@ export class TranscriptTailer {
   private async readFile(path: string): Promise<void> {
     const tracked = await this.trackedFor(path);
     if (!tracked) return;
+    this.options.beforeRead?.();
     let sinkError: Error | undefined;
     try {
       const result = await readLines(tracked.path, tracked.offset, async (lines) => {
