@@ -1,35 +1,43 @@
 #!/usr/bin/env node
 // ccotel: the command line of the sidecar.
 import { Command } from 'commander';
-import { registerBackfillCommand } from './commands/backfill.js';
-import { registerDoctorCommand } from './commands/doctor.js';
-import { registerHookCommands } from './commands/hooks.js';
-import { registerQueryCommand } from './commands/query.js';
-import { registerReportCommand } from './commands/report.js';
-import { registerRetentionCommand } from './commands/retention.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerServiceCommands } from './commands/service.js';
-import { registerShellCommands } from './commands/shell.js';
-import { registerStatusCommand } from './commands/status.js';
 import { SIDECAR_VERSION } from './resource.js';
 
-const program = new Command()
-  .name('ccotel')
-  .description('OpenTelemetry for Claude Code: transcripts, hooks and shell logs as traces, metrics and logs')
-  .version(SIDECAR_VERSION);
+type Register = (program: Command) => void;
 
-registerBackfillCommand(program);
-registerReportCommand(program);
-registerRunCommand(program);
-registerStatusCommand(program);
-registerQueryCommand(program);
-registerRetentionCommand(program);
-registerHookCommands(program);
-registerShellCommands(program);
-registerDoctorCommand(program);
-registerServiceCommands(program);
+/**
+ * Each command's module, loaded only when that command runs: `ccotel query` must not pay for the file
+ * watcher, secret rules and OTLP exporters that `run` needs (startup time is most of a quick query).
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  backfill: async () => (await import('./commands/backfill.js')).registerBackfillCommand,
+  report: async () => (await import('./commands/report.js')).registerReportCommand,
+  run: async () => (await import('./commands/run.js')).registerRunCommand,
+  status: async () => (await import('./commands/status.js')).registerStatusCommand,
+  query: async () => (await import('./commands/query.js')).registerQueryCommand,
+  retention: async () => (await import('./commands/retention.js')).registerRetentionCommand,
+  'install-hooks': async () => (await import('./commands/hooks.js')).registerHookCommands,
+  'uninstall-hooks': async () => (await import('./commands/hooks.js')).registerHookCommands,
+  'install-shell': async () => (await import('./commands/shell.js')).registerShellCommands,
+  'uninstall-shell': async () => (await import('./commands/shell.js')).registerShellCommands,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctorCommand,
+  'install-service': async () => (await import('./commands/service.js')).registerServiceCommands,
+  'uninstall-service': async () => (await import('./commands/service.js')).registerServiceCommands,
+};
 
-program.parseAsync(process.argv).catch((error: Error) => {
+async function main(): Promise<void> {
+  const program = new Command()
+    .name('ccotel')
+    .description('OpenTelemetry for Claude Code: transcripts, hooks and shell logs as traces, metrics and logs')
+    .version(SIDECAR_VERSION);
+  const named = COMMANDS[process.argv[2] ?? ''];
+  // A known command loads only its module; anything else (help, a typo) loads all, for the full --help.
+  const registers = named ? [await named()] : [...new Set(await Promise.all(Object.values(COMMANDS).map((load) => load())))];
+  for (const register of registers) register(program);
+  await program.parseAsync(process.argv);
+}
+
+main().catch((error: Error) => {
   console.error(`ccotel: ${error.message}`);
   process.exitCode = 1;
 });
