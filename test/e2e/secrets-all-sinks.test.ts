@@ -4,7 +4,7 @@
 // and the rest of its state dir) for any 8-character piece of any planted secret: none. The same corpus with
 // innocuous stand-ins measures the false-positive rate; content level `none` exports no text at all.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -154,6 +154,7 @@ describe('planted secrets → backfill → embedded store + OTLP: nothing readab
 
   afterAll(async () => {
     await store?.close();
+    rmSync(root, { recursive: true, force: true });
   });
 
   it('plants every kind of secret in every place, in the same places as the clean corpus', () => {
@@ -290,7 +291,8 @@ describe('planted secrets → backfill → embedded store + OTLP: nothing readab
     );
     const decoded = cleanRun.otlp.decode();
     expect(decoded.spans.length).toBeGreaterThan(100);
-    console.log(`false positives: ${falsePositives.length} markers for ${clean.planted} planted stand-ins`);
+    const strings = allStrings(decoded).split('\n').length;
+    console.log(`false positives: ${falsePositives.length} markers for ${clean.planted} planted stand-ins, in ${strings} exported lines of text`);
     expect(falsePositives.length / clean.planted, falsePositives.slice(0, 10).join('\n')).toBeLessThanOrEqual(MAX_FALSE_POSITIVE_RATE);
     expect(decoded.logs.filter((log) => log.eventName === 'ccotel.secret.detected')).toEqual([]);
   });
