@@ -37,6 +37,8 @@ export interface BuiltPipeline {
   shell: ShellCorrelator;
   /** Failure modes: fed by the telemetry, the hooks and (in `run`) the process watcher's scans. */
   detector: FailureModeDetector;
+  /** The pipeline's masking for text kept outside telemetry (dead-letter files); as is at content level raw. */
+  maskText: (text: string) => Promise<string>;
 }
 
 /** Sinks besides the store: the OTLP exporter when an endpoint is configured. Close them when done. */
@@ -54,7 +56,10 @@ export function buildPipeline(config: Config, store: Store | undefined, extraSin
   const shell = new ShellCorrelator();
   // Order matters: the shell join and the detectors see the hook events already on the spans.
   const joins = [hooks, shell, detector, sessionState];
-  return { pipeline: new Pipeline(correlator, buildProcessors(config), sinks, joins), storeSink, hooks, shell, detector };
+  const processors = buildProcessors(config);
+  const mask = processors.find((processor) => processor instanceof MaskProcessor);
+  const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
+  return { pipeline: new Pipeline(correlator, processors, sinks, joins), storeSink, hooks, shell, detector, maskText };
 }
 
 /** Read one file from `offset` to its current end through the pipeline; a partial last line is left for later. */

@@ -8,8 +8,12 @@ import { batchSize, emptyBatch, type LogRecord, type MetricPoint, type Processor
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
 
-/** Characters of a skipped line kept (masked, like everything else) in its `ccotel.record.skipped` record. */
-const SKIPPED_LINE_KEEP = 2048;
+/**
+ * Characters of a skipped line handed to the processors in its `ccotel.record.skipped` record: masking runs on
+ * them, then the content cap cuts. Only a bound on memory, far beyond the cap: a cut here, before masking, may
+ * leave the head of a secret unrecognisable, so it must fall past anything the cap keeps.
+ */
+const SKIPPED_LINE_KEEP = 64 * 1024;
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
 const FLUSH_ITEMS = 20_000;
 

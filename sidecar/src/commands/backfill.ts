@@ -27,10 +27,10 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });
   const extraSinks = await exportSinks(config);
   try {
-    const { pipeline, storeSink, hooks, shell } = buildPipeline(config, store, extraSinks);
+    const { pipeline, storeSink, hooks, shell, maskText } = buildPipeline(config, store, extraSinks);
     // Hooks and shell logs first: they wait (in their correlators) for the spans the transcripts produce.
     // Delivered hook events are deleted, as `run` does, unless --keep-spool; shell logs are read whole.
-    const spool = new HookSpoolSource({ ...config.paths, pipeline, addHook: (event) => hooks.add(event), consume: !options.keepSpool });
+    const spool = new HookSpoolSource({ ...config.paths, pipeline, maskText, addHook: (event) => hooks.add(event), consume: !options.keepSpool });
     spool.scan();
     await new ShellLogSource({ dir: config.paths.shellLogDir, shell, pipeline }).readAll();
     const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
@@ -62,6 +62,7 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
       showProgress();
     }
     await pipeline.finish();
+    await spool.settle();
     bar?.stop();
     return {
       stats: pipeline.stats,

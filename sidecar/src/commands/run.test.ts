@@ -60,6 +60,7 @@ describe('ccotel run (the built CLI as a child process)', () => {
     const events = () => runCli(['query', `SELECT arrayStringConcat(Events.Name, ',') FROM otel_traces WHERE SpanAttributes['tool_use_id'] = '${toolUseId}'`, '-f', 'TSV', '--store', store], env).stdout.trim();
     await waitFor('the tool span', () => events() !== '', 30_000);
     expect(events().split(',')).toContain('PostToolUse');
+    await waitFor('the turn closed by the idle time', () => turns() === 6, 30_000);
   });
 
   it('refuses a second run on the same store with a clear error', () => {

@@ -49,7 +49,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
   try {
     if (store?.kind === 'embedded') endpoint = await serveStore(store, 'run');
     extraSinks = await exportSinks(config);
-    const { pipeline, hooks, shell, detector } = buildPipeline(config, store, extraSinks);
+    const { pipeline, hooks, shell, detector, maskText } = buildPipeline(config, store, extraSinks);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]));
     const roots = transcriptRoots();
     const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log, beforeRead: () => spool.scan() });
@@ -71,7 +71,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       checkpoints.saveStatus(status);
     };
     // Hook events not matched to a span within the idle time are delivered as log records.
-    const spool = new HookSpoolSource({ ...config.paths, pipeline, addHook: (event) => hooks.add(event), log, onTick: () => hooks.expire(Date.now() - config.idleMs) });
+    const spool = new HookSpoolSource({ ...config.paths, pipeline, maskText, addHook: (event) => hooks.add(event), log, onTick: () => hooks.expire(Date.now() - config.idleMs) });
     spool.start();
     const shellLog = new ShellLogSource({
       dir: config.paths.shellLogDir,

@@ -180,7 +180,9 @@ export class ShellCorrelator implements Join {
       traceId = inherited?.traceId ?? traceIdOf(command.sessionId, 'shell', String(command.pid), String(command.seq));
       parentSpanId = inherited?.spanId ?? '';
     }
-    const commandLine = start?.cmd ?? '';
+    const truncated = start?.cmdlen !== undefined && Buffer.byteLength(start.cmd ?? '') < start.cmdlen;
+    // The shell script cut the command: its last word may be the head of a secret too short to recognise.
+    const commandLine = truncated ? `${(start?.cmd ?? '').replace(/\S*$/, '')}…` : (start?.cmd ?? '');
     const attributes: Attributes = {
       'session.id': command.sessionId,
       'gen_ai.conversation.id': command.sessionId,
@@ -188,7 +190,7 @@ export class ShellCorrelator implements Join {
       'process.pid': command.pid,
       'process.command_line': commandLine,
       'ccotel.command.length': start?.cmdlen ?? commandLine.length,
-      'ccotel.command.truncated': start?.cmdlen !== undefined && Buffer.byteLength(commandLine) < start.cmdlen,
+      'ccotel.command.truncated': truncated,
     };
     if (command.end?.status !== undefined) attributes['process.exit.code'] = command.end.status;
     else attributes['ccotel.shell.ended'] = false;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +39,7 @@ function setup() {
     deadLetterDir: join(state, 'dead-letter'),
     hookDroppedPath: join(state, 'hook-dropped'),
     pipeline,
+    maskText: async (text) => text.replaceAll('hunter2', '[MASKED]'),
     addHook: (event) => {
       seen.push(event);
       hooks.add(event);
@@ -68,15 +69,17 @@ describe('HookSpoolSource', () => {
     expect(source.scan()).toBe(0);
   });
 
-  it('moves a file that is not a hook payload to the dead-letter dir and reports it', async () => {
+  it('keeps a file that is not a hook payload masked in the dead-letter dir and reports it', async () => {
     const { state, spoolDir, sink, source, write, pipeline } = setup();
-    write(nameAt(T0), '{"session_id": "cut off');
+    write(nameAt(T0), '{"session_id": "cut off, password hunter2');
     write(nameAt(T0 + 1n), '[1,2]');
     write(nameAt(T0 + 2n), { hook_event_name: 'Stop' });
     expect(source.scan()).toBe(0);
     await pipeline.flush();
+    await source.settle();
     expect(readdirSync(spoolDir)).toEqual([]);
     expect(readdirSync(join(state, 'dead-letter', 'hooks')).sort()).toEqual([nameAt(T0), nameAt(T0 + 1n), nameAt(T0 + 2n)]);
+    expect(readFileSync(join(state, 'dead-letter', 'hooks', nameAt(T0)), 'utf8')).toBe('{"session_id": "cut off, password [MASKED]');
     const skipped = sink.received.logs.filter((log) => log.eventName === 'ccotel.record.skipped');
     expect(skipped.map((log) => log.attributes.reason)).toEqual(['malformed_json', 'not_object', 'missing_fields']);
     expect(skipped.every((log) => log.attributes['ccotel.source'] === 'hook')).toBe(true);
@@ -101,7 +104,7 @@ describe('HookSpoolSource', () => {
 
   it('keeps files with consume: false (backfill --keep-spool)', async () => {
     const { spoolDir, write, pipeline, hooks, state } = setup();
-    const keeping = new HookSpoolSource({ spoolDir, deadLetterDir: join(state, 'dl'), hookDroppedPath: join(state, 'hook-dropped'), pipeline, addHook: (e) => hooks.add(e), consume: false });
+    const keeping = new HookSpoolSource({ spoolDir, deadLetterDir: join(state, 'dl'), hookDroppedPath: join(state, 'hook-dropped'), pipeline, maskText: async (text) => text, addHook: (e) => hooks.add(e), consume: false });
     write(nameAt(T0), { session_id: SESSION, hook_event_name: 'SessionEnd', reason: 'other' });
     keeping.scan();
     await pipeline.flush();

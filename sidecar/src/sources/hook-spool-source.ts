@@ -7,7 +7,7 @@
 //
 // Both `backfill` and `run` consume the spool: it is a queue with one consumer, whichever command
 // delivered the events to its sinks. `backfill --keep-spool` reads without deleting (e.g. into a test store).
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
@@ -20,6 +20,8 @@ export interface HookSpoolOptions {
   /** Where parsed events go (the hook correlator). */
   addHook: (event: HookEvent) => void;
   pipeline: Pipeline;
+  /** Masks a broken file's text before it is kept aside (the pipeline's mask processor). */
+  maskText: (text: string) => Promise<string>;
   /** Delete files once delivered (default true). */
   consume?: boolean;
   /** A `.tmp-*` file older than this was left by a hook killed mid-write: deleted. */
@@ -46,6 +48,8 @@ export class HookSpoolSource {
   readonly stats: HookSpoolStats = { read: 0, deadLettered: 0, deleted: 0, staleTmpRemoved: 0, dropped: 0 };
   /** Files handed over and not yet acknowledged: a later scan must not read them again. */
   private readonly inFlight = new Set<string>();
+  /** Broken files whose masked copy is being written to the dead-letter dir. */
+  private readonly movingAside = new Set<Promise<void>>();
   private droppedLinesSeen = 0;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -97,6 +101,12 @@ export class HookSpoolSource {
     this.stopping = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.settle();
+  }
+
+  /** Wait until every broken file found so far is kept aside. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.movingAside]);
   }
 
   private readOne(name: string, match: RegExpExecArray): boolean {
@@ -142,15 +152,24 @@ export class HookSpoolSource {
   private deadLetter(name: string, path: string, reason: string, text: string, firedAtMs: number): void {
     this.stats.deadLettered++;
     const dir = join(this.options.deadLetterDir, 'hooks');
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      renameSync(path, join(dir, name));
-    } catch (error) {
-      // Could not move it aside: leave it (it is reported again on the next start, with the same id).
-      this.options.log?.(`cannot move ${path} to ${dir}: ${(error as Error).message}`);
-      this.inFlight.add(name);
-    }
+    this.inFlight.add(name); // not read again while it is moved aside
+    const moving: Promise<void> = this.moveAside(name, path, dir, text).finally(() => this.movingAside.delete(moving));
+    this.movingAside.add(moving);
     this.options.pipeline.skipRecord({ source: 'hook', reason, file: join(dir, name), text, timeMs: firedAtMs });
+  }
+
+  /** A broken file may hold secrets like any payload: its masked text is kept aside, then it leaves the spool. */
+  private async moveAside(name: string, path: string, dir: string, text: string): Promise<void> {
+    try {
+      const masked = await this.options.maskText(text);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(join(dir, name), masked, { mode: 0o600 });
+      rmSync(path, { force: true });
+      this.inFlight.delete(name);
+    } catch (error) {
+      // Could not keep it aside: leave it (it is reported again on the next start, with the same id).
+      this.options.log?.(`cannot move ${path} to ${dir}: ${(error as Error).message}`);
+    }
   }
 
   private removeIfStale(name: string, nowMs: number): void {
