@@ -94,7 +94,7 @@ try {
 
   console.log(`idle ccotel run, OTLP-only (--store none) to a loopback stub, ${fileCount} transcript files followed (${source.watcher})`);
   console.log(`catch-up: ${catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(peakCatchUpMb)} MB, ${otlp.requests()} OTLP requests`);
-  console.log(`idle ${windowSeconds} s: CPU ${cpuPercent.toFixed(2)}% of a core; RSS mean ${Math.round(rss.reduce((a, b) => a + b, 0) / rss.length)} MB, max ${Math.round(Math.max(...rss))} MB`);
+  console.log(`idle ${windowSeconds} s: CPU ${cpuPercent.toFixed(2)}% of a core; RSS first ${Math.round(rss[0])} MB, last ${Math.round(rss[rss.length - 1])} MB, max ${Math.round(Math.max(...rss))} MB`);
   console.log(`embedded engine (chdb) mapped in the process: ${chdbLoaded ? 'YES' : 'no'}; files followed ${source.filesFollowed}, bytes behind ${source.bytesBehind}`);
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end`);
 } finally {

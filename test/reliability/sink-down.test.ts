@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
 import { startQueryEndpoint, type QueryEndpoint } from '../../sidecar/src/store/query-endpoint.js';
 import { generateCorpus } from '../generator/corpus.js';
-import { assertBuilt, CLI, cliEnv, runCli, runCliAsync, startRun } from './cli.js';
+import { assertBuilt, CLI, cliEnv, runCli, runCliAsync, startRun, type TranscriptStatus } from './cli.js';
 import { compareSpanIds, referenceSpanIds } from './reference.js';
 import { startSwitchableProxy, type SwitchableProxy } from './switchable-proxy.js';
 import { appendTurns, sessionPath, waitFor } from './transcripts.js';
@@ -27,7 +27,7 @@ async function storedSpanIds(client: ClickHouseClient): Promise<string[]> {
 }
 
 /** `ccotel status`, run without blocking: this process serves the store it asks. */
-async function sidecarStatus(env: NodeJS.ProcessEnv, store: string): Promise<{ sink: { state: string }; bytesBehind: number } | undefined> {
+async function sidecarStatus(env: NodeJS.ProcessEnv, store: string): Promise<TranscriptStatus | undefined> {
   return JSON.parse((await runCliAsync(['status', '--json', '--store', store], env)).stdout).sources[0];
 }
 
@@ -51,7 +51,7 @@ describe('sink down (slow: the real CLI)', () => {
     cleanups.push(() => endpoint.close());
     const proxy: SwitchableProxy = await startSwitchableProxy(endpoint.url);
     cleanups.push(() => proxy.close());
-    const storeUrl = `${proxy.url.replace('://', `://ccotel:${endpoint.token}@`)}`;
+    const storeUrl = proxy.url.replace('://', `://ccotel:${endpoint.token}@`);
     const turnRoots = async () => {
       const result = await store.client.query({ query: "SELECT count() AS n FROM otel_traces WHERE SpanName = 'invoke_agent claude-code'", format: 'JSONEachRow' });
       return Number((await result.json<{ n: string }>())[0].n);
