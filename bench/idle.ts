@@ -61,7 +61,7 @@ const started = performance.now();
 const sidecar = startRun(['--store', 'none', '--otlp', otlp.url], env);
 const pid = sidecar.child.pid!;
 try {
-  const status = () => transcriptStatus(env, 'none')!;
+  const status = () => transcriptStatus(env, 'none');
   await waitFor(
     `the catch-up on ${fileCount} files`,
     () => {
@@ -90,7 +90,7 @@ try {
     await sleep(1_000);
   }
   const cpuPercent = (100 * (cpuSeconds(pid) - cpuBefore)) / ((performance.now() - windowStart) / 1000);
-  const source = status();
+  const source = status()!;
 
   console.log(`idle ccotel run, OTLP-only (--store none) to a loopback stub, ${fileCount} transcript files followed (${source.watcher})`);
   console.log(`catch-up: ${catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(peakCatchUpMb)} MB, ${otlp.requests()} OTLP requests`);
