@@ -163,8 +163,9 @@ export class Pipeline {
     return this.lastTimeMs.get(path);
   }
 
-  oldestOpenOffset(path: string): number | undefined {
-    return this.correlator.oldestOpenOffset(path);
+  /** Per file, where a re-read must start so that what is still open is rebuilt whole. */
+  oldestOpenOffsets(): Map<string, number> {
+    return this.correlator.oldestOpenOffsets();
   }
 
   /** Deliver everything correlated so far; resolves once every sink accepted it (then runs the acks). */

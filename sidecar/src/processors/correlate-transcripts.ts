@@ -190,20 +190,25 @@ export class TranscriptCorrelator {
     this.closeIdle(Number.POSITIVE_INFINITY);
   }
 
-  /** Offset of the oldest line a re-read must start from so every open turn of `file` is rebuilt whole. */
-  oldestOpenOffset(file: string): number | undefined {
-    // Everything whose report still needs rows of this file: open turns, turns with a call still waiting for
-    // its result, and subagents not reported yet (their own rows, and the turn of the call that started them).
-    const turns = [
-      ...[...this.sessions.values()].map((session) => session.turn),
-      ...[...this.pendingTools.values()].map((tool) => tool.turn),
-      ...[...this.agents.values()].filter((agent) => !agent.emitted).map((agent) => agent.link?.turn),
-    ];
-    const offsets = [
-      ...turns.filter((turn) => turn?.file === file).map((turn) => turn!.startOffset),
-      ...[...this.agents.values()].filter((agent) => !agent.emitted && agent.file === file).map((agent) => agent.startOffset),
-    ];
-    return offsets.length > 0 ? Math.min(...offsets) : undefined;
+  /**
+   * Per file, the offset of the oldest line a re-read must start from so everything still open is rebuilt
+   * whole: open turns, turns with a call still waiting for its result, and subagents not reported yet (their
+   * own rows, and the turn of the call that started them). One pass for all files: a commit asks for every file.
+   */
+  oldestOpenOffsets(): Map<string, number> {
+    const oldest = new Map<string, number>();
+    const note = (file: string | undefined, offset: number) => {
+      if (file !== undefined && offset < (oldest.get(file) ?? Number.POSITIVE_INFINITY)) oldest.set(file, offset);
+    };
+    const noteTurn = (turn: Turn | undefined) => turn && note(turn.file, turn.startOffset);
+    for (const session of this.sessions.values()) noteTurn(session.turn);
+    for (const tool of this.pendingTools.values()) noteTurn(tool.turn);
+    for (const agent of this.agents.values()) {
+      if (agent.emitted) continue;
+      noteTurn(agent.link?.turn);
+      note(agent.file, agent.startOffset);
+    }
+    return oldest;
   }
 
   private session(id: string): Session {

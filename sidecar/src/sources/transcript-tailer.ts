@@ -261,8 +261,9 @@ export class TranscriptTailer {
     const kept = this.vanished.filter((tracked) => now - tracked.goneAtMs! <= GONE_KEEP_MS);
     changed ||= kept.length !== this.vanished.length;
     this.vanished = kept;
+    const oldestOpen = this.options.pipeline.oldestOpenOffsets();
     for (const tracked of this.files.values()) {
-      const open = this.options.pipeline.oldestOpenOffset(tracked.file.path);
+      const open = oldestOpen.get(tracked.file.path);
       const resumeOffset = Math.min(open ?? tracked.offset, tracked.offset);
       if (tracked.committed?.offset !== tracked.offset || tracked.committed.resumeOffset !== resumeOffset) {
         tracked.committed = { offset: tracked.offset, resumeOffset };
