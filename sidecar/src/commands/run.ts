@@ -34,8 +34,9 @@ export interface RunningSidecar {
 }
 
 const STATUS_EVERY_MS = 5_000;
-/** How often the process table is read for the failure-mode detectors. */
-const PROCESS_SCAN_EVERY_MS = 5_000;
+/** How often the process table is read for the failure-mode detectors: each scan reads all of /proc, and a
+ * failure mode found within 15 s is soon enough (it is about processes that outlive their calls). */
+const PROCESS_SCAN_EVERY_MS = 15_000;
 /** Short, like the tailer's retries: a run waiting for a backfill should start soon after it ends. */
 const STORE_RETRY_MAX_MS = 5_000;
 

@@ -41,6 +41,8 @@ export class ShellLogSource {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopping = false;
+  /** The checkpoint document last written, so an unchanged one is not written again. */
+  private lastCommitted?: string;
 
   constructor(private readonly options: ShellLogOptions) {
     for (const [file, offset] of Object.entries(this.loadCheckpoint())) this.positions.set(file, { offset, size: offset });
@@ -85,10 +87,13 @@ export class ShellLogSource {
     if (!path) return;
     const offsets: Record<string, number> = {};
     for (const [file, position] of this.positions) offsets[file] = Math.min(position.offset, this.options.shell.oldestWaitingOffset(file) ?? position.offset);
+    const document = JSON.stringify({ version: 1, offsets });
+    if (document === this.lastCommitted) return; // an idle tick changes nothing: no write
     mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
     const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ version: 1, offsets }), { mode: 0o600 });
+    writeFileSync(temporary, document, { mode: 0o600 });
     renameSync(temporary, path);
+    this.lastCommitted = document;
   }
 
   private loadCheckpoint(): Record<string, number> {
