@@ -1,13 +1,12 @@
 // Generated corpus (every quirk of the formats spec, with its exact expected answer) → `ccotel backfill` →
 // SQL on the store must give exactly the generator's counts; a second backfill adds no rows.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateCorpus, type Expected } from '../generator/corpus.js';
+import { storeCli } from './store-cli.js';
 
-const CLI = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src', 'cli.js');
 
 const spans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
 const logs = (where: string) => `(SELECT * FROM otel_logs WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
@@ -24,16 +23,7 @@ describe.each([
   let expected: Expected;
   let env: NodeJS.ProcessEnv;
 
-  function ccotel(...args: string[]): string {
-    return execFileSync(process.execPath, [CLI, ...args, '--store', storeDir], { env, encoding: 'utf8' });
-  }
-
-  function query<T>(sql: string): T[] {
-    return ccotel('query', `${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, '--format', 'JSONEachRow')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as T);
-  }
+  const { ccotel, query } = storeCli(storeDir, () => env);
 
   beforeAll(async () => {
     expected = await generateCorpus({ seed, root: join(root, 'corpus'), sessions, hostLayout: 'multi-root' });

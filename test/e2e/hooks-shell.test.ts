@@ -2,15 +2,14 @@
 // child process) → the store: one trace per turn, each Bash tool span with its shell span and its hook events,
 // and resume frequency, permission blocks and tool success rate by SQL equal to the generator's answer, with
 // no start or block counted twice by the transcript-derived and the hook-derived paths.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateCorpus, type Expected } from '../generator/corpus.js';
 import { generateHooksAndShell, type HooksShellExpected } from '../generator/hooks-shell.js';
+import { storeCli } from './store-cli.js';
 
-const CLI = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src', 'cli.js');
 
 const spans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
 const logs = (where: string) => `(SELECT * FROM otel_logs WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
@@ -30,16 +29,7 @@ describe.each([
   let env: NodeJS.ProcessEnv;
   let summary: { hookEvents: { read: number; deadLettered: number } };
 
-  function ccotel(...args: string[]): string {
-    return execFileSync(process.execPath, [CLI, ...args, '--store', storeDir], { env, encoding: 'utf8' });
-  }
-
-  function query<T>(sql: string): T[] {
-    return ccotel('query', `${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, '--format', 'JSONEachRow')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as T);
-  }
+  const { ccotel, query } = storeCli(storeDir, () => env);
 
   beforeAll(async () => {
     corpus = await generateCorpus({ seed, root: join(root, 'corpus'), sessions, hostLayout: 'multi-root' });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLAUDE_CODE_HOOK_EVENTS } from '../../sidecar/src/install/hook-events.js';
 
 // Runs the real Claude Code CLI (`claude -p`) offline: a temp HOME, a temp project, the scripted
 // model server as ANTHROPIC_BASE_URL, native telemetry to a loopback OTLP receiver, and hook
@@ -25,15 +26,6 @@ export function claudeBinaryProblem(): string | undefined {
   }
 }
 
-/** Every hook event Claude Code 2.1.332 accepts (its own list, read from the binary). */
-export const HOOK_EVENTS = [
-  'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PostToolBatch', 'Notification', 'UserPromptSubmit',
-  'UserPromptExpansion', 'SessionStart', 'SessionEnd', 'Stop', 'StopFailure', 'SubagentStart', 'SubagentStop',
-  'PreCompact', 'PostCompact', 'PreModelSwitch', 'PostModelSwitch', 'PermissionRequest', 'PermissionDenied',
-  'Setup', 'TeammateIdle', 'TaskCreated', 'TaskCompleted', 'Elicitation', 'ElicitationResult', 'ConfigChange',
-  'WorktreeCreate', 'WorktreeRemove', 'InstructionsLoaded', 'CwdChanged', 'FileChanged', 'DirectoryAdded',
-  'MessageDisplay', 'PreSkillShellCommand',
-] as const;
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -48,7 +40,7 @@ export function copyStdinHookCommand(dir: string): string {
 }
 
 /** Writes ~/.claude/settings.json in `home` with `command` on every hook event. */
-export function installHooks(home: string, command: string, events: readonly string[] = HOOK_EVENTS): void {
+export function installHooks(home: string, command: string, events: readonly string[] = CLAUDE_CODE_HOOK_EVENTS): void {
   const hooks = Object.fromEntries(
     events.map((event) => [event, [{ matcher: '*', hooks: [{ type: 'command', command, timeout: 30 }] }]]),
   );
