@@ -7,6 +7,8 @@ import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import type { LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../model.js';
 import { clickhouseTime, POINT_ID_KEY, RECORD_ID_KEY, RowMapper } from './clickhouse-rows.js';
 
+/** Ids remembered in memory instead of asked from the store (about 100 MB at the bound). */
+const MAX_OWN_IDS = 2_000_000;
 /** Ids per existence query: keeps the query (and, on a server, its URL) small. */
 const IDS_PER_QUERY = 2000;
 
@@ -33,13 +35,26 @@ export class ClickHouseSink implements Sink {
   readonly name = 'clickhouse';
   readonly stats: ClickHouseSinkStats = { inserted: { spans: 0, logs: 0, metrics: 0 }, repeatsDropped: 0 };
 
+  /**
+   * Set when this sink is the only writer (an embedded store: its lock) and the store was empty when it began:
+   * then nothing stored can repeat an id but what this sink wrote, so the ids it wrote are checked in memory
+   * instead of asking the store for every batch. Dropped past a bound, falling back to the store.
+   */
+  private ownIds?: Set<string>;
+  private started = false;
+
   constructor(
     private readonly client: ClickHouseClient,
     private readonly mapper: RowMapper,
     private readonly database: string,
+    private readonly singleWriter = false,
   ) {}
 
   async write(batch: TelemetryBatch): Promise<void> {
+    if (!this.started) {
+      this.started = true;
+      if (this.singleWriter && (await this.storeIsEmpty())) this.ownIds = new Set();
+    }
     const spans = await this.fresh(batch.spans, (span) => span.spanId, (span) => span.startMs, SPAN_IDS);
     const logs = await this.fresh(batch.logs, (log) => log.id, (log) => log.timeMs, LOG_IDS);
     const sums = batch.metrics.filter((point) => point.kind === 'sum');
@@ -50,9 +65,28 @@ export class ClickHouseSink implements Sink {
     await this.insert(OTEL_TABLES.logs, logs.map((log: LogRecord) => this.mapper.log(log)));
     await this.insert(OTEL_TABLES.sum, newSums.map((point: MetricPoint) => this.mapper.sum(point)));
     await this.insert(OTEL_TABLES.histogram, newHistograms.map((point: MetricPoint) => this.mapper.histogram(point)));
+    this.remember([...spans.map((span) => span.spanId), ...logs.map((log) => log.id), ...newSums.map((p) => p.id), ...newHistograms.map((p) => p.id)]);
     this.stats.inserted.spans += spans.length;
     this.stats.inserted.logs += logs.length;
     this.stats.inserted.metrics += newSums.length + newHistograms.length;
+  }
+
+  private async storeIsEmpty(): Promise<boolean> {
+    const tables = [SPAN_IDS, LOG_IDS, metricIds(OTEL_TABLES.sum), metricIds(OTEL_TABLES.histogram)].map((lookup) => `${this.database}.${lookup.table}`);
+    const result = await this.client.query({
+      query: tables.map((table) => `SELECT count() AS n FROM ${table}`).join(' UNION ALL '),
+      format: 'JSONEachRow',
+    });
+    return (await result.json<{ n: number | string }>()).every((row) => Number(row.n) === 0);
+  }
+
+  private remember(ids: string[]): void {
+    if (!this.ownIds) return;
+    if (this.ownIds.size + ids.length > MAX_OWN_IDS) {
+      this.ownIds = undefined; // from here on the store answers, as for any other store
+      return;
+    }
+    for (const id of ids) this.ownIds.add(id);
   }
 
   async close(): Promise<void> {
@@ -80,6 +114,8 @@ export class ClickHouseSink implements Sink {
   }
 
   private async storedIds<T>(items: T[], idOf: (item: T) => string, timeOf: (item: T) => number, lookup: IdLookup): Promise<Set<string>> {
+    const own = this.ownIds;
+    if (own) return new Set(items.map(idOf).filter((id) => own.has(id)));
     const stored = new Set<string>();
     for (let i = 0; i < items.length; i += IDS_PER_QUERY) {
       const chunk = items.slice(i, i + IDS_PER_QUERY);
