@@ -17,20 +17,17 @@ const SKIPPED_LINE_KEEP = 64 * 1024;
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
 const FLUSH_ITEMS = 20_000;
 
+/** What was read; per-file detail of skipped lines is in their `ccotel.record.skipped` records. */
 export interface IngestStats {
   files: number;
   bytes: number;
   lines: number;
-  conversationRows: number;
-  ignoredRows: number;
   skipped: Partial<Record<SkipReason, number>>;
-  skippedByFile: Map<string, Partial<Record<SkipReason, number>>>;
   unreadableFiles: Map<string, string>;
-  batches: number;
 }
 
-export function newIngestStats(): IngestStats {
-  return { files: 0, bytes: 0, lines: 0, conversationRows: 0, ignoredRows: 0, skipped: {}, skippedByFile: new Map(), unreadableFiles: new Map(), batches: 0 };
+function newIngestStats(): IngestStats {
+  return { files: 0, bytes: 0, lines: 0, skipped: {}, unreadableFiles: new Map() };
 }
 
 /**
@@ -86,12 +83,9 @@ export class Pipeline {
       if (line.text.length === 0) continue;
       const parsed = parseTranscriptLine(line.text);
       if (parsed.ok === true) {
-        this.stats.conversationRows++;
         this.lastTimeMs.set(file.path, parsed.entry.timeMs);
         this.correlator.add(parsed.entry, file, line.start);
-      } else if (parsed.ok === 'ignored') {
-        this.stats.ignoredRows++;
-      } else {
+      } else if (parsed.ok === false) {
         this.skip(file.path, line.start, parsed.reason, line.text, parsed.type);
       }
     }
@@ -101,9 +95,6 @@ export class Pipeline {
   /** Count a line that was not used, and keep it aside (masked and capped like any output) as a log record. */
   skip(path: string, offset: number, reason: SkipReason, text: string, type?: string): void {
     this.stats.skipped[reason] = (this.stats.skipped[reason] ?? 0) + 1;
-    const perFile = this.stats.skippedByFile.get(path) ?? {};
-    perFile[reason] = (perFile[reason] ?? 0) + 1;
-    this.stats.skippedByFile.set(path, perFile);
     const timeMs = this.lastTimeMs.get(path) ?? timestampIn(text) ?? 0;
     this.skipRecord({ source: 'transcript', reason, file: path, offset, text, timeMs, type });
   }
@@ -201,7 +192,6 @@ export class Pipeline {
         this.pendingAcks = acks.concat(this.pendingAcks);
         throw error;
       }
-      this.stats.batches++;
     }
     for (const ack of acks) ack();
   }
