@@ -41,6 +41,11 @@ export interface BuiltPipeline {
   maskText: (text: string) => Promise<string>;
 }
 
+/** A writing command needs a store or an OTLP endpoint (`--store none` without `--otlp` writes nowhere). */
+export function requireDestination(config: Config): void {
+  if (config.store === '' && config.otlpEndpoint === '') throw new Error('nothing to write to: give a --store or an --otlp endpoint');
+}
+
 /** Sinks besides the store: the OTLP exporter when an endpoint is configured. Close them when done. */
 export async function exportSinks(config: Config): Promise<Sink[]> {
   return config.otlpEndpoint ? [await createOtlpSink(config)] : [];

@@ -2,7 +2,7 @@
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { buildPipeline, exportSinks, ingestFile } from '../ingest.js';
+import { buildPipeline, exportSinks, ingestFile, requireDestination } from '../ingest.js';
 import type { IngestStats } from '../pipeline.js';
 import { HookSpoolSource, type HookSpoolStats } from '../sources/hook-spool-source.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
@@ -21,7 +21,7 @@ export interface BackfillResult {
 export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean }): Promise<BackfillResult> {
   const started = performance.now();
   const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel });
-  if (config.store === '' && config.otlpEndpoint === '') throw new Error('nothing to write to: give a --store or an --otlp endpoint');
+  requireDestination(config);
   const since = options.since ? parseSince(options.since) : undefined;
   const files = (await discoverTranscripts(transcriptRoots())).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { buildPipeline, exportSinks } from '../ingest.js';
+import { buildPipeline, exportSinks, requireDestination } from '../ingest.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
 import { HookSpoolSource } from '../sources/hook-spool-source.js';
@@ -43,7 +43,7 @@ const STORE_RETRY_MAX_MS = 5_000;
 /** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
   const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs });
-  if (config.store === '' && config.otlpEndpoint === '') throw new Error('nothing to write to: give a --store or an --otlp endpoint');
+  requireDestination(config);
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
   let endpoint: QueryEndpoint | undefined;
   let extraSinks: Sink[] = [];
