@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 
 // A scripted Anthropic Messages API on loopback. The main conversation (and any subagent) consumes
 // the scenario's steps in order; Claude Code's side requests (see isSideRequest) get a canned answer
@@ -165,15 +166,6 @@ function streamMessage(res: ServerResponse, message: { id: string; model: string
   res.end();
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
@@ -186,7 +178,7 @@ export async function startModelServer(initialSteps: Step[]): Promise<ModelServe
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
-    const raw = await readBody(req);
+    const raw = await text(req);
     let body: MessagesBody = {};
     try {
       body = raw ? (JSON.parse(raw) as MessagesBody) : {};

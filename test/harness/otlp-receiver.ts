@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 
 // A loopback OTLP/HTTP JSON receiver for Claude Code's native telemetry. It keeps every export
 // request body exactly as received (the fixtures' oracle) and offers flat views for assertions.
@@ -143,15 +144,6 @@ export function flattenMetrics(bodies: unknown[]): FlatMetricPoint[] {
 
 const PATHS: Record<string, Signal> = { '/v1/traces': 'traces', '/v1/metrics': 'metrics', '/v1/logs': 'logs' };
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const exports: OtlpExport[] = [];
 
@@ -166,7 +158,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(415, { 'content-type': 'text/plain' }).end('only OTLP/HTTP JSON is accepted');
       return;
     }
-    const raw = await readBody(req);
+    const raw = await text(req);
     try {
       exports.push({ signal, receivedAt: Date.now(), raw, body: JSON.parse(raw) });
     } catch {

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { writeLock, type Store } from './open-store.js';
+import { buffer } from 'node:stream/consumers';
 
 export interface QueryEndpoint {
   url: string;
@@ -106,9 +107,7 @@ async function handle(client: ClickHouseClient, expectedDigest: Buffer, request:
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks);
+  const body = await buffer(request);
   return request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
 }
 
