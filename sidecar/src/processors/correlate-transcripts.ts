@@ -151,7 +151,6 @@ export class TranscriptCorrelator {
   }
 
   add(entry: TranscriptEntry, file: TranscriptFile, offset: number): void {
-    const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? entry.agentId ?? `sidechain-${entry.sessionId}` : undefined;
     if (entry.hookBlock) {
       // A PreToolUse hook that exits 2 stops the call: its result is the hook's message, not a tool error.
       if (entry.hookBlock.hookEvent === 'PreToolUse') this.hookBlockedCalls.add(entry.hookBlock.toolUseId);
@@ -166,6 +165,7 @@ export class TranscriptCorrelator {
       session.forked = true;
       return;
     }
+    const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? entry.agentId ?? `sidechain-${entry.sessionId}` : undefined;
     if (agentId !== undefined) {
       this.addAgentRow(entry, session, agentId, file, offset);
       return;
