@@ -175,8 +175,15 @@ export class TranscriptCorrelator {
 
   /** Close turns and subagents of sessions with no row since `idleBeforeMs` (live mode), as the end of input would. */
   closeIdle(idleBeforeMs: number): void {
+    const idle = new Set<string>();
     for (const session of this.sessions.values()) {
-      if (session.lastMs < idleBeforeMs) this.closeSession(session);
+      if (session.lastMs >= idleBeforeMs) continue;
+      this.closeTurn(session);
+      idle.add(session.id);
+    }
+    // One pass over the calls still waiting, not one per idle session: this runs on every idle check.
+    for (const tool of [...this.pendingTools.values()]) {
+      if (idle.has(tool.scope.sessionId)) this.emitTool(tool, 'unanswered', tool.turn?.lastMs ?? tool.startMs, undefined);
     }
     for (const agent of this.agents.values()) {
       if (agent.emitted || (this.sessions.get(agent.sessionId)?.lastMs ?? 0) >= idleBeforeMs) continue;
@@ -218,13 +225,6 @@ export class TranscriptCorrelator {
       this.sessions.set(id, session);
     }
     return session;
-  }
-
-  private closeSession(session: Session): void {
-    this.closeTurn(session);
-    for (const tool of [...this.pendingTools.values()]) {
-      if (tool.scope.sessionId === session.id) this.emitTool(tool, 'unanswered', tool.turn?.lastMs ?? tool.startMs, undefined);
-    }
   }
 
   // ---- main thread ----------------------------------------------------------------------------------------
