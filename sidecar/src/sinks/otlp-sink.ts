@@ -350,7 +350,7 @@ export async function createOtlpSink(config: Config, overrides: Partial<OtlpSink
   return new OtlpSink({
     ...OTLP_SINK_DEFAULTS,
     targets: await resolveTargets(config.otlpEndpoint),
-    resource: sidecarResource(),
+    resource: sidecarResource(config.contentLevel),
     queueDir: join(config.paths.stateDir, 'otlp-queue'),
     ...(queueMb !== undefined ? { queueMaxBytes: Math.round(Number(queueMb) * 1024 * 1024) } : {}),
     ...overrides,
