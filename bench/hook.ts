@@ -12,6 +12,7 @@ import { shellSourceLine } from '../sidecar/src/install/shell.js';
 import { shQuote } from '../sidecar/src/install/scripts.js';
 import { hookPayloads } from '../test/hook/payloads.js';
 import { bashToolScript, HOOK_SCRIPT, SHELL_SCRIPT } from '../test/hook/run.js';
+import { reportGoals } from './goals.js';
 
 const runs = Number(process.argv[2] ?? 400);
 const dir = mkdtempSync(join(tmpdir(), 'ccotel-bench-'));
@@ -109,3 +110,6 @@ ${row('Bash tool command without it', withoutTimes)}
 CPU per hook call (all its processes, user + sys): ccotel-hook.sh ${hookCpu.toFixed(0)} µs, \`cat > file\` ${catCpu.toFixed(0)} µs.
 
 Shell log work per command inside bash (source the script, start record, end record; no process started): ${wallPerCommand.toFixed(0)} µs wall, ${cpuPerCommand.toFixed(0)} µs of shell CPU.`);
+reportGoals('hook', [
+  { goal: 'hook p99, sh -c as Claude Code spawns it', measured: Number(percentile(hookTimes, 99).toFixed(2)), unit: 'ms', bound: 5, better: 'lower', peer: `bare cat > file, p99 ${percentile(catTimes, 99).toFixed(2)} ms` },
+]);

@@ -17,6 +17,7 @@ import type { SpanRecord, TelemetryBatch } from '../sidecar/src/model.js';
 import { generateCorpus } from '../test/generator/corpus.js';
 import { Gateway } from '../test/collector/otlp-gateway.js';
 import { backfillAll, otlpOnlySidecar } from '../test/collector/otlp-sidecar.js';
+import { reportGoals } from './goals.js';
 
 const SPANS = Number(process.argv[2] ?? 100_000);
 const EARLIER = process.argv[3] ?? 'd487416';
@@ -129,6 +130,10 @@ try {
   console.log(`machine: ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`${SPANS} spans cloned from ${source.length} generated ones (about ${bytesPerSpan} bytes of JSON each), batches of ${BATCH}, 1000 spans per request`);
   console.table(results);
+  const shipped = results[1];
+  reportGoals('otlp gateway', [
+    { goal: 'spans per collector core-second, sidecar data, masking on', measured: shipped.spansPerCollectorCoreSecond, unit: 'spans/s', bound: 20_000, better: 'higher', peer: `earlier gateway ${results[0].spansPerCollectorCoreSecond}` },
+  ]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
