@@ -2,7 +2,11 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { buffer } from 'node:stream/consumers';
+import { gunzipSync } from 'node:zlib';
 
 /** The built CLI; CCOTEL_TEST_CLI names another build (e.g. an older commit's, to see a test fail there). */
 export const CLI = resolve(process.env.CCOTEL_TEST_CLI ?? 'dist/sidecar/src/cli.js');
@@ -74,4 +78,30 @@ export function queryNumber(sql: string, env: NodeJS.ProcessEnv, store: string):
 export function endpointClient(store: string): ClickHouseClient {
   const lock = JSON.parse(readFileSync(join(store, 'ccotel.lock'), 'utf8')) as { endpoint: { url: string; token: string } };
   return createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token });
+}
+
+export interface OtlpStub {
+  url: string;
+  /** Request bodies received so far (decompressed). */
+  bodies: Buffer[];
+  close(): void;
+}
+
+/** An OTLP/HTTP receiver that accepts everything (an empty protobuf answer means success) and keeps the bodies. */
+export async function startOtlpStub(): Promise<OtlpStub> {
+  const bodies: Buffer[] = [];
+  const server = createServer((request, response) => {
+    void buffer(request).then((body) => {
+      bodies.push(request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body);
+      response.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, close: () => server.close() };
+}
+
+/** Peak resident set (VmHWM) of a running process, in MB. */
+export function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match![1]) / 1024;
 }

@@ -3,18 +3,11 @@
 // layouts (inline sidechain rows need nothing here; legacy `agent-*.jsonl` beside the sessions;
 // `<session>/subagents/agent-<id>.jsonl` with its `.meta.json`).
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { TranscriptFile } from '../processors/correlate-transcripts.js';
-import { classifyTranscriptPath, TranscriptTree } from './transcript-tree.js';
+import { classifyTranscriptPath, TranscriptTree, type DiscoveredTranscript } from './transcript-tree.js';
 
-export { classifyTranscriptPath };
-
-export interface DiscoveredTranscript extends TranscriptFile {
-  size: number;
-  mtimeMs: number;
-}
+export { classifyTranscriptPath, type DiscoveredTranscript };
 
 /** The `projects` directories to read, existing ones only, without repeats. */
 export function transcriptRoots(env: NodeJS.ProcessEnv = process.env, home = env.HOME ?? homedir()): string[] {
@@ -32,25 +25,7 @@ export function candidateRoots(env: NodeJS.ProcessEnv = process.env, home = env.
   return [...new Set(candidates)];
 }
 
-/**
- * Every transcript under the roots. Main transcripts come first, oldest first, then subagents: a subagent
- * is attached to the tool call that started it, which lives in a main transcript.
- */
-export async function discoverTranscripts(roots: string[], log?: (message: string) => void): Promise<DiscoveredTranscript[]> {
-  const tree = new TranscriptTree(roots, log);
-  const found: DiscoveredTranscript[] = [];
-  for (const root of roots) {
-    for (const path of await tree.walk(root)) {
-      const file = classifyTranscriptPath(root, path)!;
-      try {
-        const info = await stat(path);
-        if (info.isFile()) found.push({ ...file, size: info.size, mtimeMs: info.mtimeMs });
-      } catch {
-        // deleted between listing and stat
-      }
-    }
-  }
-  return found.sort(
-    (a, b) => Number(a.kind !== 'main') - Number(b.kind !== 'main') || a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path),
-  );
+/** Every transcript under the roots (see TranscriptTree.discover). */
+export function discoverTranscripts(roots: string[], log?: (message: string) => void): Promise<DiscoveredTranscript[]> {
+  return new TranscriptTree(roots, log).discover();
 }

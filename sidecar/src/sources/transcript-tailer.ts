@@ -10,8 +10,7 @@ import type { TranscriptFile } from '../processors/correlate-transcripts.js';
 import { CheckpointStore, identityOf, isSameFile, type FileCheckpoint, type FileIdentity } from './checkpoints.js';
 import { readLines } from './line-reader.js';
 import { openRegularFile } from './regular-file.js';
-import { classifyTranscriptPath, discoverTranscripts } from './transcript-discovery.js';
-import { TranscriptTree } from './transcript-tree.js';
+import { classifyTranscriptPath, TranscriptTree } from './transcript-tree.js';
 import { TranscriptWatcher } from './transcript-watcher.js';
 
 export interface TailerOptions {
@@ -117,7 +116,7 @@ export class TranscriptTailer {
     await this.watcher.start();
     const saved = new Map((this.options.checkpoints.load()?.files ?? []).map((checkpoint) => [checkpoint.path, checkpoint]));
     const savedByInode = new Map([...saved.values()].map((checkpoint) => [`${checkpoint.identity.dev}:${checkpoint.identity.ino}`, checkpoint]));
-    for (const found of await discoverTranscripts(this.options.roots, this.options.log)) {
+    for (const found of await this.tree.discover()) {
       const tracked: TrackedFile = { file: found, path: found.path, offset: 0, size: found.size };
       const checkpoint = await this.matchingCheckpoint(found.path, saved, savedByInode);
       if (checkpoint) {

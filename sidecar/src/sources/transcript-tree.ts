@@ -6,7 +6,7 @@
 // transcript is not read through the link: if its target is itself a transcript inside a root, it is
 // followed there, under its own name; any other link is reported once and skipped.
 import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { TranscriptFile } from '../processors/correlate-transcripts.js';
 import { readRegularFileSync } from './regular-file.js';
@@ -38,6 +38,11 @@ function readAgentType(agentPath: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+export interface DiscoveredTranscript extends TranscriptFile {
+  size: number;
+  mtimeMs: number;
 }
 
 export type DirRole = 'root' | 'project' | 'session' | 'subagents';
@@ -110,6 +115,21 @@ export class TranscriptTree {
       pending.push(...listed.dirs);
     }
     return transcripts;
+  }
+
+  /**
+   * Every transcript under the roots. Main transcripts come first, oldest first, then subagents: a subagent
+   * is attached to the tool call that started it, which lives in a main transcript.
+   */
+  async discover(): Promise<DiscoveredTranscript[]> {
+    const found: DiscoveredTranscript[] = [];
+    for (const root of this.roots) {
+      for (const path of await this.walk(root)) {
+        const info = await lstat(path).catch(() => undefined); // undefined: deleted since it was listed
+        if (info?.isFile()) found.push({ ...classifyTranscriptPath(root, path)!, size: info.size, mtimeMs: info.mtimeMs });
+      }
+    }
+    return found.sort((a, b) => Number(a.kind !== 'main') - Number(b.kind !== 'main') || a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
   }
 
   /** A `.jsonl` that is a symlink: reported unless its target is a transcript followed under its own name. */
