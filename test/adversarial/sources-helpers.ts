@@ -51,8 +51,8 @@ export function exported(h: HostileHome, marker: string): boolean {
 export const OTLP_ONLY = (h: HostileHome) => ['--store', 'none', '--otlp', h.stub.url];
 
 /** `ccotel run` OTLP-only, once it has caught up on `files` files. */
-export async function runCaughtUp(h: HostileHome, files: number): Promise<ReturnType<typeof startRun>> {
-  const sidecar = startRun(OTLP_ONLY(h), h.env);
+export async function runCaughtUp(h: HostileHome, files: number, extraArgs: string[] = []): Promise<ReturnType<typeof startRun>> {
+  const sidecar = startRun([...OTLP_ONLY(h), ...extraArgs], h.env);
   await waitFor(
     `run to catch up on ${files} files`,
     () => {

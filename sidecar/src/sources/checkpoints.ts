@@ -149,8 +149,7 @@ export function checkpointStoresIn(dir: string): CheckpointStore[] {
   } catch {
     return [];
   }
-  return names
-    .map((name) => /^transcripts-([0-9a-f]+)\.json$/.exec(name)?.[1])
-    .filter((key): key is string => key !== undefined)
-    .map((key) => new CheckpointStore(dir, key));
+  // A status file alone is a sidecar that could not commit yet (e.g. its checkpoint write keeps failing).
+  const keys = names.map((name) => /^(?:transcripts|status)-([0-9a-f]+)\.json$/.exec(name)?.[1]).filter((key): key is string => key !== undefined);
+  return [...new Set(keys)].map((key) => new CheckpointStore(dir, key));
 }

@@ -2,7 +2,7 @@
 // full, read-only filesystem, no file descriptor left) is reported and retried by the next write instead
 // of taking the process down. Until it succeeds the previous version stays in place, so at worst a
 // restart reads again what the store already holds (its ids drop the repeats).
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -16,7 +16,7 @@ export function writeFileAtomic(path: string, text: string, durable: boolean): v
   try {
     const fd = openSync(temporary, 'w', 0o600);
     try {
-      writeSync(fd, text);
+      writeFileSync(fd, text); // unlike one writeSync, goes on after a short write (and throws ENOSPC then)
       if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
