@@ -15,7 +15,16 @@ import { parseTranscriptLine, type SkipReason } from './processors/parse-transcr
  */
 const SKIPPED_LINE_KEEP = 64 * 1024;
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
-const FLUSH_ITEMS = 20_000;
+export const FLUSH_ITEMS = 20_000;
+/** Input bytes read before a flush: with FLUSH_ITEMS, bounds a batch whatever the lines hold. */
+export const FLUSH_INPUT_BYTES = 32 << 20;
+/** Lines read between checks of the two bounds above (a check gathers what the correlator emitted). */
+const CHECK_EVERY_LINES = 1000;
+/**
+ * Skipped records kept per file and reason; the lines skipped beyond them are only counted: one record
+ * (no text, `ccotel.record.count`) per file, reason and flush.
+ */
+export const SKIPPED_RECORDS_PER_FILE = 10;
 
 /** What was read; per-file detail of skipped lines is in their `ccotel.record.skipped` records. */
 export interface IngestStats {
@@ -65,6 +74,11 @@ export class Pipeline {
   private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
   private readonly lastTimeMs = new Map<string, number>();
+  /** Per file, skipped records kept so far by reason (reset when the file is read from its start). */
+  private readonly skippedKept = new Map<string, Map<string, number>>();
+  /** Skipped lines past the kept ones, per file and reason, since the last flush: the first of them and how many. */
+  private skippedOver = new Map<string, { record: SkippedRecord; count: number }>();
+  private inputBytes = 0;
 
   constructor(
     correlator: TranscriptCorrelator,
@@ -76,10 +90,19 @@ export class Pipeline {
   }
 
   async addLines(file: TranscriptFile, lines: Line[]): Promise<void> {
+    let sinceCheck = 0;
     for (const line of lines) {
       this.stats.lines++;
       this.stats.bytes += line.end - line.start;
-      if (line.start === 0) this.correlator.readingFromStart(file.path);
+      this.inputBytes += line.end - line.start;
+      if (++sinceCheck === CHECK_EVERY_LINES) {
+        sinceCheck = 0;
+        if (this.batchFull()) await this.deliverInBackground();
+      }
+      if (line.start === 0) {
+        this.correlator.readingFromStart(file.path);
+        this.skippedKept.delete(file.path);
+      }
       if (line.text.length === 0) continue;
       const parsed = parseTranscriptLine(line.text);
       if (parsed.ok === true) {
@@ -89,7 +112,7 @@ export class Pipeline {
         this.skip(file.path, line.start, parsed.reason, line.text, parsed.type);
       }
     }
-    if (this.bufferedItems() >= FLUSH_ITEMS) await this.deliverInBackground();
+    if (this.batchFull()) await this.deliverInBackground();
   }
 
   /** Count a line that was not used, and keep it aside (masked and capped like any output) as a log record. */
@@ -99,8 +122,26 @@ export class Pipeline {
     this.skipRecord({ source: 'transcript', reason, file: path, offset, text, timeMs, type });
   }
 
-  /** Report an input record of any source that was not used: a `ccotel.record.skipped` log and a health point. */
+  /**
+   * Report an input record of any source that was not used: a `ccotel.record.skipped` log and a health point,
+   * for the first few per file and reason; past them, a count (see SKIPPED_RECORDS_PER_FILE).
+   */
   skipRecord(record: SkippedRecord): void {
+    const kept = this.skippedKept.get(record.file) ?? new Map<string, number>();
+    this.skippedKept.set(record.file, kept);
+    const keptForReason = kept.get(record.reason) ?? 0;
+    if (keptForReason < SKIPPED_RECORDS_PER_FILE) {
+      kept.set(record.reason, keptForReason + 1);
+      this.addSkipped(record, 1);
+      return;
+    }
+    const key = `${record.reason}\0${record.file}`;
+    const over = this.skippedOver.get(key);
+    if (over) over.count++;
+    else this.skippedOver.set(key, { record: { ...record, text: '' }, count: 1 });
+  }
+
+  private addSkipped(record: SkippedRecord, count: number): void {
     const id = recordIdOf('skipped', record.file, String(record.offset ?? ''));
     const attributes = {
       reason: record.reason,
@@ -108,6 +149,7 @@ export class Pipeline {
       'ccotel.source.file': record.file,
       ...(record.offset !== undefined ? { 'ccotel.source.offset': record.offset } : {}),
       ...(record.type ? { 'ccotel.row.type': record.type } : {}),
+      ...(count > 1 ? { 'ccotel.record.count': count } : {}),
     };
     const log: LogRecord = {
       id,
@@ -120,7 +162,7 @@ export class Pipeline {
       attributes,
     };
     this.pending.logs.push(log);
-    this.addHealth(id, 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', record.timeMs, 1, {
+    this.addHealth(id, 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', record.timeMs, count, {
       source: record.source,
       result: record.reason,
     });
@@ -196,9 +238,9 @@ export class Pipeline {
     for (const ack of acks) ack();
   }
 
-  private bufferedItems(): number {
+  private batchFull(): boolean {
     this.collect();
-    return batchSize(this.pending);
+    return batchSize(this.pending) >= FLUSH_ITEMS || this.inputBytes >= FLUSH_INPUT_BYTES;
   }
 
   /** Move what the correlator emitted, and what the joins add to it, into the pending batch. */
@@ -214,6 +256,9 @@ export class Pipeline {
   }
 
   private take(): TelemetryBatch {
+    for (const { record, count } of this.skippedOver.values()) this.addSkipped(record, count);
+    this.skippedOver = new Map();
+    this.inputBytes = 0;
     this.collect();
     const batch = this.pending;
     this.pending = emptyBatch();

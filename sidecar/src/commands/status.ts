@@ -71,7 +71,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
     const store = await openStore(config.store, { command: 'status', access: 'read', rawTtlDays: config.rawTtlDays });
     try {
       const result = await store.client.query({
-        query: `SELECT LogAttributes['reason'] AS reason, toUInt64(count()) AS lines FROM ${store.database}.otel_logs
+        query: `SELECT LogAttributes['reason'] AS reason, toUInt64(sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1)))) AS lines FROM ${store.database}.otel_logs
                 WHERE EventName = 'ccotel.record.skipped' GROUP BY reason ORDER BY reason`,
         format: 'JSONEachRow',
       });
