@@ -6,14 +6,16 @@ import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
 import { batchSize, emptyBatch, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
+import { CapProcessor } from './processors/cap.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
 
 /**
- * Characters of a skipped line handed to the processors in its `ccotel.record.skipped` record: masking runs on
- * them, then the content cap cuts. Only a bound on memory, far beyond the cap: a cut here, before masking, may
- * leave the head of a secret unrecognisable, so it must fall past anything the cap keeps.
+ * Characters of a skipped line handed to the processors beyond what the content cap keeps: masking runs on
+ * them, then the cap cuts. A cut here, before masking, may leave the head of a secret unrecognisable, so it
+ * falls past the cap by more than the longest secret a detector finds (a PEM body, secret-detector.ts):
+ * a secret the cap could keep the head of ends before this cut, whatever CCOTEL_CONTENT_MAX_LENGTH is.
  */
-const SKIPPED_LINE_KEEP = 64 * 1024;
+const SKIPPED_LINE_MARGIN = 64 * 1024;
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
 export const FLUSH_ITEMS = 20_000;
 /** Input bytes read before a flush: with FLUSH_ITEMS, bounds a batch whatever the lines hold. */
@@ -79,6 +81,7 @@ export class Pipeline {
   /** Skipped lines past the kept ones, per file and reason, since the last flush: the first of them and how many. */
   private skippedOver = new Map<string, { record: SkippedRecord; count: number }>();
   private inputBytes = 0;
+  private readonly skippedLineKeep: number;
 
   constructor(
     correlator: TranscriptCorrelator,
@@ -87,6 +90,8 @@ export class Pipeline {
     private readonly joins: Join[] = [],
   ) {
     this.correlator = correlator;
+    const capped = processors.filter((processor) => processor instanceof CapProcessor).map((cap) => cap.maxLength);
+    this.skippedLineKeep = SKIPPED_LINE_MARGIN + Math.max(0, ...capped);
   }
 
   async addLines(file: TranscriptFile, lines: Line[]): Promise<void> {
@@ -158,7 +163,7 @@ export class Pipeline {
       severity: 'WARN',
       traceId: '',
       spanId: '',
-      body: record.text.slice(0, SKIPPED_LINE_KEEP),
+      body: record.text.slice(0, this.skippedLineKeep),
       attributes,
     };
     this.pending.logs.push(log);
