@@ -13,7 +13,18 @@
 exec >/dev/null 2>&1
 umask 077
 
-spool=${1:-${CCOTEL_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ccotel}/spool}
+# Without an argument, the state dir as ccotel finds it. With no HOME either (a service, a stripped
+# environment), the spool beside the directory the script is in: install-hooks puts it in <state>/bin.
+if [ -n "$1" ]; then spool=$1
+elif [ -n "$CCOTEL_STATE_DIR" ]; then spool=$CCOTEL_STATE_DIR/spool
+elif [ -n "$XDG_STATE_HOME" ]; then spool=$XDG_STATE_HOME/ccotel/spool
+elif [ -n "$HOME" ]; then spool=$HOME/.local/state/ccotel/spool
+else
+  case $0 in
+    */*) spool=${0%/*}/../spool ;;
+    *) cat >/dev/null; exit 0 ;; # found on PATH: nowhere known to write to
+  esac
+fi
 
 fired=$(date +%s%N)
 case $fired in
