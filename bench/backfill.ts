@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { generateCorpus, type Expected } from '../test/generator/corpus.js';
+import { reportGoals } from './goals.js';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
@@ -240,6 +241,13 @@ async function main(): Promise<void> {
     tokensVsCcusage: { sessionsCompared: compared, mismatches },
   };
   console.log(JSON.stringify(figures, null, 2));
+  // Issue #18: ≥ 1.0× the floor on the generator's conversation-heavy mix, ≥ 1.5× on the real-shaped one (--scale 5).
+  const mix = scale >= 5 ? 'real-shaped mix' : 'conversation-heavy mix';
+  reportGoals(`backfill ${figures.corpus.mb} MB, ${mix}`, [
+    { goal: 'throughput', measured: figures.backfill.ofFloor, unit: '× floor', bound: scale >= 5 ? 1.5 : 1.0, better: 'higher', peer: 'read + JSON.parse, one core' },
+    { goal: 'peak RSS', measured: figures.backfill.maxRssMb, unit: 'MB', bound: 400, better: 'lower' },
+    { goal: 'per-session answer', measured: figures.storeAnswerSpeedupVsCcusage, unit: '× faster', bound: 1, better: 'higher', peer: 'ccusage re-scan' },
+  ]);
   rmSync(store, { recursive: true, force: true });
   rmSync(env.HOME, { recursive: true, force: true });
   if (mismatches.length > 0 || wrongAgainstExpected.length > 0) process.exitCode = 1;

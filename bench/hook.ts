@@ -1,10 +1,13 @@
 // Benchmark (not a test) of the hook and the shell log, printed as Markdown for docs/HOOKS.md.
 //   npx vite-node bench/hook.ts [runs]
 // 1. Hook: time per call as Claude Code makes it (`/bin/sh -c '<command>'`, the event on stdin),
-//    against the least any spooling hook can do: `cat > file`.
+//    against the least any spooling hook can do, `cat > file`, and against the hook as of an earlier
+//    commit (default d487416: date + cat + mv), all in the same run.
 // 2. Shell log: wall time of a Bash tool command (`bash -c`, Claude Code's wrapper) with and without
 //    the integration, and the integration's own shell work measured inside one bash.
-import { spawnSync } from 'node:child_process';
+//
+//   npx vite-node bench/hook.ts [runs=400] [earlier-commit=d487416]
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +15,10 @@ import { shellSourceLine } from '../sidecar/src/install/shell.js';
 import { shQuote } from '../sidecar/src/install/scripts.js';
 import { hookPayloads } from '../test/hook/payloads.js';
 import { bashToolScript, HOOK_SCRIPT, SHELL_SCRIPT } from '../test/hook/run.js';
+import { reportGoals } from './goals.js';
 
 const runs = Number(process.argv[2] ?? 400);
+const earlier = process.argv[3] ?? 'd487416';
 const dir = mkdtempSync(join(tmpdir(), 'ccotel-bench-'));
 
 function percentile(sorted: number[], p: number): number {
@@ -48,9 +53,13 @@ const payload = JSON.stringify(hookPayloads({ sessionId: '3f1c2b9e-8d7a-4c6b-9e5
 const spool = join(dir, 'state', 'spool');
 const hookCommand = `${shQuote(HOOK_SCRIPT)} ${shQuote(spool)}`;
 const catCommand = `cat > ${shQuote(join(dir, 'cat-target'))}`;
+const earlierScript = join(dir, 'ccotel-hook-earlier.sh');
+writeFileSync(earlierScript, execFileSync('git', ['show', `${earlier}:sidecar/hook/ccotel-hook.sh`]), { mode: 0o755 });
+const earlierCommand = `${shQuote(earlierScript)} ${shQuote(join(dir, 'state', 'spool-earlier'))}`;
 
 const hookTimes = timeRuns(() => mustSucceed(spawnSync('/bin/sh', ['-c', hookCommand], { input: payload })));
 const catTimes = timeRuns(() => mustSucceed(spawnSync('/bin/sh', ['-c', catCommand], { input: payload })));
+const earlierTimes = timeRuns(() => mustSucceed(spawnSync('/bin/sh', ['-c', earlierCommand], { input: payload })));
 /** CPU (user + sys) per call of a hook command, summed over its processes: bash `times` for children. */
 function cpuMicrosPerCall(commandLine: string): number {
   const script = `for ((i = 0; i < ${runs}; i++)); do sh -c ${shQuote(commandLine)} < ${shQuote(payloadFile)}; done; times`;
@@ -61,6 +70,7 @@ const payloadFile = join(dir, 'payload.json');
 writeFileSync(payloadFile, payload);
 const hookCpu = cpuMicrosPerCall(hookCommand);
 const catCpu = cpuMicrosPerCall(catCommand);
+const earlierCpu = cpuMicrosPerCall(earlierCommand);
 rmSync(spool, { recursive: true });
 
 const logDir = join(dir, 'shell');
@@ -101,11 +111,15 @@ console.log(`Machine: ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, 
 
 | per call, ms (spawned from Node like Claude Code does) | p50 | p90 | p99 | max |
 |---|---|---|---|---|
-${row('ccotel-hook.sh (sh -c, spool write + rename)', hookTimes)}
+${row('ccotel-hook.sh (sh -c, written in place)', hookTimes)}
 ${row('bare `cat > file` (sh -c)', catTimes)}
+${row(`ccotel-hook.sh at ${earlier} (date + cat + mv)`, earlierTimes)}
 ${row('Bash tool command with the shell log', withTimes)}
 ${row('Bash tool command without it', withoutTimes)}
 
-CPU per hook call (all its processes, user + sys): ccotel-hook.sh ${hookCpu.toFixed(0)} µs, \`cat > file\` ${catCpu.toFixed(0)} µs.
+CPU per hook call (all its processes, user + sys): ccotel-hook.sh ${hookCpu.toFixed(0)} µs, \`cat > file\` ${catCpu.toFixed(0)} µs, at ${earlier} ${earlierCpu.toFixed(0)} µs. p99 ratio to \`cat > file\`: ${(percentile(hookTimes, 99) / percentile(catTimes, 99)).toFixed(2)} (at ${earlier}: ${(percentile(earlierTimes, 99) / percentile(catTimes, 99)).toFixed(2)}).
 
 Shell log work per command inside bash (source the script, start record, end record; no process started): ${wallPerCommand.toFixed(0)} µs wall, ${cpuPerCommand.toFixed(0)} µs of shell CPU.`);
+reportGoals('hook', [
+  { goal: 'hook p99, sh -c as Claude Code spawns it', measured: Number(percentile(hookTimes, 99).toFixed(2)), unit: 'ms', bound: 5, better: 'lower', peer: `bare cat > file, p99 ${percentile(catTimes, 99).toFixed(2)} ms` },
+]);

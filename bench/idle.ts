@@ -6,12 +6,10 @@
 //   npm run build && node dist/bench/idle.js [--files 10000] [--seconds 60]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { assertBuilt, cliEnv, startRun, transcriptStatus } from '../test/reliability/cli.js';
+import { assertBuilt, cliEnv, startOtlpStub, startRun, transcriptStatus } from '../test/reliability/cli.js';
 import { waitFor, writeManyTranscripts } from '../test/reliability/transcripts.js';
 
 const { values: args } = parseArgs({
@@ -34,20 +32,6 @@ function cpuSeconds(pid: number): number {
 
 function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-}
-
-/** An OTLP/HTTP receiver that accepts everything (an empty protobuf answer means success). */
-async function startOtlpStub(): Promise<{ url: string; requests: () => number; close: () => void }> {
-  let requests = 0;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      requests++;
-      response.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests, close: () => server.close() };
 }
 
 assertBuilt();
@@ -76,8 +60,8 @@ try {
   // catch-up: part of starting up, not of being idle. Wait for it, then for the exports to stop.
   await sleep(Math.max(0, 65_000 - (performance.now() - started)));
   let exported = -1;
-  while (exported !== otlp.requests()) {
-    exported = otlp.requests();
+  while (exported !== otlp.bodies.length) {
+    exported = otlp.bodies.length;
     await sleep(5_000);
   }
 
@@ -93,7 +77,7 @@ try {
   const source = status()!;
 
   console.log(`idle ccotel run, OTLP-only (--store none) to a loopback stub, ${fileCount} transcript files followed (${source.watcher})`);
-  console.log(`catch-up: ${catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(peakCatchUpMb)} MB, ${otlp.requests()} OTLP requests`);
+  console.log(`catch-up: ${catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(peakCatchUpMb)} MB, ${otlp.bodies.length} OTLP requests`);
   console.log(`idle ${windowSeconds} s: CPU ${cpuPercent.toFixed(2)}% of a core; RSS first ${Math.round(rss[0])} MB, last ${Math.round(rss[rss.length - 1])} MB, max ${Math.round(Math.max(...rss))} MB`);
   console.log(`embedded engine (chdb) mapped in the process: ${chdbLoaded ? 'YES' : 'no'}; files followed ${source.filesFollowed}, bytes behind ${source.bytesBehind}`);
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end`);

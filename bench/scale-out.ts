@@ -96,7 +96,7 @@ async function measureWorkload(name: string, configDirs: string[]): Promise<Work
   for (const file of files) await ingestFile(pipeline, file, 0);
   await pipeline.finish();
   const { spans, logs, metrics } = recorder.batch;
-  const encoder = new OtlpEncoder(sidecarResource({}), SIDECAR_VERSION);
+  const encoder = new OtlpEncoder(sidecarResource('masked', {}), SIDECAR_VERSION);
   // encoded in requests of the sink's size (1000 items), as they go on the wire
   const bodies = [
     ...chunks(spans, 1000).map((part) => encoder.traces(part)),
@@ -356,7 +356,7 @@ interface OtlpRequest {
 }
 
 function* requestsOf(batch: TelemetryBatch, itemsPerRequest: number): Generator<OtlpRequest, never> {
-  const encoder = new OtlpEncoder(sidecarResource({}), SIDECAR_VERSION);
+  const encoder = new OtlpEncoder(sidecarResource('masked', {}), SIDECAR_VERSION);
   for (let copy = 1; ; copy++) {
     const spans = batch.spans.map((span) => ({ ...span, traceId: copyId(span.traceId, copy), spanId: copyId(span.spanId, copy), parentSpanId: copyId(span.parentSpanId, copy) }));
     const logs = batch.logs.map((log) => ({ ...log, traceId: copyId(log.traceId, copy), spanId: copyId(log.spanId, copy) }));

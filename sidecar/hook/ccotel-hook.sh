@@ -3,36 +3,46 @@
 #
 #   ccotel-hook.sh [SPOOL_DIR]     (install-hooks bakes the absolute spool dir into the command)
 #
-# It runs on every hook event, so it stays tiny: POSIX sh, three short-lived coreutils (date, cat,
-# mv), no Node. It never harms the agent: nothing on stdout or stderr, always exit 0, and when the
-# event cannot be written it drains stdin, drops the event and appends a line to hook-dropped.
+# It runs on every hook event, so it stays tiny: POSIX sh and one short-lived `cat`, the least any
+# spooling hook can do; no Node. It never harms the agent: nothing on stdout or stderr, always exit 0,
+# and when the event cannot be written it drains stdin, drops the event and appends a line to
+# hook-dropped.
 #
-# Spool file: SPOOL_DIR/<fired-at epoch ns, 20 digits>-<pid>-<random>.json holding stdin
-# byte-for-byte, written under a .tmp- name and renamed so a reader never sees half an event.
+# Spool file: SPOOL_DIR/<pid>-<random>.json holding stdin byte-for-byte. The firing time is the file's
+# modification time (no `date` process), and the file is written in place (no `mv`): the reader takes a
+# file that does not parse yet as still being written until it has been quiet for a few seconds
+# (a proper prefix of one JSON object never parses).
 
 exec >/dev/null 2>&1
 umask 077
 
-spool=${1:-${CCOTEL_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ccotel}/spool}
-
-fired=$(date +%s%N)
-case $fired in
-  '' | *[!0-9]*) fired=$(date +%s)000000000 ;; # a date without %N (not GNU)
-esac
-while [ ${#fired} -lt 20 ]; do fired=0$fired; done
+# Without an argument, the state dir as ccotel finds it. With no HOME either (a service, a stripped
+# environment), the spool beside the directory the script is in: install-hooks puts it in <state>/bin.
+if [ -n "$1" ]; then spool=$1
+elif [ -n "$CCOTEL_STATE_DIR" ]; then spool=$CCOTEL_STATE_DIR/spool
+elif [ -n "$XDG_STATE_HOME" ]; then spool=$XDG_STATE_HOME/ccotel/spool
+elif [ -n "$HOME" ]; then spool=$HOME/.local/state/ccotel/spool
+else
+  case $0 in
+    */*) spool=${0%/*}/../spool ;;
+    *) cat >/dev/null; exit 0 ;; # found on PATH: nowhere known to write to
+  esac
+fi
 
 random=
 read -r random </proc/sys/kernel/random/uuid
-random=${random%%-*}
-name=$fired-$$-${random:-0}
+file=$spool/$$-${random%-*-*-*}.json
+case $random in ????????-????-*) ;; *) file=$spool/$$-00000000-0000.json ;; esac
 
 drop() {
   cat >/dev/null
+  fired=$(date +%s%N)
+  while [ ${#fired} -lt 20 ]; do fired=0$fired; done
   printf '%s %s\n' "$fired" "$1" >>"${spool%/*}/hook-dropped"
   exit 0
 }
 
 [ -d "$spool" ] || mkdir -p "$spool" || drop mkdir
-cat >"$spool/.tmp-$name" || { rm -f "$spool/.tmp-$name"; drop write; }
-mv -f "$spool/.tmp-$name" "$spool/$name.json" || { rm -f "$spool/.tmp-$name"; drop rename; }
+[ -e "$file" ] && drop clash # never overwrite another event's file (same pid and random: counted, not lost silently)
+cat >"$file" || { rm -f "$file"; drop write; }
 exit 0

@@ -52,7 +52,7 @@ export async function exportSinks(config: Config): Promise<Sink[]> {
 }
 
 export function buildPipeline(config: Config, store: Store | undefined, extraSinks: Sink[] = []): BuiltPipeline {
-  const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(), SIDECAR_VERSION), store.database, store.kind === 'embedded') : undefined;
+  const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(config.contentLevel), SIDECAR_VERSION), store.database, store.kind === 'embedded') : undefined;
   const sinks = [...(storeSink ? [storeSink] : []), ...extraSinks];
   const correlator = new TranscriptCorrelator();
   const detector = new FailureModeDetector({ idleMs: config.idleMs });

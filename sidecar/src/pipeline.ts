@@ -6,16 +6,27 @@ import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
 import { batchSize, emptyBatch, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
+import { CapProcessor } from './processors/cap.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
 
 /**
- * Characters of a skipped line handed to the processors in its `ccotel.record.skipped` record: masking runs on
- * them, then the content cap cuts. Only a bound on memory, far beyond the cap: a cut here, before masking, may
- * leave the head of a secret unrecognisable, so it must fall past anything the cap keeps.
+ * Characters of a skipped line handed to the processors beyond what the content cap keeps: masking runs on
+ * them, then the cap cuts. A cut here, before masking, may leave the head of a secret unrecognisable, so it
+ * falls past the cap by more than the longest secret a detector finds (a PEM body, secret-detector.ts):
+ * a secret the cap could keep the head of ends before this cut, whatever CCOTEL_CONTENT_MAX_LENGTH is.
  */
-const SKIPPED_LINE_KEEP = 64 * 1024;
+const SKIPPED_LINE_MARGIN = 64 * 1024;
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
-const FLUSH_ITEMS = 20_000;
+export const FLUSH_ITEMS = 20_000;
+/** Input bytes read before a flush: with FLUSH_ITEMS, bounds a batch whatever the lines hold. */
+export const FLUSH_INPUT_BYTES = 32 << 20;
+/** Lines read between checks of the two bounds above (a check gathers what the correlator emitted). */
+const CHECK_EVERY_LINES = 1000;
+/**
+ * Skipped records kept per file and reason; the lines skipped beyond them are only counted: one record
+ * (no text, `ccotel.record.count`) per file, reason and flush.
+ */
+export const SKIPPED_RECORDS_PER_FILE = 10;
 
 /** What was read; per-file detail of skipped lines is in their `ccotel.record.skipped` records. */
 export interface IngestStats {
@@ -65,6 +76,12 @@ export class Pipeline {
   private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
   private readonly lastTimeMs = new Map<string, number>();
+  /** Per file, skipped records kept so far by reason (reset when the file is read from its start). */
+  private readonly skippedKept = new Map<string, Map<string, number>>();
+  /** Skipped lines past the kept ones, per file and reason, since the last flush: the first of them and how many. */
+  private skippedOver = new Map<string, { record: SkippedRecord; count: number }>();
+  private inputBytes = 0;
+  private readonly skippedLineKeep: number;
 
   constructor(
     correlator: TranscriptCorrelator,
@@ -73,13 +90,24 @@ export class Pipeline {
     private readonly joins: Join[] = [],
   ) {
     this.correlator = correlator;
+    const capped = processors.filter((processor) => processor instanceof CapProcessor).map((cap) => cap.maxLength);
+    this.skippedLineKeep = SKIPPED_LINE_MARGIN + Math.max(0, ...capped);
   }
 
   async addLines(file: TranscriptFile, lines: Line[]): Promise<void> {
+    let sinceCheck = 0;
     for (const line of lines) {
       this.stats.lines++;
       this.stats.bytes += line.end - line.start;
-      if (line.start === 0) this.correlator.readingFromStart(file.path);
+      this.inputBytes += line.end - line.start;
+      if (++sinceCheck === CHECK_EVERY_LINES) {
+        sinceCheck = 0;
+        if (this.batchFull()) await this.deliverInBackground();
+      }
+      if (line.start === 0) {
+        this.correlator.readingFromStart(file.path);
+        this.skippedKept.delete(file.path);
+      }
       if (line.text.length === 0) continue;
       const parsed = parseTranscriptLine(line.text);
       if (parsed.ok === true) {
@@ -89,7 +117,7 @@ export class Pipeline {
         this.skip(file.path, line.start, parsed.reason, line.text, parsed.type);
       }
     }
-    if (this.bufferedItems() >= FLUSH_ITEMS) await this.deliverInBackground();
+    if (this.batchFull()) await this.deliverInBackground();
   }
 
   /** Count a line that was not used, and keep it aside (masked and capped like any output) as a log record. */
@@ -99,8 +127,26 @@ export class Pipeline {
     this.skipRecord({ source: 'transcript', reason, file: path, offset, text, timeMs, type });
   }
 
-  /** Report an input record of any source that was not used: a `ccotel.record.skipped` log and a health point. */
+  /**
+   * Report an input record of any source that was not used: a `ccotel.record.skipped` log and a health point,
+   * for the first few per file and reason; past them, a count (see SKIPPED_RECORDS_PER_FILE).
+   */
   skipRecord(record: SkippedRecord): void {
+    const kept = this.skippedKept.get(record.file) ?? new Map<string, number>();
+    this.skippedKept.set(record.file, kept);
+    const keptForReason = kept.get(record.reason) ?? 0;
+    if (keptForReason < SKIPPED_RECORDS_PER_FILE) {
+      kept.set(record.reason, keptForReason + 1);
+      this.addSkipped(record, 1);
+      return;
+    }
+    const key = `${record.reason}\0${record.file}`;
+    const over = this.skippedOver.get(key);
+    if (over) over.count++;
+    else this.skippedOver.set(key, { record: { ...record, text: '' }, count: 1 });
+  }
+
+  private addSkipped(record: SkippedRecord, count: number): void {
     const id = recordIdOf('skipped', record.file, String(record.offset ?? ''));
     const attributes = {
       reason: record.reason,
@@ -108,6 +154,7 @@ export class Pipeline {
       'ccotel.source.file': record.file,
       ...(record.offset !== undefined ? { 'ccotel.source.offset': record.offset } : {}),
       ...(record.type ? { 'ccotel.row.type': record.type } : {}),
+      ...(count > 1 ? { 'ccotel.record.count': count } : {}),
     };
     const log: LogRecord = {
       id,
@@ -116,11 +163,11 @@ export class Pipeline {
       severity: 'WARN',
       traceId: '',
       spanId: '',
-      body: record.text.slice(0, SKIPPED_LINE_KEEP),
+      body: record.text.slice(0, this.skippedLineKeep),
       attributes,
     };
     this.pending.logs.push(log);
-    this.addHealth(id, 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', record.timeMs, 1, {
+    this.addHealth(id, 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', record.timeMs, count, {
       source: record.source,
       result: record.reason,
     });
@@ -196,9 +243,9 @@ export class Pipeline {
     for (const ack of acks) ack();
   }
 
-  private bufferedItems(): number {
+  private batchFull(): boolean {
     this.collect();
-    return batchSize(this.pending);
+    return batchSize(this.pending) >= FLUSH_ITEMS || this.inputBytes >= FLUSH_INPUT_BYTES;
   }
 
   /** Move what the correlator emitted, and what the joins add to it, into the pending batch. */
@@ -214,6 +261,9 @@ export class Pipeline {
   }
 
   private take(): TelemetryBatch {
+    for (const { record, count } of this.skippedOver.values()) this.addSkipped(record, count);
+    this.skippedOver = new Map();
+    this.inputBytes = 0;
     this.collect();
     const batch = this.pending;
     this.pending = emptyBatch();

@@ -1,7 +1,7 @@
 // Resource attributes of everything the sidecar emits: which host and user it describes. Honours the
 // standard OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES variables.
 import { hostname, userInfo } from 'node:os';
-import type { Resource } from './model.js';
+import type { ContentLevel, Resource } from './model.js';
 
 export const SIDECAR_VERSION = '0.1.0';
 
@@ -29,7 +29,11 @@ function currentUser(): string {
   }
 }
 
-export function sidecarResource(env: Env = process.env): Resource {
+/**
+ * `ccotel.content.level` says how the content was treated before export (masked, none, raw): the gateway skips its
+ * own labelled masking pass for data a sidecar masked already (collector-config/gateway.yaml).
+ */
+export function sidecarResource(contentLevel: ContentLevel, env: Env = process.env): Resource {
   return {
     'service.name': 'ccotel',
     'service.version': SIDECAR_VERSION,
@@ -37,5 +41,6 @@ export function sidecarResource(env: Env = process.env): Resource {
     'user.name': currentUser(),
     ...parseResourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES),
     ...(env.OTEL_SERVICE_NAME ? { 'service.name': env.OTEL_SERVICE_NAME } : {}),
+    'ccotel.content.level': contentLevel,
   };
 }

@@ -291,6 +291,32 @@ describe('ccotel collector (real binary)', () => {
     expect(stringOf(data.points[0]?.attributes.outcome)).toBe('success');
   });
 
+  it('skips the labelled pass only for data a sidecar masked already; the second net masks every sender', async () => {
+    const { gateway, token, exportPath } = await startGateway({ CCOTEL_TRACE_SAMPLE_PERCENT: '100' });
+    const github = `ghp_${alnum(36)}`;
+    const assignment = alnum(16);
+    const levels = ['masked', 'none', 'raw'] as const;
+    const sent = levels.map((level) => {
+      const traceId = hex(16);
+      const request = tracesRequest(
+        [span({ traceId, name: `invoke_agent ${level}`, attributes: { 'session.id': level, 'ccotel.test.text': `found ${github} and password=${assignment}` } })],
+        { 'ccotel.content.level': level },
+      );
+      return { level, request };
+    });
+    for (const { request } of sent) expect(await post(gateway.ports.http, 'traces', request, token)).toBe(200);
+    const data = await waitForExport(exportPath, (seen) => seen.spans.length >= levels.length);
+    const textOf = (level: string) => stringOf(data.spans.find((s) => s.name === `invoke_agent ${level}`)?.attributes['ccotel.test.text']);
+
+    // A token of a literal-led kind never passes, whatever the sender says about itself.
+    expect(allText(data)).not.toContain(github);
+    for (const level of ['masked', 'none']) {
+      expect(textOf(level)).toBe(`found **** and password=${assignment}`);
+    }
+    // At content level raw the sidecar masked nothing: the labelled pass runs, as for any other sender.
+    expect(textOf('raw')).toBe('found [REDACTED:github-token] and password=[REDACTED:secret-assignment]');
+  });
+
   it('tail-samples turns: keeps errors, denials, failed turns, failure modes and slow turns, drops the rest', async () => {
     const { gateway, token, exportPath } = await startGateway({ CCOTEL_TRACE_SAMPLE_PERCENT: '0' });
     const root = (traceId: string, attrs: Record<string, string> = {}, extra: Partial<SpanSpec> = {}) => {

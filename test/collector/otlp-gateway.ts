@@ -16,6 +16,8 @@ export interface GatewayOptions {
   env?: Record<string, string>;
   /** More config files merged over gateway.yaml and the overlay (benchmarks: what a processor costs). */
   extraConfigs?: string[];
+  /** Another gateway config in place of collector-config/gateway.yaml (benchmarks: an earlier version). */
+  config?: string;
 }
 
 async function freePort(): Promise<number> {
@@ -82,7 +84,7 @@ export class Gateway {
     const log = openSync(this.logPath, 'a');
     const child = spawn(
       requireCollectorBinary(),
-      [join(collectorConfigDir, 'gateway.yaml'), join(collectorConfigDir, 'test-overlay-file.yaml'), ...(this.options.extraConfigs ?? [])].flatMap((file) => ['--config', file]),
+      [this.options.config ?? join(collectorConfigDir, 'gateway.yaml'), join(collectorConfigDir, 'test-overlay-file.yaml'), ...(this.options.extraConfigs ?? [])].flatMap((file) => ['--config', file]),
       { env: { PATH: process.env.PATH ?? '', HOME: this.options.dir, ...this.env }, stdio: ['ignore', log, log] },
     );
     this.child = child;

@@ -75,7 +75,7 @@ async function liveRunWithOutage(outage: 'SIGTERM' | 'SIGKILL') {
   }
   await sink.close(); // lets the queue drain
   await waitForOutput(gateway, deliveredIds(recorder));
-  const comparison = compareWithReference(recorder.batch, readOutput(gateway.outputLines()), sidecarResource());
+  const comparison = compareWithReference(recorder.batch, readOutput(gateway.outputLines()), sidecarResource('masked'));
   return { comparison, stats: sink.stats, queuedWhileDown, writeMs, queuedAfterClose: sink.queued.requests };
 }
 

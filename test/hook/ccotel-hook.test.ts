@@ -7,7 +7,7 @@ import { CLAUDE_CODE_HOOK_EVENTS } from '../../sidecar/src/install/hook-events.j
 import { hookPayloads } from './payloads.js';
 import { canMountPrivateTmpfs, HOOK_SCRIPT, runHook, runHookAsync, unprivilegedPrefix } from './run.js';
 
-const SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-f]+)\.json$/;
+const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})\.json$/;
 
 let root: string;
 beforeEach(() => {
@@ -17,8 +17,15 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
+const firedAtNs = (spool: string, name: string): bigint => statSync(join(spool, name), { bigint: true }).mtimeNs;
+
+/** In firing order, as the sidecar reads them: by modification time, then by the hook's pid. */
 function spoolFiles(spool: string): string[] {
-  return readdirSync(spool).sort();
+  const pid = (name: string) => Number(name.split('-')[0]);
+  return readdirSync(spool)
+    .map((name) => ({ name, ns: firedAtNs(spool, name) }))
+    .sort((a, b) => (a.ns === b.ns ? pid(a.name) - pid(b.name) : a.ns < b.ns ? -1 : 1))
+    .map(({ name }) => name);
 }
 
 function droppedLines(stateDir: string): string[] {
@@ -46,7 +53,7 @@ describe.each(['dash', 'bash'])('ccotel-hook.sh under %s', (shell) => {
     names.forEach((name, i) => {
       const match = SPOOL_NAME.exec(name);
       expect(match, name).not.toBeNull();
-      const firedNs = BigInt(match![1]);
+      const firedNs = firedAtNs(spool, name);
       expect(firedNs >= startNs && firedNs <= endNs).toBe(true);
       expect(readFileSync(join(spool, name), 'utf8')).toBe(sent[i]);
       expect(statSync(join(spool, name)).mode & 0o777).toBe(0o600);

@@ -1,7 +1,10 @@
-// `ccotel query "<SQL>"`: run SQL on the store (embedded, server, or a running sidecar's endpoint).
+// `ccotel query "<SQL>"`: run SQL on the store (embedded, server, or a running sidecar's endpoint). On an
+// embedded store, only read-only SQL runs; a server applies its own grants to the user of the URL.
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { join } from 'node:path';
 import { openStore } from '../store/open-store.js';
+import { openReader } from '../store/reader.js';
 import { storeOption, type GlobalOptions } from './options.js';
 
 const FORMATS = ['JSONEachRow', 'TSV', 'TSVWithNames', 'CSV', 'CSVWithNames', 'Pretty', 'PrettyCompact', 'JSON'];
@@ -11,8 +14,18 @@ export async function runQuery(sql: string, format: string, options: GlobalOptio
   const config = loadConfig({ store: options.store });
   const store = await openStore(config.store, { command: 'query', access: 'read', rawTtlDays: config.rawTtlDays });
   try {
-    const statement = sql.trim().replace(/;+\s*$/, '');
-    const result = await store.client.exec({ query: `${statement}\nFORMAT ${format}` });
+    const statement = `${sql.trim().replace(/;+\s*$/, '')}\nFORMAT ${format}`;
+    if (store.kind === 'embedded') {
+      // The same read-only rules as the endpoint a running sidecar serves (reader.ts).
+      const reader = await openReader(join(store.target, 'chdb'));
+      try {
+        out.write(await reader.query({ sql: statement, format }));
+      } finally {
+        reader.close();
+      }
+      return;
+    }
+    const result = await store.client.exec({ query: statement });
     for await (const chunk of result.stream) out.write(chunk as Buffer);
   } finally {
     await store.close();

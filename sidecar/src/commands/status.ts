@@ -24,6 +24,8 @@ export interface SourceStatus {
   lastEventTime?: string;
   lastCommitTime?: string;
   unreadableFiles: Record<string, string>;
+  /** State files the running sidecar could not write (disk full, read-only, no descriptor left). */
+  stateErrors: Record<string, string>;
 }
 
 export interface StatusReport {
@@ -63,6 +65,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
       lastEventTime: lastEventMs > 0 ? new Date(lastEventMs).toISOString() : undefined,
       lastCommitTime: document ? new Date(document.committedAtMs).toISOString() : undefined,
       unreadableFiles: sidecar?.unreadableFiles ?? {},
+      stateErrors: running ? (sidecar.stateErrors ?? {}) : {},
     });
   }
   const report: StatusReport = { sources, linesSkipped: {} };
@@ -71,7 +74,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
     const store = await openStore(config.store, { command: 'status', access: 'read', rawTtlDays: config.rawTtlDays });
     try {
       const result = await store.client.query({
-        query: `SELECT LogAttributes['reason'] AS reason, toUInt64(count()) AS lines FROM ${store.database}.otel_logs
+        query: `SELECT LogAttributes['reason'] AS reason, toUInt64(sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1)))) AS lines FROM ${store.database}.otel_logs
                 WHERE EventName = 'ccotel.record.skipped' GROUP BY reason ORDER BY reason`,
         format: 'JSONEachRow',
       });
@@ -83,6 +86,11 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
     report.storeError = (error as Error).message;
   }
   return report;
+}
+
+function listOrDash(byPath: Record<string, string>): string {
+  const entries = Object.entries(byPath);
+  return entries.length === 0 ? '-' : entries.map(([path, why]) => `${path}: ${why}`).join('\n');
 }
 
 function printStatus(report: StatusReport): void {
@@ -100,7 +108,8 @@ function printStatus(report: StatusReport): void {
       { 'bytes behind': String(source.bytesBehind) },
       { 'last event': source.lastEventTime ?? '-' },
       { 'last commit': source.lastCommitTime ?? '-' },
-      { unreadable: Object.keys(source.unreadableFiles).length === 0 ? '-' : Object.entries(source.unreadableFiles).map(([path, why]) => `${path}: ${why}`).join('\n') },
+      { unreadable: listOrDash(source.unreadableFiles) },
+      { 'state writes failing': listOrDash(source.stateErrors) },
     );
     console.log(table.toString());
   }

@@ -13,7 +13,7 @@ const FIRING_TOLERANCE_MS = 10 * 60_000;
 
 const RESTART_SESSIONS = 'restart the Claude Code sessions (settings are read at start); check `claude --debug` for hook errors';
 
-/** Spool names start with the firing time in nanoseconds, 20 digits (docs/HOOKS.md). */
+/** Spool files of hooks before 0.1 carry the firing time in their name (ns, 20 digits; docs/HOOKS.md). */
 export function newestSpoolEventMs(spoolDir: string): number | undefined {
   let names: string[];
   try {
@@ -26,9 +26,8 @@ export function newestSpoolEventMs(spoolDir: string): number | undefined {
 }
 
 /**
- * When a hook event last reached the spool: the newest file's firing time, or the directory's own change
- * time, since the running sidecar deletes each file once it is delivered (a rename in or a delete out both
- * touch the directory).
+ * When a hook event last reached the spool: the directory's own change time (a file created or renamed in,
+ * or deleted once delivered, touches it), or the newest timed name.
  */
 function lastSpoolActivityMs(spoolDir: string): number | undefined {
   let changedMs: number;
@@ -40,7 +39,7 @@ function lastSpoolActivityMs(spoolDir: string): number | undefined {
   return Math.max(changedMs, newestSpoolEventMs(spoolDir) ?? 0);
 }
 
-/** Lines of $STATE/hook-dropped: `<fired-at ns> <mkdir|write|rename>` per event the hook could not keep. */
+/** Lines of $STATE/hook-dropped: `<ns> <mkdir|write|clash|rename>` per event the hook could not keep. */
 function droppedEvents(path: string): string[] {
   try {
     return readFileSync(path, 'utf8').split('\n').filter(Boolean);

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { statePaths } from '../paths.js';
 import { SPOOLED_EVENTS } from './hook-events.js';
 import { homeOf, type InstallOptions, type InstallReport } from './options.js';
-import { addHandler, removeHandlers, runsScript, type HookHandler } from './settings-hooks.js';
+import { addHandler, callsScript, removeHandlers, userCommandsCalling, writtenBy, type HookHandler } from './settings-hooks.js';
 import { planSettingsChange, settingsPathFor, type Settings } from './settings-file.js';
 import { installedScriptPath, installScript, SCRIPTS, shQuote } from './scripts.js';
 
@@ -12,15 +12,25 @@ import { installedScriptPath, installScript, SCRIPTS, shQuote } from './scripts.
  */
 export const HOOK_TIMEOUT_SECONDS = 5;
 
-const isSpoolHook = runsScript(SCRIPTS.hook.name);
+const isSpoolHook = writtenBy(spoolHookHandler, SCRIPTS.hook.name);
+const callsSpoolHook = callsScript(SCRIPTS.hook.name);
 
 /** The settings.json handler: the installed script with the absolute spool dir baked in. */
 export function spoolHookHandler(scriptPath: string, spoolDir: string): HookHandler {
   return { type: 'command', command: `${shQuote(scriptPath)} ${shQuote(spoolDir)}`, timeout: HOOK_TIMEOUT_SECONDS };
 }
 
+/** ccotel's handler for every spooled event, except where a user's own command already calls the hook. */
 export function withSpoolHooks(settings: Settings, handler: HookHandler): Settings {
-  return SPOOLED_EVENTS.reduce((next, event) => addHandler(next, event, handler, isSpoolHook), settings);
+  const theirs = new Set(userCommandsCalling(settings, callsSpoolHook, isSpoolHook).map(({ event }) => event));
+  return SPOOLED_EVENTS.filter((event) => !theirs.has(event)).reduce((next, event) => addHandler(next, event, handler, isSpoolHook), settings);
+}
+
+/** What install and uninstall leave alone, said to the user. */
+function userCommandWarnings(path: string, settings: Settings): string[] {
+  return userCommandsCalling(settings, callsSpoolHook, isSpoolHook).map(
+    ({ event, where }) => `${path}: ${where} calls ${SCRIPTS.hook.name} inside a command of your own; ccotel left it as it is (and adds no second handler for ${event})`,
+  );
 }
 
 export function withoutSpoolHooks(settings: Settings): Settings {
@@ -32,7 +42,7 @@ export function installHooks(options: InstallOptions): InstallReport {
   const scriptPath = installedScriptPath('hook', paths.binDir);
   const handler = spoolHookHandler(scriptPath, paths.spoolDir);
   const change = planSettingsChange(settingsPathFor(homeOf(options.env), options.projectDir), (s) => withSpoolHooks(s, handler));
-  const warnings: string[] = [];
+  const warnings = userCommandWarnings(change.path, JSON.parse(change.before || '{}') as Settings);
   if (change.changed && JSON.parse(change.after).disableAllHooks === true) {
     warnings.push(`${change.path} sets "disableAllHooks": true, so Claude Code will not run the hook until that is removed`);
   }
@@ -45,6 +55,7 @@ export function installHooks(options: InstallOptions): InstallReport {
 /** Removes exactly the handlers installHooks added; the installed script stays for other settings files. */
 export function uninstallHooks(options: InstallOptions): InstallReport {
   const change = planSettingsChange(settingsPathFor(homeOf(options.env), options.projectDir), withoutSpoolHooks);
-  if (options.dryRun) return { change, warnings: [] };
-  return { change, backupPath: change.apply(options.now), warnings: [] };
+  const warnings = userCommandWarnings(change.path, JSON.parse(change.before || '{}') as Settings);
+  if (options.dryRun) return { change, warnings };
+  return { change, backupPath: change.apply(options.now), warnings };
 }

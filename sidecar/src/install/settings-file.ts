@@ -1,6 +1,7 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { applyJsonChange } from './json-edit.js';
 
 /** A Claude Code settings.json: a JSON object whose keys ccotel mostly leaves alone. */
 export type Settings = Record<string, unknown>;
@@ -20,10 +21,31 @@ interface SettingsText {
   settings: Settings;
 }
 
+/** Where a chain of symlinks ends, even when it ends at nothing yet (a dangling link is written through). */
+function linkTarget(path: string): string {
+  let current = path;
+  for (let hops = 0; hops < 40; hops++) {
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(current).isSymbolicLink();
+    } catch {
+      return current; // nothing there: the file to create
+    }
+    if (!isLink) return current;
+    current = resolve(dirname(current), readlinkSync(current));
+  }
+  throw new SettingsError(`${path} is a loop of symbolic links; nothing was changed`);
+}
+
 function readSettingsText(path: string): SettingsText {
-  const realPath = existsSync(path) ? realpathSync(path) : path;
-  if (!existsSync(realPath)) return { path: realPath, text: undefined, settings: {} };
-  const text = readFileSync(realPath, 'utf8');
+  const realPath = linkTarget(path);
+  let text: string;
+  try {
+    text = readFileSync(realPath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: realPath, text: undefined, settings: {} };
+    throw new SettingsError(`${path} cannot be read (${(error as Error).message}); nothing was changed`);
+  }
   let parsed: unknown;
   try {
     parsed = text.trim() === '' ? {} : JSON.parse(text);
@@ -36,11 +58,13 @@ function readSettingsText(path: string): SettingsText {
   return { path: realPath, text, settings: parsed as Settings };
 }
 
-/** Keeps the file's own indentation (two spaces when there is nothing to go by) and final newline. */
-function formatLike(original: string | undefined, settings: Settings): string {
+/**
+ * The file with only what changed rewritten (json-edit.ts), in the file's own indentation (two spaces when
+ * there is nothing to go by).
+ */
+function editedText(original: string | undefined, before: Settings, after: Settings): string {
   const indent = /^[ \t]+(?=")/m.exec(original ?? '')?.[0] ?? '  ';
-  const endsWithNewline = original === undefined || original.endsWith('\n');
-  return JSON.stringify(settings, null, indent) + (endsWithNewline ? '\n' : '');
+  return applyJsonChange(original ?? '', before, after, indent);
 }
 
 export interface SettingsChange {
@@ -64,7 +88,7 @@ export function planSettingsChange(path: string, edit: (settings: Settings) => S
   const next = edit(structuredClone(current.settings));
   const changed = JSON.stringify(next) !== JSON.stringify(current.settings);
   const before = current.text ?? '';
-  const after = changed ? formatLike(current.text, next) : before;
+  const after = changed ? editedText(current.text, current.settings, next) : before;
   return {
     path: current.path,
     changed,
@@ -83,9 +107,13 @@ function writeWithBackup(path: string, original: string | undefined, text: strin
   let backupPath: string | undefined;
   let mode = 0o644;
   if (original !== undefined) {
+    mode = statSync(path).mode & 0o777;
+    // Checked on the mode, not with access(): root may write anything, and a read-only settings file is a choice.
+    if ((mode & 0o200) === 0) {
+      throw new SettingsError(`${path} is read-only (mode ${mode.toString(8).padStart(4, '0')}); nothing was changed. Make it writable (chmod u+w) and run again, or make the change by hand`);
+    }
     backupPath = `${path}.ccotel-backup-${backupStamp(now)}`;
     copyFileSync(path, backupPath);
-    mode = statSync(path).mode & 0o777;
   } else {
     mkdirSync(dirname(path), { recursive: true });
   }

@@ -10,12 +10,44 @@ export interface HookHandler {
 /** Tells a handler ccotel installed from everything else in the file. */
 export type HandlerOwner = (handler: unknown) => boolean;
 
-/** A handler whose command runs the named script (ccotel's entries are recognised by their script path). */
-export function runsScript(scriptName: string): HandlerOwner {
-  const pattern = new RegExp(`/${scriptName.replaceAll('.', '\\.')}(?=['"\\s]|$)`);
-  return (handler) =>
-    typeof handler === 'object' && handler !== null && typeof (handler as HookHandler).command === 'string' &&
-    pattern.test((handler as HookHandler).command!);
+function commandOf(handler: unknown): string | undefined {
+  const command = typeof handler === 'object' && handler !== null ? (handler as HookHandler).command : undefined;
+  return typeof command === 'string' ? command : undefined;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A handler whose command mentions the named script anywhere (ccotel's own, or a user's command calling it). */
+export function callsScript(scriptName: string): HandlerOwner {
+  const pattern = new RegExp(`/${escapeRegExp(scriptName)}(?=['"\\s]|$)`);
+  return (handler) => pattern.test(commandOf(handler) ?? '');
+}
+
+const SCRIPT_MARK = '/ccotel-script-dir/';
+const ARGUMENT_MARK = '/ccotel-argument';
+
+/**
+ * ccotel's own handler: exactly the command `handlerFor` writes, for any script location and directory
+ * argument. A longer command of the user's that also calls the script (`guard.sh || exit 2; …`) is not it.
+ */
+export function writtenBy(handlerFor: (scriptPath: string, directory: string) => HookHandler, scriptName: string): HandlerOwner {
+  const template = escapeRegExp(handlerFor(`${SCRIPT_MARK}${scriptName}`, ARGUMENT_MARK).command ?? '');
+  const pattern = new RegExp(`^${template.split(escapeRegExp(SCRIPT_MARK)).join("[^']*/").split(escapeRegExp(ARGUMENT_MARK)).join("[^']*")}$`);
+  return (handler) => pattern.test(commandOf(handler)?.trim() ?? '');
+}
+
+/** Where (hooks.<event>[group].hooks[index]) a user's own command calls the script; ccotel leaves those alone. */
+export function userCommandsCalling(settings: Settings, calls: HandlerOwner, owner: HandlerOwner): Array<{ event: string; where: string }> {
+  const hooks = settings.hooks;
+  if (typeof hooks !== 'object' || hooks === null) return [];
+  return Object.entries(hooks).flatMap(([event, groups]) =>
+    (Array.isArray(groups) ? groups : []).flatMap((group, g) => {
+      const handlers = (group as { hooks?: unknown } | null)?.hooks;
+      return (Array.isArray(handlers) ? handlers : []).flatMap((handler, h) =>
+        calls(handler) && !owner(handler) ? [{ event, where: `hooks.${event}[${g}].hooks[${h}]` }] : [],
+      );
+    }),
+  );
 }
 
 function objectAt(settings: Settings, key: string, path: string): Record<string, unknown> | undefined {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { statePaths } from '../paths.js';
 import { HOOK_TIMEOUT_SECONDS } from './hooks.js';
 import { homeOf, type InstallOptions, type InstallReport } from './options.js';
-import { addHandler, removeHandlers, runsScript, type HookHandler } from './settings-hooks.js';
+import { addHandler, removeHandlers, writtenBy, type HookHandler } from './settings-hooks.js';
 import { planSettingsChange, settingsPathFor, type Settings } from './settings-file.js';
 import { installedScriptPath, installScript, SCRIPTS, shQuote } from './scripts.js';
 
@@ -15,7 +15,7 @@ import { installedScriptPath, installScript, SCRIPTS, shQuote } from './scripts.
  */
 export const SHELL_HOOK_EVENT = 'SessionStart';
 
-const isShellHook = runsScript(SCRIPTS.shell.name);
+const isShellHook = writtenBy(shellHookHandler, SCRIPTS.shell.name);
 
 /** The line Claude Code will run before each Bash tool command. */
 export function shellSourceLine(scriptPath: string, shellLogDir: string): string {

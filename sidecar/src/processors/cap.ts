@@ -36,7 +36,7 @@ export function capText(text: string, max: number): CappedText {
 export class CapProcessor implements Processor {
   readonly name = 'cap';
 
-  constructor(private readonly maxLength = DEFAULT_CONTENT_MAX_LENGTH) {
+  constructor(readonly maxLength = DEFAULT_CONTENT_MAX_LENGTH) {
     if (!Number.isInteger(maxLength) || maxLength < ELLIPSIS.length + 1) {
       throw new Error(`content max length must be an integer of at least 2, not ${maxLength}`);
     }
@@ -46,7 +46,7 @@ export class CapProcessor implements Processor {
     const { batch, fields } = textFieldsOf(input);
     const truncations: MetricPoint[] = [];
     for (const field of fields) {
-      if (field.isName || field.value.length <= this.maxLength) continue;
+      if (field.uncapped || field.value.length <= this.maxLength) continue;
       const capped = capText(field.value, this.maxLength);
       field.set(capped.text);
       field.owner.target[`${field.field}.original_length`] = capped.originalLength;

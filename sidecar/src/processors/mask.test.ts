@@ -99,10 +99,14 @@ describe('MaskProcessor', () => {
     expect(new Set(first).size).toBe(first.length);
   });
 
-  it('never masks ids', async () => {
+  it('masks an id that holds a secret, the same way in every field, and leaves real ids alone', async () => {
     const token = plantSecret('github-token').secrets[0];
-    const output = await processor.process({ spans: [], logs: [log('', { 'ccotel.agent.id': token, request_id: token })], metrics: [] });
-    expect(output.logs[0].attributes).toEqual({ 'ccotel.agent.id': token, request_id: token });
+    const output = await processor.process({ spans: [], logs: [log('', { 'ccotel.agent.id': token, request_id: token, 'session.id': '05b888cf-8409-4c10-934d-c39bb1e5f264' })], metrics: [] });
+    const { attributes } = output.logs[0];
+    expect(attributes['ccotel.agent.id']).toMatch(/^\[REDACTED:github-token:[0-9a-f]{6}\]$/);
+    expect(attributes.request_id).toBe(attributes['ccotel.agent.id']);
+    expect(attributes['session.id']).toBe('05b888cf-8409-4c10-934d-c39bb1e5f264');
+    expect(JSON.stringify(output)).not.toContain(token);
   });
 
   it('leaves masked text as it is when it is masked again', async () => {

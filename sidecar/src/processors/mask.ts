@@ -30,7 +30,12 @@ export function maskText(text: string, findings: readonly Finding[], key: Buffer
   return masked + text.slice(from);
 }
 
-/** Ids are never masked or capped: trace/span ids are not attributes, and these keys hold the rest. */
+/**
+ * Keys of ids (session.id, tool_use_id, …): never capped. They are masked like any text: a real id holds
+ * nothing a detector finds, and one that does came from a hostile or broken input. Masking keeps the record,
+ * and the mask is deterministic (same secret, same fingerprint), so a masked id still joins across
+ * batches and sinks; trace and span ids are derived from the raw ids before masking and are not attributes.
+ */
 export function isIdKey(key: string): boolean {
   return key.endsWith('.id') || key.endsWith('_id');
 }
@@ -51,34 +56,31 @@ export interface FieldOwner {
 /** A string of a batch: `field` is the attribute key, or `body`, `name`, `status_message`. */
 export interface TextField {
   field: string;
-  /** Names are built by the correlator from tool, model and program names: masked, never capped. */
-  isName: boolean;
+  /** Names (built by the correlator from tool, model, program and hook event names) and ids: masked, never capped. */
+  uncapped: boolean;
   value: string;
   owner: FieldOwner;
   set(value: string): void;
 }
 
-/**
- * A copy of the batch (items and their attributes copied, so the input is left as it was) and every
- * string field in it except ids.
- */
+/** A copy of the batch (items and their attributes copied, so the input is left as it was) and every string field in it. */
 export function textFieldsOf(batch: TelemetryBatch): { batch: TelemetryBatch; fields: TextField[] } {
   const fields: TextField[] = [];
   const addAttributes = (attributes: Attributes, owner: FieldOwner) => {
     for (const [key, value] of Object.entries(attributes)) {
-      if (typeof value !== 'string' || isIdKey(key)) continue;
-      fields.push({ field: key, isName: false, value, owner, set: (masked) => (attributes[key] = masked) });
+      if (typeof value !== 'string') continue;
+      fields.push({ field: key, uncapped: isIdKey(key), value, owner, set: (masked) => (attributes[key] = masked) });
     }
   };
   const spans = batch.spans.map((original) => {
     const span = { ...original, attributes: { ...original.attributes }, events: original.events.map((e) => ({ ...e, attributes: { ...e.attributes } })) };
     const owner: FieldOwner = { id: `${span.traceId}:${span.spanId}`, timeMs: span.startMs, traceId: span.traceId, spanId: span.spanId, attributes: span.attributes, target: span.attributes };
-    fields.push({ field: 'name', isName: true, value: span.name, owner, set: (masked) => (span.name = masked) });
-    fields.push({ field: 'status_message', isName: false, value: span.statusMessage, owner, set: (masked) => (span.statusMessage = masked) });
+    fields.push({ field: 'name', uncapped: true, value: span.name, owner, set: (masked) => (span.name = masked) });
+    fields.push({ field: 'status_message', uncapped: false, value: span.statusMessage, owner, set: (masked) => (span.statusMessage = masked) });
     addAttributes(span.attributes, owner);
     span.events.forEach((event, index) => {
       const eventOwner: FieldOwner = { ...owner, id: `${owner.id}:event:${index}`, timeMs: event.timeMs, target: event.attributes };
-      fields.push({ field: 'name', isName: true, value: event.name, owner: eventOwner, set: (masked) => (event.name = masked) });
+      fields.push({ field: 'name', uncapped: true, value: event.name, owner: eventOwner, set: (masked) => (event.name = masked) });
       addAttributes(event.attributes, eventOwner);
     });
     return span;
@@ -86,7 +88,8 @@ export function textFieldsOf(batch: TelemetryBatch): { batch: TelemetryBatch; fi
   const logs = batch.logs.map((original) => {
     const log = { ...original, attributes: { ...original.attributes } };
     const owner: FieldOwner = { id: log.id, timeMs: log.timeMs, traceId: log.traceId, spanId: log.spanId, attributes: log.attributes, target: log.attributes };
-    fields.push({ field: 'body', isName: false, value: log.body, owner, set: (masked) => (log.body = masked) });
+    fields.push({ field: 'body', uncapped: false, value: log.body, owner, set: (masked) => (log.body = masked) });
+    fields.push({ field: 'event_name', uncapped: true, value: log.eventName, owner, set: (masked) => (log.eventName = masked) });
     addAttributes(log.attributes, owner);
     return log;
   });
@@ -115,8 +118,10 @@ export class MaskProcessor implements Processor {
     const logs: LogRecord[] = [];
     const metrics: MetricPoint[] = [];
     fields.forEach((field, index) => {
-      if (findings[index].length === 0) return;
-      field.set(maskText(field.value, findings[index], this.key));
+      if (findings[index].length > 0) field.set(maskText(field.value, findings[index], this.key));
+    });
+    // Records after every field is masked: they copy ids (session.id, …) that may have held a secret too.
+    fields.forEach((field, index) => {
       findings[index].forEach((finding, position) => {
         const fingerprint = fingerprintAt(field.value, finding, this.key);
         const id = recordIdOf('secret.detected', field.owner.id, field.field, String(position));

@@ -80,7 +80,8 @@ export const REPORT_QUERIES = {
   },
   skipped: {
     title: 'Input lines skipped',
-    sql: `SELECT LogAttributes['ccotel.source'] AS source, LogAttributes['reason'] AS reason, count() AS lines,
+    sql: `SELECT LogAttributes['ccotel.source'] AS source, LogAttributes['reason'] AS reason,
+        sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1))) AS lines,
         uniqExact(LogAttributes['ccotel.source.file']) AS files
       FROM ${uniqueLogs(`EventName = 'ccotel.record.skipped'`)}
       GROUP BY source, reason ORDER BY lines DESC, reason`,

@@ -86,7 +86,8 @@ describe('install-service', () => {
     env.CCOTEL_STORE = 'http://clickhouse.internal:8123';
     const { calls, run } = recorder(lingerOff);
     const report = installService({ env, run, program });
-    expect(unitText(SIDECAR_UNIT)).toContain(`Environment="CCOTEL_STATE_DIR=${home}/state dir 100%%"\n`);
+    expect(unitText(SIDECAR_UNIT)).toContain(`EnvironmentFile=${join(home, '.config', 'ccotel', 'service.env')}\n`);
+    expect(readFileSync(join(home, '.config', 'ccotel', 'service.env'), 'utf8')).toContain(`CCOTEL_STATE_DIR="${home}/state dir 100%"\n`);
     expect(existsSync(join(userUnitDir(env), RETENTION_TIMER_UNIT))).toBe(false);
     expect(calls).toContain(`systemctl --user enable ${SIDECAR_UNIT}`);
     expect(report.notes.join('\n')).toMatch(/no retention timer: the store is a ClickHouse server/);

@@ -2,14 +2,14 @@
 // and turn on lingering so the sidecar survives SSH logout. Every systemctl/loginctl call goes through
 // a CommandRunner; where systemd is not running the files are still written and the report lists the
 // commands the user has to run once it is.
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { homeOf } from '../install/options.js';
 import { isServerUrl } from '../store/open-store.js';
 import { firstLine, succeeded, type CommandRunner } from './command-runner.js';
-import { RETENTION_SERVICE_UNIT, RETENTION_TIMER_UNIT, renderUnits, SIDECAR_UNIT, WRITTEN_BY, type UnitProgram } from './units.js';
+import { environmentFileText, RETENTION_SERVICE_UNIT, RETENTION_TIMER_UNIT, renderUnits, SIDECAR_UNIT, WRITTEN_BY, type UnitProgram } from './units.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -40,6 +40,11 @@ export function userUnitDir(env: Env): string {
   return join(xdg && xdg.startsWith('/') ? xdg : join(homeOf(env), '.config'), 'systemd', 'user');
 }
 
+/** `${XDG_CONFIG_HOME:-~/.config}/ccotel/service.env`: the variables the units run with (mode 0600). */
+export function serviceEnvironmentPath(env: Env): string {
+  return join(dirname(dirname(userUnitDir(env))), 'ccotel', 'service.env');
+}
+
 /** What install-service did beyond the unit files, so uninstall undoes exactly that. */
 interface InstallRecord {
   lingerEnabledByCcotel: boolean;
@@ -66,10 +71,10 @@ function writeRecord(env: Env, record: InstallRecord): void {
 }
 
 /** mkdir -p that returns the directories it created, outermost first. */
-function makeDirs(dir: string): string[] {
+function makeDirs(dir: string, mode = 0o755): string[] {
   const missing: string[] = [];
   for (let at = dir; !existsSync(at); at = dirname(at)) missing.unshift(at);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode });
   return missing;
 }
 
@@ -85,11 +90,21 @@ function step(report: ServiceReport, run: CommandRunner, command: string, args: 
   return ok;
 }
 
-function writeIfChanged(path: string, text: string): FileAction {
-  if (existsSync(path) && readFileSync(path, 'utf8') === text) return { path, action: 'unchanged' };
-  writeFileSync(`${path}.tmp`, text, { mode: 0o644 });
+function writeIfChanged(path: string, text: string, mode = 0o644): FileAction {
+  if (existsSync(path) && readFileSync(path, 'utf8') === text && (statSync(path).mode & 0o777) === mode) return { path, action: 'unchanged' };
+  rmSync(`${path}.tmp`, { force: true }); // a left-over of another mode would keep it
+  writeFileSync(`${path}.tmp`, text, { mode });
+  chmodSync(`${path}.tmp`, mode); // whatever the umask
   renameSync(`${path}.tmp`, path);
   return { path, action: 'written' };
+}
+
+/** Removes a file only if install-service wrote it. */
+function removeOurs(path: string): FileAction {
+  if (!existsSync(path)) return { path, action: 'absent' };
+  if (!readFileSync(path, 'utf8').startsWith(WRITTEN_BY)) return { path, action: 'kept: not written by ccotel' };
+  rmSync(path);
+  return { path, action: 'removed' };
 }
 
 export function installService(options: ServiceOptions): ServiceReport {
@@ -98,10 +113,18 @@ export function installService(options: ServiceOptions): ServiceReport {
   const embedded = config.store !== '' && !isServerUrl(config.store);
   const unitDir = userUnitDir(env);
   const report: ServiceReport = { unitDir, files: [], commands: [], manual: [], notes: [] };
-  const units = renderUnits(options.program, env, embedded);
+  const environmentPath = serviceEnvironmentPath(env);
+  const units = renderUnits(options.program, env, embedded, environmentPath);
   const record = readRecord(env) ?? { lingerEnabledByCcotel: false, createdDirs: [] };
   record.createdDirs.push(...makeDirs(unitDir));
   for (const [name, text] of units) report.files.push(writeIfChanged(join(unitDir, name), text));
+  const environment = environmentFileText(env);
+  if (environment === undefined) {
+    if (existsSync(environmentPath)) report.files.push(removeOurs(environmentPath));
+  } else {
+    record.createdDirs.push(...makeDirs(dirname(environmentPath), 0o700));
+    report.files.push(writeIfChanged(environmentPath, environment, 0o600));
+  }
   if (!embedded) {
     report.notes.push(
       `no retention timer: the store is ${config.store === '' ? 'off (OTLP only)' : 'a ClickHouse server'}, whose retention runs as one central job (deploy/retention/)`,
@@ -183,6 +206,7 @@ export function uninstallService(options: Pick<ServiceOptions, 'env' | 'run'>): 
     report.manual.push(`systemctl --user stop ${enabled.join(' ')}`, 'systemctl --user daemon-reload');
     report.notes.push('systemd did not answer: the unit files are gone, stop whatever still runs with the commands below');
   }
+  if (existsSync(serviceEnvironmentPath(env))) report.files.push(removeOurs(serviceEnvironmentPath(env)));
   const record = readRecord(env);
   if (record) {
     // directories it made, innermost first, as long as nothing else was put there since

@@ -1,6 +1,8 @@
 // The systemd user units of deploy/systemd/, filled in for this host: absolute paths of node and the
 // ccotel CLI, and the path variables ccotel was installed with (the user manager does not see the
-// login shell's environment, so a CCOTEL_STATE_DIR set there would otherwise be lost).
+// login shell's environment, so a CCOTEL_STATE_DIR set there would otherwise be lost). The variables go
+// into an environment file of mode 0600 the units name, not into the world-readable units: CCOTEL_STORE
+// may be a URL with a password.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,19 +52,26 @@ function systemdWord(value: string): string {
   return /[\s"'\\]/.test(escaped) ? `"${escaped.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"` : escaped;
 }
 
-function environmentLines(env: Record<string, string | undefined>): string {
-  return PATH_VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '')
-    .map((name) => `Environment=${systemdWord(`${name}=${env[name]}`)}`)
-    .join('\n');
+/** The environment file for the units (`NAME="value"` lines), or undefined when no path variable is set. */
+export function environmentFileText(env: Record<string, string | undefined>): string | undefined {
+  const lines = PATH_VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => {
+    const value = env[name]!;
+    if (/[\n\r]/.test(value)) throw new Error(`${name} holds a line break; a systemd environment file cannot carry it`);
+    return `${name}="${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+  });
+  return lines.length === 0 ? undefined : `${WRITTEN_BY}\n${lines.join('\n')}\n`;
 }
 
-/** The unit files to install, by name. The retention pair only for an embedded store. */
-export function renderUnits(program: UnitProgram, env: Record<string, string | undefined>, withRetention: boolean): Map<string, string> {
+/**
+ * The unit files to install, by name. The retention pair only for an embedded store. `environmentFile`
+ * is where the environment file (environmentFileText) is written, when there is one.
+ */
+export function renderUnits(program: UnitProgram, env: Record<string, string | undefined>, withRetention: boolean, environmentFile: string): Map<string, string> {
   for (const [what, path] of Object.entries(program)) {
     if (!isAbsolute(path)) throw new Error(`the ${what} path in a unit must be absolute, got "${path}"`);
   }
   const names = withRetention ? [SIDECAR_UNIT, RETENTION_SERVICE_UNIT, RETENTION_TIMER_UNIT] : [SIDECAR_UNIT];
-  const environment = environmentLines(env);
+  const environment = environmentFileText(env) === undefined ? '' : `EnvironmentFile=${systemdWord(environmentFile)}`;
   const units = new Map<string, string>();
   for (const name of names) {
     const template = readFileSync(join(unitTemplateDir(), name), 'utf8');

@@ -74,6 +74,8 @@ interface Request {
   signal: Signal;
   items: number;
   body: Uint8Array;
+  /** The same items in two requests, for a collector that answers 413 (not kept for queued requests). */
+  halves?: () => Request[];
 }
 
 const perSignal = (): Record<Signal, number> => ({ traces: 0, logs: 0, metrics: 0 });
@@ -136,9 +138,16 @@ export class OtlpSink implements Sink {
       for (const request of requests) await this.enqueue(request);
       return;
     }
-    await inParallel(requests, this.options.maxConcurrentRequests, async (request) => {
-      if (!(await this.sendWithRetry(request, this.options.spillAfterMs))) await this.enqueue(request);
-    });
+    await inParallel(requests, this.options.maxConcurrentRequests, (request) => this.sendOrQueue(request));
+  }
+
+  private async sendOrQueue(request: Request): Promise<void> {
+    const result = await this.sendWithRetry(request, this.options.spillAfterMs);
+    if (result === 'too_large') {
+      for (const half of request.halves!()) await this.sendOrQueue(half);
+    } else if (result === 'gave_up') {
+      await this.enqueue(request);
+    }
   }
 
   private takeHealth(batch: TelemetryBatch): TelemetryBatch {
@@ -181,38 +190,45 @@ export class OtlpSink implements Sink {
 
   private split<T>(signal: Signal, items: T[], encode: (items: T[]) => Uint8Array, into: Request[]): void {
     const body = encode(items);
+    const half = Math.ceil(items.length / 2);
+    const halves = () => {
+      const parts: Request[] = [];
+      this.split(signal, items.slice(0, half), encode, parts);
+      this.split(signal, items.slice(half), encode, parts);
+      return parts;
+    };
     if (body.length <= this.options.maxRequestBytes || items.length === 1) {
-      into.push({ signal, items: items.length, body });
+      into.push({ signal, items: items.length, body, ...(items.length > 1 ? { halves } : {}) });
       return;
     }
-    const half = Math.ceil(items.length / 2);
-    this.split(signal, items.slice(0, half), encode, into);
-    this.split(signal, items.slice(half), encode, into);
+    into.push(...halves());
   }
 
   /**
-   * Send until the collector answers for good (true), or until `giveUpAfterMs` has passed (false: the
-   * caller queues it). Backoff doubles from initialBackoffMs up to maxBackoffMs with ±20% jitter; a
-   * Retry-After from the collector replaces it.
+   * Send until the collector answers for good ('answered'), answers 413 for a request that can be split
+   * ('too_large': the caller sends the halves), or until `giveUpAfterMs` has passed ('gave_up': the caller
+   * queues it). Backoff doubles from initialBackoffMs up to maxBackoffMs with ±20% jitter; a Retry-After
+   * from the collector replaces it.
    */
-  private async sendWithRetry(request: Request, giveUpAfterMs: number): Promise<boolean> {
+  private async sendWithRetry(request: Request, giveUpAfterMs: number): Promise<'answered' | 'too_large' | 'gave_up'> {
     const started = Date.now();
     let backoff = this.options.initialBackoffMs;
     for (;;) {
       const outcome = await sendRequest(request.signal, this.options.targets[request.signal], request.body, this.stopping.signal);
+      if (outcome.kind === 'too_large' && request.halves) return 'too_large';
       if (outcome.kind !== 'retry') {
-        this.settle(request, outcome);
-        return true;
+        this.settle(request, outcome.kind === 'too_large' ? { kind: 'rejected', reason: outcome.reason } : outcome);
+        return 'answered';
       }
       this.noteFailure(outcome.reason);
       const delay = Math.min(outcome.retryAfterMs ?? jitter(backoff), this.options.maxRetryAfterMs);
       backoff = Math.min(backoff * 2, this.options.maxBackoffMs);
-      if (this.stopping.signal.aborted || Date.now() + delay - started > giveUpAfterMs) return false;
+      if (this.stopping.signal.aborted || Date.now() + delay - started > giveUpAfterMs) return 'gave_up';
       await sleep(delay, this.stopping.signal);
     }
   }
 
-  private settle(request: Request, outcome: Exclude<SendOutcome, { kind: 'retry' }>): void {
+  private settle(request: Request, outcome: Extract<SendOutcome, { kind: 'accepted' | 'rejected' }>): void {
     this.stats.requests++;
     if (this.failingSince !== undefined) {
       this.options.log(`OTLP: collector reachable again after ${Math.round((Date.now() - this.failingSince) / 1000)} s`);
@@ -258,7 +274,7 @@ export class OtlpSink implements Sink {
     for (let entry = this.queue.nextToSend(); entry && !this.stopping.signal.aborted; entry = this.queue.nextToSend()) {
       this.queue.inFlight.add(entry);
       const body = await this.readEntry(entry);
-      if (body && !(await this.sendWithRetry({ signal: entry.signal, items: entry.items, body }, Infinity))) {
+      if (body && (await this.sendWithRetry({ signal: entry.signal, items: entry.items, body }, Infinity)) === 'gave_up') {
         this.queue.inFlight.delete(entry);
         return;
       }
@@ -350,7 +366,7 @@ export async function createOtlpSink(config: Config, overrides: Partial<OtlpSink
   return new OtlpSink({
     ...OTLP_SINK_DEFAULTS,
     targets: await resolveTargets(config.otlpEndpoint),
-    resource: sidecarResource(),
+    resource: sidecarResource(config.contentLevel),
     queueDir: join(config.paths.stateDir, 'otlp-queue'),
     ...(queueMb !== undefined ? { queueMaxBytes: Math.round(Number(queueMb) * 1024 * 1024) } : {}),
     ...overrides,

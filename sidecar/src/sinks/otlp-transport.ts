@@ -25,7 +25,12 @@ export interface SignalTarget {
 export type SendOutcome =
   | { kind: 'accepted'; partial?: PartialRejection }
   | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  /** HTTP 413: the same items may pass in smaller requests. */
+  | { kind: 'too_large'; reason: string }
   | { kind: 'rejected'; reason: string };
+
+/** Bytes of an answer read: a partial-success message fits many times over; the rest is not held. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 export class OtlpConfigError extends Error {
   override name = 'OtlpConfigError';
@@ -92,41 +97,91 @@ export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): 
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
-/** POST one request body; never throws: every failure is an outcome. */
+/** POST one request body; never throws: every failure is an outcome. A 307 or 308 is followed once. */
 export async function sendRequest(signal: Signal, target: SignalTarget, body: Uint8Array, signalAbort?: AbortSignal): Promise<SendOutcome> {
   const payload = target.compression === 'gzip' ? await gzipAsync(body) : body;
-  const headers: Record<string, string | number> = {
-    ...target.headers,
-    'Content-Type': 'application/x-protobuf',
-    'Content-Length': payload.length,
-  };
-  if (target.compression === 'gzip') headers['Content-Encoding'] = 'gzip';
-  const request = target.url.startsWith('https:') ? https.request : http.request;
+  const wire: Record<string, string | number> = { 'Content-Type': 'application/x-protobuf', 'Content-Length': payload.length };
+  if (target.compression === 'gzip') wire['Content-Encoding'] = 'gzip';
+  const headers = { ...target.headers, ...wire };
+  const first = await post({ url: target.url, headers, agent: target.agent, payload, timeoutMs: target.timeoutMs, signalAbort });
+  if (!('location' in first)) return outcomeOf(signal, first);
+  let next: URL;
+  try {
+    next = new URL(first.location, target.url);
+  } catch {
+    return { kind: 'rejected', reason: `HTTP ${first.status} to an invalid location` };
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') return { kind: 'rejected', reason: `HTTP ${first.status} to a non-HTTP location` };
+  // The configured headers may hold credentials: they go only where they were meant to go.
+  const sameOrigin = next.origin === new URL(target.url).origin;
+  const redirected = await post({
+    url: next.href,
+    headers: sameOrigin ? headers : wire,
+    agent: sameOrigin ? target.agent : undefined,
+    payload,
+    timeoutMs: target.timeoutMs,
+    signalAbort,
+  });
+  if ('location' in redirected) return { kind: 'rejected', reason: `HTTP ${redirected.status}: redirected twice` };
+  return outcomeOf(signal, redirected);
+}
+
+interface Post {
+  url: string;
+  headers: Record<string, string | number>;
+  agent: http.Agent | undefined;
+  payload: Uint8Array;
+  timeoutMs: number;
+  signalAbort?: AbortSignal;
+}
+
+type Answer = { status: number; retryAfter?: string; body: Buffer; truncated: boolean } | { status: number; location: string } | { failed: string };
+
+/** One POST; the answer's body is read up to MAX_ANSWER_BYTES, then the connection is dropped. */
+function post({ url, headers, agent, payload, timeoutMs, signalAbort }: Post): Promise<Answer> {
+  const request = url.startsWith('https:') ? https.request : http.request;
   return new Promise((resolve) => {
-    const req = request(target.url, { method: 'POST', headers, agent: target.agent, signal: signalAbort }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error) => resolve({ kind: 'retry', reason: `response: ${error.message}` }));
-      res.on('end', () => {
+    const req = request(url, { method: 'POST', headers, agent, signal: signalAbort }, (res) => {
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if ((status === 307 || status === 308) && location) {
         clearTimeout(timer);
-        const status = res.statusCode ?? 0;
-        const answer = Buffer.concat(chunks);
-        if (status >= 200 && status < 300) {
-          resolve({ kind: 'accepted', partial: safePartialRejection(signal, answer) });
-        } else if (isRetryableStatus(status)) {
-          resolve({ kind: 'retry', reason: `HTTP ${status}`, retryAfterMs: parseRetryAfter(res.headers['retry-after']) });
-        } else {
-          resolve({ kind: 'rejected', reason: `HTTP ${status}: ${answer.toString('utf8', 0, Math.min(answer.length, 300))}` });
-        }
+        res.destroy();
+        resolve({ status, location });
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = (truncated: boolean) => {
+        clearTimeout(timer);
+        resolve({ status, retryAfter: res.headers['retry-after'], body: Buffer.concat(chunks), truncated });
+      };
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
+        size += chunk.length;
+        if (size < MAX_ANSWER_BYTES) return;
+        res.destroy();
+        done(true);
       });
+      res.on('error', (error) => resolve({ failed: `response: ${error.message}` }));
+      res.on('end', () => done(false));
     });
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${target.timeoutMs} ms`)), target.timeoutMs);
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve({ kind: 'retry', reason: error.code ? `${error.code}: ${error.message}` : error.message });
+      resolve({ failed: error.code ? `${error.code}: ${error.message}` : error.message });
     });
     req.end(payload);
   });
+}
+
+function outcomeOf(signal: Signal, answer: Exclude<Answer, { location: string }>): SendOutcome {
+  if ('failed' in answer) return { kind: 'retry', reason: answer.failed };
+  const { status, body } = answer;
+  if (status >= 200 && status < 300) return { kind: 'accepted', partial: answer.truncated ? undefined : safePartialRejection(signal, body) };
+  if (status === 413) return { kind: 'too_large', reason: 'HTTP 413' };
+  if (isRetryableStatus(status)) return { kind: 'retry', reason: `HTTP ${status}`, retryAfterMs: parseRetryAfter(answer.retryAfter) };
+  return { kind: 'rejected', reason: `HTTP ${status}: ${body.toString('utf8', 0, Math.min(body.length, 300))}` };
 }
 
 function safePartialRejection(signal: Signal, answer: Buffer): PartialRejection | undefined {

@@ -69,6 +69,38 @@ describe('HookSpoolSource', () => {
     expect(source.scan()).toBe(0);
   });
 
+  it('orders files the hook wrote in place by their time, then pid; one still being written waits, then counts as broken', () => {
+    const { spoolDir, seen, source, write } = setup();
+    const nowMs = Math.floor(Date.now() / 1000) * 1000; // whole seconds: file times keep them exactly
+    const at = (name: string, ms: number) => utimesSync(join(spoolDir, name), ms / 1000, ms / 1000);
+    write('300-0a1b2c3d-0001.json', { session_id: SESSION, hook_event_name: 'Stop' });
+    at('300-0a1b2c3d-0001.json', nowMs - 2_000);
+    // The same (coarse) time: the later-spawned hook, by pid, comes second.
+    write('201-0a1b2c3d-0002.json', { session_id: SESSION, hook_event_name: 'UserPromptSubmit', prompt: 'hi' });
+    write('200-0a1b2c3d-0003.json', { session_id: SESSION, hook_event_name: 'SessionStart', source: 'startup' });
+    at('201-0a1b2c3d-0002.json', nowMs - 3_000);
+    at('200-0a1b2c3d-0003.json', nowMs - 3_000);
+    // Half written a moment ago: not yet a broken file.
+    write('400-0a1b2c3d-0004.json', '{"session_id":"');
+    at('400-0a1b2c3d-0004.json', nowMs - 100);
+
+    expect(source.scan(nowMs)).toBe(3);
+    expect(seen.map((event) => event.payload.hook_event_name)).toEqual(['SessionStart', 'UserPromptSubmit', 'Stop']);
+    expect(seen[0].firedAtMs).toBe(nowMs - 3_000);
+    expect(seen[0].hookPid).toBe(200);
+    expect(source.stats.deadLettered).toBe(0);
+
+    // Finished meanwhile: read like any other.
+    write('400-0a1b2c3d-0004.json', { session_id: SESSION, hook_event_name: 'Notification' });
+    at('400-0a1b2c3d-0004.json', nowMs + 50);
+    expect(source.scan(nowMs + 100)).toBe(1);
+    // One that stays cut off past the settle time is broken.
+    write('500-0a1b2c3d-0005.json', '{"session_id":"');
+    at('500-0a1b2c3d-0005.json', nowMs - 10_000);
+    expect(source.scan(nowMs)).toBe(0);
+    expect(source.stats.deadLettered).toBe(1);
+  });
+
   it('keeps a file that is not a hook payload masked in the dead-letter dir and reports it', async () => {
     const { state, spoolDir, sink, source, write, pipeline } = setup();
     write(nameAt(T0), '{"session_id": "cut off, password hunter2');

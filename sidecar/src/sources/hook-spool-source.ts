@@ -1,17 +1,20 @@
-// Read the hook spool (docs/HOOKS.md): one file per hook event, `<fired-at ns, 20 digits>-<pid>-<hex>.json`,
-// written under `.tmp-*` and renamed, so names sort in firing order and a listed name is a whole file.
-// Files are read in name order and handed to the hook correlator; a file is deleted only once the telemetry
+// Read the hook spool (docs/HOOKS.md): one file per hook event, `<pid>-<hex>-<hex>.json` written in place,
+// whose modification time is its firing time; or, from hooks before that, `<fired-at ns, 20 digits>-<pid>-<hex>.json`
+// written under `.tmp-*` and renamed. A file written in place that does not parse yet may still be being
+// written: it waits until it has been quiet for SETTLE_MS (a proper prefix of a JSON object never parses).
+// Files are read in firing order and handed to the hook correlator; a file is deleted only once the telemetry
 // built from it was accepted by every sink (its ack runs after the flush). A file that is not a JSON hook
 // payload is moved to the dead-letter dir and reported (`ccotel.record.skipped`, source `hook`). Lines of
 // `hook-dropped` (events the hook could not write) become `ccotel.sidecar.records{source=hook,result=dropped}`.
 //
 // Both `backfill` and `run` consume the spool: it is a queue with one consumer, whichever command
 // delivered the events to its sinks. `backfill --keep-spool` reads without deleting (e.g. into a test store).
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../processors/correlate-hooks.js';
+import { readRegularFileSync } from './regular-file.js';
 
 export interface HookSpoolOptions {
   spoolDir: string;
@@ -40,8 +43,21 @@ export interface HookSpoolStats {
   dropped: number;
 }
 
-const SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-zA-Z]+)\.json$/;
+/** Written in place by the hook: `<pid>-<random>.json`, fired at its modification time. */
+const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})\.json$/;
+/** Renamed into place by hooks before that: the firing time (epoch ns) leads the name. */
+const TIMED_SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-zA-Z]+)\.json$/;
+/** How long a file written in place may stay unparseable before it counts as broken. */
+const SETTLE_MS = 5_000;
 const DEFAULT_STALE_TMP_MS = 60_000;
+
+interface SpoolEntry {
+  name: string;
+  firedAtNs: bigint;
+  hookPid: number;
+  /** Written in place: may still be being written while it does not parse. */
+  inPlace: boolean;
+}
 const DEFAULT_POLL_MS = 500;
 
 export class HookSpoolSource {
@@ -50,6 +66,8 @@ export class HookSpoolSource {
   private readonly inFlight = new Set<string>();
   /** Broken files whose masked copy is being written to the dead-letter dir. */
   private readonly movingAside = new Set<Promise<void>>();
+  /** Files that cannot be read (a FIFO or symlink named like a spool file): reported once, then left alone. */
+  private readonly refused = new Set<string>();
   private droppedLinesSeen = 0;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -67,18 +85,31 @@ export class HookSpoolSource {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log?.(`cannot read the hook spool: ${(error as Error).message}`);
       return 0;
     }
-    names.sort();
-    let handed = 0;
+    const entries: SpoolEntry[] = [];
     for (const name of names) {
-      if (name.startsWith('.tmp-')) {
-        this.removeIfStale(name, nowMs);
-        continue;
+      if (name.startsWith('.tmp-')) this.removeIfStale(name, nowMs);
+      else if (!this.inFlight.has(name) && !this.refused.has(name)) {
+        const entry = this.entryOf(name);
+        if (entry) entries.push(entry);
       }
-      const match = SPOOL_NAME.exec(name);
-      if (!match || this.inFlight.has(name)) continue;
-      if (this.readOne(name, match)) handed++;
     }
+    // Firing order; on a tie (file times are as coarse as the kernel's tick) the later-spawned hook, by pid.
+    entries.sort((a, b) => (a.firedAtNs === b.firedAtNs ? a.hookPid - b.hookPid : a.firedAtNs < b.firedAtNs ? -1 : 1));
+    let handed = 0;
+    for (const entry of entries) if (this.readOne(entry, nowMs)) handed++;
     return handed;
+  }
+
+  private entryOf(name: string): SpoolEntry | undefined {
+    const timed = TIMED_SPOOL_NAME.exec(name);
+    if (timed) return { name, firedAtNs: BigInt(timed[1]), hookPid: Number(timed[2]), inPlace: false };
+    const match = SPOOL_NAME.exec(name);
+    if (!match) return undefined;
+    try {
+      return { name, firedAtNs: lstatSync(join(this.options.spoolDir, name), { bigint: true }).mtimeNs, hookPid: Number(match[1]), inPlace: true };
+    } catch {
+      return undefined; // gone meanwhile
+    }
   }
 
   /** Follow the spool: scan every `pollMs`, delivering after each scan that found something. */
@@ -109,18 +140,20 @@ export class HookSpoolSource {
     await Promise.all([...this.movingAside]);
   }
 
-  private readOne(name: string, match: RegExpExecArray): boolean {
+  private readOne({ name, firedAtNs, hookPid, inPlace }: SpoolEntry, nowMs: number): boolean {
     const path = join(this.options.spoolDir, name);
-    const firedAtNs = match[1];
-    const firedAtMs = Number(BigInt(firedAtNs) / 1_000_000n);
+    const firedAtMs = Number(firedAtNs / 1_000_000n);
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readRegularFileSync(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log?.(`cannot read ${path}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      this.options.log?.(`cannot read ${path}: ${(error as Error).message}; left in the spool`);
+      this.refused.add(name);
       return false;
     }
     const parsed = parseHookPayload(text);
+    if (!parsed.ok && parsed.reason === 'malformed_json' && inPlace && nowMs - firedAtMs < SETTLE_MS) return false; // still being written
     if (!parsed.ok) {
       this.deadLetter(name, path, parsed.reason, text, firedAtMs);
       return false;
@@ -130,8 +163,8 @@ export class HookSpoolSource {
     this.options.addHook({
       file: name,
       firedAtMs,
-      firedAtNs,
-      hookPid: Number(match[2]),
+      firedAtNs: String(firedAtNs).padStart(20, '0'),
+      hookPid,
       payload: parsed.payload,
       ack: () => this.acknowledge(name, path),
     });
@@ -187,7 +220,7 @@ export class HookSpoolSource {
   private reportDropped(): void {
     let lines: string[];
     try {
-      lines = readFileSync(this.options.hookDroppedPath, 'utf8').split('\n');
+      lines = readRegularFileSync(this.options.hookDroppedPath).split('\n');
     } catch {
       return;
     }

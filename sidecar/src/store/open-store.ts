@@ -3,7 +3,7 @@
 // runs never load it. A directory holds one process at a time: the owner writes a lock file, and while
 // `ccotel run` owns it, it serves queries on a loopback endpoint that other commands use instead.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { isAlive } from '../process-alive.js';
@@ -91,6 +91,20 @@ export interface OpenOptions {
   access: 'read' | 'write';
 }
 
+/**
+ * The store directory exists and is 0700 whatever the umask or its mode so far: ClickHouse creates its
+ * files with the process's umask, and this is what keeps them from other users.
+ */
+function keepPrivate(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o777) === 0o700) return;
+  try {
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    throw new Error(`the store directory ${dir} is readable by others and cannot be made private (${(error as Error).message}); chmod 700 it or pass another --store`);
+  }
+}
+
 export async function openStore(target: string, options: OpenOptions): Promise<Store> {
   const database = options.database ?? 'default';
   if (isServerUrl(target)) {
@@ -105,7 +119,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     return { client, target, kind: 'server', database, close: () => client.close() };
   }
   const dir = resolve(target);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  keepPrivate(dir);
   const lock = readLock(dir);
   if (lock && lock.pid !== process.pid) {
     if (options.access === 'read' && lock.endpoint) {

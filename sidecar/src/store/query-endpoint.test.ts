@@ -34,13 +34,13 @@ describe('query endpoint', () => {
     expect(statSync(join(dir, 'store', 'ccotel.lock')).mode & 0o777).toBe(0o600);
   });
 
-  it('answers ping, insert, query with parameters and settings, exec and command', async () => {
+  it('answers ping, query with parameters and settings, and exec', async () => {
     expect((await client.ping()).success).toBe(true);
-    await client.insert({ table: 'default.endpoint_t', values: [{ id: 1, name: 'one' }, { id: 2, name: "it's two" }], format: 'JSONEachRow' });
+    await store.client.insert({ table: 'default.endpoint_t', values: [{ id: 1, name: 'one' }, { id: 2, name: "it's two" }], format: 'JSONEachRow' });
     const rows = await client.query({
       query: 'SELECT id, name FROM default.endpoint_t WHERE id >= {min:UInt32} AND name IN {names:Array(String)} ORDER BY id',
       query_params: { min: 1, names: ['one', "it's two"] },
-      clickhouse_settings: { max_threads: 1 },
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
       format: 'JSONEachRow',
     });
     expect(await rows.json()).toEqual([{ id: 1, name: 'one' }, { id: 2, name: "it's two" }]);
@@ -48,9 +48,6 @@ describe('query endpoint', () => {
     let text = '';
     for await (const chunk of exec.stream) text += String(chunk);
     expect(text.trim()).toBe('2');
-    await client.command({ query: 'ALTER TABLE default.endpoint_t DELETE WHERE id = 1', clickhouse_settings: { mutations_sync: '1' } });
-    const after = await client.query({ query: 'SELECT toUInt32(count()) AS n FROM default.endpoint_t', format: 'JSONEachRow' });
-    expect(await after.json()).toEqual([{ n: 1 }]);
   });
 
   it('sends large parameter lists as multipart and still binds them', async () => {

@@ -1,16 +1,17 @@
 // While `ccotel run` owns an embedded store (chdb allows one process per data directory), other commands
 // reach it through this endpoint: loopback only, protected by a random token, speaking the part of the
-// ClickHouse HTTP interface `@clickhouse/client` uses (ping, query/exec/command, insert, `param_*`,
-// settings as URL parameters, errors in ClickHouse's own text form). So `report` and `query` run the
-// same client code against a server, a directory, or a running sidecar.
-import type { ClickHouseClient } from '@clickhouse/client';
+// ClickHouse HTTP interface `@clickhouse/client` uses for reading (ping, query/exec, `param_*`, settings
+// as URL parameters, errors in ClickHouse's own text form). So `report` and `query` run the same client
+// code against a server, a directory, or a running sidecar. Queries run on a read-only session of their
+// own (reader.ts); the endpoint bounds what a peer can hold: connections, time to send a request, body
+// size (also after decompression) and queries at once.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pipeline } from 'node:stream/promises';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { writeLock, type Store } from './open-store.js';
-import { buffer } from 'node:stream/consumers';
+import { DEFAULT_READER_LIMITS, openReader, type ReaderLimits, type StoreReader } from './reader.js';
 
 export interface QueryEndpoint {
   url: string;
@@ -18,24 +19,67 @@ export interface QueryEndpoint {
   close(): Promise<void>;
 }
 
+export interface EndpointLimits extends ReaderLimits {
+  maxConnections: number;
+  /** Time a peer has to send the request headers, and the whole request. */
+  headersTimeoutMs: number;
+  maxBodyBytes: number;
+  maxConcurrentQueries: number;
+}
+
+export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = {
+  ...DEFAULT_READER_LIMITS,
+  maxConnections: 32,
+  headersTimeoutMs: 10_000,
+  maxBodyBytes: 16 << 20,
+  maxConcurrentQueries: 4,
+};
+
 /** URL parameters of the ClickHouse HTTP interface that are not settings. */
 const NOT_SETTINGS = new Set(['query', 'database', 'query_id', 'session_id', 'session_timeout', 'session_check', 'role', 'user', 'password', 'quota_key', 'compress', 'decompress']);
+/** Settings of the HTTP layer, not of the engine: this endpoint handles them itself (or has nothing to do). */
+const HTTP_SETTINGS = new Set(['enable_http_compression', 'wait_end_of_query', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms', 'http_response_buffer_size', 'http_zlib_compression_level']);
 
 const AUTHENTICATION_FAILED = 'Code: 516. DB::Exception: ccotel: Authentication failed: wrong token for the query endpoint. (AUTHENTICATION_FAILED)\n';
 
-/** Serve `client` on 127.0.0.1 at a random port. */
-export async function startQueryEndpoint(client: ClickHouseClient): Promise<QueryEndpoint> {
+type EndpointError = Error & { code?: string; type?: string; status?: number };
+
+function endpointError(message: string, fields: { code: string; type: string; status: number }): EndpointError {
+  return Object.assign(new Error(message), fields);
+}
+
+/** Serve `reader` on 127.0.0.1 at a random port. */
+export async function startQueryEndpoint(reader: StoreReader, limits: EndpointLimits = DEFAULT_ENDPOINT_LIMITS): Promise<QueryEndpoint> {
   const token = randomBytes(24).toString('base64url');
   const expectedDigest = digest(token);
-  const server = createServer((request, response) => {
-    handle(client, expectedDigest, request, response).catch((error: Error) => sendError(response, error));
-  });
+  let running = 0;
+  const server = createServer(
+    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.headersTimeoutMs * 3, connectionsCheckingInterval: 1_000 },
+    (request, response) => {
+      request.socket.setTimeout(0); // the query may take up to its own limit
+      if (running >= limits.maxConcurrentQueries) {
+        request.resume();
+        sendError(response, endpointError(`ccotel: too many queries at once (${limits.maxConcurrentQueries})`, { code: '202', type: 'TOO_MANY_SIMULTANEOUS_QUERIES', status: 503 }));
+        return;
+      }
+      running++;
+      handle({ reader, expectedDigest, limits }, request, response)
+        .catch((error: EndpointError) => sendError(response, error))
+        .finally(() => running--);
+    },
+  );
+  // Beyond this, new connections are closed at once: each holds a file descriptor. A peer that connects and
+  // sends nothing is dropped when its headers are late (headersTimeout only starts with the first byte).
+  server.maxConnections = limits.maxConnections;
+  server.on('connection', (socket: Socket) => socket.setTimeout(limits.headersTimeoutMs));
   // The client keeps sockets alive; close() must not wait for them.
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
     server.listen(0, '127.0.0.1', () => resolveListen());
   });
+  // Accept errors (EMFILE) after listening are the peer's problem, not the process's.
+  server.on('error', () => {});
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -49,10 +93,17 @@ export async function startQueryEndpoint(client: ClickHouseClient): Promise<Quer
 }
 
 /** Serve an embedded store and publish the endpoint in its lock file, where `openStore` finds it. */
-export async function serveStore(store: Store, command: string): Promise<QueryEndpoint> {
-  const endpoint = await startQueryEndpoint(store.client);
+export async function serveStore(store: Store, command: string, limits: EndpointLimits = DEFAULT_ENDPOINT_LIMITS): Promise<QueryEndpoint> {
+  const reader = await openReader(join(store.target, 'chdb'), limits);
+  const endpoint = await startQueryEndpoint(reader, limits);
   writeLock(store.target, { pid: process.pid, command, endpoint: { url: endpoint.url, token: endpoint.token } });
-  return endpoint;
+  return {
+    ...endpoint,
+    close: async () => {
+      await endpoint.close();
+      reader.close();
+    },
+  };
 }
 
 /** Fixed-length digests, so the comparison takes the same time whatever the guess. */
@@ -70,7 +121,13 @@ function authorized(request: IncomingMessage, expectedDigest: Buffer): boolean {
   return typeof password === 'string' && timingSafeEqual(digest(password), expectedDigest);
 }
 
-async function handle(client: ClickHouseClient, expectedDigest: Buffer, request: IncomingMessage, response: ServerResponse): Promise<void> {
+interface Handler {
+  reader: StoreReader;
+  expectedDigest: Buffer;
+  limits: EndpointLimits;
+}
+
+async function handle({ reader, expectedDigest, limits }: Handler, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
   if (url.pathname === '/ping') {
     response.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('Ok.\n');
@@ -81,34 +138,48 @@ async function handle(client: ClickHouseClient, expectedDigest: Buffer, request:
     response.writeHead(401, { 'X-ClickHouse-Exception-Code': '516', 'Content-Type': 'text/plain; charset=UTF-8' }).end(AUTHENTICATION_FAILED);
     return;
   }
-  const body = await readBody(request);
+  const body = await readBody(request, limits.maxBodyBytes);
   const { sql, queryParams } = await statement(url, request, body);
   const settings = settingsOf(url);
   const queryId = url.searchParams.get('query_id') || randomUUID();
-  const result = await client.exec({
-    query: bindParameters(sql, queryParams),
-    query_id: queryId,
-    clickhouse_settings: { default_format: 'TabSeparated', ...settings },
-  });
-  const compress = settings.enable_http_compression === '1' && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+  const result = await reader.query({ sql, format: 'TabSeparated', params: queryParams, settings });
+  const compress = url.searchParams.get('enable_http_compression') === '1' && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
   const headers: Record<string, string> = {
     'Content-Type': 'text/plain; charset=UTF-8',
     'X-ClickHouse-Query-Id': queryId,
-    'X-ClickHouse-Summary': JSON.stringify(result.summary ?? {}),
+    'X-ClickHouse-Summary': JSON.stringify({ result_bytes: String(result.length) }),
   };
   if (compress) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of result.stream) chunks.push(chunk as Buffer);
-    response.writeHead(200, { ...headers, 'Content-Encoding': 'gzip' }).end(gzipSync(Buffer.concat(chunks)));
+    response.writeHead(200, { ...headers, 'Content-Encoding': 'gzip' }).end(gzipSync(result));
     return;
   }
-  response.writeHead(200, headers);
-  await pipeline(result.stream, response);
+  response.writeHead(200, headers).end(result);
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const body = await buffer(request);
-  return request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
+/** The body, refused (413) once it, or what it inflates to, passes `maxBytes`. */
+async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const tooLarge = () => endpointError(`ccotel: request body over ${maxBytes} bytes`, { code: '36', type: 'BAD_ARGUMENTS', status: 413 });
+  if (Number(request.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
+  const body = await new Promise<Buffer>((resolveBody, rejectBody) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size <= maxBytes) return;
+      // Stop reading, without destroying the socket the answer goes out on.
+      request.off('data', onData).pause();
+      rejectBody(tooLarge());
+    };
+    request.on('data', onData).once('end', () => resolveBody(Buffer.concat(chunks))).once('error', rejectBody);
+  });
+  if (request.headers['content-encoding'] !== 'gzip') return body;
+  try {
+    return gunzipSync(body, { maxOutputLength: maxBytes });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    throw endpointError(`ccotel: cannot decompress the request body: ${(error as Error).message}`, { code: '354', type: 'CANNOT_DECOMPRESS', status: 400 });
+  }
 }
 
 /**
@@ -133,35 +204,25 @@ async function statement(url: URL, request: IncomingMessage, body: Buffer): Prom
   return { sql, queryParams };
 }
 
-/**
- * HTTP parameters arrive as text in ClickHouse's escaped format, which chdb's own binder would escape a
- * second time; `SET param_x = '<that text>'` hands them to the engine exactly as a server reads them.
- */
-function bindParameters(sql: string, queryParams: Record<string, string>): string {
-  const sets = Object.entries(queryParams).map(([name, value]) => {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw Object.assign(new Error(`Bad parameter name: ${name}`), { code: '36', type: 'BAD_ARGUMENTS' });
-    return `SET param_${name} = '${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'; `;
-  });
-  return sets.join('') + sql;
-}
-
 function settingsOf(url: URL): Record<string, string> {
   const settings: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
-    if (!NOT_SETTINGS.has(key) && !key.startsWith('param_')) settings[key] = value;
+    if (!NOT_SETTINGS.has(key) && !HTTP_SETTINGS.has(key) && !key.startsWith('param_')) settings[key] = value;
   }
   return settings;
 }
 
 /** An error the way ClickHouse sends it: status 500, the code in a header, `Code: N. DB::Exception: … (TYPE)`. */
-function sendError(response: ServerResponse, error: Error & { code?: string; type?: string }): void {
+function sendError(response: ServerResponse, error: EndpointError): void {
   if (response.headersSent) {
     response.destroy(error);
     return;
   }
+  // A body left unread (too large) is not drained: the connection closes after the answer.
+  if (!response.req.complete) response.shouldKeepAlive = false;
   const code = /^\d+$/.test(error.code ?? '') ? error.code! : '1001';
   const type = error.type ?? 'STD_EXCEPTION';
   response
-    .writeHead(500, { 'X-ClickHouse-Exception-Code': code, 'Content-Type': 'text/plain; charset=UTF-8' })
+    .writeHead(error.status ?? 500, { 'X-ClickHouse-Exception-Code': code, 'Content-Type': 'text/plain; charset=UTF-8' })
     .end(`Code: ${code}. DB::Exception: ${error.message.trimEnd()} (${type})\n`);
 }

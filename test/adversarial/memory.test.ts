@@ -1,0 +1,60 @@
+// Issue 13, row 10: a transcript of 300 000 lines of `y` (600 KB). Every line is skipped; the pipeline
+// must neither keep a record per line nor build one batch of everything. Bound stated and checked: no
+// batch over FLUSH_ITEMS (+ one check interval) items, at most SKIPPED_RECORDS_PER_FILE skipped records
+// with text, and the heap grows by less than 256 MB while it runs (it was 4.45 GB RSS with the store).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../sidecar/src/config.js';
+import { buildPipeline, ingestFile } from '../../sidecar/src/ingest.js';
+import { batchSize, type Sink, type TelemetryBatch } from '../../sidecar/src/model.js';
+import { FLUSH_ITEMS, SKIPPED_RECORDS_PER_FILE } from '../../sidecar/src/pipeline.js';
+
+const LINES = 300_000;
+
+describe('bounded memory under a transcript of garbage lines', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ccotel-adv-memory-'));
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('row 10: 300 000 skipped lines become a few records and counts, in bounded batches', async () => {
+    const transcript = join(dir, 'session.jsonl');
+    writeFileSync(transcript, 'y\n'.repeat(LINES));
+    const batches: number[] = [];
+    let skippedRecords = 0;
+    let skippedWithText = 0;
+    let countedLines = 0;
+    let heapPeak = 0;
+    const sink: Sink = {
+      name: 'counting',
+      async write(batch: TelemetryBatch) {
+        batches.push(batchSize(batch));
+        heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+        for (const log of batch.logs) {
+          if (log.eventName !== 'ccotel.record.skipped') continue;
+          skippedRecords++;
+          if (log.body !== '') skippedWithText++;
+          countedLines += Number(log.attributes['ccotel.record.count'] ?? 1);
+        }
+      },
+      async close() {},
+    };
+    const env = { HOME: dir, CCOTEL_STATE_DIR: join(dir, 'state'), CCOTEL_DATA_DIR: join(dir, 'data'), CCOTEL_CONFIG: join(dir, 'none.yaml') };
+    const { pipeline } = buildPipeline(loadConfig({ store: 'none' }, env), undefined, [sink]);
+    const heapBefore = process.memoryUsage().heapUsed;
+    await ingestFile(pipeline, { path: transcript, kind: 'main' }, 0);
+    await pipeline.finish();
+
+    expect(pipeline.stats.skipped.malformed_json).toBe(LINES);
+    expect(countedLines).toBe(LINES);
+    expect(skippedWithText).toBe(SKIPPED_RECORDS_PER_FILE);
+    expect(skippedRecords).toBeLessThan(SKIPPED_RECORDS_PER_FILE + 50);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(FLUSH_ITEMS + 2_000);
+    expect(heapPeak - heapBefore).toBeLessThan(256 << 20);
+  });
+});
