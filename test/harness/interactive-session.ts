@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startInteractive, prepareInteractiveHome, type InteractiveClaude } from './interactive.js';
@@ -19,6 +19,8 @@ export interface InteractiveSessionOptions {
   args?: string[];
   /** Presses keys; the API key prompt is already answered. End with `/exit` so telemetry is flushed. */
   drive(claude: InteractiveClaude, context: DriveContext): Promise<void>;
+  /** Settings merged into `~/.claude/settings.json` besides the hooks (e.g. permission rules). */
+  settings?: Record<string, unknown>;
   /** Files created in the project before the start. */
   projectFiles?: Record<string, string>;
 }
@@ -35,6 +37,7 @@ export interface DriveContext {
 export interface InteractiveOutcome {
   home: string;
   projectDir: string;
+  hookDir: string;
   hooks: HookPayload[];
   requests: RecordedRequest[];
   telemetry: OtlpExport[];
@@ -43,12 +46,27 @@ export interface InteractiveOutcome {
   exitStatuses: (number | undefined)[];
 }
 
+/** Adds `settings` to ~/.claude/settings.json; hooks are added to the copying hook of each event. */
+function mergeSettings(home: string, settings: Record<string, unknown>): void {
+  const file = join(home, '.claude', 'settings.json');
+  const current = JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, unknown[]> };
+  const extraHooks = (settings.hooks ?? {}) as Record<string, unknown[]>;
+  const hooks = { ...current.hooks };
+  for (const [event, matchers] of Object.entries(extraHooks)) hooks[event] = [...(hooks[event] ?? []), ...matchers];
+  writeFileSync(file, JSON.stringify({ ...current, ...settings, hooks }, null, 2) + '\n');
+}
+
+/** Where a session rooted at `root` keeps its HOME, project and copied hook payloads. */
+export function sessionDirs(root: string): { home: string; projectDir: string; hookDir: string } {
+  return { home: join(root, 'home'), projectDir: join(root, 'project'), hookDir: join(root, 'hooks') };
+}
+
 /** Telemetry export intervals are ≤ 1 s; after an exit, give the last export a moment to land. */
 const TELEMETRY_SETTLE_MS = 1500;
 
 export async function runInteractiveSession(options: InteractiveSessionOptions): Promise<InteractiveOutcome> {
   rmSync(options.root, { recursive: true, force: true });
-  const [home, projectDir, hookDir] = ['home', 'project', 'hooks'].map((d) => join(options.root, d));
+  const { home, projectDir, hookDir } = sessionDirs(options.root);
   mkdirSync(projectDir, { recursive: true });
   mkdirSync(hookDir, { recursive: true });
   for (const [name, content] of Object.entries(options.projectFiles ?? {})) {
@@ -56,6 +74,7 @@ export async function runInteractiveSession(options: InteractiveSessionOptions):
   }
   prepareInteractiveHome(home, projectDir);
   installHooks(home, copyStdinHookCommand(hookDir));
+  if (options.settings) mergeSettings(home, options.settings);
 
   const server = await startModelServer(options.steps);
   const receiver = await startOtlpReceiver();
@@ -74,6 +93,7 @@ export async function runInteractiveSession(options: InteractiveSessionOptions):
     return {
       home,
       projectDir,
+      hookDir,
       hooks: readHookPayloads(hookDir),
       requests: server.requests,
       telemetry: receiver.exports,

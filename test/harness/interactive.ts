@@ -41,6 +41,9 @@ export interface InteractiveOptions extends Pick<ClaudeRunOptions, 'home' | 'pro
   rows?: number;
 }
 
+/** Text on the screen, a pattern of it, or a test of the whole screen. */
+export type ScreenPattern = string | RegExp | ((screen: string) => boolean);
+
 export interface WaitOptions {
   timeoutMs?: number;
   /** Wait for the text to be gone instead. */
@@ -51,14 +54,14 @@ export interface InteractiveClaude {
   /** The visible screen, as plain text. */
   screen(): Promise<string>;
   /** Polls the screen until `pattern` shows (or is gone); throws with the last screen after the timeout. */
-  waitFor(pattern: string | RegExp, options?: WaitOptions): Promise<string>;
+  waitFor(pattern: ScreenPattern, options?: WaitOptions): Promise<string>;
   /** tmux key names: `Enter`, `Escape`, `Up`, `BTab` (Shift+Tab), `C-c`… */
   press(...keys: string[]): Promise<void>;
   /** Types text literally (no key names), without Enter. */
   type(text: string): Promise<void>;
   /** Types a prompt (or slash command) and sends it. */
   submit(text: string): Promise<void>;
-  /** Answers "Yes" to "Do you want to use this API key?" and waits for the prompt box. */
+  /** Answers "Yes" to "Do you want to use this API key?" (when asked) and waits for the prompt box. */
   acceptApiKey(): Promise<void>;
   /** Shift+Tab until the footer shows `mode` (a pattern of the mode's label). */
   cycleModeTo(mode: RegExp): Promise<void>;
@@ -71,6 +74,19 @@ export interface InteractiveClaude {
 }
 
 const POLL_MS = 150;
+const API_KEY_PROMPT = 'Do you want to use this API key?';
+/** The footer under the prompt box, shown once the TUI takes input. */
+const FOOTER = /shift\+tab to cycle|\? for shortcuts/;
+
+/** The footer line that names the permission mode. */
+function modeFooter(screen: string): string {
+  return screen.split('\n').findLast((line) => / on( \(|\s·)/.test(line)) ?? '';
+}
+
+/** The last line that starts with the prompt mark: the input box while it is shown. */
+function lastInputLine(screen: string): string {
+  return (screen.split('\n').findLast((line) => line.startsWith('❯')) ?? '').trimEnd();
+}
 const DEFAULT_WAIT_MS = 30_000;
 
 /** Starts `claude` in a fresh tmux pane; the returned handle drives it. */
@@ -87,17 +103,19 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
   await tmux('new-session', '-d', '-s', 'claude', ...size, '-c', options.projectDir, '--', ...command, ';', 'set-option', '-g', 'remain-on-exit', 'on');
 
   const screen = () => tmux('capture-pane', '-p', '-t', 'claude');
-  const paneState = async () => (await tmux('display-message', '-p', '-t', 'claude', '#{pane_dead} #{pane_dead_status}')).trim().split(' ');
+  const paneState = async () => (await tmux('display-message', '-p', '-t', 'claude', '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}')).trim().split(':');
 
-  async function waitFor(pattern: string | RegExp, wait: WaitOptions = {}): Promise<string> {
+  async function waitFor(pattern: ScreenPattern, wait: WaitOptions = {}): Promise<string> {
     const deadline = Date.now() + (wait.timeoutMs ?? DEFAULT_WAIT_MS);
-    const matches = (text: string) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
+    const matches = (text: string) =>
+      typeof pattern === 'string' ? text.includes(pattern) : typeof pattern === 'function' ? pattern(text) : pattern.test(text);
     let last = '';
     for (;;) {
       last = await screen();
       if (matches(last) !== (wait.absent === true)) return last;
       if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for ${wait.absent ? 'the end of ' : ''}${String(pattern)} on the Claude Code screen:\n${last}`);
+        const what = typeof pattern === 'function' ? 'a screen change' : String(pattern);
+        throw new Error(`timed out waiting for ${wait.absent ? 'the end of ' : ''}${what} on the Claude Code screen:\n${last}`);
       }
       await sleep(POLL_MS);
     }
@@ -106,8 +124,11 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
   const press = async (...keys: string[]) => void (await tmux('send-keys', '-t', 'claude', ...keys));
   const type = async (text: string) => void (await tmux('send-keys', '-t', 'claude', '-l', text));
   const exitStatus = async () => {
-    const [dead, status] = await paneState();
-    return dead === '1' ? Number(status) : undefined;
+    const [dead, status, signal] = await paneState();
+    // tmux can mark the pane dead (end of output) a moment before it has reaped the process.
+    if (dead !== '1' || (!status && !signal)) return undefined;
+    // A process ended by a signal has no status; report it the way a shell does (128 + signal).
+    return status ? Number(status) : 128 + Number(signal);
   };
 
   return {
@@ -117,24 +138,36 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
     type,
     async submit(text) {
       await type(text);
-      // A short pause: the TUI treats text and Enter arriving in one read as a paste.
-      await sleep(300);
-      await press('Enter');
+      await waitFor(text);
+      // Enter can be swallowed while the TUI is busy redrawing: press it until the input box lets go of the text.
+      for (let tries = 0; tries < 5; tries++) {
+        await press('Enter');
+        try {
+          await waitFor((screen) => lastInputLine(screen) !== `❯ ${text}`, { timeoutMs: 2000 });
+          return;
+        } catch {
+          // still in the box: press again
+        }
+      }
+      throw new Error(`Claude Code did not take the input ${JSON.stringify(text)}:\n${await screen()}`);
     },
     async acceptApiKey() {
-      await waitFor('Do you want to use this API key?');
+      // Asked once per HOME: a later start remembers the answer and shows the prompt box straight away.
+      const first = await waitFor((text) => text.includes(API_KEY_PROMPT) || FOOTER.test(text));
+      if (!first.includes(API_KEY_PROMPT)) return;
       await press('Up');
       await sleep(200);
       await press('Enter');
-      await waitFor('Do you want to use this API key?', { absent: true });
+      await waitFor(FOOTER);
     },
     async cycleModeTo(mode) {
-      for (let tries = 0; tries < 6; tries++) {
-        if (mode.test(await screen())) return;
+      for (let presses = 0; presses < 6; presses++) {
+        const footer = modeFooter(await screen());
+        if (mode.test(footer)) return;
         await press('BTab');
-        await sleep(400);
+        await waitFor((text) => modeFooter(text) !== footer, { timeoutMs: 5000 });
       }
-      await waitFor(mode, { timeoutMs: 2000 });
+      throw new Error(`Shift+Tab never reached ${String(mode)}:\n${await screen()}`);
     },
     exitStatus,
     async waitForExit(timeoutMs = DEFAULT_WAIT_MS) {
