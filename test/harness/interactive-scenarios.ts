@@ -63,6 +63,26 @@ function dialogOptions(screen: string): RegExpExecArray[] {
   return lines.slice(question + 1).map((line) => OPTION.exec(line)).filter((m) => m !== null);
 }
 
+/** Presses the key on the selected option: Enter closes the dialog, Tab opens a text box under the option. */
+async function answer(claude: InteractiveClaude, key: 'Enter' | 'Tab', before: string): Promise<void> {
+  if (key === 'Tab') {
+    await claude.press('Tab');
+    await claude.waitFor((text) => text !== before, { timeoutMs: 20_000 });
+    return;
+  }
+  // Enter can be lost while the TUI redraws; pressed again once the dialog is gone, it reaches an empty box.
+  for (let tries = 0; tries < 3; tries++) {
+    await claude.press('Enter');
+    try {
+      await claude.waitFor((text) => !DIALOG.test(text), { timeoutMs: 10_000 });
+      return;
+    } catch {
+      // still open: press again
+    }
+  }
+  throw new Error(`the dialog did not take Enter:\n${await claude.screen()}`);
+}
+
 /** Answers the permission dialog on screen by its option's label; `Tab` opens the option's text box. */
 export async function choose(claude: InteractiveClaude, label: RegExp, key: 'Enter' | 'Tab' = 'Enter'): Promise<void> {
   await claude.waitFor(DIALOG);
@@ -73,14 +93,9 @@ export async function choose(claude: InteractiveClaude, label: RegExp, key: 'Ent
     const options = dialogOptions(screen);
     const selected = options.find((m) => m[1] === '❯');
     if (!options.some((m) => label.test(m[2]))) throw new Error(`no option ${String(label)} in the dialog:\n${screen}`);
-    if (selected && label.test(selected[2])) {
-      await claude.press(key);
-      // Enter closes the dialog; Tab opens a text box under the option.
-      await claude.waitFor((text) => (key === 'Enter' ? !DIALOG.test(text) : text !== screen), { timeoutMs: 10_000 });
-      return;
-    }
+    if (selected && label.test(selected[2])) return answer(claude, key, screen);
     await claude.press('Down');
-    await claude.waitFor((text) => text !== screen, { timeoutMs: 5000 });
+    await claude.waitFor((text) => text !== screen, { timeoutMs: 10_000 });
   }
   throw new Error(`could not select ${String(label)} in the dialog:\n${await claude.screen()}`);
 }

@@ -74,6 +74,8 @@ export interface InteractiveClaude {
 }
 
 const POLL_MS = 150;
+/** Generous: the CLI starts in a few seconds on an idle machine, much slower on a loaded one. */
+const DEFAULT_WAIT_MS = 60_000;
 const API_KEY_PROMPT = 'Do you want to use this API key?';
 /** The footer under the prompt box, shown once the TUI takes input. */
 const FOOTER = /shift\+tab to cycle|\? for shortcuts/;
@@ -87,7 +89,6 @@ function modeFooter(screen: string): string {
 function lastInputLine(screen: string): string {
   return (screen.split('\n').findLast((line) => line.startsWith('❯')) ?? '').trimEnd();
 }
-const DEFAULT_WAIT_MS = 30_000;
 
 /** Starts `claude` in a fresh tmux pane; the returned handle drives it. */
 export async function startInteractive(options: InteractiveOptions): Promise<InteractiveClaude> {
@@ -165,7 +166,7 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
         const footer = modeFooter(await screen());
         if (mode.test(footer)) return;
         await press('BTab');
-        await waitFor((text) => modeFooter(text) !== footer, { timeoutMs: 5000 });
+        await waitFor((text) => modeFooter(text) !== footer, { timeoutMs: 10_000 });
       }
       throw new Error(`Shift+Tab never reached ${String(mode)}:\n${await screen()}`);
     },

@@ -27,7 +27,7 @@ export function claudeBinaryProblem(): string | undefined {
 }
 
 
-export function shellQuote(s: string): string {
+function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
