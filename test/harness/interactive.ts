@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -65,7 +65,7 @@ export interface InteractiveClaude {
   acceptApiKey(): Promise<void>;
   /** Shift+Tab until the footer shows `mode` (a pattern of the mode's label). */
   cycleModeTo(mode: RegExp): Promise<void>;
-  /** The CLI's exit status once it has exited, undefined while it runs. */
+  /** The CLI's exit status once it has exited (UNKNOWN_STATUS if tmux kept none), undefined while it runs. */
   exitStatus(): Promise<number | undefined>;
   /** Waits for the CLI to exit by itself (after /exit). */
   waitForExit(timeoutMs?: number): Promise<number>;
@@ -79,6 +79,18 @@ const DEFAULT_WAIT_MS = 60_000;
 const API_KEY_PROMPT = 'Do you want to use this API key?';
 /** The footer under the prompt box, shown once the TUI takes input. */
 const FOOTER = /shift\+tab to cycle|\? for shortcuts/;
+
+/** The exit status of a CLI that exited without tmux recording one. */
+export const UNKNOWN_STATUS = -1;
+
+function processGone(pid: number): boolean {
+  try {
+    // A zombie still answers signal 0: it has exited, only not been reaped yet.
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
+  } catch {
+    return true;
+  }
+}
 
 /** The footer line that names the permission mode. */
 function modeFooter(screen: string): string {
@@ -104,7 +116,7 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
   await tmux('new-session', '-d', '-s', 'claude', ...size, '-c', options.projectDir, '--', ...command, ';', 'set-option', '-g', 'remain-on-exit', 'on');
 
   const screen = () => tmux('capture-pane', '-p', '-t', 'claude');
-  const paneState = async () => (await tmux('display-message', '-p', '-t', 'claude', '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}')).trim().split(':');
+  const paneState = async () => (await tmux('display-message', '-p', '-t', 'claude', '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}:#{pane_pid}')).trim().split(':');
 
   async function waitFor(pattern: ScreenPattern, wait: WaitOptions = {}): Promise<string> {
     const deadline = Date.now() + (wait.timeoutMs ?? DEFAULT_WAIT_MS);
@@ -125,11 +137,12 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
   const press = async (...keys: string[]) => void (await tmux('send-keys', '-t', 'claude', ...keys));
   const type = async (text: string) => void (await tmux('send-keys', '-t', 'claude', '-l', text));
   const exitStatus = async () => {
-    const [dead, status, signal] = await paneState();
-    // tmux can mark the pane dead (end of output) a moment before it has reaped the process.
-    if (dead !== '1' || (!status && !signal)) return undefined;
+    const [dead, status, signal, pid] = await paneState();
+    if (dead !== '1') return undefined;
     // A process ended by a signal has no status; report it the way a shell does (128 + signal).
-    return status ? Number(status) : 128 + Number(signal);
+    if (status || signal) return status ? Number(status) : 128 + Number(signal);
+    // tmux marks the pane dead at the end of its output, and may not record a status: gone is gone.
+    return processGone(Number(pid)) ? UNKNOWN_STATUS : undefined;
   };
 
   return {
@@ -171,7 +184,8 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
       throw new Error(`Shift+Tab never reached ${String(mode)}:\n${await screen()}`);
     },
     exitStatus,
-    async waitForExit(timeoutMs = DEFAULT_WAIT_MS) {
+    // SessionEnd hooks and the last telemetry export come after the goodbye text.
+    async waitForExit(timeoutMs = 2 * DEFAULT_WAIT_MS) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const status = await exitStatus();
