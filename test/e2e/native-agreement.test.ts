@@ -5,6 +5,7 @@
 // goes to a loopback receiver. Then `ccotel backfill` reads that HOME into one temporary store and each
 // check sets three witnesses side by side: the store, the native telemetry, and the scenario script
 // (what the script implies is computed from the script, never read back from ccotel).
+// The recorded interactive samples get the same checks in native-agreement-interactive.test.ts.
 //
 // Token figures: ccotel's `gen_ai.usage.input_tokens` is the raw API `input_tokens` (cached input
 // excluded, as in the transcript); Claude Code's native `gen_ai.usage.input_tokens` counts input + cache

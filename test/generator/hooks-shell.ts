@@ -598,8 +598,8 @@ function outcomesOfTurn(turn: Turn, calls: Map<string, ToolCall>): Outcome[] {
 
 /**
  * A session whose transcript is gone (cleaned up, or never found): only its hooks and shell log tell about it.
- * A Bash call asked for permission and never ran (a block by the user), a Write refused by a rule
- * (PermissionDenied), a Read and a Bash that ran (no block; the Bash command gets a trace of its own).
+ * A Bash call asked for permission and never ran (a block by the user), a Write refused by auto mode
+ * (PermissionDenied: a block by the classifier), a Read and a Bash that ran (no block; the Bash command gets a trace of its own).
  */
 function hookOnlySession(w: HookWriter, rng: Rng, startMs: number): void {
   const sessionId = rng.uuid();
@@ -621,7 +621,7 @@ function hookOnlySession(w: HookWriter, rng: Rng, startMs: number): void {
   const refused = tool('Write', { file_path: `${cwd}/.env`, content: 'x' });
   w.hook(next(), { ...refused.head('PreToolUse'), tool_use_id: refused.id });
   w.hook(next(), { ...refused.head('PermissionDenied'), tool_use_id: refused.id, reason: 'Denied by auto mode' });
-  w.count(w.expected.permissionBlocks, 'Write|rule');
+  w.count(w.expected.permissionBlocks, 'Write|classifier');
   const read = tool('Read', { file_path: `${cwd}/package.json` });
   w.hook(next(), { ...read.head('PreToolUse'), tool_use_id: read.id });
   w.hook(next(), { ...read.head('PostToolUse'), tool_response: { type: 'text' }, tool_use_id: read.id, duration_ms: 3 });

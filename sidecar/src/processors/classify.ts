@@ -5,7 +5,8 @@ import type { ContentBlock, TranscriptEntry } from './parse-transcript.js';
 
 export type ToolOutcome = 'success' | 'error' | 'denied' | 'interrupted' | 'unanswered';
 export type TurnOutcome = 'completed' | 'interrupted' | 'error' | 'abandoned';
-export type BlockSource = 'hook' | 'rule' | 'user';
+/** Who refused a call: a hook, a permission rule (or print mode's no-prompt refusal), the user, auto mode's check. */
+export type BlockSource = 'hook' | 'rule' | 'user' | 'classifier';
 
 const SYNTHETIC_PROMPT_PREFIXES = [
   '<command-name>',
@@ -100,25 +101,51 @@ export function denialSource(text: string): BlockSource | undefined {
 }
 
 /** Who refused a call, from the structured decision newer Claude Code writes on the result row. */
-export function decisionBlockSource(decision: TranscriptEntry['permissionDecision']): BlockSource | undefined {
+function decisionBlockSource(decision: TranscriptEntry['permissionDecision']): BlockSource | undefined {
   if (decision?.decision !== 'reject') return undefined;
   const source = decision.source ?? '';
   if (source === 'hook') return 'hook';
   if (source.startsWith('user')) return 'user';
+  // Auto mode's refusals say `source: config` like rules do; the reason tells them apart.
+  if (decision.reasonType === 'classifier' || decision.reasonCode?.startsWith('classifier:')) return 'classifier';
   return 'rule';
 }
 
-export function toolOutcome(block: ContentBlock, entry: Pick<TranscriptEntry, 'toolUseResult' | 'permissionDecision' | 'toolDenialKind'>): ToolOutcome {
+/** Who refused a call that did not run, from its denial kind, when no decision on the row says it. */
+function denialKindSource(kind: string | undefined): BlockSource {
+  if (kind === undefined || kind === 'user-rejected') return 'user';
+  if (kind.startsWith('automode')) return 'classifier';
+  return 'rule';
+}
+
+export interface ToolVerdict {
+  outcome: ToolOutcome;
+  /** Set when the outcome is `denied`. */
+  blockedBy?: BlockSource;
+}
+
+type ResultFields = Pick<TranscriptEntry, 'toolUseResult' | 'permissionDecision' | 'toolDenialKind' | 'toolDenialBeforeRun'>;
+
+/**
+ * How a call ended and, if it was refused, who refused it. The result row's structured fields decide first
+ * (Claude Code 2.1.3xx): a rejecting `permissionDecision`; `toolDenialBeforeRun` (an interactive "No", which
+ * carries no decision); a `toolDenialKind` with neither, which is a call cut short while it ran (Esc, Ctrl+C:
+ * print and interactive mode write the same "rejected" text then); a structured result saying `interrupted`.
+ * An accepted call is a success or an error. Only rows without these fields (older releases) go by wording.
+ */
+export function toolVerdict(block: ContentBlock, entry: ResultFields): ToolVerdict {
   const { toolUseResult, permissionDecision: decision } = entry;
-  if (decisionBlockSource(decision)) return 'denied';
-  // Claude Code 2.1.3xx marks a call that did not run; with no permission decision behind it, nothing refused
-  // it: an interrupt (Ctrl+C, Esc) cut it short, whatever the result's wording says.
-  if (entry.toolDenialKind !== undefined && decision === undefined) return 'interrupted';
-  const text = resultText(block);
+  const decidedBy = decisionBlockSource(decision);
+  if (decidedBy) return { outcome: 'denied', blockedBy: decidedBy };
+  if (entry.toolDenialBeforeRun) return { outcome: 'denied', blockedBy: denialKindSource(entry.toolDenialKind) };
+  if (entry.toolDenialKind !== undefined) return { outcome: 'interrupted' };
   const structured = typeof toolUseResult === 'object' && toolUseResult !== null ? toolUseResult : undefined;
-  if ((structured as { interrupted?: unknown } | undefined)?.interrupted === true) return 'interrupted';
-  if (text.trimStart().startsWith(INTERRUPT_MARKER)) return 'interrupted';
-  if (toolUseResult === 'User rejected tool use') return 'denied';
-  if (block.is_error !== true) return 'success';
-  return denialSource(text) ? 'denied' : 'error';
+  if ((structured as { interrupted?: unknown } | undefined)?.interrupted === true) return { outcome: 'interrupted' };
+  const text = resultText(block);
+  if (text.trimStart().startsWith(INTERRUPT_MARKER)) return { outcome: 'interrupted' };
+  if (decision !== undefined) return { outcome: block.is_error === true ? 'error' : 'success' };
+  if (toolUseResult === 'User rejected tool use') return { outcome: 'denied', blockedBy: 'user' };
+  if (block.is_error !== true) return { outcome: 'success' };
+  const wordedBy = denialSource(text);
+  return wordedBy ? { outcome: 'denied', blockedBy: wordedBy } : { outcome: 'error' };
 }

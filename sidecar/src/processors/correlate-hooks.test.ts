@@ -42,7 +42,11 @@ function hookEvents(scenario: string, lines: string[], acked: string[]): HookEve
   }
   const dir = join(FIXTURES, scenario, 'hooks');
   const payloads = readdirSync(dir).sort().map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record<string, unknown>);
-  const times = payloads.map((payload, index) => (typeof payload.prompt_id === 'string' ? promptTimes.get(payload.prompt_id)! + index : undefined));
+  // Interactive SessionEnd carries the prompt id of /exit, which has no prompt row: placed like a SessionStart.
+  const times = payloads.map((payload, index) => {
+    const promptTime = typeof payload.prompt_id === 'string' ? promptTimes.get(payload.prompt_id) : undefined;
+    return promptTime === undefined ? undefined : promptTime + index;
+  });
   return payloads.map((payload, index) => {
     const next = times.slice(index).find((time) => time !== undefined);
     const firedAtMs = times[index] ?? (next ?? Math.max(...times.filter((t) => t !== undefined).map(Number)) + 60_000) - 100 + index;
@@ -52,7 +56,7 @@ function hookEvents(scenario: string, lines: string[], acked: string[]): HookEve
 }
 
 /** Backfill order: the spool first, then the transcripts, then the end of input. */
-async function correlate(scenario: string, options: { hooks?: (events: HookEvent[]) => HookEvent[] } = {}) {
+async function correlate(scenario: string, options: { hooks?: (events: HookEvent[]) => HookEvent[]; rewrite?: (line: string) => string } = {}) {
   const sink = new MemorySink();
   const hooks = new HookCorrelator({ contentLevel: 'masked' });
   const transcripts = new TranscriptCorrelator();
@@ -65,7 +69,7 @@ async function correlate(scenario: string, options: { hooks?: (events: HookEvent
   for (const file of files) {
     transcripts.readingFromStart(file.path);
     file.lines.forEach((line, index) => {
-      const parsed = parseTranscriptLine(line);
+      const parsed = parseTranscriptLine(options.rewrite ? options.rewrite(line) : line);
       if (parsed.ok === true) transcripts.add(parsed.entry, { path: file.path, kind: 'main' }, index);
     });
   }
@@ -140,6 +144,28 @@ describe('HookCorrelator on real recordings', () => {
     expect(fromHooks.every((log) => log.attributes['ccotel.block.origin'] === 'hook')).toBe(true);
     // The same call's block from the transcript has the same id: the two never count twice.
     expect(fromHooks.map((log) => log.id).sort()).toEqual(unique(logsNamed(received, 'ccotel.permission.blocked')).map((log) => log.id).sort());
+  });
+
+  it('interactive: a refusal is denied by its source; Esc during an allowed command is interrupted, not a block', async () => {
+    const outcome = async (scenario: string) => {
+      const { received } = await correlate(`2.1.332-interactive/${scenario}`);
+      const blocks = unique(logsNamed(received, 'ccotel.permission.blocked')).map((log) => log.attributes.source);
+      return { outcomes: toolSpans(received).map((span) => span.attributes['ccotel.tool.outcome']), blocks };
+    };
+    expect(await outcome('deny')).toEqual({ outcomes: ['denied'], blocks: ['user'] });
+    expect(await outcome('auto-mode-blocked')).toEqual({ outcomes: ['denied'], blocks: ['classifier'] });
+    // Its PermissionRequest has no PostToolUse after it (the user said yes, then Esc): the transcript knows better.
+    expect(await outcome('esc-while-running')).toEqual({ outcomes: ['interrupted'], blocks: [] });
+  });
+
+  it('takes a PermissionDenied hook for auto mode’s refusal when the transcript cannot tell', async () => {
+    const { received } = await correlate('2.1.332-interactive/auto-mode-blocked', {
+      rewrite: (line) => line.replace(/"permissionDecision":\{[^}]*\},?/g, '').replace(/"toolDenialKind":"[^"]*",?/g, '').replace(/auto mode's safety check/g, 'a check'),
+    });
+    expect(toolSpans(received).map((span) => span.attributes['ccotel.tool.outcome'])).toEqual(['error']);
+    expect(unique(logsNamed(received, 'ccotel.permission.blocked')).map((log) => [log.attributes.source, log.attributes['ccotel.block.origin']])).toEqual([
+      ['classifier', 'hook'],
+    ]);
   });
 
   it('merges the hook SessionStart with the transcript start of the same prompt: one start each, the hook source', async () => {

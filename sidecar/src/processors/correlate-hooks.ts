@@ -247,8 +247,9 @@ export class HookCorrelator implements Join {
     const outcome = span.attributes['ccotel.tool.outcome'];
     const evidence = this.evidence.get(toolUseId);
     this.evidence.delete(toolUseId);
-    // The transcript's own decision wins; an unanswered call was never decided.
-    if (evidence && outcome !== 'denied' && outcome !== 'unanswered') this.blockFromHooks(toolUseId, evidence, context, span.endMs);
+    // The transcript's own verdict wins: a refusal it saw, a call cut short while running (a PermissionRequest
+    // with no PostToolUse then is an allowed call the user interrupted), or a call never decided.
+    if (evidence && outcome !== 'denied' && outcome !== 'interrupted' && outcome !== 'unanswered') this.blockFromHooks(toolUseId, evidence, context, span.endMs);
   }
 
   private attachToTurn(span: SpanRecord): void {
@@ -382,7 +383,8 @@ export class HookCorrelator implements Join {
   private blockFromHooks(toolUseId: string, evidence: ToolEvidence, context: SpanContext, timeMs: number): void {
     const denied = evidence.permissionDenied || (evidence.permissionRequested && !evidence.ran);
     if (!denied) return;
-    const source = evidence.permissionDenied ? 'rule' : 'user';
+    // PermissionDenied fires for auto mode's refusals (rules and hooks refuse without it, 2.1.332).
+    const source = evidence.permissionDenied ? 'classifier' : 'user';
     const seed = `${spanIdOf('tool', toolUseId)}:blocked`;
     const attributes = { 'gen_ai.tool.name': evidence.toolName, tool_use_id: toolUseId, outcome: 'denied', source, 'ccotel.block.origin': 'hook' };
     this.out.logs.push({ ...this.log('ccotel.permission.blocked', recordIdOf('ccotel.permission.blocked', seed), timeMs, evidence.sessionId, 'WARN', '', attributes), ...context });

@@ -115,6 +115,27 @@ describe('TranscriptCorrelator', () => {
     expect(batch.logs.find((l) => l.eventName === 'ccotel.permission.blocked')?.attributes.source).toBe('hook');
   });
 
+  it('2.1.332: an interactive "No" is denied by the user; the same text on a call cut short while it ran is interrupted', () => {
+    // The row fields of the recorded samples (interactive deny, print-mode and interactive interrupt, auto mode).
+    const rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).";
+    const batch = correlate([
+      [MAIN, [
+        prompt('three calls'),
+        assistant('msg_r', 'req_r', ['toolu_no', 'toolu_cut', 'toolu_auto'].map((id) => toolUse(id, 'Bash')), { output_tokens: 1 }, 'tool_use'),
+        result('toolu_no', rejected, true, 'User rejected tool use', { toolDenialKind: 'user-rejected', toolDenialBeforeRun: true }),
+        result('toolu_cut', rejected, true, 'User rejected tool use', { toolDenialKind: 'user-rejected' }),
+        result('toolu_auto', "Bash was not run: auto mode's safety check does not run for this session", true, 'Error: Bash was not run', {
+          toolDenialKind: 'automode-unavailable',
+          permissionDecision: { decision: 'reject', source: 'config', reasonType: 'classifier', reasonCode: 'classifier:auto-mode:unavailable' },
+        }),
+      ]],
+    ]);
+    const outcomes = Object.fromEntries(spansNamed(batch, 'execute_tool ').map((s) => [s.attributes.tool_use_id, s.attributes['ccotel.tool.outcome']]));
+    expect(outcomes).toEqual({ toolu_no: 'denied', toolu_cut: 'interrupted', toolu_auto: 'denied' });
+    const blocks = batch.logs.filter((l) => l.eventName === 'ccotel.permission.blocked').map((l) => [l.attributes.tool_use_id, l.attributes.source]);
+    expect(blocks.sort()).toEqual([['toolu_auto', 'classifier'], ['toolu_no', 'user']]);
+  });
+
   it('counts a call stopped by a PreToolUse hook (exit 2) as blocked by the hook', () => {
     const blockRow = { ...base(), type: 'attachment', attachment: { type: 'hook_blocking_error', blockingError: { blockingError: 'no rm', command: 'guard.sh' }, hookName: 'PreToolUse:Bash', toolUseID: 'toolu_h', hookEvent: 'PreToolUse' } };
     const batch = correlate([

@@ -6,12 +6,10 @@ import { recordIdOf, spanIdOf, traceIdOf } from '../ids.js';
 import type { Attributes, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
 import {
-  decisionBlockSource,
-  denialSource,
   isInterruptMarker,
   realPromptText,
   resultText,
-  toolOutcome,
+  toolVerdict,
   toolResults,
   toolUses,
   type BlockSource,
@@ -511,7 +509,7 @@ export class TranscriptCorrelator {
     const tool = this.pendingTools.get(block.tool_use_id!);
     if (!tool) return; // result of a call already reported (replay) or of one never seen
     const blockedByHook = this.hookBlockedCalls.delete(tool.id);
-    const outcome = blockedByHook ? 'denied' : toolOutcome(block, entry);
+    const { outcome, blockedBy } = blockedByHook ? { outcome: 'denied' as const, blockedBy: 'hook' as const } : toolVerdict(block, entry);
     if (turn && outcome === 'interrupted') turn.interrupted = true;
     const task = this.openTaskCalls.get(tool.id);
     const agentId = agentIdOf(entry.toolUseResult);
@@ -520,11 +518,6 @@ export class TranscriptCorrelator {
       const agent = this.agents.get(agentId);
       if (agent && !agent.link) this.linkAgent(agent, task);
     }
-    const blockedBy = blockedByHook
-      ? 'hook'
-      : outcome === 'denied'
-        ? (decisionBlockSource(entry.permissionDecision) ?? denialSource(resultText(block)) ?? 'user')
-        : undefined;
     this.emitTool(tool, outcome, entry.timeMs, { text: resultText(block), blockedBy });
   }
 

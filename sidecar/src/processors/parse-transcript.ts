@@ -93,10 +93,12 @@ export interface TranscriptEntry {
     content: string | ContentBlock[];
   };
   toolUseResult?: unknown;
-  /** Claude Code ≥ 2.1.3xx on tool-result rows: who allowed or refused the call. */
-  permissionDecision?: { decision?: string; source?: string };
-  /** Set on a result whose call did not run (`user-rejected`), refused or cut short by an interrupt. */
+  /** Claude Code ≥ 2.1.3xx on tool-result rows: who allowed or refused the call (reasonType `classifier`: auto mode). */
+  permissionDecision?: { decision?: string; source?: string; reasonType?: string; reasonCode?: string };
+  /** Set on a result whose call did not run (`user-rejected`, `permission-rule`, `automode-…`), refused or cut short by an interrupt. */
   toolDenialKind?: string;
+  /** 2.1.332: true when the call was refused before it ran (an interactive "No"); absent on a call cut short. */
+  toolDenialBeforeRun?: boolean;
   /** `attachment` rows read: a hook that blocked (exit code 2) the event of a tool call. */
   hookBlock?: { toolUseId: string; hookEvent: string; hookName: string };
 }
@@ -188,6 +190,7 @@ export function classifyRow(row: unknown): ParseResult {
     permissionDecision:
       typeof r.permissionDecision === 'object' && r.permissionDecision !== null ? (r.permissionDecision as TranscriptEntry['permissionDecision']) : undefined,
     toolDenialKind: optionalString(r.toolDenialKind),
+    toolDenialBeforeRun: r.toolDenialBeforeRun === true ? true : undefined,
   };
   return { ok: true, entry };
 }
