@@ -83,7 +83,7 @@ export class Pipeline {
       if (line.text.length === 0) continue;
       const parsed = parseTranscriptLine(line.text);
       if (parsed.ok === true) {
-        this.lastTimeMs.set(file.path, parsed.entry.timeMs);
+        if (!Number.isNaN(parsed.entry.timeMs)) this.lastTimeMs.set(file.path, parsed.entry.timeMs);
         this.correlator.add(parsed.entry, file, line.start);
       } else if (parsed.ok === false) {
         this.skip(file.path, line.start, parsed.reason, line.text, parsed.type);
