@@ -2,6 +2,7 @@
 // real transcripts of older releases (claude-code-formats.md section 7): rows shaped like those releases wrote.
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord, TelemetryBatch } from '../model.js';
+import { Rng } from '../../../test/generator/random.js';
 import { MAIN, SESSION, assistant, base, correlate, prompt, result, spansNamed, toolUse, turnRoots } from '../../../test/generators/transcript-rows.js';
 import { TranscriptCorrelator } from './correlate-transcripts.js';
 import { parseTranscriptLine } from './parse-transcript.js';
@@ -175,5 +176,57 @@ describe('permission mode', () => {
     expect(parsed.entry).toMatchObject({ type: 'permission-mode', permissionMode: 'plan', sessionId: SESSION });
     expect(Number.isNaN(parsed.entry.timeMs)).toBe(true);
     expect(parseTranscriptLine(JSON.stringify({ type: 'permission-mode', sessionId: SESSION }))).toMatchObject({ ok: false, reason: 'missing_fields' });
+  });
+});
+
+describe('rows with no prompt before them', () => {
+  it('a response whose prompt is not in the file (compacted away, or its file cleaned up) gets a turn of its own', () => {
+    const batch = correlate([[MAIN, [
+      prompt('This session is being continued from a previous conversation that ran out of context.', { isCompactSummary: true }),
+      assistant('msg_o1', 'req_o1', [toolUse('toolu_o1', 'Bash', { command: 'make' })], { output_tokens: 7 }, 'tool_use'),
+      result('toolu_o1', 'built'),
+      assistant('msg_o2', 'req_o2', text('done'), { output_tokens: 3 }, 'end_turn'),
+    ]]]);
+    expect(turnRoots(batch)).toHaveLength(1);
+    expect(turnRoots(batch)[0].attributes).toMatchObject({ 'ccotel.turn.outcome': 'completed', 'ccotel.prompt': '', 'ccotel.turn.prompt_seen': false });
+    expectAllUnderTurns(batch);
+    expect(outputTokens(batch)).toBe(10);
+  });
+});
+
+describe('any order of rows', () => {
+  /** Rows of every kind above in a random order (a seed per case): the invariants hold whatever comes. */
+  function randomRows(rng: Rng): object[] {
+    const rows: object[] = [];
+    const open: string[] = [];
+    let message = 0;
+    for (let i = rng.int(5, 40); i > 0; i--) {
+      const kind = rng.weighted({ prompt: 3, command: 2, local: 1, bash: 2, meta: 1, answer: 5, call: 4, result: 4, mode: 2, interrupt: 1 });
+      if (kind === 'prompt') rows.push(prompt(`prompt ${i}`));
+      else if (kind === 'command') rows.push(...initCommand());
+      else if (kind === 'local') rows.push(prompt('<command-name>/model</command-name>'), prompt('<local-command-stdout>ok</local-command-stdout>'));
+      else if (kind === 'bash') rows.push(prompt('<bash-input>ls</bash-input>'), prompt('<bash-stdout>a</bash-stdout><bash-stderr></bash-stderr>'));
+      else if (kind === 'meta') rows.push(prompt(text('expanded'), { isMeta: true }));
+      else if (kind === 'mode') rows.push({ type: 'permission-mode', permissionMode: rng.pick(['default', 'plan', 'bypassPermissions']), sessionId: SESSION });
+      else if (kind === 'interrupt') rows.push(prompt('[Request interrupted by user]'));
+      else if (kind === 'result' && open.length > 0) rows.push(result(open.splice(rng.int(0, open.length - 1), 1)[0], 'ok'));
+      else {
+        const id = rng.chance(0.3) && message > 0 ? `msg_${message}` : `msg_${++message}`;
+        const call = kind === 'call' ? [toolUse(`toolu_${i}`, 'Bash')] : text('answer');
+        if (kind === 'call') open.push(`toolu_${i}`);
+        rows.push(assistant(id, `req_${id}`, call, { output_tokens: rng.int(1, 50) }));
+      }
+    }
+    return rows;
+  }
+
+  it.each(Array.from({ length: 40 }, (_, seed) => seed))('seed %i: every chat and tool span is under a turn, and every record has a real time', (seed) => {
+    const batch = correlate([[MAIN, randomRows(new Rng(seed))]]);
+    const roots = new Map(turnRoots(batch).map((root) => [root.traceId, root.spanId]));
+    for (const span of [...spansNamed(batch, 'chat '), ...spansNamed(batch, 'execute_tool ')]) {
+      expect(span.parentSpanId, span.name).toBe(roots.get(span.traceId));
+    }
+    const times = [...batch.spans.map((s) => s.startMs), ...batch.logs.map((l) => l.timeMs), ...batch.metrics.map((p) => p.timeMs)];
+    for (const time of times) expect(time).toBeGreaterThan(Date.parse('2026-01-01T00:00:00Z'));
   });
 });

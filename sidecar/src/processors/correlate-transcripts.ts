@@ -53,6 +53,8 @@ interface Turn {
   toolIds: string[];
   events: SpanEvent[];
   attributes: Attributes;
+  /** False for a turn opened by a response whose prompt is not in the input: no prompt record for it. */
+  promptSeen?: false;
 }
 
 interface Chat {
@@ -309,9 +311,9 @@ export class TranscriptCorrelator {
     }
     if (!turn) {
       const last = session.lastTurn;
-      // Rows after a turn closed for idleness are its late rows; rows before any prompt belong to no turn.
+      // Rows after a turn closed for idleness are its late rows.
       if (last) this.handleConversationRow(entry, session, thread, { sessionId: session.id, traceId: last.traceId, parentSpanId: last.rootSpanId }, undefined);
-      else this.trackOrphanRow(entry, session, thread);
+      else if (entry.type === 'assistant') this.startPromptlessTurn(entry, session, file, offset);
       return;
     }
     const scope: Scope = { sessionId: session.id, traceId: turn.traceId, parentSpanId: turn.rootSpanId };
@@ -431,7 +433,7 @@ export class TranscriptCorrelator {
     if (!turn) return;
     this.finishChat(session, 'main');
     session.turn = undefined;
-    if (turn.newChats === 0 && turn.replayedChats > 0) return; // a replay of a turn already reported
+    if (turn.newChats === 0 && turn.toolIds.length === 0 && turn.replayedChats > 0) return; // a replay of a turn already reported
     session.lastTurn = turn;
     const pending = turn.toolIds.some((id) => this.pendingTools.has(id));
     const outcome: TurnOutcome = turn.interrupted
@@ -466,7 +468,7 @@ export class TranscriptCorrelator {
     });
     const promptAttributes: Attributes = { 'message.uuid': turn.promptUuid, 'ccotel.prompt.length': turn.promptText.length };
     if (turn.promptId) promptAttributes['prompt.id'] = turn.promptId;
-    this.emitLog(
+    if (turn.promptSeen !== false) this.emitLog(
       turn.traceId,
       turn.rootSpanId,
       session.id,
@@ -495,10 +497,16 @@ export class TranscriptCorrelator {
     this.emitMetric('ccotel.session.starts', '{session}', 'Session starts by source', 'sum', entry.timeMs, 1, { source }, '', '', id);
   }
 
-  /** Assistant rows and tool results outside any turn still count for tokens and tools, in a trace of their own. */
-  private trackOrphanRow(entry: TranscriptEntry, session: Session, thread: string): void {
-    const scope: Scope = { sessionId: session.id, traceId: traceIdOf(session.id, 'no-turn'), parentSpanId: '' };
-    this.handleConversationRow(entry, session, thread, scope, undefined);
+  /**
+   * A response with no prompt before it in its file (the prompt was compacted away, or the file holding it was
+   * cleaned up): a turn of its own, so its chat and tool spans have a parent; it claims no prompt.
+   */
+  private startPromptlessTurn(entry: TranscriptEntry, session: Session, file: TranscriptFile, offset: number): void {
+    this.startTurn(entry, session, '', file, offset);
+    const turn = session.turn!;
+    turn.promptSeen = false;
+    turn.attributes['ccotel.turn.prompt_seen'] = false;
+    this.addMainRow(entry, session, file, offset);
   }
 
   // ---- rows shared by the main thread and subagents ----------------------------------------------------
