@@ -39,6 +39,12 @@ export const KNOWN_NON_CONVERSATION_TYPES = new Set([
   'custom-title',
   'tag',
   'worktree-state',
+  // The rest of the session-metadata types the 2.1.332 binary knows (file-history-delta: interactive file edits).
+  'api-request-resumed', 'frame-link', 'observer-ref', 'continued-in', 'resume-head-vouch', 'file-history-delta',
+  'attribution-snapshot', 'relocated', 'agent-name', 'agent-color', 'session-owner', 'isolation-latch', 'dev-mods',
+  'bridge-session', 'data-flow-records', 'data-flow-incomplete', 'derived-from', 'history-suppression',
+  'ended-by-model', 'content-replacement', 'memory-mode', 'artifact-comment-monitor', 'artifact-autoreact-ledger',
+  'fork-context-ref',
 ]);
 
 export interface ContentBlock {
