@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startModelServer, type RecordedRequest } from './model-server.js';
 import { startOtlpReceiver, type OtlpExport } from './otlp-receiver.js';
+import type { ClaudeRelease } from './claude-releases.js';
 import { copyStdinHookCommand, installHooks, runClaude, type ClaudeRunResult } from './run-claude.js';
 import { expectationOf, SCENARIOS, type Scenario, type SessionExpectation, type SessionScript } from './scenarios.js';
 
@@ -19,6 +20,8 @@ export interface ScenarioRunOptions {
   /** Native telemetry goes here; without it a loopback receiver is started and its exports returned. */
   otlpUrl?: string;
   timeoutMs?: number;
+  /** Another release than the pinned devDependency. */
+  release?: ClaudeRelease;
 }
 
 export interface SessionOutcome {
@@ -29,6 +32,11 @@ export interface SessionOutcome {
   /** Scripted steps nobody asked for (0 when the CLI followed the script). */
   unusedSteps: number;
   expectation: SessionExpectation;
+  /**
+   * The same, per session id the CLI gave its runs: one entry when resumes keep the id (2.x), one per
+   * run when each resume starts a new session that replays the old one (1.0.x).
+   */
+  cliSessions: { sessionId: string; expectation: SessionExpectation }[];
 }
 
 export interface BackgroundProcess {
@@ -64,6 +72,7 @@ async function runSession(script: SessionScript, options: ScenarioRunOptions & {
   const runs: ClaudeRunResult[] = [];
   try {
     let sessionId = '';
+    const runIds: string[] = [];
     for (const run of script.runs) {
       server.addSteps(run.steps);
       const result = await runClaude({
@@ -73,21 +82,41 @@ async function runSession(script: SessionScript, options: ScenarioRunOptions & {
         modelUrl: server.url,
         otlpUrl: options.otlpUrl,
         allowedTools: run.allowedTools,
+        permissionMode: run.permissionMode,
+        release: options.release,
         resume: run.resume ? sessionId : undefined,
         timeoutMs: options.timeoutMs,
       });
       runs.push(result);
-      if (!result.json) {
+      // Before 2.x an interrupted print-mode run exits without a result: its transcript names the session.
+      const interruptedSession = run.turnOutcome === 'interrupted' ? newestSessionId(options.home, options.projectDir) : undefined;
+      if (!result.json && !interruptedSession) {
         throw new Error(
           `claude -p exited ${result.exitCode ?? result.signal} without a JSON result\nstdout: ${result.stdout.slice(0, 2000)}\nstderr: ${result.stderr.slice(0, 2000)}`,
         );
       }
-      sessionId = result.json.session_id;
+      sessionId = result.json?.session_id ?? interruptedSession!;
+      runIds.push(sessionId);
     }
-    return { sessionId, runs, requests: server.requests, unusedSteps: server.remainingSteps(), expectation: expectationOf(script) };
+    const cliSessions = [...new Set(runIds)].map((id) => ({
+      sessionId: id,
+      expectation: expectationOf({ runs: script.runs.filter((_, i) => runIds[i] === id) }),
+    }));
+    return { sessionId, runs, requests: server.requests, unusedSteps: server.remainingSteps(), expectation: expectationOf(script), cliSessions };
   } finally {
     await server.close();
   }
+}
+
+/** The session id of the newest transcript of `projectDir` under `home`. */
+function newestSessionId(home: string, projectDir: string): string | undefined {
+  const dir = join(home, '.claude', 'projects', projectDir.replace(/[^a-zA-Z0-9]/g, '-'));
+  if (!existsSync(dir)) return undefined;
+  const transcripts = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl') && !f.startsWith('agent-'))
+    .map((f) => ({ id: f.slice(0, -'.jsonl'.length), mtime: statSync(join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  return transcripts[0]?.id;
 }
 
 function isAlive(pid: number): boolean {
@@ -153,10 +182,11 @@ export async function killProcess(pid: number): Promise<void> {
 export async function runScenario(scenario: Scenario, options: ScenarioRunOptions): Promise<ScenarioOutcome> {
   mkdirSync(options.projectDir, { recursive: true });
   for (const [name, content] of Object.entries(scenario.projectFiles ?? {})) {
+    mkdirSync(dirname(join(options.projectDir, name)), { recursive: true });
     writeFileSync(join(options.projectDir, name), content);
   }
   const port = await freePort();
-  const scripts = scenario.sessions({ projectDir: options.projectDir, port });
+  const scripts = scenario.sessions({ projectDir: options.projectDir, port, version: options.release?.version });
   const receiver = options.otlpUrl ? undefined : await startOtlpReceiver();
   const otlpUrl = options.otlpUrl ?? receiver!.url;
   const pidFile = scenario.backgroundPidFile && join(options.projectDir, scenario.backgroundPidFile);

@@ -1,0 +1,125 @@
+// The version matrix: real samples of every recorded Claude Code release (test/fixtures/real/<version>/, and the
+// pinned release's test/fixtures/real/<scenario>/) → one backfill → the store must hold exactly what each
+// scenario's script implies (expectations.json) and what the CLI itself reported (results/*.json).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfill } from '../../sidecar/src/commands/backfill.js';
+import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
+import { matrixSamples, cliUsageIsExact, type MatrixSample } from './version-matrix-samples.js';
+import { storedLogs, storedSpans, type StoredLog, type StoredSpan } from './store-scan.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'real');
+const samples = matrixSamples(FIXTURES);
+
+let store: Store;
+let spans: StoredSpan[];
+let logs: StoredLog[];
+const storeDir = mkdtempSync(join(tmpdir(), 'ccotel-matrix-'));
+
+beforeAll(async () => {
+  process.env.HOME = mkdtempSync(join(tmpdir(), 'ccotel-home-'));
+  process.env.CLAUDE_CONFIG_DIR = samples.map((sample) => sample.dir).join(',');
+  process.env.CCOTEL_RAW_TTL_DAYS = '0';
+  await backfill({ store: storeDir });
+  store = await openStore(storeDir, { command: 'test', access: 'read' });
+  [spans, logs] = await Promise.all([storedSpans(store.client), storedLogs(store.client)]);
+}, 300_000);
+
+afterAll(async () => {
+  await store?.close();
+});
+
+const TURN = 'invoke_agent claude-code';
+const isChat = (span: StoredSpan) => span.name.startsWith('chat ');
+const isTool = (span: StoredSpan) => span.name.startsWith('execute_tool ');
+const sum = (values: number[]) => values.reduce((total, n) => total + n, 0);
+const sorted = <T>(items: T[]) => items.map((item) => JSON.stringify(item)).sort();
+
+function tokensOf(chats: StoredSpan[]) {
+  const total = (key: string) => sum(chats.map((span) => Number(span.attributes[key] ?? 0)));
+  return {
+    input: total('gen_ai.usage.input_tokens'),
+    output: total('gen_ai.usage.output_tokens'),
+    cacheRead: total('gen_ai.usage.cache_read.input_tokens'),
+    cacheCreation: total('gen_ai.usage.cache_creation.input_tokens'),
+  };
+}
+
+/** What the store holds for one sample's sessions. */
+function stored(sample: MatrixSample) {
+  const ids = new Set(sample.sessions.map((session) => session.sessionId));
+  const mine = spans.filter((span) => ids.has(span.attributes['session.id']));
+  return {
+    spans: mine,
+    logs: logs.filter((log) => ids.has(log.attributes['session.id'])),
+    turns: mine.filter((span) => span.name === TURN),
+    chats: mine.filter(isChat),
+    tools: mine.filter(isTool),
+  };
+}
+
+it('finds a sample of every recorded release, and no session that none of them ran', () => {
+  expect(new Set(samples.map((sample) => sample.version)).size).toBeGreaterThanOrEqual(11);
+  const expected = new Set(samples.flatMap((sample) => sample.sessions.map((session) => session.sessionId)));
+  const found = new Set([...spans.map((span) => span.attributes['session.id']), ...logs.map((log) => log.attributes['session.id'])]);
+  found.delete(undefined as unknown as string);
+  expect([...found].sort()).toEqual([...expected].sort());
+});
+
+describe.each(samples)('Claude Code $version, $scenario', (sample) => {
+  const expected = sample.sessions;
+
+  it('has its sessions and resumes', () => {
+    const { turns, logs: mine } = stored(sample);
+    const known = new Set([...turns.map((t) => t.attributes['session.id']), ...mine.map((l) => l.attributes['session.id'])]);
+    expect([...known].sort()).toEqual(expected.map((s) => s.sessionId).sort());
+    const resumes = mine.filter((l) => l.eventName === 'ccotel.session.started' && l.attributes.source === 'resume');
+    expect(resumes.length).toBe(sum(expected.map((s) => s.resumes)));
+  });
+
+  it('has its turns with their outcomes and one chat span per model response', () => {
+    const { turns, chats } = stored(sample);
+    expect(turns.map((t) => t.attributes['ccotel.turn.outcome']).sort()).toEqual(expected.flatMap((s) => s.turns).sort());
+    expect(chats.length).toBe(sum(expected.map((s) => s.conversationRequests ?? s.modelRequests)));
+  });
+
+  it('has exactly the tokens the model server answered with', () => {
+    const want = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
+    for (const s of expected) for (const key of Object.keys(want) as (keyof typeof want)[]) want[key] += s.tokens[key];
+    expect(tokensOf(stored(sample).chats)).toEqual(want);
+  });
+
+  it.skipIf(!cliUsageIsExact(sample.version))("has the main loop's tokens of the CLI's own --output-format json usage", () => {
+    const usage = sample.results.map((r) => r.usage);
+    const main = stored(sample).chats.filter((span) => !span.attributes['ccotel.agent.id']);
+    expect(tokensOf(main)).toEqual({
+      input: sum(usage.map((u) => u.input_tokens)),
+      output: sum(usage.map((u) => u.output_tokens)),
+      cacheRead: sum(usage.map((u) => u.cache_read_input_tokens)),
+      cacheCreation: sum(usage.map((u) => u.cache_creation_input_tokens)),
+    });
+  });
+
+  it('has every tool call with its outcome, the denials and the subagents', () => {
+    const { tools, spans: mine, logs: mineLogs } = stored(sample);
+    const calls = tools.map((t) => ({ tool: t.attributes['gen_ai.tool.name'], outcome: t.attributes['ccotel.tool.outcome'], subagent: Boolean(t.attributes['ccotel.agent.id']) }));
+    expect(sorted(calls)).toEqual(sorted(expected.flatMap((s) => s.toolCalls)));
+    expect(mineLogs.filter((l) => l.eventName === 'ccotel.permission.blocked').length).toBe(sum(expected.map((s) => s.denials)));
+    expect(mine.filter((span) => span.name.startsWith('invoke_agent ') && span.name !== TURN).length).toBe(sum(expected.map((s) => s.subagents)));
+    // The CLI's own list of denied calls agrees.
+    expect(sum(sample.results.map((r) => r.permission_denials?.length ?? 0))).toBe(sum(expected.map((s) => s.denials)));
+  });
+
+  it('has no chat or tool span outside a turn', () => {
+    const { spans: mine } = stored(sample);
+    const byId = new Map(mine.map((span) => [span.spanId, span]));
+    const underTurn = (span: StoredSpan): boolean => {
+      for (let at: StoredSpan | undefined = span; at; at = byId.get(at.parentSpanId)) if (at.name === TURN) return true;
+      return false;
+    };
+    const outside = mine.filter((span) => (isChat(span) || isTool(span)) && !underTurn(span));
+    expect(outside.map((span) => `${span.name} ${span.attributes['gen_ai.response.id'] ?? span.attributes['gen_ai.tool.call.id'] ?? ''}`)).toEqual([]);
+  });
+});
