@@ -1,49 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TelemetryBatch } from '../model.js';
-import { TranscriptCorrelator, type TranscriptFile } from './correlate-transcripts.js';
-import { parseTranscriptLine } from './parse-transcript.js';
-
-const SESSION = '0b9a5c1e-0000-4000-8000-000000000001';
-const MAIN: TranscriptFile = { path: '/p/main.jsonl', kind: 'main' };
-
-let clock = Date.parse('2026-11-01T10:00:00.000Z');
-let uuidCounter = 0;
-function base(sessionId = SESSION) {
-  clock += 1000;
-  return { uuid: `u-${++uuidCounter}`, sessionId, timestamp: new Date(clock).toISOString(), isSidechain: false };
-}
-const prompt = (text: string, extra: object = {}) => ({ ...base(), type: 'user', message: { role: 'user', content: text }, ...extra });
-const assistant = (id: string, requestId: string, content: object[], usage: object, stop: string | null = null, extra: object = {}) => ({
-  ...base(),
-  type: 'assistant',
-  requestId,
-  message: { id, model: 'claude-test', role: 'assistant', content, stop_reason: stop, usage },
-  ...extra,
-});
-const toolUse = (id: string, name: string, input: object = {}) => ({ type: 'tool_use', id, name, input });
-const result = (toolUseId: string, content: string, isError?: boolean, toolUseResult?: unknown, extra: object = {}) => ({
-  ...base(),
-  type: 'user',
-  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content, ...(isError ? { is_error: true } : {}) }] },
-  toolUseResult,
-  ...extra,
-});
-
-function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
-  const correlator = new TranscriptCorrelator();
-  for (const [file, rows] of files) {
-    correlator.readingFromStart(file.path);
-    rows.forEach((row, index) => {
-      const parsed = parseTranscriptLine(JSON.stringify(row));
-      if (parsed.ok === true) correlator.add(parsed.entry, file, index);
-    });
-  }
-  correlator.finish();
-  return correlator.drain();
-}
-
-const spansNamed = (batch: TelemetryBatch, prefix: string) => batch.spans.filter((span) => span.name.startsWith(prefix));
-const turnRoots = (batch: TelemetryBatch) => spansNamed(batch, 'invoke_agent claude-code');
+import {
+  MAIN, SESSION, advanceClock, assistant, base, correlate, prompt, result, spansNamed, toolUse, turnRoots,
+} from '../../../test/generators/transcript-rows.js';
 
 describe('TranscriptCorrelator', () => {
   it('counts one chat span per API response written as several rows, with the last row usage', () => {
@@ -176,7 +135,7 @@ describe('TranscriptCorrelator', () => {
     const resumed = '0b9a5c1e-0000-4000-8000-000000000002';
     // Old-style resume: a new file and session id that first copies the history (fresh uuids, same ids and times).
     const replay = original.map((row, i) => ({ ...row, uuid: `replay-${i}`, sessionId: resumed }));
-    clock += 60_000;
+    advanceClock(60_000);
     const next = [{ ...prompt('and test it'), sessionId: resumed }, { ...assistant('msg_t', 'req_t', [{ type: 'text', text: 'tested' }], { output_tokens: 4 }, 'end_turn'), sessionId: resumed }];
     const batch = correlate([
       [MAIN, original],

@@ -39,6 +39,12 @@ export const KNOWN_NON_CONVERSATION_TYPES = new Set([
   'custom-title',
   'tag',
   'worktree-state',
+  // The rest of the session-metadata types the 2.1.332 binary knows (file-history-delta: interactive file edits).
+  'api-request-resumed', 'frame-link', 'observer-ref', 'continued-in', 'resume-head-vouch', 'file-history-delta',
+  'attribution-snapshot', 'relocated', 'agent-name', 'agent-color', 'session-owner', 'isolation-latch', 'dev-mods',
+  'bridge-session', 'data-flow-records', 'data-flow-incomplete', 'derived-from', 'history-suppression',
+  'ended-by-model', 'content-replacement', 'memory-mode', 'artifact-comment-monitor', 'artifact-autoreact-ledger',
+  'fork-context-ref',
 ]);
 
 export interface ContentBlock {
@@ -61,10 +67,11 @@ export interface Usage {
 
 /** The fields of a conversation row the correlator uses; the rest of the row is ignored. */
 export interface TranscriptEntry {
-  type: ConversationType | 'attachment';
+  type: ConversationType | 'attachment' | 'permission-mode';
   uuid: string;
   parentUuid: string | null;
   sessionId: string;
+  /** NaN only on a `permission-mode` row written without a timestamp: it takes the time of its neighbours. */
   timeMs: number;
   isSidechain: boolean;
   isMeta: boolean;
@@ -95,6 +102,8 @@ export interface TranscriptEntry {
   toolUseResult?: unknown;
   /** Claude Code ≥ 2.1.3xx on tool-result rows: who allowed or refused the call. */
   permissionDecision?: { decision?: string; source?: string };
+  /** The permission mode (default, acceptEdits, plan, bypassPermissions, auto …): `permission-mode` rows, 2.1.3xx user rows. */
+  permissionMode?: string;
   /** Set on a result whose call did not run (`user-rejected`), refused or cut short by an interrupt. */
   toolDenialKind?: string;
   /** `attachment` rows read: a hook that blocked (exit code 2) the event of a tool call. */
@@ -151,6 +160,7 @@ export function classifyRow(row: unknown): ParseResult {
   const type = r.type;
   if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
   if (type === 'attachment') return hookBlockEntry(r);
+  if (type === 'permission-mode') return permissionModeEntry(r);
   if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
     return KNOWN_NON_CONVERSATION_TYPES.has(type) ? { ok: 'ignored', type } : { ok: false, reason: 'unknown_type', type };
   }
@@ -188,6 +198,7 @@ export function classifyRow(row: unknown): ParseResult {
     permissionDecision:
       typeof r.permissionDecision === 'object' && r.permissionDecision !== null ? (r.permissionDecision as TranscriptEntry['permissionDecision']) : undefined,
     toolDenialKind: optionalString(r.toolDenialKind),
+    permissionMode: optionalString(r.permissionMode),
   };
   return { ok: true, entry };
 }
@@ -203,18 +214,41 @@ function hookBlockEntry(r: Record<string, unknown>): ParseResult {
   return {
     ok: true,
     entry: {
-      type: 'attachment',
-      uuid: r.uuid,
-      parentUuid: typeof r.parentUuid === 'string' ? r.parentUuid : null,
-      sessionId: r.sessionId,
+      ...bareEntry('attachment', r),
       timeMs,
-      isSidechain: r.isSidechain === true,
-      isMeta: false,
-      isCompactSummary: false,
-      isApiErrorMessage: false,
-      agentId: optionalString(r.agentId),
-      message: { content: '' },
       hookBlock: { toolUseId: attachment.toolUseID, hookEvent: String(attachment.hookEvent ?? ''), hookName: String(attachment.hookName ?? '') },
+    },
+  };
+}
+
+/** The envelope of a row that carries no message (attachments, permission-mode rows). */
+function bareEntry(type: TranscriptEntry['type'], r: Record<string, unknown>): TranscriptEntry {
+  return {
+    type,
+    uuid: String(r.uuid),
+    parentUuid: typeof r.parentUuid === 'string' ? r.parentUuid : null,
+    sessionId: String(r.sessionId),
+    timeMs: NaN,
+    isSidechain: r.isSidechain === true,
+    isMeta: false,
+    isCompactSummary: false,
+    isApiErrorMessage: false,
+    agentId: optionalString(r.agentId),
+    message: { content: '' },
+  };
+}
+
+/** `{"type":"permission-mode","permissionMode":…,"sessionId":…}`: a switch of permission mode (often no timestamp, no uuid). */
+function permissionModeEntry(r: Record<string, unknown>): ParseResult {
+  const permissionMode = optionalString(r.permissionMode);
+  if (permissionMode === undefined || typeof r.sessionId !== 'string') return { ok: false, reason: 'missing_fields', type: 'permission-mode' };
+  return {
+    ok: true,
+    entry: {
+      ...bareEntry('permission-mode', r),
+      uuid: optionalString(r.uuid) ?? '',
+      timeMs: typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN,
+      permissionMode,
     },
   };
 }
