@@ -29,6 +29,13 @@ export interface MatrixSample {
   dir: string;
   sessions: (SessionExpectation & { sessionId: string; conversationRequests?: number })[];
   results: CliResult[];
+  /** Every run printed its json result (an interrupted run before 2.1.114 prints none). */
+  allRunsReported: boolean;
+  /**
+   * Session ids in transcript rows that no run of the CLI reported: 2.0.42 and 2.0.77 write the warmups of a
+   * resumed run under a fresh id of their own (rows of `agent-<id>.jsonl` files only, no prompt).
+   */
+  unreportedSessions: string[];
   /**
    * Message ids of side requests (no step of the script) that the CLI still wrote into a transcript: the
    * "Warmup" each built-in subagent gets at start in 2.0.x, an `agent-<id>.jsonl` of one assistant row.
@@ -53,13 +60,16 @@ function sampleAt(dir: string, version: string, scenario: string): MatrixSample 
     // 1.0.x prints a terminal escape before the JSON.
     .map((text) => JSON.parse(text.slice(text.indexOf('{'))) as CliResult);
   const rows = transcriptRows(dir);
+  const reported = new Set(expectations.sessions.map((session) => session.sessionId));
   return {
     version,
     scenario,
     dir,
     sessions: expectations.sessions,
     results,
-    writtenSideMessages: writtenSideMessages(dir, rows),
+    allRunsReported: results.length === readdirSync(resultsDir).length,
+    writtenSideMessages: writtenSideMessages(dir, rows, reported),
+    unreportedSessions: [...new Set(rows.map((row) => row.sessionId).filter((id): id is string => !!id && !reported.has(id)))],
     transcriptOutputTokens: transcriptOutputTokens(rows),
   };
 }
@@ -71,6 +81,7 @@ interface RequestSummary {
 
 interface AssistantRow {
   type?: string;
+  sessionId?: string;
   message?: { id?: string; usage?: { output_tokens?: number } };
 }
 
@@ -83,10 +94,12 @@ function transcriptRows(dir: string): AssistantRow[] {
     .map((line) => JSON.parse(line) as AssistantRow);
 }
 
-function writtenSideMessages(dir: string, rows: AssistantRow[]): string[] {
+/** Side messages written into the transcripts of the CLI's sessions (not those of unreported ids). */
+function writtenSideMessages(dir: string, rows: AssistantRow[], sessions: Set<string>): string[] {
   const requests = JSON.parse(readFileSync(join(dir, 'model-requests.json'), 'utf8')) as RequestSummary[][];
   const side = new Set(requests.flat().filter((r) => r.handledAs.kind === 'side' && r.messageId).map((r) => r.messageId!));
-  return [...new Set(rows.map((row) => row.message?.id).filter((id): id is string => id !== undefined && side.has(id)))];
+  const written = rows.filter((row) => sessions.has(row.sessionId ?? '') && side.has(row.message?.id ?? ''));
+  return [...new Set(written.map((row) => row.message!.id!))];
 }
 
 /** Output tokens as the transcripts hold them: the largest count among the rows of each message. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfill } from '../../sidecar/src/commands/backfill.js';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
+import { knownGap, type CheckName } from './version-matrix-gaps.js';
 import { cliUsageIsExact, matrixSamples, type MatrixSample } from './version-matrix-samples.js';
 import { storedLogs, storedSpans, type StoredLog, type StoredSpan } from './store-scan.js';
 
@@ -60,60 +61,79 @@ function stored(sample: MatrixSample) {
   };
 }
 
-it('finds a sample of every recorded release, and no session that none of them ran', () => {
+it('finds a sample of every recorded release, and every session the CLI reported', () => {
   expect(new Set(samples.map((sample) => sample.version)).size).toBeGreaterThanOrEqual(11);
   const expected = new Set(samples.flatMap((sample) => sample.sessions.map((session) => session.sessionId)));
+  const unreported = new Set(samples.flatMap((sample) => sample.unreportedSessions));
   const found = new Set([...spans.map((span) => span.attributes['session.id']), ...logs.map((log) => log.attributes['session.id'])]);
-  found.delete(undefined as unknown as string);
-  expect([...found].sort()).toEqual([...expected].sort());
+  expect([...expected].filter((id) => !found.has(id)), 'sessions the CLI reported that the store lacks').toEqual([]);
+  expect([...found].filter((id) => !expected.has(id) && !unreported.has(id)), 'sessions in no sample').toEqual([]);
 });
 
 describe.each(samples)('Claude Code $version, $scenario', (sample) => {
   const expected = sample.sessions;
+  /** A check of this sample; one listed in KNOWN_GAPS must fail (it.fails) until ccotel is fixed. */
+  const check = (name: CheckName, title: string, body: () => void) => {
+    const gap = knownGap(sample, name);
+    (gap ? it.fails : it)(gap ? `${title} [known gap: ${gap}]` : title, body);
+  };
+  const answered = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
+  for (const s of expected) for (const key of Object.keys(answered) as (keyof typeof answered)[]) answered[key] += s.tokens[key];
+  const outputFrozen = sample.transcriptOutputTokens < answered.output;
+  const isWarmup = (span: StoredSpan) => sample.writtenSideMessages.includes(span.attributes['gen_ai.response.id']);
 
-  it('has its sessions and resumes', () => {
+  check('sessions', 'has its sessions and resumes', () => {
     const { turns, logs: mine } = stored(sample);
     const known = new Set([...turns.map((t) => t.attributes['session.id']), ...mine.map((l) => l.attributes['session.id'])]);
-    expect([...known].sort()).toEqual(expected.map((s) => s.sessionId).sort());
+    expect([...known].sort(), 'sessions').toEqual(expected.map((s) => s.sessionId).sort());
     const resumes = mine.filter((l) => l.eventName === 'ccotel.session.started' && l.attributes.source === 'resume');
-    expect(resumes.length).toBe(sum(expected.map((s) => s.resumes)));
+    expect(resumes.length, 'resume starts').toBe(sum(expected.map((s) => s.resumes)));
   });
 
-  it('has its turns with their outcomes and one chat span per model response', () => {
+  if (sample.unreportedSessions.length > 0) {
+    check('warmup-sessions', 'reports no session for the warmups of a resumed run (an id no run reported)', () => {
+      const unreported = new Set(sample.unreportedSessions);
+      const reported = [...spans.map((span) => span.attributes['session.id']), ...logs.map((log) => log.attributes['session.id'])];
+      expect([...new Set(reported.filter((id) => unreported.has(id)))]).toEqual([]);
+    });
+  }
+
+  check('turns', 'has its turns with their outcomes and one chat span per model response', () => {
     const { turns, chats } = stored(sample);
-    expect(turns.map((t) => t.attributes['ccotel.turn.outcome']).sort()).toEqual(expected.flatMap((s) => s.turns).sort());
-    const conversation = chats.filter((span) => !sample.writtenSideMessages.includes(span.attributes['gen_ai.response.id']));
+    expect(turns.map((t) => t.attributes['ccotel.turn.outcome']).sort(), 'turn outcomes').toEqual(expected.flatMap((s) => s.turns).sort());
+    const conversation = chats.filter((span) => !isWarmup(span));
+    // Samples of the pinned release were recorded before conversationRequests; none has an auxiliary request.
     expect(conversation.length, 'chat spans of the conversation').toBe(sum(expected.map((s) => s.conversationRequests ?? s.modelRequests)));
     expect(chats.length - conversation.length, 'chat spans of warmups').toBe(sample.writtenSideMessages.length);
   });
 
-  const answered = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
-  for (const s of expected) for (const key of Object.keys(answered) as (keyof typeof answered)[]) answered[key] += s.tokens[key];
-  const outputFrozen = sample.transcriptOutputTokens < answered.output;
+  if (outputFrozen) {
+    check('tokens', 'has the input tokens answered, and the output tokens the transcripts hold (they never got the final count)', () => {
+      expect(tokensOf(stored(sample).chats)).toEqual({ ...answered, output: sample.transcriptOutputTokens });
+    });
+  } else {
+    check('tokens', 'has exactly the tokens the model server answered with', () => {
+      expect(tokensOf(stored(sample).chats)).toEqual(answered);
+    });
+  }
 
-  it.skipIf(outputFrozen)('has exactly the tokens the model server answered with', () => {
-    expect(tokensOf(stored(sample).chats)).toEqual(answered);
-  });
+  if (cliUsageIsExact(sample.version) && sample.allRunsReported) {
+    check('cli-tokens', "has the main loop's tokens of the CLI's own --output-format json usage", () => {
+      const usage = sample.results.map((r) => r.usage);
+      const main = stored(sample).chats.filter((span) => !span.attributes['ccotel.agent.id']);
+      const cli = {
+        input: sum(usage.map((u) => u.input_tokens)),
+        output: sum(usage.map((u) => u.output_tokens)),
+        cacheRead: sum(usage.map((u) => u.cache_read_input_tokens)),
+        cacheCreation: sum(usage.map((u) => u.cache_creation_input_tokens)),
+      };
+      // Where the transcripts never got the final output count, only the input counts can agree.
+      const comparable = ({ output, ...inputs }: typeof cli) => (outputFrozen ? inputs : { output, ...inputs });
+      expect(comparable(tokensOf(main))).toEqual(comparable(cli));
+    });
+  }
 
-  it.runIf(outputFrozen)('has the input tokens answered, and the output tokens the transcripts hold (they never got the final count)', () => {
-    expect(tokensOf(stored(sample).chats)).toEqual({ ...answered, output: sample.transcriptOutputTokens });
-  });
-
-  it.skipIf(!cliUsageIsExact(sample.version))("has the main loop's tokens of the CLI's own --output-format json usage", () => {
-    const usage = sample.results.map((r) => r.usage);
-    const main = stored(sample).chats.filter((span) => !span.attributes['ccotel.agent.id']);
-    const cli = {
-      input: sum(usage.map((u) => u.input_tokens)),
-      output: sum(usage.map((u) => u.output_tokens)),
-      cacheRead: sum(usage.map((u) => u.cache_read_input_tokens)),
-      cacheCreation: sum(usage.map((u) => u.cache_creation_input_tokens)),
-    };
-    // Where the transcripts never got the final output count, only the input counts can agree.
-    const comparable = ({ output, ...inputs }: typeof cli) => (outputFrozen ? inputs : { output, ...inputs });
-    expect(comparable(tokensOf(main))).toEqual(comparable(cli));
-  });
-
-  it('has every tool call with its outcome, the denials and the subagents', () => {
+  check('tools', 'has every tool call with its outcome, the denials and the subagents', () => {
     const { tools, spans: mine, logs: mineLogs } = stored(sample);
     const calls = tools.map((t) => ({ tool: t.attributes['gen_ai.tool.name'], outcome: t.attributes['ccotel.tool.outcome'], subagent: Boolean(t.attributes['ccotel.agent.id']) }));
     expect(sorted(calls), 'tool calls').toEqual(sorted(expected.flatMap((s) => s.toolCalls)));
@@ -124,22 +144,22 @@ describe.each(samples)('Claude Code $version, $scenario', (sample) => {
   });
 
   // Releases before 1.0.98 print no permission_denials.
-  it.skipIf(!sample.results.some((r) => r.permission_denials))("has the denials of the CLI's own permission_denials", () => {
-    const cli = sample.results.flatMap((r) => r.permission_denials ?? []) as { tool_use_id: string }[];
-    const blocked = stored(sample).tools.filter((t) => t.attributes['ccotel.tool.outcome'] === 'denied');
-    expect(blocked.map((t) => t.attributes['gen_ai.tool.call.id']).sort()).toEqual(cli.map((d) => d.tool_use_id).sort());
-  });
+  if (sample.results.some((r) => r.permission_denials)) {
+    check('cli-denials', "has the denials of the CLI's own permission_denials", () => {
+      const cli = sample.results.flatMap((r) => r.permission_denials ?? []) as { tool_use_id: string }[];
+      const blocked = stored(sample).tools.filter((t) => t.attributes['ccotel.tool.outcome'] === 'denied');
+      expect(blocked.map((t) => t.attributes['gen_ai.tool.call.id']).sort()).toEqual(cli.map((d) => d.tool_use_id).sort());
+    });
+  }
 
-  it('has no chat or tool span outside a turn', () => {
+  check('under-turn', 'has no chat or tool span outside a turn (but warmups, which come before any prompt)', () => {
     const { spans: mine } = stored(sample);
     const byId = new Map(mine.map((span) => [span.spanId, span]));
     const underTurn = (span: StoredSpan): boolean => {
       for (let at: StoredSpan | undefined = span; at; at = byId.get(at.parentSpanId)) if (at.name === TURN) return true;
       return false;
     };
-    // A warmup comes before any prompt: it has no turn to be in.
-    const warmup = (span: StoredSpan) => sample.writtenSideMessages.includes(span.attributes['gen_ai.response.id']);
-    const outside = mine.filter((span) => (isChat(span) || isTool(span)) && !warmup(span) && !underTurn(span));
+    const outside = mine.filter((span) => (isChat(span) || isTool(span)) && !isWarmup(span) && !underTurn(span));
     expect(outside.map((span) => `${span.name} ${span.attributes['gen_ai.response.id'] ?? span.attributes['gen_ai.tool.call.id'] ?? ''}`)).toEqual([]);
   });
 });
