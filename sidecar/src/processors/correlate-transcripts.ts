@@ -8,9 +8,9 @@ import { emptyBatch } from '../model.js';
 import {
   decisionBlockSource,
   denialSource,
+  isInterruptMarker,
   isCommandExpansion,
   isCommandOutput,
-  isInterruptMarker,
   realPromptText,
   resultText,
   toolOutcome,
