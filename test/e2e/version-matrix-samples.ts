@@ -29,6 +29,16 @@ export interface MatrixSample {
   dir: string;
   sessions: (SessionExpectation & { sessionId: string; conversationRequests?: number })[];
   results: CliResult[];
+  /**
+   * Message ids of side requests (no step of the script) that the CLI still wrote into a transcript: the
+   * "Warmup" each built-in subagent gets at start in 2.0.x, an `agent-<id>.jsonl` of one assistant row.
+   */
+  writtenSideMessages: string[];
+  /**
+   * Output tokens the transcripts hold. Less than the model server answered when a release writes each
+   * row with the usage of message_start (output_tokens 1) and never the final one (2.1.17).
+   */
+  transcriptOutputTokens: number;
 }
 
 const isVersion = (name: string) => /^\d+\.\d+\.\d+$/.test(name);
@@ -42,7 +52,52 @@ function sampleAt(dir: string, version: string, scenario: string): MatrixSample 
     .filter((text) => text.includes('{'))
     // 1.0.x prints a terminal escape before the JSON.
     .map((text) => JSON.parse(text.slice(text.indexOf('{'))) as CliResult);
-  return { version, scenario, dir, sessions: expectations.sessions, results };
+  const rows = transcriptRows(dir);
+  return {
+    version,
+    scenario,
+    dir,
+    sessions: expectations.sessions,
+    results,
+    writtenSideMessages: writtenSideMessages(dir, rows),
+    transcriptOutputTokens: transcriptOutputTokens(rows),
+  };
+}
+
+interface RequestSummary {
+  handledAs: { kind: string };
+  messageId?: string;
+}
+
+interface AssistantRow {
+  type?: string;
+  message?: { id?: string; usage?: { output_tokens?: number } };
+}
+
+function transcriptRows(dir: string): AssistantRow[] {
+  const projects = join(dir, 'projects');
+  return readdirSync(projects, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.jsonl'))
+    .flatMap((file) => readFileSync(join(projects, file), 'utf8').split('\n'))
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as AssistantRow);
+}
+
+function writtenSideMessages(dir: string, rows: AssistantRow[]): string[] {
+  const requests = JSON.parse(readFileSync(join(dir, 'model-requests.json'), 'utf8')) as RequestSummary[][];
+  const side = new Set(requests.flat().filter((r) => r.handledAs.kind === 'side' && r.messageId).map((r) => r.messageId!));
+  return [...new Set(rows.map((row) => row.message?.id).filter((id): id is string => id !== undefined && side.has(id)))];
+}
+
+/** Output tokens as the transcripts hold them: the largest count among the rows of each message. */
+function transcriptOutputTokens(rows: AssistantRow[]): number {
+  const byMessage = new Map<string, number>();
+  for (const row of rows) {
+    const id = row.message?.id;
+    if (row.type !== 'assistant' || !id) continue;
+    byMessage.set(id, Math.max(byMessage.get(id) ?? 0, row.message?.usage?.output_tokens ?? 0));
+  }
+  return [...byMessage.values()].reduce((total, n) => total + n, 0);
 }
 
 function samplesIn(dir: string, version: string): MatrixSample[] {

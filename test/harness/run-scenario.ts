@@ -7,7 +7,15 @@ import { startModelServer, type RecordedRequest } from './model-server.js';
 import { startOtlpReceiver, type OtlpExport } from './otlp-receiver.js';
 import type { ClaudeRelease } from './claude-releases.js';
 import { copyStdinHookCommand, installHooks, runClaude, type ClaudeRunResult } from './run-claude.js';
-import { expectationOf, SCENARIOS, type Scenario, type SessionExpectation, type SessionScript } from './scenarios.js';
+import {
+  expectationOf,
+  SCENARIOS,
+  type RunScript,
+  type Scenario,
+  type ScriptedToolCall,
+  type SessionExpectation,
+  type SessionScript,
+} from './scenarios.js';
 
 // Runs a scenario against the real CLI: one scripted model server per session, sessions at the same
 // time when there are several, native telemetry to a receiver, and any background process the
@@ -98,14 +106,28 @@ async function runSession(script: SessionScript, options: ScenarioRunOptions & {
       sessionId = result.json?.session_id ?? interruptedSession!;
       runIds.push(sessionId);
     }
+    const written = script.runs.map((run, i) => (runs[i].json ? run : asWrittenWithoutResult(run)));
     const cliSessions = [...new Set(runIds)].map((id) => ({
       sessionId: id,
-      expectation: expectationOf({ runs: script.runs.filter((_, i) => runIds[i] === id) }),
+      expectation: expectationOf({ runs: written.filter((_, i) => runIds[i] === id) }),
     }));
     return { sessionId, runs, requests: server.requests, unusedSteps: server.remainingSteps(), expectation: expectationOf(script), cliSessions };
   } finally {
     await server.close();
   }
+}
+
+/**
+ * An interrupted run that printed no result (1.0.x–2.0.0 print mode dies on the signal) wrote nothing after
+ * the tool call either: its transcript holds an unanswered call in a turn that just stops.
+ */
+function asWrittenWithoutResult(run: RunScript): RunScript {
+  const unanswered = (call: ScriptedToolCall): ScriptedToolCall => (call.outcome === 'interrupted' ? { ...call, outcome: 'unanswered' } : call);
+  return {
+    ...run,
+    turnOutcome: run.turnOutcome === 'interrupted' ? 'abandoned' : run.turnOutcome,
+    steps: run.steps.map((step) => (step.toolCalls ? { ...step, toolCalls: step.toolCalls.map(unanswered) } : step)),
+  };
 }
 
 /** The session id of the newest transcript of `projectDir` under `home`. */

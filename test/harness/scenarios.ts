@@ -89,6 +89,9 @@ export interface SessionExpectation {
   subagents: number;
 }
 
+/** The subagent tool's names: `Task` before 2.1.x renamed it `Agent`. */
+const AGENT_TOOLS = new Set(['Agent', 'Task']);
+
 /** Everything a session's script implies. */
 export function expectationOf(session: SessionScript): SessionExpectation {
   const steps = session.runs.flatMap((run) => run.steps);
@@ -104,7 +107,7 @@ export function expectationOf(session: SessionScript): SessionExpectation {
     conversationRequests: steps.filter((step) => !step.auxiliary).length,
     resumes: session.runs.filter((run) => run.resume).length,
     denials: toolCalls.filter((call) => call.outcome === 'denied').length,
-    subagents: toolCalls.filter((call) => call.tool === 'Agent').length,
+    subagents: toolCalls.filter((call) => AGENT_TOOLS.has(call.tool)).length,
   };
 }
 
