@@ -76,8 +76,7 @@ export class Pipeline {
   }
 
   async addLines(file: TranscriptFile, lines: Line[]): Promise<void> {
-    const timeAhead = timesAhead(lines);
-    for (const [index, line] of lines.entries()) {
+    for (const line of lines) {
       this.stats.lines++;
       this.stats.bytes += line.end - line.start;
       if (line.start === 0) this.correlator.readingFromStart(file.path);
@@ -88,7 +87,7 @@ export class Pipeline {
         this.correlator.add(parsed.entry, file, line.start);
       } else if (parsed.ok === false) {
         // Before any time of its file, a line without one takes the time of the next line that has one.
-        const timeIfNone = this.lastTimeMs.has(file.path) ? undefined : timeAhead(index);
+        const timeIfNone = this.lastTimeMs.has(file.path) ? undefined : timeAfter(lines, line);
         this.skip(file.path, line.start, parsed.reason, line.text, { type: parsed.type, timeIfNone });
       }
     }
@@ -233,17 +232,23 @@ function concatBatches(first: TelemetryBatch, second: TelemetryBatch): Telemetry
 }
 
 /** The record time written in a line, when a line that could not be used still names one. */
-/** For the line at `index`, the first time stated by a later line (one scan forward, whatever the number of asks). */
-function timesAhead(lines: Line[]): (index: number) => number | undefined {
-  let found: { index: number; timeMs?: number } | undefined;
-  return (index) => {
-    if (found === undefined || found.index <= index) {
-      let next = index + 1;
-      while (next < lines.length && timestampIn(lines[next].text) === undefined) next++;
-      found = next < lines.length ? { index: next, timeMs: timestampIn(lines[next].text) } : { index: Number.POSITIVE_INFINITY };
-    }
-    return found.timeMs;
-  };
+/** Per batch of lines: where the last ask was, and the next line stating a time after it. */
+const lookaheads = new WeakMap<Line[], { at: number; found?: { index: number; timeMs?: number } }>();
+
+/**
+ * The first time stated by a line after `line` in `lines`. Asked in line order: one scan forward over the batch,
+ * whatever the number of asks.
+ */
+function timeAfter(lines: Line[], line: Line): number | undefined {
+  let state = lookaheads.get(lines);
+  if (!state) lookaheads.set(lines, (state = { at: 0 }));
+  while (state.at < lines.length && lines[state.at] !== line) state.at++;
+  if (state.found === undefined || state.found.index <= state.at) {
+    let next = state.at + 1;
+    while (next < lines.length && timestampIn(lines[next].text) === undefined) next++;
+    state.found = next < lines.length ? { index: next, timeMs: timestampIn(lines[next].text) } : { index: Number.POSITIVE_INFINITY };
+  }
+  return state.found.timeMs;
 }
 
 function timestampIn(text: string): number | undefined {

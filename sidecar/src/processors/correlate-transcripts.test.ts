@@ -148,6 +148,31 @@ describe('TranscriptCorrelator', () => {
     expect(starts).toEqual([[SESSION, 'startup'], [resumed, 'resume']]);
   });
 
+  it('recognises the resume copies of 1.0.x (restamped times, uuids kept or renewed, request ids dropped)', () => {
+    const original = [
+      prompt('count the files'),
+      assistant('msg_y', 'req_y', [toolUse('toolu_y', 'Bash')], { input_tokens: 5, output_tokens: 5 }, 'tool_use'),
+      result('toolu_y', '0'),
+      assistant('msg_z', 'req_z', [{ type: 'text', text: 'none' }], { output_tokens: 2 }, 'end_turn'),
+    ];
+    advanceClock(60_000);
+    const copyTime = new Date(Date.parse((base() as { timestamp: string }).timestamp)).toISOString();
+    const copies = ['1.0.98', '1.0.24'].map((style, n) => {
+      const sessionId = `0b9a5c1e-0000-4000-8000-00000000010${n}`;
+      const copy = original.map((row) => {
+        const { requestId: _dropped, ...rest } = row as Record<string, unknown>;
+        return { ...rest, sessionId, timestamp: copyTime, uuid: style === '1.0.98' ? rest.uuid : `${rest.uuid}-${n}` };
+      });
+      const next = [{ ...prompt('and then?'), sessionId }, { ...assistant(`msg_next${n}`, `req_next${n}`, [{ type: 'text', text: 'nothing' }], { output_tokens: 4 }, 'end_turn'), sessionId }];
+      return [{ path: `/p/${sessionId}.jsonl`, kind: 'main' } as const, [...copy, ...next]] as [typeof MAIN, object[]];
+    });
+    const batch = correlate([[MAIN, original], ...copies]);
+    expect(turnRoots(batch)).toHaveLength(3);
+    expect(spansNamed(batch, 'chat ')).toHaveLength(4);
+    const starts = batch.logs.filter((l) => l.eventName === 'ccotel.session.started').map((l) => l.attributes.source);
+    expect(starts).toEqual(['startup', 'resume', 'resume']);
+  });
+
   it('marks a session forked from another as a fork', () => {
     const original = [prompt('start'), assistant('msg_k', 'req_k', [{ type: 'text', text: 'ok' }], { output_tokens: 1 }, 'end_turn')];
     const forked = '0b9a5c1e-0000-4000-8000-000000000003';

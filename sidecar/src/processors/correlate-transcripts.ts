@@ -8,9 +8,9 @@ import { emptyBatch } from '../model.js';
 import {
   decisionBlockSource,
   denialSource,
+  isInterruptMarker,
   isCommandExpansion,
   isCommandOutput,
-  isInterruptMarker,
   realPromptText,
   resultText,
   toolOutcome,
@@ -55,6 +55,11 @@ interface Turn {
   attributes: Attributes;
   /** False for a turn opened by a response whose prompt is not in the input: no prompt record for it. */
   promptSeen?: false;
+  /**
+   * The session start this turn's prompt makes, told at its first response: a first response that is a copy of
+   * one read before makes it a resume (1.0.x resume copies restamp times and renew uuids: only the responses match).
+   */
+  pendingStart?: { entry: TranscriptEntry; source: string };
 }
 
 interface Chat {
@@ -156,11 +161,16 @@ interface Session {
 
 export class TranscriptCorrelator {
   private readonly sessions = new Map<string, Session>();
-  /** API responses already attributed to a span (open or emitted): any other copy of one is a replay. */
-  private readonly claimedChats = new Set<string>();
+  /**
+   * API responses already attributed to a span (open or emitted), message id → request id ('' when the row had
+   * none): any other copy of one is a replay. 1.0.x resume copies drop the request id.
+   */
+  private readonly claimedChats = new Map<string, string>();
   private readonly seenToolUses = new Set<string>();
   private readonly pendingTools = new Map<string, PendingTool>();
   private readonly seenPrompts = new Set<string>();
+  /** The session each prompt uuid was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
+  private readonly promptSessions = new Map<string, string>();
   private readonly hookBlockedCalls = new Set<string>();
   private readonly agents = new Map<string, Agent>();
   private readonly agentLinks = new Map<string, TaskCall>();
@@ -321,11 +331,13 @@ export class TranscriptCorrelator {
     this.handleConversationRow(entry, session, thread, scope, turn);
   }
 
-  /** Whether this input (by time and text) was read before, in another file: history an old-style resume copied. */
+  /** Whether this input (by time and text, or by uuid) was read before in another session: history an old-style resume copied. */
   private seenBefore(entry: TranscriptEntry, text: string): boolean {
     const key = `${entry.timeMs}\u0000${text}`;
-    const seen = this.seenPrompts.has(key);
+    const firstSession = this.promptSessions.get(entry.uuid);
+    const seen = this.seenPrompts.has(key) || (firstSession !== undefined && firstSession !== entry.sessionId);
     this.seenPrompts.add(key);
+    if (firstSession === undefined) this.promptSessions.set(entry.uuid, entry.sessionId);
     return seen;
   }
 
@@ -395,7 +407,7 @@ export class TranscriptCorrelator {
     const replayed = this.seenBefore(entry, prompt);
     const source = sessionStartSource(entry, session.started, replayed, this.filesReadFromStart.has(file.path));
     const forkContinues = session.forked && session.turns === 0;
-    if (source && !forkContinues) this.startSession(session, entry, source);
+    if (source && !forkContinues) session.started = true;
     session.turns++;
     const traceId = traceIdOf(session.id, entry.uuid);
     const rootSpanId = spanIdOf('turn', session.id, entry.uuid);
@@ -417,6 +429,7 @@ export class TranscriptCorrelator {
       // A replayed prompt makes the turn a replay unless new answers arrive.
       replayedChats: replayed ? 1 : 0,
       toolIds: [],
+      pendingStart: source && !forkContinues ? { entry, source } : undefined,
       events: [],
       attributes: {
         'ccotel.cwd': entry.cwd ?? '',
@@ -431,6 +444,7 @@ export class TranscriptCorrelator {
   private closeTurn(session: Session): void {
     const turn = session.turn;
     if (!turn) return;
+    this.tellSessionStart(session, turn, false);
     this.finishChat(session, 'main');
     session.turn = undefined;
     if (turn.newChats === 0 && turn.toolIds.length === 0 && turn.replayedChats > 0) return; // a replay of a turn already reported
@@ -484,6 +498,13 @@ export class TranscriptCorrelator {
       'message.uuid': turn.promptUuid,
     }, turn.rootSpanId);
     this.emitMetric('ccotel.turns', '{turn}', 'Turns by outcome', 'sum', turn.lastMs, 1, { outcome }, turn.traceId, turn.rootSpanId, turn.rootSpanId);
+  }
+
+  private tellSessionStart(session: Session, turn: Turn, replayedResponse: boolean): void {
+    const start = turn.pendingStart;
+    if (!start) return;
+    turn.pendingStart = undefined;
+    this.startSession(session, start.entry, replayedResponse && start.source === 'startup' ? 'resume' : start.source);
   }
 
   private startSession(session: Session, entry: TranscriptEntry, source: string): void {
@@ -545,10 +566,14 @@ export class TranscriptCorrelator {
         current.endMs = entry.timeMs;
         if (entry.message.usage) current.usage = entry.message.usage;
         current.stopReason = entry.message.stop_reason ?? current.stopReason;
-      } else if (this.claimedChats.has(key)) {
-        if (turn) turn.replayedChats++;
+      } else if (this.isClaimed(messageId, entry.requestId ?? '')) {
+        if (turn) {
+          turn.replayedChats++;
+          this.tellSessionStart(session, turn, true);
+        }
       } else {
-        this.claimedChats.add(key);
+        if (turn) this.tellSessionStart(session, turn, false);
+        this.claimedChats.set(messageId, entry.requestId ?? '');
         session.openChats.set(thread, {
           key,
           spanId: spanIdOf('chat', key),
@@ -565,6 +590,12 @@ export class TranscriptCorrelator {
       }
     }
     for (const block of toolUses(entry)) this.addToolUse(block.id!, block.name ?? 'unknown', block.input, entry, scope, turn);
+  }
+
+  /** The same response, unless both copies name different requests (a copy without request id matches any). */
+  private isClaimed(messageId: string, requestId: string): boolean {
+    const claimed = this.claimedChats.get(messageId);
+    return claimed !== undefined && (claimed === requestId || claimed === '' || requestId === '');
   }
 
   private finishChat(session: Session, thread: string): void {

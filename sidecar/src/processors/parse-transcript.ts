@@ -87,6 +87,8 @@ export interface TranscriptEntry {
   cwd?: string;
   gitBranch?: string;
   version?: string;
+  /** The permission mode (default, acceptEdits, plan, bypassPermissions, auto …): `permission-mode` rows, 2.1.3xx user rows. */
+  permissionMode?: string;
   subtype?: string;
   /** system rows: `content`; compact_boundary: `compactMetadata`. */
   systemContent?: string;
@@ -102,8 +104,6 @@ export interface TranscriptEntry {
   toolUseResult?: unknown;
   /** Claude Code ≥ 2.1.3xx on tool-result rows: who allowed or refused the call. */
   permissionDecision?: { decision?: string; source?: string };
-  /** The permission mode (default, acceptEdits, plan, bypassPermissions, auto …): `permission-mode` rows, 2.1.3xx user rows. */
-  permissionMode?: string;
   /** Set on a result whose call did not run (`user-rejected`), refused or cut short by an interrupt. */
   toolDenialKind?: string;
   /** `attachment` rows read: a hook that blocked (exit code 2) the event of a tool call. */
@@ -159,8 +159,8 @@ export function classifyRow(row: unknown): ParseResult {
   const r = row as Record<string, unknown>;
   const type = r.type;
   if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
-  if (type === 'attachment') return hookBlockEntry(r);
   if (type === 'permission-mode') return permissionModeEntry(r);
+  if (type === 'attachment') return hookBlockEntry(r);
   if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
     return KNOWN_NON_CONVERSATION_TYPES.has(type) ? { ok: 'ignored', type } : { ok: false, reason: 'unknown_type', type };
   }
@@ -190,6 +190,7 @@ export function classifyRow(row: unknown): ParseResult {
     cwd: optionalString(r.cwd),
     gitBranch: optionalString(r.gitBranch),
     version: optionalString(r.version),
+    permissionMode: optionalString(r.permissionMode),
     subtype: optionalString(r.subtype),
     systemContent: optionalString(r.content),
     compactMetadata: r.compactMetadata as TranscriptEntry['compactMetadata'],
@@ -198,7 +199,6 @@ export function classifyRow(row: unknown): ParseResult {
     permissionDecision:
       typeof r.permissionDecision === 'object' && r.permissionDecision !== null ? (r.permissionDecision as TranscriptEntry['permissionDecision']) : undefined,
     toolDenialKind: optionalString(r.toolDenialKind),
-    permissionMode: optionalString(r.permissionMode),
   };
   return { ok: true, entry };
 }
@@ -221,6 +221,22 @@ function hookBlockEntry(r: Record<string, unknown>): ParseResult {
   };
 }
 
+
+/** `{"type":"permission-mode","permissionMode":…,"sessionId":…}`: a switch of permission mode (often no timestamp, no uuid). */
+function permissionModeEntry(r: Record<string, unknown>): ParseResult {
+  const permissionMode = optionalString(r.permissionMode);
+  if (permissionMode === undefined || typeof r.sessionId !== 'string') return { ok: false, reason: 'missing_fields', type: 'permission-mode' };
+  return {
+    ok: true,
+    entry: {
+      ...bareEntry('permission-mode', r),
+      uuid: optionalString(r.uuid) ?? '',
+      timeMs: typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN,
+      permissionMode,
+    },
+  };
+}
+
 /** The envelope of a row that carries no message (attachments, permission-mode rows). */
 function bareEntry(type: TranscriptEntry['type'], r: Record<string, unknown>): TranscriptEntry {
   return {
@@ -235,21 +251,6 @@ function bareEntry(type: TranscriptEntry['type'], r: Record<string, unknown>): T
     isApiErrorMessage: false,
     agentId: optionalString(r.agentId),
     message: { content: '' },
-  };
-}
-
-/** `{"type":"permission-mode","permissionMode":…,"sessionId":…}`: a switch of permission mode (often no timestamp, no uuid). */
-function permissionModeEntry(r: Record<string, unknown>): ParseResult {
-  const permissionMode = optionalString(r.permissionMode);
-  if (permissionMode === undefined || typeof r.sessionId !== 'string') return { ok: false, reason: 'missing_fields', type: 'permission-mode' };
-  return {
-    ok: true,
-    entry: {
-      ...bareEntry('permission-mode', r),
-      uuid: optionalString(r.uuid) ?? '',
-      timeMs: typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN,
-      permissionMode,
-    },
   };
 }
 
