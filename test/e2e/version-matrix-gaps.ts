@@ -17,13 +17,6 @@ const ALL_SCENARIOS = ['bash-success', 'bash-failure', 'permission-denied', 'int
 
 export const KNOWN_GAPS: KnownGap[] = [
   {
-    from: '1.0.24',
-    to: '1.0.98',
-    scenarios: ['resume', 'permission-mode'],
-    checks: ['sessions', 'turns', 'tokens'],
-    why: 'a resume into a new session id whose file copies the old turns (stamped anew) is not seen as a resume: the copied turn and its tokens count again',
-  },
-  {
     from: '1.0.128',
     to: '2.1.258',
     scenarios: ['resume', 'permission-mode', 'compaction'],
