@@ -106,7 +106,9 @@ async function runSession(script: SessionScript, options: ScenarioRunOptions & {
       sessionId = result.json?.session_id ?? interruptedSession!;
       runIds.push(sessionId);
     }
-    const written = script.runs.map((run, i) => (runs[i].json ? run : asWrittenWithoutResult(run)));
+    const written = script.runs.map((run, i) =>
+      runs[i].json || transcriptHoldsInterrupt(options, runIds[i]) ? run : asWrittenWithoutResult(run),
+    );
     const cliSessions = [...new Set(runIds)].map((id) => ({
       sessionId: id,
       expectation: expectationOf({ runs: written.filter((_, i) => runIds[i] === id) }),
@@ -118,8 +120,8 @@ async function runSession(script: SessionScript, options: ScenarioRunOptions & {
 }
 
 /**
- * An interrupted run that printed no result (1.0.x–2.0.0 print mode dies on the signal) wrote nothing after
- * the tool call either: its transcript holds an unanswered call in a turn that just stops.
+ * An interrupted run that printed no result and wrote no interruption (print mode up to 2.1.17 dies on the
+ * signal): its transcript holds an unanswered call in a turn that just stops.
  */
 function asWrittenWithoutResult(run: RunScript): RunScript {
   const unanswered = (call: ScriptedToolCall): ScriptedToolCall => (call.outcome === 'interrupted' ? { ...call, outcome: 'unanswered' } : call);
@@ -130,9 +132,19 @@ function asWrittenWithoutResult(run: RunScript): RunScript {
   };
 }
 
+function transcriptDir(home: string, projectDir: string): string {
+  return join(home, '.claude', 'projects', projectDir.replace(/[^a-zA-Z0-9]/g, '-'));
+}
+
+/** The session's transcript has Claude Code's interruption marker (2.1.332 may write it and print no result). */
+function transcriptHoldsInterrupt(options: { home: string; projectDir: string }, sessionId: string): boolean {
+  const file = join(transcriptDir(options.home, options.projectDir), `${sessionId}.jsonl`);
+  return existsSync(file) && readFileSync(file, 'utf8').includes('[Request interrupted by user');
+}
+
 /** The session id of the newest transcript of `projectDir` under `home`. */
 function newestSessionId(home: string, projectDir: string): string | undefined {
-  const dir = join(home, '.claude', 'projects', projectDir.replace(/[^a-zA-Z0-9]/g, '-'));
+  const dir = transcriptDir(home, projectDir);
   if (!existsSync(dir)) return undefined;
   const transcripts = readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl') && !f.startsWith('agent-'))
