@@ -230,3 +230,21 @@ describe('any order of rows', () => {
     for (const time of times) expect(time).toBeGreaterThan(Date.parse('2026-01-01T00:00:00Z'));
   });
 });
+
+describe('2.0.x subagent warmups', () => {
+  it('a "Warmup" agent file (or its answer alone) is a chat of its own, not a subagent', () => {
+    const warmupRows = (agentId: string, withPrompt: boolean) => [
+      ...(withPrompt ? [{ ...prompt('Warmup'), agentId, isSidechain: true }] : []),
+      { ...assistant(`msg_w${agentId}`, `req_w${agentId}`, text('OK'), { input_tokens: 0, output_tokens: 0 }, 'end_turn'), agentId, isSidechain: true },
+    ];
+    const batch = correlate([
+      [{ path: '/p/agent-w1.jsonl', kind: 'subagent', agentId: 'w1' }, warmupRows('w1', true)],
+      [{ path: '/p/agent-w2.jsonl', kind: 'subagent', agentId: 'w2' }, warmupRows('w2', false)],
+      [MAIN, [prompt('hello'), assistant('msg_h', 'req_h', text('hi'), { output_tokens: 2 }, 'end_turn')]],
+    ]);
+    expect(batch.spans.filter((s) => s.name.startsWith('invoke_agent ') && s.name !== 'invoke_agent claude-code')).toEqual([]);
+    const warmups = spansNamed(batch, 'chat ').filter((s) => s.attributes['ccotel.agent.id']);
+    expect(warmups.map((s) => s.parentSpanId)).toEqual(['', '']);
+    expect(turnRoots(batch)).toHaveLength(1);
+  });
+});

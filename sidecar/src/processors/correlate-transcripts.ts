@@ -33,6 +33,12 @@ export interface TranscriptFile {
 }
 
 const AGENT_TOOLS = new Set(['Task', 'Agent']);
+/**
+ * 2.0.x print mode sends each built-in subagent type a "Warmup" prompt at start (a cache warm-up, no Task call),
+ * written as an agent file of that prompt and its answer (2.0.42: the answer alone): the response is a chat of
+ * its own, in no turn and under no subagent span.
+ */
+const WARMUP_PROMPT = 'Warmup';
 
 interface Turn {
   traceId: string;
@@ -805,7 +811,11 @@ export class TranscriptCorrelator {
     if (agent.emitted || !agent.link) return;
     agent.emitted = true;
     const session = this.sessions.get(agent.sessionId);
+    const warmup = !agent.link.toolSpanId && (agent.prompt === undefined || agent.prompt === WARMUP_PROMPT);
+    const chat = session?.openChats.get(`agent:${agent.id}`);
+    if (warmup && chat) chat.scope.parentSpanId = ''; // no subagent span to hang under
     if (session) this.finishChat(session, `agent:${agent.id}`);
+    if (warmup) return;
     const type = agent.type ?? 'subagent';
     this.out.spans.push({
       traceId: agent.link.traceId,
