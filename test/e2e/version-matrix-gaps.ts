@@ -13,8 +13,6 @@ interface KnownGap {
   why: string;
 }
 
-const ALL_SCENARIOS = ['bash-success', 'bash-failure', 'permission-denied', 'interrupt', 'resume', 'subagent', 'slash-command', 'permission-mode', 'compaction'];
-
 export const KNOWN_GAPS: KnownGap[] = [
   {
     from: '1.0.128',
@@ -25,17 +23,17 @@ export const KNOWN_GAPS: KnownGap[] = [
   },
   {
     from: '2.0.42',
-    to: '2.0.77',
-    scenarios: ALL_SCENARIOS,
-    checks: ['tools'],
-    why: 'each Warmup sidechain file becomes a subagent span though no Task call started it',
-  },
-  {
-    from: '2.0.42',
-    to: '2.0.77',
+    to: '2.0.42',
     scenarios: ['resume', 'permission-mode', 'compaction'],
     checks: ['warmup-sessions'],
     why: 'the warmups of a resumed run, under an id of their own, become a session',
+  },
+  {
+    from: '2.0.77',
+    to: '2.0.77',
+    scenarios: ['compaction'],
+    checks: ['warmup-sessions'],
+    why: 'the warmups of the resumed runs, under ids of their own, become sessions',
   },
   {
     from: '2.0.77',
