@@ -65,7 +65,7 @@ it('finds a sample of every recorded release, and every session the CLI reported
   expect(new Set(samples.map((sample) => sample.version)).size).toBeGreaterThanOrEqual(11);
   const expected = new Set(samples.flatMap((sample) => sample.sessions.map((session) => session.sessionId)));
   const unreported = new Set(samples.flatMap((sample) => sample.unreportedSessions));
-  const found = new Set([...spans.map((span) => span.attributes['session.id']), ...logs.map((log) => log.attributes['session.id'])]);
+  const found = new Set([...spans.map((span) => span.attributes['session.id']), ...logs.map((log) => log.attributes['session.id'])].filter(Boolean));
   expect([...expected].filter((id) => !found.has(id)), 'sessions the CLI reported that the store lacks').toEqual([]);
   expect([...found].filter((id) => !expected.has(id) && !unreported.has(id)), 'sessions in no sample').toEqual([]);
 });
