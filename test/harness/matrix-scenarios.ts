@@ -1,5 +1,5 @@
 import type { Scenario } from './scenarios.js';
-import { bash, usage } from './script-steps.js';
+import { bash, oneRun, usage } from './script-steps.js';
 
 // Scenarios recorded for the version matrix only (test/fixtures/real/<version>/), on top of the ones in
 // SCENARIOS: format features that changed between releases. They are not in SCENARIOS so the end-to-end
@@ -13,21 +13,16 @@ export const MATRIX_SCENARIOS: Scenario[] = [
     name: 'slash-command',
     description: 'A custom command (.claude/commands/greet.md) run as /greet: its expanded prompt makes one Bash call, then an answer.',
     projectFiles: { '.claude/commands/greet.md': GREET_COMMAND },
-    sessions: () => [
-      {
-        runs: [
-          {
-            prompt: '/greet',
-            allowedTools: ['Bash'],
-            turnOutcome: 'completed',
-            steps: [
-              { toolCalls: [bash('echo hi-from-command', 'success', 'Greet')], usage: usage(1250, 19, 0, 350) },
-              { text: 'It printed hi-from-command.', usage: usage(1330, 8, 350, 0) },
-            ],
-          },
+    sessions: () =>
+      oneRun({
+        prompt: '/greet',
+        allowedTools: ['Bash'],
+        turnOutcome: 'completed',
+        steps: [
+          { toolCalls: [bash('echo hi-from-command', 'success', 'Greet')], usage: usage(1250, 19, 0, 350) },
+          { text: 'It printed hi-from-command.', usage: usage(1330, 8, 350, 0) },
         ],
-      },
-    ],
+      }),
   },
   {
     name: 'permission-mode',

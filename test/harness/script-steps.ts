@@ -1,5 +1,5 @@
 import type { Usage } from './model-server.js';
-import type { ScriptedToolCall, ToolOutcome } from './scenarios.js';
+import type { RunScript, ScriptedToolCall, SessionScript, ToolOutcome } from './scenarios.js';
 
 // Building blocks of scenario scripts.
 
@@ -15,4 +15,9 @@ export function usage(input: number, output: number, cacheRead = 0, cacheCreatio
 
 export function bash(command: string, outcome: ToolOutcome, description = 'Run a harness command'): ScriptedToolCall {
   return { name: 'Bash', input: { command, description }, outcome };
+}
+
+/** A scenario of one session that runs once. */
+export function oneRun(run: RunScript): SessionScript[] {
+  return [{ runs: [run] }];
 }
