@@ -143,6 +143,7 @@ describe.skipIf(claudeBinaryProblem() !== undefined)('the real Claude Code CLI, 
 });
 
 describe('committed samples in test/fixtures/real', () => {
+  // The pinned release's samples; test/fixtures/real/<version>/ (other releases) are checked by the version matrix test.
   const scenarios = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'expectations.json')));
 
   it('cover every scenario', () => {
