@@ -12,7 +12,7 @@ import { runQuery } from '../../sidecar/src/commands/query.js';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
 import { DEFAULT_ENDPOINT_LIMITS, serveStore, type QueryEndpoint } from '../../sidecar/src/store/query-endpoint.js';
 
-const LIMITS = { ...DEFAULT_ENDPOINT_LIMITS, maxExecutionSeconds: 1, maxResultBytes: 1 << 20, maxBodyBytes: 1 << 20 };
+const LIMITS = { ...DEFAULT_ENDPOINT_LIMITS, maxExecutionSeconds: 1, maxResultBytes: 1 << 20, maxBodyBytes: 1 << 20, maxConcurrentQueries: 2 };
 
 describe('query endpoint under a hostile token holder', () => {
   let dir: string;
@@ -108,6 +108,13 @@ describe('query endpoint under a hostile token holder', () => {
     const long = client.query({ query: 'SELECT count() FROM numbers(1000000000000) WHERE sipHash64(number) = 0', format: 'JSONEachRow' });
     await writerStillWrites(4);
     await expect(long).rejects.toMatchObject({ type: 'TIMEOUT_EXCEEDED' });
+  });
+
+  it('row 4: queries beyond the concurrency limit are refused at once', async () => {
+    const long = () => client.query({ query: 'SELECT count() FROM numbers(1000000000000) WHERE sipHash64(number) = 0', format: 'JSONEachRow' }).then(() => 'done', (error: { type?: string }) => error.type);
+    const outcomes = await Promise.all([long(), long(), long()]);
+    expect(outcomes.filter((type) => type === 'TOO_MANY_SIMULTANEOUS_QUERIES').length).toBeGreaterThanOrEqual(1);
+    expect(outcomes.filter((type) => type === 'TIMEOUT_EXCEEDED').length).toBeGreaterThanOrEqual(1);
   });
 
   it('row 4: a result beyond the size limit is refused, not built', async () => {
