@@ -123,15 +123,16 @@ describe('query endpoint under a hostile token holder', () => {
 
   it('row 5: a body over the limit, or one that inflates over it, is refused with 413', async () => {
     const send = (body: Buffer, headers: Record<string, string>) =>
-      new Promise<number>((resolveStatus, rejectStatus) => {
+      new Promise<number | string>((resolveStatus) => {
         const post = request(`${endpoint.url}/?query=`, { method: 'POST', headers: { 'X-ClickHouse-Key': endpoint.token, ...headers } }, (response) => {
           response.resume();
           resolveStatus(response.statusCode ?? 0);
         });
-        post.on('error', rejectStatus);
+        post.on('error', (error: NodeJS.ErrnoException) => resolveStatus(error.code ?? 'error'));
         post.end(body);
       });
-    expect(await send(Buffer.alloc(2 << 20, 0x20), {})).toBe(413);
+    // Refused from its Content-Length: the answer is 413, or the connection is cut while the body is still going out.
+    expect([413, 'ECONNRESET', 'EPIPE']).toContain(await send(Buffer.alloc(2 << 20, 0x20), {}));
     const bomb = gzipSync(Buffer.alloc(64 << 20, 0x20));
     expect(bomb.length).toBeLessThan(LIMITS.maxBodyBytes);
     expect(await send(bomb, { 'Content-Encoding': 'gzip' })).toBe(413);
