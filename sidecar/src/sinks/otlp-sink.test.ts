@@ -47,8 +47,10 @@ class FakeCollector {
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    const server = this.server;
+    if (!server) return; // stopped already (a test that failed while it was down)
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
     this.server = undefined;
   }
 
