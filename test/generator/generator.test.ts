@@ -434,11 +434,9 @@ describe('generateCorpus', () => {
     }
   });
 
-  it('generates 20 MB at a useful speed', async () => {
-    const started = performance.now();
+  // Its speed is measured by bench/gen-corpus.ts, not here (no timed tests).
+  it('generates at least the bytes asked for', async () => {
     const e = await generateCorpus({ seed: 3, root: join(dir, 'speed'), targetBytes: 20_000_000 });
-    const seconds = (performance.now() - started) / 1000;
     expect(e.bytes).toBeGreaterThanOrEqual(20_000_000);
-    expect(e.bytes / 1e6 / seconds).toBeGreaterThan(10);
   });
 });
