@@ -775,8 +775,11 @@ export class TranscriptCorrelator {
         }
       }
     }
+    // The agent's open response is kept with the session of its first row, where its end looks for it: a 2.0.77
+    // resumed process writes its own new id on a warmup's prompt and the resumed session's on the answer.
+    const owner = this.session(agent.sessionId);
     const scope: Scope = { sessionId: session.id, agentId, traceId: agent.link?.traceId ?? '', parentSpanId: agent.spanId };
-    this.handleConversationRow(entry, session, `agent:${agentId}`, scope, undefined);
+    this.handleConversationRow(entry, owner, `agent:${agentId}`, scope, undefined);
   }
 
   /** Attach a subagent to the tool call that started it (or, with none found, give it a trace of its own). */
