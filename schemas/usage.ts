@@ -65,6 +65,7 @@ const EVENT_COLUMNS = [
   "Mode LowCardinality(String) COMMENT 'failure mode'",
   "Reason LowCardinality(String) COMMENT 'session end reason'",
   "ReportedCostUsd Float64 COMMENT 'ccotel.cost.reported: Claude Code''s own session total so far'",
+  "ReportedCostByModel Map(LowCardinality(String), Float64) COMMENT 'ccotel.cost.reported: the same by model'",
   "LinesAdded UInt64 COMMENT 'ccotel.cost.reported: lines added so far'",
   'LinesRemoved UInt64',
 ];
@@ -110,6 +111,7 @@ export function eventFactsSelect(source: string): string {
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
   EventName, ${a}['source'] AS Source, ${a}['mode'] AS Mode, ${a}['reason'] AS Reason,
   ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd,
+  JSONExtract(${a}['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,
   ${num(a, 'ccotel.lines.added')} AS LinesAdded,
   ${num(a, 'ccotel.lines.removed')} AS LinesRemoved
 FROM ${source}
