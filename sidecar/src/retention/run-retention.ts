@@ -30,6 +30,11 @@ export interface RetentionReport {
   drift: boolean;
 }
 
+/** The summary tables, the columns added to them since, and the views that fill the facts (idempotent). */
+export async function ensureSummaryTables(client: ClickHouseClient, opts: { database?: string; cluster?: string; summaryTtlDays?: number }): Promise<void> {
+  for (const query of [...summaryTablesDdl(opts), ...summaryUpgradeDdl(opts), ...usageTablesDdl(opts)]) await client.command({ query });
+}
+
 export async function runRetention(client: ClickHouseClient, opts: RetentionOptions = {}): Promise<RetentionReport> {
   const ctx = renderContext(opts);
   const ttlDays = {
@@ -37,8 +42,7 @@ export async function runRetention(client: ClickHouseClient, opts: RetentionOpti
     summary: validateTtlDays(opts.summaryTtlDays ?? DEFAULT_SUMMARY_TTL_DAYS, 'summaryTtlDays'),
   };
   const nowMs = opts.nowMs ?? Date.now();
-  const schema = { ...opts, summaryTtlDays: ttlDays.summary };
-  for (const query of [...summaryTablesDdl(schema), ...summaryUpgradeDdl(schema), ...usageTablesDdl(schema)]) await client.command({ query });
+  await ensureSummaryTables(client, { ...opts, summaryTtlDays: ttlDays.summary });
 
   const ttl = await checkTtls(client, ctx, ttlDays, !opts.checkOnly);
   const summaries = await refreshSummaries(client, ctx, nowMs);
