@@ -19,6 +19,8 @@ export interface UsageFilter {
   project?: string;
   /** Only this model. */
   model?: string;
+  /** Only these sessions. */
+  sessionIds?: string[];
   /** IANA time zone the days are counted in; default the machine's. */
   timezone?: string;
   database?: string;
@@ -87,6 +89,7 @@ function filterSql(filter: UsageFilter): string {
   if (filter.until) conditions.push(`toDate(Timestamp, {tz:String}) <= toDate({until:String})`);
   if (filter.project) conditions.push(`position(Project, {project:String}) > 0`);
   if (filter.model) conditions.push(`Model = {model:String}`);
+  if (filter.sessionIds) conditions.push(`SessionId IN {sessions:Array(String)}`);
   return conditions.join(' AND ');
 }
 
@@ -121,7 +124,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 export async function usageReport(client: ClickHouseClient, period: UsagePeriod, filter: UsageFilter = {}): Promise<UsageReport> {
   const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const params = { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '' };
+  const params = { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', sessions: filter.sessionIds ?? [] };
   const items = `(${itemsSql(filter.database ?? 'default')}) WHERE ${filterSql(filter)}`;
   const unknown = await select<{ model: string }>(client, `SELECT DISTINCT Model AS model FROM ${items} AND UnknownModel = 1 ORDER BY model`, params);
   let rows: UsageRow[];
