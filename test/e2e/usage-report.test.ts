@@ -12,22 +12,10 @@ import { backfill } from '../../sidecar/src/commands/backfill.js';
 import { usageReport, type UsageReport } from '../../sidecar/src/report/usage.js';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
 import { generateCorpus } from '../generator/corpus.js';
+import { sessionListCost } from './list-prices.js';
 import type { Expected, TokenSums } from '../generator/expected.js';
 
 const CCUSAGE = join(import.meta.dirname, '..', '..', 'node_modules', 'ccusage', 'src', 'cli.js');
-
-/** Anthropic's list prices, USD per million tokens: base, and past 200k prompt tokens where the model has a tier. */
-interface Prices { input: number; output: number; cacheRead: number; cacheCreation: number }
-const LIST_PRICES: Record<string, Prices & { over200k?: Prices }> = {
-  'claude-opus-5-5': { input: 4, output: 20, cacheRead: 0.2, cacheCreation: 5 },
-  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheCreation: 3.75, over200k: { input: 6, output: 22.5, cacheRead: 0.6, cacheCreation: 7.5 } },
-  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheCreation: 1.25 },
-};
-
-function listCost(model: string, tokens: TokenSums, longContext: boolean): number {
-  const p = (longContext ? LIST_PRICES[model].over200k : undefined) ?? LIST_PRICES[model];
-  return (tokens.input * p.input + tokens.output * p.output + tokens.cacheRead * p.cacheRead + tokens.cacheCreation * p.cacheCreation) / 1e6;
-}
 
 interface CcusageRow { period: string; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; totalCost: number;
   modelBreakdowns: { missingPricing?: boolean }[] }
@@ -80,11 +68,7 @@ it('holds every session with the generator\'s exact tokens, and costs each at li
   expect(sessions.rows.map((r) => r.period).sort()).toEqual(Object.keys(expected.perSessionTokens).sort());
   for (const row of sessions.rows) {
     expect(tokensOf(row), row.period).toEqual(expected.perSessionTokens[row.period]);
-    let cost = 0;
-    for (const [model, { standard, over200k }] of Object.entries(expected.perSessionModelTokens[row.period])) {
-      cost += listCost(model, standard, false) + listCost(model, over200k, true);
-    }
-    expect(row.cost_usd, row.period).toBeCloseTo(cost, 6);
+    expect(row.cost_usd, row.period).toBeCloseTo(sessionListCost(expected, row.period), 6);
   }
   expect(sessions.totals.sessions).toBe(expected.sessions);
   expect(tokensOf(sessions.totals)).toEqual(expected.tokens);
