@@ -113,6 +113,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_event_facts_local` ON CLUSTER `ccotel`
     Mode LowCardinality(String) COMMENT 'failure mode',
     Reason LowCardinality(String) COMMENT 'session end reason',
     ReportedCostUsd Float64 COMMENT 'ccotel.cost.reported: Claude Code''s own session total so far',
+    ReportedCostByModel Map(LowCardinality(String), Float64) COMMENT 'ccotel.cost.reported: the same by model',
     LinesAdded UInt64 COMMENT 'ccotel.cost.reported: lines added so far',
     LinesRemoved UInt64
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
@@ -153,6 +154,7 @@ AS SELECT
   leftUTF8(ResourceAttributes['host.name'], 256) AS Host, leftUTF8(ResourceAttributes['user.name'], 256) AS User,
   EventName, LogAttributes['source'] AS Source, LogAttributes['mode'] AS Mode, LogAttributes['reason'] AS Reason,
   toFloat64OrZero(LogAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd,
+  JSONExtract(LogAttributes['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,
   toUInt64OrZero(LogAttributes['ccotel.lines.added']) AS LinesAdded,
   toUInt64OrZero(LogAttributes['ccotel.lines.removed']) AS LinesRemoved
 FROM `otel`.`otel_logs_local`

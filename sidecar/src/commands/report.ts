@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { loadConfig } from '../config.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
-import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
+import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport, type UsageRow } from '../report/usage.js';
 import type { TokenFigures } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
 import { storeOption, type GlobalOptions } from './options.js';
@@ -44,15 +44,26 @@ const figures = (f: TokenFigures): string[] =>
   [f.input_tokens, f.output_tokens, f.cache_creation_tokens, f.cache_read_tokens, f.total_tokens].map((n) => n.toLocaleString('en-US'))
     .concat(`$${f.cost_usd.toFixed(2)}`);
 
+/** Claude Code's own figure for a session, and how far ccotel's differs from it when more than 1%. */
+function stated(row: UsageRow): string {
+  if (row.reported_cost_usd === null || row.reported_cost_usd === undefined) return '';
+  const difference = row.cost_usd - row.reported_cost_usd;
+  const relative = row.reported_cost_usd > 0 ? difference / row.reported_cost_usd : difference === 0 ? 0 : 1;
+  const note = Math.abs(relative) > 0.01 ? ` (ccotel ${difference > 0 ? '+' : '-'}$${Math.abs(difference).toFixed(2)})` : '';
+  return `$${row.reported_cost_usd.toFixed(2)}${note}`;
+}
+
 export function renderUsage(report: UsageReport, breakdown: boolean): string {
+  const sessions = report.period === 'session';
   const label = { daily: 'day', weekly: 'week (from Sunday)', monthly: 'month', session: 'session', blocks: 'block (5 h, UTC start)' }[report.period];
-  const table = newTable([label, 'models', 'input', 'output', 'cache write', 'cache read', 'total tokens', 'cost']);
+  const table = newTable([label, 'models', 'input', 'output', 'cache write', 'cache read', 'total tokens', 'cost', ...(sessions ? ['stated by Claude Code'] : [])]);
+  const blank = sessions ? [''] : [];
   for (const row of report.rows) {
-    const name = report.period === 'session' ? `${row.period}\n${row.project ?? ''}` : row.is_active ? `${row.period} (active)` : row.period;
-    table.push([name, row.models.join(', '), ...figures(row)]);
-    if (breakdown) for (const model of row.breakdown) table.push([`  └ ${model.model}`, '', ...figures(model)]);
+    const name = sessions ? `${row.period}\n${row.project ?? ''}` : row.is_active ? `${row.period} (active)` : row.period;
+    table.push([name, row.models.join(', '), ...figures(row), ...(sessions ? [stated(row)] : [])]);
+    if (breakdown) for (const model of row.breakdown) table.push([`  └ ${model.model}`, '', ...figures(model), ...blank]);
   }
-  table.push([`total (${report.totals.sessions} sessions)`, '', ...figures(report.totals)]);
+  table.push([`total (${report.totals.sessions} sessions)`, '', ...figures(report.totals), ...blank]);
   const notes = [`days counted in ${report.timezone}`];
   if (report.unknown_models.length > 0) {
     notes.push(`no list price for ${report.unknown_models.join(', ')}: costed at Claude Code's own figure where it stated one, else 0`);
