@@ -21,9 +21,10 @@ function scenarioDirs(dir: string, depth = 0): string[] {
 const maxBy = (map: Map<string, number>, key: string, value: number) => map.set(key, Math.max(map.get(key) ?? 0, value));
 
 /** Claude Code's own figures per session: from the results it printed, and from its transcripts' cost-state rows. */
-function statedCosts(dirs: string[]): { printed: Map<string, number>; costState: Map<string, number> } {
+function statedCosts(dirs: string[]): { printed: Map<string, number>; costState: Map<string, number>; linesAdded: Map<string, number> } {
   const printed = new Map<string, number>();
   const costState = new Map<string, number>();
+  const linesAdded = new Map<string, number>();
   for (const dir of dirs) {
     for (const file of readdirSync(join(dir, 'results'))) {
       const result = JSON.parse(readFileSync(join(dir, 'results', file), 'utf8')) as { session_id: string; total_cost_usd: number };
@@ -34,12 +35,13 @@ function statedCosts(dirs: string[]): { printed: Map<string, number>; costState:
       if (!file.endsWith('.jsonl')) continue;
       for (const line of readFileSync(join(projects, file), 'utf8').split('\n')) {
         if (!line.includes('"type":"cost-state"')) continue;
-        const row = JSON.parse(line) as { sessionId: string; totalCostUSD: number };
+        const row = JSON.parse(line) as { sessionId: string; totalCostUSD: number; totalLinesAdded: number };
         maxBy(costState, row.sessionId, row.totalCostUSD);
+        maxBy(linesAdded, row.sessionId, row.totalLinesAdded);
       }
     }
   }
-  return { printed, costState };
+  return { printed, costState, linesAdded };
 }
 
 const dirs = scenarioDirs(FIXTURES);
@@ -52,6 +54,7 @@ beforeAll(async () => {
   process.env.HOME = mkdtempSync(join(tmpdir(), 'ccotel-home-'));
   process.env.CCOTEL_STATE_DIR = mkdtempSync(join(tmpdir(), 'ccotel-state-'));
   process.env.CLAUDE_CONFIG_DIR = dirs.join(',');
+  process.env.CCOTEL_RAW_TTL_DAYS = '0'; // the samples age: keep their raw metric points
   await backfill({ store: storeDir });
   store = await openStore(storeDir, { command: 'test', access: 'read' });
   sessions = await usageReport(store.client, 'session', { timezone: 'UTC' });
@@ -77,4 +80,16 @@ it('prices every recorded session within 1% of what Claude Code says it cost', (
     // Claude Code's statement is kept next to ccotel's figure (from the cost-state rows).
     expect(row!.reported_cost_usd, session).toBe(usd);
   }
+});
+
+it('counts the lines Claude Code says it added as ccotel.lines_of_code', async () => {
+  const result = await store.client.query({
+    query: `SELECT Attributes['session.id'] AS session, sum(Value) AS lines FROM otel_metrics_sum
+            WHERE MetricName = 'ccotel.lines_of_code' AND Attributes['type'] = 'added' GROUP BY session`,
+    format: 'JSONEachRow',
+  });
+  const counted = new Map((await result.json<{ session: string; lines: number }>()).map((r) => [r.session, Number(r.lines)]));
+  const added = [...stated.linesAdded].filter(([, lines]) => lines > 0);
+  expect(added.length).toBeGreaterThan(0);
+  for (const [session, lines] of added) expect(counted.get(session), session).toBe(lines);
 });
