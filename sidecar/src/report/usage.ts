@@ -31,7 +31,7 @@ export interface ModelFigures extends TokenFigures {
 }
 
 export interface UsageRow extends TokenFigures {
-  /** The day (YYYY-MM-DD), the week's Sunday, the month (YYYY-MM), the session id, or the block's start (ISO). */
+  /** The day (YYYY-MM-DD), the week's Monday, the month (YYYY-MM), the session id, or the block's start (ISO). */
   period: string;
   sessions: number;
   models: string[];
@@ -77,8 +77,8 @@ SELECT i.*, p.Project AS Project FROM (
 
 const PERIOD_KEY: Record<Exclude<UsagePeriod, 'blocks'>, string> = {
   daily: `toString(toDate(Timestamp, {tz:String}))`,
-  // Weeks start on Sunday, as ccusage counts them.
-  weekly: `toString(toStartOfWeek(Timestamp, 0, {tz:String}))`,
+  // Weeks start on Monday, as ccusage counts them.
+  weekly: `toString(toStartOfWeek(Timestamp, 1, {tz:String}))`,
   monthly: `formatDateTime(Timestamp, '%Y-%m', {tz:String})`,
   session: `SessionId`,
 };
