@@ -61,7 +61,9 @@ async function main(): Promise<void> {
     const ours = median3([cli, 'report', period, '--json', '--timezone', 'UTC', '--store', store], env);
     const theirs = median3([ccusage, period, '--json', '--offline'], env);
     const rows = (JSON.parse(ours.stdout) as { rows: unknown[] }).rows.length;
-    const theirRows = Object.values(JSON.parse(theirs.stdout) as Record<string, unknown>).find(Array.isArray)?.length;
+    // ccusage lists the gaps between blocks as blocks of their own (isGap); ccotel does not.
+    const theirList = Object.values(JSON.parse(theirs.stdout) as Record<string, unknown>).find(Array.isArray) as { isGap?: boolean }[];
+    const theirRows = theirList.filter((row) => !row.isGap).length;
     figures[period] = {
       ccotelSeconds: Number(ours.seconds.toFixed(2)),
       ccusageSeconds: Number(theirs.seconds.toFixed(2)),

@@ -110,8 +110,8 @@ it('agrees with ccusage daily, weekly and monthly --json on the sessions it coun
     }
   }
   for (const period of ['daily', 'weekly', 'monthly'] as const) {
-    const asideRows = Object.values(JSON.parse(execFileSync(process.execPath, [CCUSAGE, period, '--json', '--offline'],
-      { env: { ...env, CLAUDE_CONFIG_DIR: aside }, encoding: 'utf8' })) as Record<string, CcusageRow[]>)[0];
+    const asideRows = (JSON.parse(execFileSync(process.execPath, [CCUSAGE, period, '--json', '--offline'],
+      { env: { ...env, CLAUDE_CONFIG_DIR: aside }, encoding: 'utf8' })) as Record<string, CcusageRow[]>)[period];
     const ours = await usageReport(store.client, period, { timezone: 'UTC', sessionIds: comparable });
     expect(ours.rows.map((d) => d.period), period).toEqual(asideRows.map((d) => d.period));
     for (const row of asideRows) expect(tokensOf(ours.rows.find((d) => d.period === row.period)!), `${period} ${row.period}`).toEqual(theirTokens(row));
