@@ -111,7 +111,7 @@ export class TranscriptWatcher {
     const path = join(dir.path, name);
     if (holdsTranscripts(dir.role) && name.endsWith('.jsonl')) this.options.onPath(path);
     const role = childRole(dir.role, name);
-    if (!role) return;
+    if (!role || name.endsWith('.jsonl')) return; // a write to a transcript: no directory to look at
     const info = await lstat(path).catch(() => undefined);
     if (info?.isDirectory()) await this.watchTree({ path, role }, true);
     else if (info?.isSymbolicLink()) await this.options.tree.symlinkedDirectory(path);
