@@ -10,8 +10,8 @@ const TRACES = 'otel_traces';
 const LOGS = 'otel_logs';
 
 /** One row per span id: repeats of a span (same id) are the same span. */
-const uniqueSpans = (where: string) => `(SELECT * FROM ${TRACES} WHERE ${where} LIMIT 1 BY SpanId)`;
-const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
+export const uniqueSpans = (where: string) => `(SELECT * FROM ${TRACES} WHERE ${where} LIMIT 1 BY SpanId)`;
+export const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
 
 export const REPORT_QUERIES = {
   overview: {

@@ -1,0 +1,113 @@
+// The web view's HTTP server: 127.0.0.1 only, the bundled page and its JSON API, every request but the
+// login behind the session cookie. A failed query answers 500 with the message, which the page shows.
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { UiLogin } from './auth.js';
+import { UiData } from './data.js';
+import type { Meta, TimeRange } from './types.js';
+
+export const ASSETS_DIR = join(import.meta.dirname, 'assets');
+
+export interface UiServerOptions {
+  client: ClickHouseClient;
+  /** 0: a random free port. */
+  port?: number;
+  /** The store is written while we serve it: pages refresh themselves. */
+  live: boolean;
+  store: string;
+  refreshMs?: number;
+}
+
+export interface UiServer {
+  url: string;
+  /** Open once: logs the browser in. */
+  loginUrl: string;
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.html': 'text/html; charset=utf-8' };
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+/** The bundled files (npm run build), read once. */
+export function readAsset(name: 'index.html' | 'app.js' | 'app.css'): string {
+  try {
+    return readFileSync(join(ASSETS_DIR, name), 'utf8');
+  } catch {
+    throw new Error(`the web view's files are missing (${join(ASSETS_DIR, name)}): run npm run build`);
+  }
+}
+
+export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
+  const assets = { '/': readAsset('index.html'), '/assets/app.js': readAsset('app.js'), '/assets/app.css': readAsset('app.css') } as Record<string, string>;
+  const login = new UiLogin();
+  const data = new UiData(options.client);
+  const meta: Meta = { live: options.live, store: options.store, refreshMs: options.refreshMs ?? 10_000 };
+  let origin = '';
+  const api: Record<string, (url: URL) => Promise<unknown>> = {
+    '/api/meta': async () => meta,
+    '/api/overview': (url) => data.overview(rangeOf(url)),
+    '/api/sessions': (url) => data.sessions(rangeOf(url)),
+    '/api/failures': (url) => data.failures(rangeOf(url)),
+    '/api/session': (url) => data.session(url.searchParams.get('id') ?? ''),
+  };
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', origin);
+    // A page of another site reaching 127.0.0.1 through its own host name (DNS rebinding) is refused.
+    if (request.headers.host !== new URL(origin).host) return send(response, 421, 'text/plain; charset=utf-8', 'wrong host\n');
+    if (url.pathname === '/login') {
+      const cookie = login.exchange(url.searchParams.get('code'));
+      if (!cookie) return send(response, 401, 'text/plain; charset=utf-8', 'This login link is not valid or was used already; restart ccotel ui for a new one.\n');
+      response.writeHead(303, { ...SECURITY_HEADERS, 'Set-Cookie': cookie, Location: '/' }).end();
+      return;
+    }
+    if (!login.authorized(request)) return send(response, 401, 'text/plain; charset=utf-8', 'Not logged in: open the login URL that ccotel ui printed.\n');
+    const asset = assets[url.pathname];
+    if (asset !== undefined) return send(response, 200, CONTENT_TYPES[url.pathname.slice(url.pathname.lastIndexOf('.'))] ?? CONTENT_TYPES['.html'], asset);
+    const answer = api[url.pathname];
+    if (!answer) return send(response, 404, 'text/plain; charset=utf-8', 'not found\n');
+    try {
+      send(response, 200, 'application/json', JSON.stringify(await answer(url)));
+    } catch (error) {
+      send(response, 500, 'application/json', JSON.stringify({ error: (error as Error).message }));
+    }
+  };
+  const server = createServer((request, response) => void handle(request, response));
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolveListen());
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: origin,
+    loginUrl: `${origin}/login?code=${login.code}`,
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function send(response: ServerResponse, status: number, contentType: string, body: string): void {
+  response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': contentType }).end(body);
+}
+
+function rangeOf(url: URL): TimeRange {
+  const bound = (name: string) => {
+    const value = url.searchParams.get(name);
+    if (value === null || value === '') return undefined;
+    const ms = Number(value);
+    if (!Number.isFinite(ms)) throw new Error(`${name}: not a time in ms: ${value}`);
+    return ms;
+  };
+  return { fromMs: bound('from'), toMs: bound('to') };
+}
