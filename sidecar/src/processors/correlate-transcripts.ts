@@ -19,6 +19,8 @@ import {
   type TurnOutcome,
 } from './classify.js';
 import type { ContentBlock, TranscriptEntry, Usage } from './parse-transcript.js';
+import { CACHE_WRITE_1H_ATTRIBUTE } from './price-chats.js';
+import { ReportedCosts } from './reported-cost.js';
 
 export interface TranscriptFile {
   path: string;
@@ -61,6 +63,8 @@ interface Chat {
   endMs: number;
   usage: Usage;
   stopReason?: string | null;
+  /** Older releases: Claude Code's own cost of this response. */
+  reportedCostUsd?: number;
   scope: Scope;
 }
 
@@ -132,6 +136,8 @@ export class TranscriptCorrelator {
   private readonly pendingTools = new Map<string, PendingTool>();
   private readonly seenPrompts = new Set<string>();
   private readonly hookBlockedCalls = new Set<string>();
+  /** Claude Code's own cost figures (cost-state rows). */
+  private readonly reportedCosts = new ReportedCosts();
   private readonly agents = new Map<string, Agent>();
   private readonly agentLinks = new Map<string, TaskCall>();
   private readonly openTaskCalls = new Map<string, TaskCall>();
@@ -151,6 +157,13 @@ export class TranscriptCorrelator {
   }
 
   add(entry: TranscriptEntry, file: TranscriptFile, offset: number): void {
+    if (entry.costState) {
+      const lastMs = this.sessions.get(entry.sessionId)?.lastMs ?? 0;
+      const { log, metrics } = this.reportedCosts.telemetry(entry.sessionId, lastMs || entry.timeMs, entry.costState);
+      this.out.logs.push(log);
+      this.out.metrics.push(...metrics);
+      return;
+    }
     if (entry.hookBlock) {
       // A PreToolUse hook that exits 2 stops the call: its result is the hook's message, not a tool error.
       if (entry.hookBlock.hookEvent === 'PreToolUse') this.hookBlockedCalls.add(entry.hookBlock.toolUseId);
@@ -414,6 +427,7 @@ export class TranscriptCorrelator {
       if (current) {
         current.endMs = entry.timeMs;
         if (entry.message.usage) current.usage = entry.message.usage;
+        current.reportedCostUsd = entry.costUSD ?? current.reportedCostUsd;
         current.stopReason = entry.message.stop_reason ?? current.stopReason;
       } else if (this.claimedChats.has(key)) {
         if (turn) turn.replayedChats++;
@@ -429,6 +443,7 @@ export class TranscriptCorrelator {
           endMs: entry.timeMs,
           usage: entry.message.usage ?? {},
           stopReason: entry.message.stop_reason,
+          reportedCostUsd: entry.costUSD,
           scope,
         });
         if (turn) turn.newChats++;
@@ -458,6 +473,9 @@ export class TranscriptCorrelator {
       'gen_ai.usage.cache_read.input_tokens': tokens.cache_read,
       'gen_ai.usage.cache_creation.input_tokens': tokens.cache_creation,
     };
+    const writes1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+    if (writes1h > 0) attributes[CACHE_WRITE_1H_ATTRIBUTE] = writes1h;
+    if (chat.reportedCostUsd !== undefined) attributes['ccotel.cost.reported_usd'] = chat.reportedCostUsd;
     if (chat.requestId) attributes.request_id = chat.requestId;
     if (chat.stopReason) attributes['gen_ai.response.finish_reasons'] = chat.stopReason;
     if (chat.scope.agentId) attributes['ccotel.agent.id'] = chat.scope.agentId;

@@ -2,6 +2,8 @@
 // Most bytes of a real transcript are not conversation (attachments with full prompt snapshots, request
 // shapes, cost state): those rows are recognised by their type literal and skipped without a full parse.
 
+import { parseCostState, type CostState } from './reported-cost.js';
+
 export type SkipReason =
   | 'malformed_json'
   | 'not_object'
@@ -34,7 +36,6 @@ export const KNOWN_NON_CONVERSATION_TYPES = new Set([
   'atis-latch',
   'tools-used',
   'last-prompt',
-  'cost-state',
   'mode',
   'custom-title',
   'tag',
@@ -57,11 +58,13 @@ export interface Usage {
   output_tokens?: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /** Claude Code ≥ 2.1: the cache writes split by lifetime (1-hour writes cost more). */
+  cache_creation?: { ephemeral_1h_input_tokens?: number; ephemeral_5m_input_tokens?: number };
 }
 
 /** The fields of a conversation row the correlator uses; the rest of the row is ignored. */
 export interface TranscriptEntry {
-  type: ConversationType | 'attachment';
+  type: ConversationType | 'attachment' | 'cost-state';
   uuid: string;
   parentUuid: string | null;
   sessionId: string;
@@ -97,6 +100,10 @@ export interface TranscriptEntry {
   permissionDecision?: { decision?: string; source?: string };
   /** Set on a result whose call did not run (`user-rejected`), refused or cut short by an interrupt. */
   toolDenialKind?: string;
+  /** Older releases: the cost Claude Code computed for this API response. */
+  costUSD?: number;
+  /** `cost-state` rows: Claude Code's own running totals for the session. */
+  costState?: CostState;
   /** `attachment` rows read: a hook that blocked (exit code 2) the event of a tool call. */
   hookBlock?: { toolUseId: string; hookEvent: string; hookName: string };
 }
@@ -151,6 +158,7 @@ export function classifyRow(row: unknown): ParseResult {
   const type = r.type;
   if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
   if (type === 'attachment') return hookBlockEntry(r);
+  if (type === 'cost-state') return costStateEntry(r);
   if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
     return KNOWN_NON_CONVERSATION_TYPES.has(type) ? { ok: 'ignored', type } : { ok: false, reason: 'unknown_type', type };
   }
@@ -188,6 +196,7 @@ export function classifyRow(row: unknown): ParseResult {
     permissionDecision:
       typeof r.permissionDecision === 'object' && r.permissionDecision !== null ? (r.permissionDecision as TranscriptEntry['permissionDecision']) : undefined,
     toolDenialKind: optionalString(r.toolDenialKind),
+    costUSD: typeof r.costUSD === 'number' && Number.isFinite(r.costUSD) ? r.costUSD : undefined,
   };
   return { ok: true, entry };
 }
@@ -217,6 +226,20 @@ function hookBlockEntry(r: Record<string, unknown>): ParseResult {
       hookBlock: { toolUseId: attachment.toolUseID, hookEvent: String(attachment.hookEvent ?? ''), hookName: String(attachment.hookName ?? '') },
     },
   };
+}
+
+/**
+ * A `cost-state` row has no timestamp: it gets the end of the process it describes when it tells it, else 0
+ * (the correlator stamps it with the session's last row). One without a total cost says nothing to use.
+ */
+function costStateEntry(r: Record<string, unknown>): ParseResult {
+  const costState = parseCostState(r);
+  if (!costState) return { ok: 'ignored', type: 'cost-state' };
+  if (typeof r.sessionId !== 'string') return { ok: false, reason: 'missing_fields', type: 'cost-state' };
+  const end = Number(r.startTime) + Number(r.totalDuration);
+  const timeMs = Number.isFinite(end) ? end : 0;
+  const base = { uuid: '', parentUuid: null, isSidechain: false, isMeta: false, isCompactSummary: false, isApiErrorMessage: false };
+  return { ok: true, entry: { ...base, type: 'cost-state', sessionId: r.sessionId, timeMs, message: { content: '' }, costState } };
 }
 
 function optionalString(value: unknown): string | undefined {

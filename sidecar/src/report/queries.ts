@@ -6,6 +6,8 @@ export interface ReportQuery {
   sql: string;
 }
 
+import { USAGE_TABLES } from '../../../schemas/usage.js';
+
 const TRACES = 'otel_traces';
 const LOGS = 'otel_logs';
 
@@ -77,6 +79,13 @@ export const REPORT_QUERIES = {
         sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cache_creation
       FROM ${uniqueSpans(`startsWith(SpanName, 'chat ')`)}
       GROUP BY model ORDER BY model`,
+  },
+  cost: {
+    title: 'Cost by model, all history (from the summaries; USD)',
+    sql: `SELECT Name AS model, count() AS api_responses, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS tokens,
+        round(sum(CostUsd), 6) AS cost_usd, max(UnknownModel) = 1 AS unknown_model
+      FROM ${USAGE_TABLES.spans} FINAL WHERE Kind = 'chat'
+      GROUP BY model ORDER BY cost_usd DESC, model`,
   },
   skipped: {
     title: 'Input lines skipped',
