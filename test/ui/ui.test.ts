@@ -14,6 +14,10 @@ import { storeCli } from '../e2e/store-cli.js';
 import { figures, launchBrowser, newPage, screenshot, serve, shown, shownAs, stop, type Served } from './browser.js';
 
 type Report = Record<string, Record<string, unknown>[]>;
+interface Usage {
+  rows: { period: string; total_tokens: number; cost_usd: number }[];
+  totals: { total_tokens: number; cost_usd: number; sessions: number };
+}
 const spans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
 
 describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks and shell log)', () => {
@@ -22,6 +26,8 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
   let env: NodeJS.ProcessEnv;
   let expected: Expected;
   let report: Report;
+  let daily: Usage;
+  let bySession: Usage;
   let served: Served;
   let browser: Browser;
   let page: Page;
@@ -35,6 +41,8 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     env = { ...process.env, HOME: join(root, 'corpus', 'home'), CLAUDE_CONFIG_DIR: expected.configDirs.join(','), CCOTEL_STATE_DIR: join(root, 'state'), CCOTEL_RAW_TTL_DAYS: '0' };
     ccotel('backfill', '--no-progress');
     report = JSON.parse(ccotel('report', '--json')) as Report;
+    daily = JSON.parse(ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as Usage;
+    bySession = JSON.parse(ccotel('report', 'session', '--json', '--timezone', 'UTC')) as Usage;
     served = await serve(['ui', '--store', storeDir], env);
     page = await newPage(browser, consoleErrors);
   });
@@ -72,7 +80,11 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
   it('shows every figure of `report --json` on the overview, each equal to it', async () => {
     await page.goto(`${served.base}/#/overview`);
     await shown(page, 'overview');
-    const shownFigures = await figures(page);
+    const [costTile] = (await figures(page)).filter((figure) => figure.path === 'cost.total');
+    expect(Number(costTile.value)).toBeGreaterThan(0);
+    expect(Number(costTile.value)).toBeCloseTo(daily.totals.cost_usd, 6);
+    expect(costTile.text).toBe(`$${daily.totals.cost_usd.toFixed(2)}`);
+    const shownFigures = (await figures(page)).filter((figure) => figure.path !== 'cost.total');
     const cells = Object.entries(report).flatMap(([section, rows]) => rows.flatMap((row, index) => Object.keys(row).map((field) => `${section}.${index}.${field}`)));
     expect(new Set(shownFigures.map((figure) => figure.path))).toEqual(new Set(cells));
     for (const { path, value, text } of shownFigures) {
@@ -93,6 +105,8 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     expect(total(days.toolCalls)).toBe(report.overview[0].tool_calls);
     expect(total(days.toolSuccess)).toBe(report.tools.reduce((sum, row) => sum + Number(row.success), 0));
     expect(total(days.outputTokens)).toBe(report.tokens.reduce((sum, row) => sum + Number(row.output), 0));
+    expect(total(days.costUsd)).toBeCloseTo(daily.totals.cost_usd, 6);
+    expect(days.costUsd).toEqual(days.days.map((day: number) => daily.rows.find((row) => Date.parse(`${row.period}T00:00:00Z`) / 1000 === day)?.cost_usd ?? 0));
     expect(total(days.permissionBlocks)).toBe(report.permissionBlocks.reduce((sum, row) => sum + Number(row.blocks), 0));
     expect(total(days.resumes)).toBe(report.sessionStarts[0].resumes);
     const detections = Object.values(days.failureModes as Record<string, number[]>).reduce((sum, values) => sum + total(values), 0);
@@ -114,6 +128,10 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     const tile = (path: string) => page.$eval(`.tiles [data-figure="${path}"]`, (element) => Number(element.getAttribute('data-value')));
     expect(await tile('overview.0.sessions')).toBe(counts.sessions);
     expect(await tile('overview.0.turns')).toBe(counts.turns);
+    // The summaries (cost) are limited to the range too.
+    const [{ cost }] = query<{ cost: number }>(`SELECT sum(CostUsd) AS cost FROM ccotel_span_facts FINAL WHERE Kind = 'chat' AND ${range}`);
+    expect(await tile('cost.total')).toBeCloseTo(cost, 6);
+    expect(cost).toBeLessThan(daily.totals.cost_usd);
     await page.click('button[data-range="7d"]');
     await page.waitForFunction(() => location.hash.includes('range=7d'));
     await shown(page, 'overview');
@@ -121,8 +139,8 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
   });
 
   /** Every row of the virtual table, scrolled through: session id → its cells' raw values. */
-  async function tableRows(): Promise<Map<string, { turns: number; tokens: number; project: string }>> {
-    const rows = new Map<string, { turns: number; tokens: number; project: string }>();
+  async function tableRows(): Promise<Map<string, { turns: number; tokens: number; cost: number; project: string }>> {
+    const rows = new Map<string, { turns: number; tokens: number; cost: number; project: string }>();
     const frame = () => page.evaluate(() => new Promise((resolveFrame) => requestAnimationFrame(resolveFrame)));
     await page.$eval('.viewport', (viewport) => (viewport.scrollTop = 0));
     await frame(); // the rows are redrawn on the scroll event
@@ -131,7 +149,8 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
         elements.map((row) => ({
           session: row.getAttribute('data-session') ?? '',
           turns: Number(row.querySelector('[data-figure="turns"]')?.getAttribute('data-value')),
-          tokens: Number(row.querySelector('[data-figure="tokens"]')?.getAttribute('data-value')),
+          tokens: Number(row.querySelector('[data-figure="total_tokens"]')?.getAttribute('data-value')),
+          cost: Number(row.querySelector('[data-figure="cost_usd"]')?.getAttribute('data-value')),
           project: row.querySelector('.cell.project')?.textContent ?? '',
         })),
       );
@@ -146,7 +165,7 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     }
   }
 
-  it("lists every session with the generator's per-session tokens; totals equal `report --json`", async () => {
+  it("lists every session with the tokens and cost of `report session --json` (tokens as the generator's); totals equal `report --json`", async () => {
     await page.goto(`${served.base}/#/sessions`);
     await shown(page, 'sessions');
     await screenshot(page, 'sessions');
@@ -155,6 +174,7 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     expect(await total('sessions.count')).toBe(report.overview[0].sessions);
     expect(await total('sessions.turns')).toBe(report.overview[0].turns);
     expect(await total('sessions.tokens')).toBe(tokenTotal);
+    expect(await total('sessions.cost_usd')).toBeCloseTo(bySession.totals.cost_usd, 6);
     // Virtualised: fewer rows in the document than sessions.
     expect(await page.$$eval('.viewport .row', (rows) => rows.length)).toBeLessThan(Number(report.overview[0].sessions));
     const rows = await tableRows();
@@ -163,6 +183,10 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     const comparable = Object.entries(expected.perSessionTokens).filter(([session]) => !sharing.has(session));
     expect(comparable.length).toBeGreaterThan(30);
     for (const [session, tokens] of comparable) expect(rows.get(session)?.tokens, session).toBe(tokens.input + tokens.output + tokens.cacheRead + tokens.cacheCreation);
+    for (const usage of bySession.rows) {
+      expect(rows.get(usage.period)?.tokens, usage.period).toBe(usage.total_tokens);
+      expect(rows.get(usage.period)?.cost, usage.period).toBe(usage.cost_usd);
+    }
   });
 
   it('sorts by a column and filters by text', async () => {
@@ -263,7 +287,7 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     exportPage.on('request', (sent) => requests.push(sent.url()));
     await exportPage.goto(`file://${file}`);
     await shown(exportPage, 'overview');
-    for (const { path, value } of await figures(exportPage)) {
+    for (const { path, value } of (await figures(exportPage)).filter((figure) => figure.path !== 'cost.total')) {
       const [section, index, field] = path.split('.');
       expect(value, path).toBe(String(report[section][Number(index)][field]));
     }

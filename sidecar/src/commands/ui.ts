@@ -21,7 +21,7 @@ const refreshMs = (): number | undefined => Number(process.env.CCOTEL_UI_REFRESH
 
 /** `run --ui`: the web view of the store the sidecar is writing. */
 export async function serveUiOf(store: Store, port: number | undefined, log: (message: string) => void): Promise<UiServer> {
-  const ui = await startUiServer({ client: store.client, port, live: true, store: store.target, refreshMs: refreshMs() });
+  const ui = await startUiServer({ client: store.client, database: store.database, port, live: true, store: store.target, refreshMs: refreshMs() });
   log(`web view: open ${ui.loginUrl} (the link logs one browser in, once)`);
   return ui;
 }
@@ -39,7 +39,7 @@ export function registerUiCommand(program: Command): void {
     const store = await openStore(config.store, { command: 'ui', access: 'read', rawTtlDays: config.rawTtlDays });
     if (opts.export) {
       try {
-        writeFileSync(opts.export, await exportHtml(store.client, { fromMs: opts.since ? parseSince(opts.since) : undefined }));
+        writeFileSync(opts.export, await exportHtml(store, { fromMs: opts.since ? parseSince(opts.since) : undefined }));
         console.error(`ccotel ui: wrote ${opts.export}`);
       } finally {
         await store.close();
@@ -48,7 +48,7 @@ export function registerUiCommand(program: Command): void {
     }
     const endpoint = store.kind === 'embedded' ? await serveStore(store, 'ui') : undefined;
     // Through a running sidecar (or a server the collector fills), the data changes while we look.
-    const ui = await startUiServer({ client: store.client, port: opts.port, live: store.kind !== 'embedded', store: store.target, refreshMs: refreshMs() });
+    const ui = await startUiServer({ client: store.client, database: store.database, port: opts.port, live: store.kind !== 'embedded', store: store.target, refreshMs: refreshMs() });
     console.log(`ccotel ui: open ${ui.loginUrl}`);
     console.log('(the link logs one browser in, once; Ctrl-C stops)');
     const stop = () => {

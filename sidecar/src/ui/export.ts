@@ -1,7 +1,7 @@
 // `ccotel ui --export FILE`: one HTML file with the page, its styles and the overview and sessions data
 // inline, opened from disk with no server and no network. Only what the store holds masked goes in: the
 // figures, project directories and session ids; no prompt or tool input.
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { Store } from '../store/open-store.js';
 import { UiData } from './data.js';
 import { readAsset } from './server.js';
 import type { ExportData, TimeRange } from './types.js';
@@ -9,8 +9,8 @@ import type { ExportData, TimeRange } from './types.js';
 /** JSON that cannot end the script element it sits in. */
 const scriptSafe = (json: string) => json.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
-export async function exportHtml(client: ClickHouseClient, range: TimeRange, nowMs = Date.now()): Promise<string> {
-  const data = new UiData(client);
+export async function exportHtml(store: Pick<Store, 'client' | 'database'>, range: TimeRange, nowMs = Date.now()): Promise<string> {
+  const data = new UiData(store.client, store.database);
   const exported: ExportData = { generatedMs: nowMs, overview: await data.overview(range), sessions: await data.sessions(range) };
   const page = readAsset('index.html');
   return page

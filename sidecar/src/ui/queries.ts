@@ -1,24 +1,20 @@
-// The web view's own questions: the same figures as `ccotel report` broken down per day and per session, and
-// one session's spans. Built on the report module's distinct-id subqueries, so a repeat is never counted twice.
+// The web view's own questions, those the report module does not answer: turns, tool calls, blocks, starts and
+// failure modes per day; each session's project, times, turns, outcome, state and failure modes; one session's
+// spans. (Tokens and cost per day and per session come from the report's usage views, report/usage.ts.) Built on
+// the report module's distinct-id subqueries, so a repeat is never counted twice.
 // Time ranges are not in this SQL: `withRange` (data.ts) applies them to every read of the raw tables.
 import { uniqueLogs, uniqueSpans } from '../report/queries.js';
-import { CHAT_SPAN_PREFIX, TOOL_SPAN_PREFIX, TURN_SPAN } from '../retention/summaries.js';
+import { TOOL_SPAN_PREFIX, TURN_SPAN } from '../../../schemas/usage.js';
 
 const IS_TURN = `SpanName = '${TURN_SPAN}'`;
 const IS_TOOL = `startsWith(SpanName, '${TOOL_SPAN_PREFIX}')`;
-const IS_CHAT = `startsWith(SpanName, '${CHAT_SPAN_PREFIX}')`;
-const tokens = (type: string) => `toUInt64OrZero(SpanAttributes['gen_ai.usage.${type}'])`;
 const DAY = 'toUnixTimestamp(toStartOfDay(Timestamp))';
 
 export const SPANS_PER_DAY = `SELECT ${DAY} AS day,
     uniqExact(SpanAttributes['session.id']) AS sessions,
     countIf(${IS_TURN}) AS turns,
     countIf(${IS_TOOL}) AS tool_calls,
-    countIf(${IS_TOOL} AND SpanAttributes['ccotel.tool.outcome'] = 'success') AS tool_success,
-    sumIf(${tokens('input_tokens')}, ${IS_CHAT}) AS input_tokens,
-    sumIf(${tokens('output_tokens')}, ${IS_CHAT}) AS output_tokens,
-    sumIf(${tokens('cache_read.input_tokens')}, ${IS_CHAT}) AS cache_read_tokens,
-    sumIf(${tokens('cache_creation.input_tokens')}, ${IS_CHAT}) AS cache_creation_tokens
+    countIf(${IS_TOOL} AND SpanAttributes['ccotel.tool.outcome'] = 'success') AS tool_success
   FROM ${uniqueSpans('1')} GROUP BY day ORDER BY day`;
 
 const LOG_EVENTS = `EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.failure_mode.detected')`;
@@ -32,8 +28,7 @@ export const LOGS_PER_DAY = `SELECT ${DAY} AS day,
 
 /** One row per session known by its spans (as the report's session count). */
 export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.start_ms AS start_ms, s.end_ms AS end_ms,
-    s.turns AS turns, s.tool_calls AS tool_calls, s.input_tokens AS input_tokens, s.output_tokens AS output_tokens,
-    s.cache_read_tokens AS cache_read_tokens, s.cache_creation_tokens AS cache_creation_tokens, s.outcome AS outcome,
+    s.turns AS turns, s.tool_calls AS tool_calls, s.outcome AS outcome,
     l.state AS state, l.resumes AS resumes, l.failure_modes AS failure_modes
   FROM (
     SELECT SpanAttributes['session.id'] AS session,
@@ -42,10 +37,6 @@ export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.st
       max(toUnixTimestamp64Milli(Timestamp) + intDiv(Duration, 1000000)) AS end_ms,
       countIf(${IS_TURN}) AS turns,
       countIf(${IS_TOOL}) AS tool_calls,
-      sumIf(${tokens('input_tokens')}, ${IS_CHAT}) AS input_tokens,
-      sumIf(${tokens('output_tokens')}, ${IS_CHAT}) AS output_tokens,
-      sumIf(${tokens('cache_read.input_tokens')}, ${IS_CHAT}) AS cache_read_tokens,
-      sumIf(${tokens('cache_creation.input_tokens')}, ${IS_CHAT}) AS cache_creation_tokens,
       argMaxIf(SpanAttributes['ccotel.turn.outcome'], Timestamp, ${IS_TURN}) AS outcome
     FROM ${uniqueSpans('1')} GROUP BY session
   ) AS s

@@ -13,6 +13,8 @@ export const ASSETS_DIR = join(import.meta.dirname, 'assets');
 
 export interface UiServerOptions {
   client: ClickHouseClient;
+  /** The store's database (the usage views name their tables with it). */
+  database: string;
   /** 0: a random free port. */
   port?: number;
   /** The store is written while we serve it: pages refresh themselves. */
@@ -48,7 +50,7 @@ export function readAsset(name: 'index.html' | 'app.js' | 'app.css'): string {
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const assets = { '/': readAsset('index.html'), '/assets/app.js': readAsset('app.js'), '/assets/app.css': readAsset('app.css') } as Record<string, string>;
   const login = new UiLogin();
-  const data = new UiData(options.client);
+  const data = new UiData(options.client, options.database);
   const meta: Meta = { live: options.live, store: options.store, refreshMs: options.refreshMs ?? 10_000 };
   let origin = '';
   const api: Record<string, (url: URL) => Promise<unknown>> = {
@@ -79,7 +81,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       send(response, 500, 'application/json', JSON.stringify({ error: (error as Error).message }));
     }
   };
-  const server = createServer((request, response) => void handle(request, response));
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: Error) => {
+      if (response.headersSent) response.destroy(error);
+      else send(response, 500, 'text/plain; charset=utf-8', `${error.message}\n`);
+    });
+  });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);

@@ -16,6 +16,7 @@ export interface DaySeries {
   turns: number[];
   toolCalls: number[];
   toolSuccess: number[];
+  costUsd: number[];
   inputTokens: number[];
   outputTokens: number[];
   cacheReadTokens: number[];
@@ -32,12 +33,14 @@ export interface SessionRow {
   project: string;
   start_ms: number;
   end_ms: number;
-  turns: number;
-  tool_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_creation_tokens: number;
+  /** Null for a session the raw tables no longer hold (its tokens and cost live on in the summaries). */
+  turns: number | null;
+  tool_calls: number | null;
+  /** Tokens and cost as `report session --json` gives them. */
+  total_tokens: number;
+  cost_usd: number;
+  /** Claude Code's own statement of the session's cost, null when it stated none. */
+  reported_cost_usd: number | null;
   /** Outcome of the session's latest turn. */
   outcome: string;
   /** Latest `ccotel.session.state_changed` state ('' when no hook reported one). */
@@ -51,6 +54,7 @@ export interface ProjectRow {
   sessions: number;
   turns: number;
   tokens: number;
+  cost_usd: number;
 }
 
 export interface Overview {

@@ -14,10 +14,12 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Rec
 export const integer = (value: number): string => Math.round(value).toLocaleString('en-US');
 export const percent = (ratio: number): string => `${(ratio * 100).toFixed(1)} %`;
 
-/** A figure the tests compare with `report --json`: the raw value in data-value, shown formatted. */
-export function figure(path: string, value: unknown): HTMLElement {
-  const text = typeof value === 'number' ? (Number.isInteger(value) ? integer(value) : String(value)) : String(value ?? '');
-  return h('span', { 'data-figure': path, 'data-value': String(value ?? '') }, text);
+export const dollars = (usd: number): string => `$${usd.toFixed(2)}`;
+
+/** A figure the tests compare with `report --json`: the raw value in data-value, shown formatted (or as `text`). */
+export function figure(path: string, value: unknown, text?: string): HTMLElement {
+  const shown = text ?? (typeof value === 'number' ? (Number.isInteger(value) ? integer(value) : String(value)) : String(value ?? ''));
+  return h('span', { 'data-figure': path, 'data-value': String(value ?? '') }, shown);
 }
 
 export function utc(ms: number): string {

@@ -4,13 +4,14 @@ import type uPlot from 'uplot';
 import type { Overview, ReportJson, TimeRange } from '../types.js';
 import { api } from './api.js';
 import { color, timeChart } from './charts.js';
-import { figure, h, integer, percent } from './dom.js';
+import { dollars, figure, h, integer, percent } from './dom.js';
 import type { Page } from './main.js';
 
 const SECTION_TITLES: Record<string, string> = {
   turns: 'Turns by outcome',
   tools: 'Tool calls by tool',
   tokens: 'Tokens by model',
+  cost: 'Cost by model (USD)',
   permissionBlocks: 'Permission blocks',
   sessionStarts: 'Session starts and resume frequency',
   failureModes: 'Failure modes',
@@ -35,11 +36,11 @@ function tiles(report: ReportJson): HTMLElement {
   const starts = report.sessionStarts[0] ?? {};
   const calls = sum(report.tools, 'calls');
   const tile = (label: string, value: HTMLElement | string) => h('div', { class: 'tile' }, h('div', { class: 'value' }, value), h('div', { class: 'label' }, label));
-  const cost = overview.cost_usd;
+  const cost = Math.round(sum(report.cost, 'cost_usd') * 1e9) / 1e9;
   return h(
     'div',
     { class: 'tiles' },
-    tile('cost (USD)', cost === undefined ? h('span', { class: 'muted', title: 'the report module does not price tokens yet' }, 'n/a') : figure('overview.0.cost_usd', cost)),
+    tile('cost', figure('cost.total', cost, dollars(cost))),
     tile('sessions', figure('overview.0.sessions', overview.sessions)),
     tile('turns', figure('overview.0.turns', overview.turns)),
     tile('tool calls', figure('overview.0.tool_calls', overview.tool_calls)),
@@ -59,6 +60,7 @@ function charts(data: Overview): { element: HTMLElement; plots: uPlot[] } {
       { label: 'active sessions', values: d.sessions, color: color(0) },
       { label: 'turns', values: d.turns, color: color(1) },
     ]),
+    timeChart('Cost per day (USD)', d.days, [{ label: 'cost', values: d.costUsd, color: color(4) }]),
     timeChart('Tokens per day', d.days, [
       { label: 'input', values: d.inputTokens, color: color(0) },
       { label: 'output', values: d.outputTokens, color: color(1) },
@@ -86,13 +88,13 @@ function bar(widthPercent: number): HTMLElement {
 }
 
 function projects(data: Overview): HTMLElement {
-  const max = Math.max(1, ...data.projects.map((row) => row.tokens));
+  const max = Math.max(Number.MIN_VALUE, ...data.projects.map((row) => row.cost_usd));
   const rows = data.projects.map((row) =>
     h('tr', {}, h('td', { class: 'path' }, row.project || '(unknown)'), h('td', { class: 'number' }, integer(row.sessions)), h('td', { class: 'number' }, integer(row.turns)),
-      h('td', { class: 'number' }, integer(row.tokens)), h('td', {}, bar((100 * row.tokens) / max))),
+      h('td', { class: 'number' }, integer(row.tokens)), h('td', { class: 'number' }, dollars(row.cost_usd)), h('td', {}, bar((100 * row.cost_usd) / max))),
   );
   return h('section', { class: 'report wide' }, h('h2', {}, 'By project'),
-    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'project'), h('th', {}, 'sessions'), h('th', {}, 'turns'), h('th', {}, 'tokens'), h('th', {}, ''))), h('tbody', {}, ...rows)));
+    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'project'), h('th', {}, 'sessions'), h('th', {}, 'turns'), h('th', {}, 'tokens'), h('th', {}, 'cost'), h('th', {}, ''))), h('tbody', {}, ...rows)));
 }
 
 export class OverviewPage implements Page {

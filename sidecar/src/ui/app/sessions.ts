@@ -2,10 +2,12 @@
 // in view are in the DOM), so 10 000 sessions scroll like 10.
 import type { SessionRow, TimeRange } from '../types.js';
 import { api, exported } from './api.js';
-import { duration, figure, h, integer, utc } from './dom.js';
+import { dollars, duration, figure, h, integer, utc } from './dom.js';
 import type { Page } from './main.js';
 
 const ROW_HEIGHT = 28;
+/** Sums of float prices, to a nano-dollar (as the report module rounds them). */
+const roundCost = (usd: number) => Math.round(usd * 1e9) / 1e9;
 const OVERSCAN = 10;
 
 interface Column {
@@ -16,23 +18,27 @@ interface Column {
   numeric?: boolean;
 }
 
-export const tokensOf = (row: SessionRow): number => row.input_tokens + row.output_tokens + row.cache_read_tokens + row.cache_creation_tokens;
+/** A count the raw tables no longer hold (a session kept only as a summary): shown as –, sorted first. */
+const known = (value: number | null): Node | string => (value === null ? h('span', { class: 'muted', title: 'older than the raw tables: only its tokens and cost are kept' }, '–') : figure('turns', value));
 
 const COLUMNS: Column[] = [
   { key: 'project', label: 'project', value: (row) => row.project, cell: (row) => sessionLink(row) },
   { key: 'start', label: 'start (UTC)', value: (row) => row.start_ms, cell: (row) => utc(row.start_ms) },
   { key: 'duration', label: 'duration', value: (row) => row.end_ms - row.start_ms, cell: (row) => duration(row.end_ms - row.start_ms), numeric: true },
-  { key: 'turns', label: 'turns', value: (row) => row.turns, cell: (row) => figure('turns', row.turns), numeric: true },
-  { key: 'cost', label: 'cost (USD)', value: (row) => Number((row as unknown as Record<string, unknown>).cost_usd ?? 0), cell: (row) => costOf(row), numeric: true },
-  { key: 'tokens', label: 'tokens', value: tokensOf, cell: (row) => figure('tokens', tokensOf(row)), numeric: true },
+  { key: 'turns', label: 'turns', value: (row) => row.turns ?? -1, cell: (row) => known(row.turns), numeric: true },
+  { key: 'cost', label: 'cost (USD)', value: (row) => row.cost_usd, cell: (row) => costOf(row), numeric: true },
+  { key: 'tokens', label: 'tokens', value: (row) => row.total_tokens, cell: (row) => figure('total_tokens', row.total_tokens), numeric: true },
   { key: 'outcome', label: 'last outcome', value: (row) => row.outcome, cell: (row) => h('span', { class: `outcome ${row.outcome}` }, row.outcome) },
   { key: 'state', label: 'state', value: (row) => row.state, cell: (row) => row.state || '–' },
   { key: 'failures', label: 'failure modes', value: (row) => row.failure_modes.join(' '), cell: (row) => h('span', { class: row.failure_modes.length ? 'failure' : undefined }, row.failure_modes.join(', ')) },
 ];
 
-function costOf(row: SessionRow): Node | string {
-  const cost = (row as unknown as Record<string, unknown>).cost_usd;
-  return cost === undefined ? h('span', { class: 'muted' }, 'n/a') : figure('cost_usd', cost);
+/** ccotel's cost, and Claude Code's own statement of it when that differs by more than 1 %. */
+function costOf(row: SessionRow): Node {
+  const cell = h('span', {}, figure('cost_usd', row.cost_usd, dollars(row.cost_usd)));
+  const stated = row.reported_cost_usd;
+  if (stated !== null && Math.abs(row.cost_usd - stated) > 0.01 * Math.max(stated, 0.01)) cell.title = `Claude Code stated ${dollars(stated)}`;
+  return cell;
 }
 
 function sessionLink(row: SessionRow): Node {
@@ -101,8 +107,9 @@ export class SessionsPage implements Page {
     });
     const total = (of: (row: SessionRow) => number) => this.shown.reduce((sum, row) => sum + of(row), 0);
     this.totals.replaceChildren(
-      figure('sessions.count', this.shown.length), ' sessions · ', figure('sessions.turns', total((row) => row.turns)), ' turns · ',
-      figure('sessions.tokens', total(tokensOf)), ' tokens', needle ? ` (filtered from ${integer(this.rows.length)})` : '',
+      figure('sessions.count', this.shown.length), ' sessions · ', figure('sessions.turns', total((row) => row.turns ?? 0)), ' turns · ',
+      figure('sessions.tokens', total((row) => row.total_tokens)), ' tokens · ', figure('sessions.cost_usd', roundCost(total((row) => row.cost_usd)), dollars(total((row) => row.cost_usd))),
+      needle ? ` (filtered from ${integer(this.rows.length)})` : '',
     );
     this.spacer.style.height = `${this.shown.length * ROW_HEIGHT}px`;
     this.drawnFrom = -1;
