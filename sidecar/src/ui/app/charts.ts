@@ -38,7 +38,7 @@ export function timeChart(title: string, days: number[], lines: Line[]): { eleme
         value: (_plot: uPlot, value: number | null) => (value === null ? '–' : line.percent ? `${value.toFixed(1)} %` : value.toLocaleString('en-US')),
       })),
     ],
-    axes: [{}, { size: 60, values: (_plot: uPlot, ticks: number[]) => ticks.map(compact) }, ...(hasPercent ? [{ scale: 'pct', side: 1, grid: { show: false }, values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => `${tick} %`) }] : [])],
+    axes: [{}, { size: 60, values: (_plot: uPlot, ticks: number[]) => ticks.map(compact) }, ...(hasPercent ? [{ scale: 'pct', side: 1, size: 56, grid: { show: false }, values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => `${tick} %`) }] : [])],
   };
   const plot = new uPlot(options, [days, ...lines.map((line) => line.values)] as uPlot.AlignedData, element);
   return { element, plot };
