@@ -36,6 +36,7 @@ export function registerUiCommand(program: Command): void {
       .option('--since <when>', 'with --export: only this recent (e.g. 7d, or a date)'),
   ).action(async (opts: UiOptions) => {
     const config = loadConfig({ store: opts.store });
+    if (config.store === '') throw new Error('ccotel ui shows what a store holds: pass --store PATH|URL (not none)');
     const store = await openStore(config.store, { command: 'ui', access: 'read', rawTtlDays: config.rawTtlDays });
     if (opts.export) {
       try {
