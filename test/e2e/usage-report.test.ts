@@ -97,7 +97,7 @@ it('agrees with ccusage session --json on every comparable session: tokens exact
   expect(costCompared).toBeGreaterThanOrEqual(2);
 });
 
-it('agrees with ccusage daily --json on the days of the sessions it counts the same way', async () => {
+it('agrees with ccusage daily, weekly and monthly --json on the sessions it counts the same way', async () => {
   // ccusage reads the comparable sessions' own files only (copied aside); ccotel reports the same sessions.
   const incomparable = new Set([...expected.sessionsSharingMessages, ...sessionsWithLegacyAgentFiles(expected.configDirs)]);
   const comparable = Object.keys(expected.perSessionTokens).filter((id) => !incomparable.has(id));
@@ -109,14 +109,16 @@ it('agrees with ccusage daily --json on the days of the sessions it counts the s
       copyFileSync(join(dir, 'projects', file), join(aside, 'projects', file));
     }
   }
-  const theirs = ccusage<{ daily: CcusageRow[] }>('daily', '--timezone', 'UTC');
-  const asideDaily = JSON.parse(execFileSync(process.execPath, [CCUSAGE, 'daily', '--json', '--offline'], { env: { ...env, CLAUDE_CONFIG_DIR: aside }, encoding: 'utf8' })) as { daily: CcusageRow[] };
-  const ours = await usageReport(store.client, 'daily', { timezone: 'UTC', sessionIds: comparable });
-  expect(ours.rows.map((d) => d.period)).toEqual(asideDaily.daily.map((d) => d.period));
-  for (const day of asideDaily.daily) expect(tokensOf(ours.rows.find((d) => d.period === day.period)!), day.period).toEqual(theirTokens(day));
+  for (const period of ['daily', 'weekly', 'monthly'] as const) {
+    const asideRows = (JSON.parse(execFileSync(process.execPath, [CCUSAGE, period, '--json', '--offline'],
+      { env: { ...env, CLAUDE_CONFIG_DIR: aside }, encoding: 'utf8' })) as Record<string, CcusageRow[]>)[period];
+    const ours = await usageReport(store.client, period, { timezone: 'UTC', sessionIds: comparable });
+    expect(ours.rows.map((d) => d.period), period).toEqual(asideRows.map((d) => d.period));
+    for (const row of asideRows) expect(tokensOf(ours.rows.find((d) => d.period === row.period)!), `${period} ${row.period}`).toEqual(theirTokens(row));
+  }
   // All sessions: the same days.
-  expect(theirs.daily.map((d) => d.period)).toEqual(daily.rows.map((d) => d.period));
-  console.log(`ccusage daily: ${comparable.length} sessions compared, ${incomparable.size} left out, over ${ours.rows.length} days`);
+  expect(ccusage<{ daily: CcusageRow[] }>('daily').daily.map((d) => d.period)).toEqual(daily.rows.map((d) => d.period));
+  console.log(`ccusage daily/weekly/monthly: ${comparable.length} sessions compared, ${incomparable.size} left out`);
   expect(comparable.length).toBeGreaterThanOrEqual(5);
 });
 

@@ -55,7 +55,7 @@ function stated(row: UsageRow): string {
 
 export function renderUsage(report: UsageReport, breakdown: boolean): string {
   const sessions = report.period === 'session';
-  const label = { daily: 'day', weekly: 'week (from Sunday)', monthly: 'month', session: 'session', blocks: 'block (5 h, UTC start)' }[report.period];
+  const label = { daily: 'day', weekly: 'week (from Monday)', monthly: 'month', session: 'session', blocks: 'block (5 h, UTC start)' }[report.period];
   const table = newTable([label, 'models', 'input', 'output', 'cache write', 'cache read', 'total tokens', 'cost', ...(sessions ? ['stated by Claude Code'] : [])]);
   const blank = sessions ? [''] : [];
   for (const row of report.rows) {

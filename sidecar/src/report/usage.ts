@@ -31,7 +31,7 @@ export interface ModelFigures extends TokenFigures {
 }
 
 export interface UsageRow extends TokenFigures {
-  /** The day (YYYY-MM-DD), the week's Sunday, the month (YYYY-MM), the session id, or the block's start (ISO). */
+  /** The day (YYYY-MM-DD), the week's Monday, the month (YYYY-MM), the session id, or the block's start (ISO). */
   period: string;
   sessions: number;
   models: string[];
@@ -77,8 +77,8 @@ SELECT i.*, p.Project AS Project FROM (
 
 const PERIOD_KEY: Record<Exclude<UsagePeriod, 'blocks'>, string> = {
   daily: `toString(toDate(Timestamp, {tz:String}))`,
-  // Weeks start on Sunday, as ccusage counts them.
-  weekly: `toString(toStartOfWeek(Timestamp, 0, {tz:String}))`,
+  // Weeks start on Monday, as ccusage counts them.
+  weekly: `toString(toStartOfWeek(Timestamp, 1, {tz:String}))`,
   monthly: `formatDateTime(Timestamp, '%Y-%m', {tz:String})`,
   session: `SessionId`,
 };
@@ -126,25 +126,29 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
   const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const params = { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', sessions: filter.sessionIds ?? [] };
   const items = `(${itemsSql(filter.database ?? 'default')}) WHERE ${filterSql(filter)}`;
-  const unknown = await select<{ model: string }>(client, `SELECT DISTINCT Model AS model FROM ${items} AND UnknownModel = 1 ORDER BY model`, params);
+  // One query per report: the totals' sessions and the unpriced models come out of the same rows.
   let rows: UsageRow[];
+  let slices: { sessions: string[]; model: string; unknown: number }[];
   if (period === 'blocks') {
-    const list = await select<UsageItem>(client,
+    const list = await select<UsageItem & { unknown: number }>(client,
       `SELECT SessionId AS session, toUnixTimestamp64Milli(Timestamp) AS time_ms, Model AS model, InputTokens AS input_tokens,
          OutputTokens AS output_tokens, CacheCreationTokens AS cache_creation_tokens, CacheReadTokens AS cache_read_tokens,
-         CostUsd AS cost_usd FROM ${items} ORDER BY time_ms, session`, params);
+         CostUsd AS cost_usd, UnknownModel AS unknown FROM ${items} ORDER BY time_ms, session`, params);
     rows = billingBlocks(list, Date.now());
+    slices = list.map((item) => ({ sessions: [item.session], model: item.model, unknown: item.unknown }));
   } else {
     const groups = await select<GroupRow>(client,
       `SELECT ${PERIOD_KEY[period]} AS period, Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS},
          argMinIf(Project, Timestamp, Project != '') AS project
        FROM ${items} GROUP BY period, model ORDER BY period, model`, params);
     rows = groupRows(groups);
+    slices = groups;
     if (period === 'session') await addReportedCost(client, rows, filter.database ?? 'default');
   }
-  const totals = { ...emptyTokens(), sessions: await countSessions(client, items, params) };
+  const totals = { ...emptyTokens(), sessions: new Set(slices.flatMap((slice) => slice.sessions)).size };
   for (const row of rows) addTokens(totals, row);
-  return { period, timezone, rows, totals, unknown_models: unknown.map((u) => u.model) };
+  const unknownModels = [...new Set(slices.filter((slice) => Number(slice.unknown) === 1).map((slice) => slice.model))].sort();
+  return { period, timezone, rows, totals, unknown_models: unknownModels };
 }
 
 function groupRows(groups: GroupRow[]): UsageRow[] {
@@ -184,9 +188,4 @@ async function addReportedCost(client: ClickHouseClient, rows: UsageRow[], datab
     row.project ??= '';
     row.reported_cost_usd = bySession.get(row.period) ?? null;
   }
-}
-
-async function countSessions(client: ClickHouseClient, items: string, params: Record<string, unknown>): Promise<number> {
-  const [row] = await select<{ n: number }>(client, `SELECT uniqExact(SessionId) AS n FROM ${items}`, params);
-  return row?.n ?? 0;
 }
