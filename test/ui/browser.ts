@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CLI } from '../e2e/store-cli.js';
+import { CLI } from '../reliability/cli.js';
 
 export const CHROMIUM = process.env.CCOTEL_CHROMIUM ?? '/usr/bin/chromium';
 const README_IMAGES = join(import.meta.dirname, '..', '..', 'docs', 'img');

@@ -120,16 +120,16 @@ export function joinSessions(raw: RawSession[], usage: UsageRow[]): SessionRow[]
   return rows.sort((a, b) => b.start_ms - a.start_ms || a.session.localeCompare(b.session));
 }
 
-/** Sessions, turns, tokens and cost by project, from the session rows (a session's project is its first cwd). */
-export function byProject(sessions: SessionRow[]): ProjectRow[] {
+/** Sessions, tokens and cost by project, from the usage rows of `report session` (a session's project is its first cwd). */
+export function byProject(sessions: UsageRow[]): ProjectRow[] {
   const projects = new Map<string, ProjectRow>();
   for (const session of sessions) {
-    const row = projects.get(session.project) ?? { project: session.project, sessions: 0, turns: 0, tokens: 0, cost_usd: 0 };
+    const project = session.project ?? '';
+    const row = projects.get(project) ?? { project, sessions: 0, tokens: 0, cost_usd: 0 };
     row.sessions += 1;
-    row.turns += session.turns ?? 0;
     row.tokens += session.total_tokens;
-    row.cost_usd += session.cost_usd;
-    projects.set(session.project, row);
+    row.cost_usd = Math.round((row.cost_usd + session.cost_usd) * 1e9) / 1e9;
+    projects.set(project, row);
   }
   return [...projects.values()].sort((a, b) => b.cost_usd - a.cost_usd || b.tokens - a.tokens || a.project.localeCompare(b.project));
 }
@@ -140,12 +140,18 @@ export class UiData {
     private readonly database = 'default',
   ) {}
 
+  /** Changes whenever rows are added or expire: counts of a MergeTree table come from its metadata, cheaply. */
+  async version(): Promise<string> {
+    const [row] = await rows<Record<string, number>>(this.client, `SELECT ${TIMED_TABLES.map((table) => `(SELECT count() FROM ${table})`).join(', ')}`);
+    return JSON.stringify(row);
+  }
+
   async overview(range: TimeRange): Promise<Overview> {
     const client = withRange(this.client, range);
     const report = await buildReport(client);
     const usage = await usageReport(client, 'daily', { timezone: TIMEZONE, database: this.database });
     const days = mergeDays(await rows<SpanDay>(client, SPANS_PER_DAY), await rows<LogDay>(client, LOGS_PER_DAY), usage.rows);
-    const projects = byProject(await this.sessions(range));
+    const projects = byProject((await usageReport(client, 'session', { timezone: TIMEZONE, database: this.database })).rows);
     return { range, report, days, projects };
   }
 

@@ -53,12 +53,13 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const data = new UiData(options.client, options.database);
   const meta: Meta = { live: options.live, store: options.store, refreshMs: options.refreshMs ?? 10_000 };
   let origin = '';
+  const cached = answerCache(() => data.version());
   const api: Record<string, (url: URL) => Promise<unknown>> = {
     '/api/meta': async () => meta,
-    '/api/overview': (url) => data.overview(rangeOf(url)),
-    '/api/sessions': (url) => data.sessions(rangeOf(url)),
-    '/api/failures': (url) => data.failures(rangeOf(url)),
-    '/api/session': (url) => data.session(url.searchParams.get('id') ?? ''),
+    '/api/overview': cached((url) => data.overview(rangeOf(url))),
+    '/api/sessions': cached((url) => data.sessions(rangeOf(url))),
+    '/api/failures': cached((url) => data.failures(rangeOf(url))),
+    '/api/session': cached((url) => data.session(url.searchParams.get('id') ?? '')),
   };
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', origin);
@@ -101,6 +102,27 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         server.close(() => resolveClose());
         server.closeAllConnections();
       }),
+  };
+}
+
+const CACHED_ANSWERS = 32;
+
+/**
+ * Answers kept while the store's content is the same: a live page refreshing while nothing arrives costs one
+ * cheap query, not the report's. Keyed by the request (path and range), the oldest dropped first.
+ */
+function answerCache(version: () => Promise<string>) {
+  const answers = new Map<string, { version: string; value: unknown }>();
+  return (answer: (url: URL) => Promise<unknown>) => async (url: URL) => {
+    const key = url.pathname + url.search;
+    const current = await version();
+    const hit = answers.get(key);
+    if (hit?.version === current) return hit.value;
+    const value = await answer(url);
+    answers.delete(key);
+    answers.set(key, { version: current, value });
+    if (answers.size > CACHED_ANSWERS) answers.delete(answers.keys().next().value!);
+    return value;
   };
 }
 

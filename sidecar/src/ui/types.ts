@@ -52,7 +52,6 @@ export interface SessionRow {
 export interface ProjectRow {
   project: string;
   sessions: number;
-  turns: number;
   tokens: number;
   cost_usd: number;
 }

@@ -38,7 +38,8 @@ function rangeOf(params: URLSearchParams, nowMs = Date.now()): TimeRange {
   const to = params.get('to');
   if (from || to) return { fromMs: from ? Number(from) : undefined, toMs: to ? Number(to) : undefined };
   const span = PRESETS[params.get('range') ?? 'all'];
-  return span === undefined ? {} : { fromMs: nowMs - span };
+  // To the minute: refreshes within a minute ask the same question, which the server may answer from its cache.
+  return span === undefined ? {} : { fromMs: Math.floor((nowMs - span) / 60_000) * 60_000 };
 }
 
 function setHashParams(change: Record<string, string | undefined>): void {

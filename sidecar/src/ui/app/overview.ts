@@ -1,5 +1,5 @@
 // Overview: the report's figures for the chosen range (tiles and one table per report section), the per-day
-// charts, and sessions, turns and tokens by project.
+// charts, and sessions, tokens and cost by project.
 import type uPlot from 'uplot';
 import type { Overview, ReportJson, TimeRange } from '../types.js';
 import { api } from './api.js';
@@ -90,11 +90,11 @@ function bar(widthPercent: number): HTMLElement {
 function projects(data: Overview): HTMLElement {
   const max = Math.max(Number.MIN_VALUE, ...data.projects.map((row) => row.cost_usd));
   const rows = data.projects.map((row) =>
-    h('tr', {}, h('td', { class: 'path' }, row.project || '(unknown)'), h('td', { class: 'number' }, integer(row.sessions)), h('td', { class: 'number' }, integer(row.turns)),
+    h('tr', {}, h('td', { class: 'path' }, row.project || '(unknown)'), h('td', { class: 'number' }, integer(row.sessions)),
       h('td', { class: 'number' }, integer(row.tokens)), h('td', { class: 'number' }, dollars(row.cost_usd)), h('td', {}, bar((100 * row.cost_usd) / max))),
   );
   return h('section', { class: 'report wide' }, h('h2', {}, 'By project'),
-    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'project'), h('th', {}, 'sessions'), h('th', {}, 'turns'), h('th', {}, 'tokens'), h('th', {}, 'cost'), h('th', {}, ''))), h('tbody', {}, ...rows)));
+    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'project'), h('th', {}, 'sessions'), h('th', {}, 'tokens'), h('th', {}, 'cost'), h('th', {}, ''))), h('tbody', {}, ...rows)));
 }
 
 export class OverviewPage implements Page {
