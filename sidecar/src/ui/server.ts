@@ -79,7 +79,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     try {
       send(response, 200, 'application/json', JSON.stringify(await answer(url)));
     } catch (error) {
-      send(response, 500, 'application/json', JSON.stringify({ error: (error as Error).message }));
+      send(response, 500, 'application/json', JSON.stringify({ error: explain(error as Error) }));
     }
   };
   const server = createServer((request, response) => {
@@ -124,6 +124,12 @@ function answerCache(version: () => Promise<string>) {
     if (answers.size > CACHED_ANSWERS) answers.delete(answers.keys().next().value!);
     return value;
   };
+}
+
+/** The query's error, with what a refused connection means here. */
+function explain(error: Error): string {
+  if (!/ECONNREFUSED/.test(error.message)) return error.message;
+  return `${error.message}: the store's server, or the ccotel run serving this store, is not answering (restart ccotel ui once it is back)`;
 }
 
 function send(response: ServerResponse, status: number, contentType: string, body: string): void {
