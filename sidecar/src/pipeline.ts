@@ -83,20 +83,26 @@ export class Pipeline {
       if (line.text.length === 0) continue;
       const parsed = parseTranscriptLine(line.text);
       if (parsed.ok === true) {
-        this.lastTimeMs.set(file.path, parsed.entry.timeMs);
+        if (!Number.isNaN(parsed.entry.timeMs)) this.lastTimeMs.set(file.path, parsed.entry.timeMs);
         this.correlator.add(parsed.entry, file, line.start);
       } else if (parsed.ok === false) {
-        this.skip(file.path, line.start, parsed.reason, line.text, parsed.type);
+        // Before any time of its file, a line without one takes the time of the next line that has one.
+        const timeIfNone = this.lastTimeMs.has(file.path) ? undefined : timeAfter(lines, line);
+        this.skip(file.path, line.start, parsed.reason, line.text, { type: parsed.type, timeIfNone });
       }
     }
     if (this.bufferedItems() >= FLUSH_ITEMS) await this.deliverInBackground();
   }
 
-  /** Count a line that was not used, and keep it aside (masked and capped like any output) as a log record. */
-  skip(path: string, offset: number, reason: SkipReason, text: string, type?: string): void {
+  /**
+   * Count a line that was not used, and keep it aside (masked and capped like any output) as a log record, stamped
+   * with the time of the line before it, its own, `timeIfNone`, or — in a file with no time at all — the time of
+   * reading (never 1970, which retention would drop at once).
+   */
+  skip(path: string, offset: number, reason: SkipReason, text: string, extra: { type?: string; timeIfNone?: number } = {}): void {
     this.stats.skipped[reason] = (this.stats.skipped[reason] ?? 0) + 1;
-    const timeMs = this.lastTimeMs.get(path) ?? timestampIn(text) ?? 0;
-    this.skipRecord({ source: 'transcript', reason, file: path, offset, text, timeMs, type });
+    const timeMs = this.lastTimeMs.get(path) ?? timestampIn(text) ?? extra.timeIfNone ?? Date.now();
+    this.skipRecord({ source: 'transcript', reason, file: path, offset, text, timeMs, type: extra.type });
   }
 
   /** Report an input record of any source that was not used: a `ccotel.record.skipped` log and a health point. */
@@ -226,6 +232,25 @@ function concatBatches(first: TelemetryBatch, second: TelemetryBatch): Telemetry
 }
 
 /** The record time written in a line, when a line that could not be used still names one. */
+/** Per batch of lines: where the last ask was, and the next line stating a time after it. */
+const lookaheads = new WeakMap<Line[], { at: number; found?: { index: number; timeMs?: number } }>();
+
+/**
+ * The first time stated by a line after `line` in `lines`. Asked in line order: one scan forward over the batch,
+ * whatever the number of asks.
+ */
+function timeAfter(lines: Line[], line: Line): number | undefined {
+  let state = lookaheads.get(lines);
+  if (!state) lookaheads.set(lines, (state = { at: 0 }));
+  while (state.at < lines.length && lines[state.at] !== line) state.at++;
+  if (state.found === undefined || state.found.index <= state.at) {
+    let next = state.at + 1;
+    while (next < lines.length && timestampIn(lines[next].text) === undefined) next++;
+    state.found = next < lines.length ? { index: next, timeMs: timestampIn(lines[next].text) } : { index: Number.POSITIVE_INFINITY };
+  }
+  return state.found.timeMs;
+}
+
 function timestampIn(text: string): number | undefined {
   const match = /"timestamp":"([^"]{10,40})"/.exec(text);
   const time = match ? Date.parse(match[1]) : NaN;

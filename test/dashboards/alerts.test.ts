@@ -22,6 +22,7 @@ import { MaskProcessor } from '../../sidecar/src/processors/mask.js';
 import { createSecretDetector } from '../../sidecar/src/processors/secret-detector.js';
 import { RowMapper } from '../../sidecar/src/sinks/clickhouse-rows.js';
 import { plantSecret } from '../generators/secrets.js';
+import { base, correlate, MAIN, prompt, SESSION } from '../generators/transcript-rows.js';
 
 const NOW = Date.now();
 const rules = loadSigmaRules(SIGMA_DIR);
@@ -102,7 +103,7 @@ describe('alert rule files', () => {
     const titles = provisioned().map((r) => r.title);
     expect(titles).toHaveLength(rules.filter((r) => r.level !== 'informational').length + 2);
     for (const pattern of [/secret/i, /permission blocks/i, /recursive delete/i, /piped into a shell/i, /credential file/i,
-      /history/i, /orphaned/i, /approval/i, /abandoned repeatedly/i, /sidecar down/i, /sidecar lagging/i]) {
+      /history/i, /orphaned/i, /approval/i, /abandoned repeatedly/i, /bypassPermissions/, /sidecar down/i, /sidecar lagging/i]) {
       expect(titles.some((t) => pattern.test(t)), String(pattern)).toBe(true);
     }
     for (const rule of provisioned()) expect(rule.uid.length).toBeLessThanOrEqual(40);
@@ -143,6 +144,20 @@ describe('alert rule files', () => {
     expect(matches(detections.get('ccotel_secret_detected')!, record)).toBe(true);
     const alert = alertQueries(rules).find((a) => a.title === byName.get('ccotel_secret_detected')!.title)!;
     expect(await alertValue(alert, [{ ...row, Timestamp: chTime(NOW - 1000) }])).toBe(1);
+  });
+  it('the permission-mode and shell rules fire on the records the correlator makes of a transcript', async () => {
+    const batch = correlate([[MAIN, [
+      { type: 'permission-mode', permissionMode: 'default', sessionId: SESSION },
+      prompt('<bash-input>cat ~/.aws/credentials</bash-input>'),
+      { ...base(), type: 'user', message: { role: 'user', content: 'go on' }, permissionMode: 'bypassPermissions' },
+    ]]]);
+    const mapper = new RowMapper({ 'service.name': 'ccotel', 'host.name': 'dev-1' }, '0.0.0');
+    const fired = (ruleName: string) => batch.logs.filter((log) => {
+      const row = mapper.log(log) as { EventName: string; Body: string; LogAttributes: Record<string, string>; ResourceAttributes: Record<string, string> };
+      return matches(detections.get(ruleName)!, { ...row.LogAttributes, ...row.ResourceAttributes, 'event.name': row.EventName, body: row.Body, time: String(NOW) });
+    }).length;
+    expect(fired('ccotel_permission_mode_bypass')).toBe(1);
+    expect(fired('ccotel_shell_credential_file_read')).toBe(1);
   });
 });
 

@@ -32,7 +32,7 @@ async function snapshot() {
     return {
       sessions: await usageReport(store.client, 'session', { timezone: 'UTC' }),
       daily: await usageReport(store.client, 'daily', { timezone: 'UTC' }),
-      overview: (await buildReport(store.client)).cost,
+      overview: await buildReport(store.client),
       raw,
     };
   } finally {
@@ -71,8 +71,15 @@ it('reports every session, token and cost of all four periods', () => {
   const days = new Set(first.daily.rows.map((r) => r.period));
   for (const { age } of corpora) expect(days.has(new Date(Date.now() - age * DAY).toISOString().slice(0, 10)), `${age} days back`).toBe(true);
   expect(first.daily.totals.cost_usd).toBeCloseTo(first.sessions.totals.cost_usd, 6);
-  const overviewCost = first.overview.reduce((sum, row) => sum + Number(row.cost_usd), 0);
+  // The default report's overview and cost cover all history too.
+  const overviewCost = first.overview.cost.reduce((sum, row) => sum + Number(row.cost_usd), 0);
   expect(overviewCost).toBeCloseTo(first.sessions.totals.cost_usd, 4);
+  expect(first.overview.overview[0]).toMatchObject({
+    sessions: all.length,
+    turns: corpora.reduce((n, c) => n + c.expected.turns, 0),
+    tool_calls: corpora.reduce((n, c) => n + c.expected.toolCalls, 0),
+    api_responses: corpora.reduce((n, c) => n + c.expected.chatSpans, 0),
+  });
 });
 
 it('keeps detail rows for the last 30 days only, and says so', () => {

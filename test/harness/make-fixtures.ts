@@ -1,15 +1,18 @@
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fetchRelease, type ClaudeRelease } from './claude-releases.js';
 import { copyStdinHookCommand, installHooks, readHookPayloads, claudeBinaryProblem } from './run-claude.js';
 import { runScenario, type ScenarioOutcome } from './run-scenario.js';
+import { MATRIX_SCENARIO_NAMES } from './matrix-scenarios.js';
 import { SCENARIOS, scenarioNamed } from './scenarios.js';
 import { lastUserText } from './model-server.js';
 
-// Re-makes test/fixtures/real/<scenario>/ from real runs of the CLI:
-//   npx vite-node test/harness/make-fixtures.ts [scenario ...]
-// Each scenario runs in /tmp/ccotel-harness/<scenario>/{home,project,hooks} (fixed paths, so a re-run
-// only changes ids and timestamps). Files are copied byte for byte; nothing is rewritten.
+// Re-makes test/fixtures/real/<scenario>/ from real runs of the pinned CLI, or
+// test/fixtures/real/<version>/<scenario>/ from another release (fetched once into the release cache):
+//   npx vite-node test/harness/make-fixtures.ts [--release X.Y.Z] [scenario ...]
+// Each scenario runs in /tmp/ccotel-harness/[<version>/]<scenario>/{home,project,hooks} (fixed paths, so
+// a re-run only changes ids and timestamps). Files are copied byte for byte; nothing is rewritten.
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/real');
 const RUN_ROOT = '/tmp/ccotel-harness';
@@ -42,17 +45,18 @@ function modelRequestSummary(outcome: ScenarioOutcome) {
   );
 }
 
-async function makeFixture(name: string): Promise<void> {
+async function makeFixture(name: string, release: ClaudeRelease | undefined): Promise<void> {
   const scenario = scenarioNamed(name);
-  const root = join(RUN_ROOT, name);
+  const subdir = release ? join(release.version, name) : name;
+  const root = join(RUN_ROOT, subdir);
   rmSync(root, { recursive: true, force: true });
   const [home, projectDir, hookDir] = ['home', 'project', 'hooks'].map((d) => join(root, d));
   mkdirSync(hookDir, { recursive: true });
-  installHooks(home, copyStdinHookCommand(hookDir));
+  installHooks(home, copyStdinHookCommand(hookDir), release?.hookEvents);
 
-  const outcome = await runScenario(scenario, { home, projectDir });
+  const outcome = await runScenario(scenario, { home, projectDir, release });
 
-  const out = join(FIXTURES, name);
+  const out = join(FIXTURES, subdir);
   rmSync(out, { recursive: true, force: true });
   cpSync(join(home, '.claude', 'projects'), join(out, 'projects'), { recursive: true });
   readHookPayloads(hookDir).forEach(({ file, payload }, i) =>
@@ -73,9 +77,10 @@ async function makeFixture(name: string): Promise<void> {
   writeJson(join(out, 'expectations.json'), {
     scenario: scenario.name,
     description: scenario.description,
+    version: release?.version,
     home,
     projectDir,
-    sessions: outcome.sessions.map((session) => ({ sessionId: session.sessionId, ...session.expectation })),
+    sessions: outcome.sessions.flatMap((session) => session.cliSessions.map(({ sessionId, expectation }) => ({ sessionId, ...expectation }))),
     background: outcome.background,
   });
 
@@ -86,11 +91,26 @@ async function makeFixture(name: string): Promise<void> {
   for (const s of outcome.sessions) if (s.unusedSteps > 0) console.warn(`  WARNING ${name}: ${s.unusedSteps} scripted steps were never requested`);
 }
 
-const problem = claudeBinaryProblem();
+const args = process.argv.slice(2);
+const releaseAt = args.indexOf('--release');
+const release = releaseAt >= 0 ? fetchRelease(args.splice(releaseAt, 2)[1]) : undefined;
+const problem = release ? undefined : claudeBinaryProblem();
 if (problem) {
   console.error(problem);
   process.exit(1);
 }
-const names = process.argv.slice(2);
-for (const name of names.length ? names : SCENARIOS.map((s) => s.name)) await makeFixture(name);
-console.log(`fixtures in ${FIXTURES}: ${readdirSync(FIXTURES).join(', ')}`);
+const defaults = release ? MATRIX_SCENARIO_NAMES : SCENARIOS.map((s) => s.name);
+const failed: string[] = [];
+for (const name of args.length ? args : defaults) {
+  // One scenario a release cannot run is reported; the others are still recorded.
+  await makeFixture(name, release).catch((err: unknown) => {
+    failed.push(name);
+    console.error(`${name}: FAILED ${err instanceof Error ? err.message : String(err)}`);
+  });
+}
+const out = release ? join(FIXTURES, release.version) : FIXTURES;
+console.log(`fixtures in ${out}: ${readdirSync(out).join(', ')}`);
+if (failed.length) {
+  console.error(`not recorded: ${failed.join(', ')}`);
+  process.exitCode = 1;
+}

@@ -77,6 +77,15 @@ describe('scripted model server', () => {
     expect(server.requests.map((r) => r.handledAs.kind)).toEqual(['side', 'count_tokens', 'step', 'other']);
   });
 
+  it("answers a subagent's Warmup (with tools, as 2.0.77 sends it) as a side request, but not a conversation that says Warmup later", async () => {
+    server = await startModelServer([{ text: 'Main.', usage }]);
+    await post('/v1/messages', { stream: true, tools: TOOLS, messages: [{ role: 'user', content: 'Warmup' }] });
+    expect(server.remainingSteps()).toBe(1);
+    const later = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'Warmup' }];
+    await post('/v1/messages', { tools: TOOLS, messages: later });
+    expect(server.requests.map((r) => r.handledAs.kind)).toEqual(['side', 'step']);
+  });
+
   it('takes the prompt from the last user message even when a system entry follows it', () => {
     const prompt = lastUserText({
       messages: [

@@ -84,7 +84,15 @@ export function lastUserText(body: MessagesBody): string {
  * answer with zero usage. The agent loop, a subagent's included, always sends its tool list.
  */
 export function isSideRequest(body: MessagesBody): boolean {
-  return !Array.isArray(body.tools) || body.tools.length === 0;
+  return !Array.isArray(body.tools) || body.tools.length === 0 || isAgentWarmup(body);
+}
+
+/**
+ * Claude Code 2.0.7x–2.1.x print mode sends each built-in subagent (Explore, Plan…) a "Warmup" prompt at
+ * start, with tools, to prime the prompt cache: not part of the conversation, so it gets no step.
+ */
+function isAgentWarmup(body: MessagesBody): boolean {
+  return body.messages?.length === 1 && lastUserText(body) === 'Warmup';
 }
 
 const SIDE_ANSWER = 'OK';

@@ -3,6 +3,7 @@ import { accessSync, constants, mkdirSync, readdirSync, readFileSync, writeFileS
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_CODE_HOOK_EVENTS } from '../../sidecar/src/install/hook-events.js';
+import type { ClaudeRelease } from './claude-releases.js';
 
 // Runs the real Claude Code CLI (`claude -p`) offline: a temp HOME, a temp project, the scripted
 // model server as ANTHROPIC_BASE_URL, native telemetry to a loopback OTLP receiver, and hook
@@ -75,6 +76,10 @@ export interface ClaudeRunOptions {
   resume?: string;
   /** `--allowedTools`; tools not listed (and not allowed by default) are denied in print mode. */
   allowedTools?: string[];
+  /** `--permission-mode` for this run (default, acceptEdits, plan, bypassPermissions). */
+  permissionMode?: string;
+  /** Another release than the pinned devDependency (see claude-releases.ts). */
+  release?: ClaudeRelease;
   env?: Record<string, string>;
   timeoutMs?: number;
 }
@@ -123,12 +128,13 @@ export function telemetryEnv(otlpUrl: string): Record<string, string> {
 }
 
 export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRunResult> {
-  const problem = claudeBinaryProblem();
+  const problem = options.release ? undefined : claudeBinaryProblem();
   if (problem) return Promise.reject(new Error(problem));
 
-  const args = ['-p', options.prompt, '--output-format', 'json'];
+  const args = [...(options.release?.args ?? []), '-p', options.prompt, '--output-format', 'json'];
   if (options.resume) args.push('--resume', options.resume);
   if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
+  if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
 
   // A clean environment: nothing from the caller's HOME, shell or OTEL_* settings leaks in.
   const env: Record<string, string> = {
@@ -145,7 +151,7 @@ export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRunResult> {
   };
 
   const started = Date.now();
-  const child = spawn(CLAUDE_BINARY, args, { cwd: options.projectDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.release?.command ?? CLAUDE_BINARY, args, { cwd: options.projectDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -161,7 +167,8 @@ export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRunResult> {
       clearTimeout(timer);
       let json: ClaudeJsonResult | undefined;
       try {
-        json = JSON.parse(stdout) as ClaudeJsonResult;
+        // 1.0.x prints a terminal escape (hide cursor) before the JSON.
+        json = JSON.parse(stdout.slice(stdout.indexOf('{'))) as ClaudeJsonResult;
       } catch {
         json = undefined;
       }

@@ -1,12 +1,21 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startModelServer, type RecordedRequest } from './model-server.js';
 import { startOtlpReceiver, type OtlpExport } from './otlp-receiver.js';
+import type { ClaudeRelease } from './claude-releases.js';
 import { copyStdinHookCommand, installHooks, runClaude, type ClaudeRunResult } from './run-claude.js';
-import { expectationOf, SCENARIOS, type Scenario, type SessionExpectation, type SessionScript } from './scenarios.js';
+import {
+  expectationOf,
+  SCENARIOS,
+  type RunScript,
+  type Scenario,
+  type ScriptedToolCall,
+  type SessionExpectation,
+  type SessionScript,
+} from './scenarios.js';
 
 // Runs a scenario against the real CLI: one scripted model server per session, sessions at the same
 // time when there are several, native telemetry to a receiver, and any background process the
@@ -19,6 +28,8 @@ export interface ScenarioRunOptions {
   /** Native telemetry goes here; without it a loopback receiver is started and its exports returned. */
   otlpUrl?: string;
   timeoutMs?: number;
+  /** Another release than the pinned devDependency. */
+  release?: ClaudeRelease;
 }
 
 export interface SessionOutcome {
@@ -29,6 +40,11 @@ export interface SessionOutcome {
   /** Scripted steps nobody asked for (0 when the CLI followed the script). */
   unusedSteps: number;
   expectation: SessionExpectation;
+  /**
+   * The same, per session id the CLI gave its runs: one entry when resumes keep the id (2.x), one per
+   * run when each resume starts a new session that replays the old one (1.0.x).
+   */
+  cliSessions: { sessionId: string; expectation: SessionExpectation }[];
 }
 
 export interface BackgroundProcess {
@@ -64,6 +80,7 @@ async function runSession(script: SessionScript, options: ScenarioRunOptions & {
   const runs: ClaudeRunResult[] = [];
   try {
     let sessionId = '';
+    const runIds: string[] = [];
     for (const run of script.runs) {
       server.addSteps(run.steps);
       const result = await runClaude({
@@ -73,21 +90,67 @@ async function runSession(script: SessionScript, options: ScenarioRunOptions & {
         modelUrl: server.url,
         otlpUrl: options.otlpUrl,
         allowedTools: run.allowedTools,
+        permissionMode: run.permissionMode,
+        release: options.release,
         resume: run.resume ? sessionId : undefined,
         timeoutMs: options.timeoutMs,
       });
       runs.push(result);
-      if (!result.json) {
+      // Before 2.x an interrupted print-mode run exits without a result: its transcript names the session.
+      const interruptedSession = run.turnOutcome === 'interrupted' ? newestSessionId(options.home, options.projectDir) : undefined;
+      if (!result.json && !interruptedSession) {
         throw new Error(
           `claude -p exited ${result.exitCode ?? result.signal} without a JSON result\nstdout: ${result.stdout.slice(0, 2000)}\nstderr: ${result.stderr.slice(0, 2000)}`,
         );
       }
-      sessionId = result.json.session_id;
+      sessionId = result.json?.session_id ?? interruptedSession!;
+      runIds.push(sessionId);
     }
-    return { sessionId, runs, requests: server.requests, unusedSteps: server.remainingSteps(), expectation: expectationOf(script) };
+    const written = script.runs.map((run, i) =>
+      runs[i].json || transcriptHoldsInterrupt(options, runIds[i]) ? run : asWrittenWithoutResult(run),
+    );
+    const cliSessions = [...new Set(runIds)].map((id) => ({
+      sessionId: id,
+      expectation: expectationOf({ runs: written.filter((_, i) => runIds[i] === id) }),
+    }));
+    return { sessionId, runs, requests: server.requests, unusedSteps: server.remainingSteps(), expectation: expectationOf(script), cliSessions };
   } finally {
     await server.close();
   }
+}
+
+/**
+ * An interrupted run that printed no result and wrote no interruption (print mode up to 2.1.17 dies on the
+ * signal): its transcript holds an unanswered call in a turn that just stops.
+ */
+function asWrittenWithoutResult(run: RunScript): RunScript {
+  const unanswered = (call: ScriptedToolCall): ScriptedToolCall => (call.outcome === 'interrupted' ? { ...call, outcome: 'unanswered' } : call);
+  return {
+    ...run,
+    turnOutcome: run.turnOutcome === 'interrupted' ? 'abandoned' : run.turnOutcome,
+    steps: run.steps.map((step) => (step.toolCalls ? { ...step, toolCalls: step.toolCalls.map(unanswered) } : step)),
+  };
+}
+
+function transcriptDir(home: string, projectDir: string): string {
+  return join(home, '.claude', 'projects', projectDir.replace(/[^a-zA-Z0-9]/g, '-'));
+}
+
+/** The session's transcript has Claude Code's interruption marker (2.1.332 may write it and print no result). */
+function transcriptHoldsInterrupt(options: { home: string; projectDir: string }, sessionId: string): boolean {
+  const file = join(transcriptDir(options.home, options.projectDir), `${sessionId}.jsonl`);
+  return existsSync(file) && readFileSync(file, 'utf8').includes('[Request interrupted by user');
+}
+
+/** The session id of the newest transcript of `projectDir` under `home`. */
+function newestSessionId(home: string, projectDir: string): string | undefined {
+  const dir = transcriptDir(home, projectDir);
+  if (!existsSync(dir)) return undefined;
+  const transcripts = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl') && !f.startsWith('agent-'))
+    .map((f) => ({ id: f.slice(0, -'.jsonl'.length), mtime: statSync(join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  return transcripts[0]?.id;
 }
 
 function isAlive(pid: number): boolean {
@@ -153,10 +216,11 @@ export async function killProcess(pid: number): Promise<void> {
 export async function runScenario(scenario: Scenario, options: ScenarioRunOptions): Promise<ScenarioOutcome> {
   mkdirSync(options.projectDir, { recursive: true });
   for (const [name, content] of Object.entries(scenario.projectFiles ?? {})) {
+    mkdirSync(dirname(join(options.projectDir, name)), { recursive: true });
     writeFileSync(join(options.projectDir, name), content);
   }
   const port = await freePort();
-  const scripts = scenario.sessions({ projectDir: options.projectDir, port });
+  const scripts = scenario.sessions({ projectDir: options.projectDir, port, version: options.release?.version });
   const receiver = options.otlpUrl ? undefined : await startOtlpReceiver();
   const otlpUrl = options.otlpUrl ?? receiver!.url;
   const pidFile = scenario.backgroundPidFile && join(options.projectDir, scenario.backgroundPidFile);

@@ -1,5 +1,8 @@
 import { plantSecret, SECRET_KINDS, type PlantedText } from '../generators/secrets.js';
-import type { Step, ToolCall, Usage } from './model-server.js';
+import { compareVersions, FIRST_AGENT_TOOL } from './claude-releases.js';
+import type { Step, ToolCall } from './model-server.js';
+import { bash, usage } from './script-steps.js';
+import { MATRIX_SCENARIOS } from './matrix-scenarios.js';
 
 // The scenarios the real CLI is driven through. Each one is a script for the model server plus what
 // the script implies — turn outcomes, tool calls with their outcomes, token totals, resumes, denials —
@@ -31,6 +34,8 @@ export interface RunScript {
   allowedTools?: string[];
   /** Resume the session of the previous run (`--resume <its session id>`). */
   resume?: boolean;
+  /** `--permission-mode` for this run. */
+  permissionMode?: string;
   /** null for a slash command Claude Code runs itself (/compact): not a prompt, so no turn. */
   turnOutcome: TurnOutcome | null;
 }
@@ -44,6 +49,8 @@ export interface ScenarioContext {
   projectDir: string;
   /** A free loopback port, for the scenario that leaves a server running. */
   port: number;
+  /** The Claude Code release that runs it; undefined for the pinned devDependency. */
+  version?: string;
 }
 
 export interface Scenario {
@@ -75,10 +82,15 @@ export interface SessionExpectation {
   auxiliaryTokens: TokenTotals;
   /** Model requests the script answers (the agent loop and subagents; side requests excluded). */
   modelRequests: number;
+  /** Those that are part of the conversation (not auxiliary): one transcript message, one chat span each. */
+  conversationRequests: number;
   resumes: number;
   denials: number;
   subagents: number;
 }
+
+/** The subagent tool's names: `Task` before 2.1.x renamed it `Agent`. */
+const AGENT_TOOLS = new Set(['Agent', 'Task']);
 
 /** Everything a session's script implies. */
 export function expectationOf(session: SessionScript): SessionExpectation {
@@ -92,9 +104,10 @@ export function expectationOf(session: SessionScript): SessionExpectation {
     tokens: tokenTotals(steps.filter((step) => !step.auxiliary)),
     auxiliaryTokens: tokenTotals(steps.filter((step) => step.auxiliary)),
     modelRequests: steps.length,
+    conversationRequests: steps.filter((step) => !step.auxiliary).length,
     resumes: session.runs.filter((run) => run.resume).length,
     denials: toolCalls.filter((call) => call.outcome === 'denied').length,
-    subagents: toolCalls.filter((call) => call.tool === 'Agent').length,
+    subagents: toolCalls.filter((call) => AGENT_TOOLS.has(call.tool)).length,
   };
 }
 
@@ -111,18 +124,18 @@ function tokenTotals(steps: ScriptedStep[]): TokenTotals {
   };
 }
 
-/** Distinct numbers per step, so a total that double-counts or drops a request shows. */
-function usage(input: number, output: number, cacheRead = 0, cacheCreation = 0): Usage {
-  return {
-    input_tokens: input,
-    output_tokens: output,
-    cache_read_input_tokens: cacheRead,
-    cache_creation_input_tokens: cacheCreation,
-  };
-}
 
-function bash(command: string, outcome: ToolOutcome, description = 'Run a harness command'): ScriptedToolCall {
-  return { name: 'Bash', input: { command, description }, outcome };
+
+/**
+ * The subagent tool: `Task` {description, prompt[, subagent_type]} until 2.1.x renamed it `Agent` (after
+ * 2.1.17, by 2.1.114), whose agents run in the background by default; in the foreground the script's
+ * order is the request order.
+ */
+export function agentCall(version: string | undefined, input: { description: string; prompt: string }): ToolCall {
+  if (version === undefined || compareVersions(version, FIRST_AGENT_TOOL) >= 0) {
+    return { name: 'Agent', input: { ...input, subagent_type: 'general-purpose', run_in_background: false } };
+  }
+  return { name: 'Task', input: compareVersions(version, '1.0.51') >= 0 ? { ...input, subagent_type: 'general-purpose' } : input };
 }
 
 const NOTES = 'alpha line\nbeta line\ngamma line\n';
@@ -301,38 +314,29 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'subagent',
     description: 'An Agent (general-purpose) call whose subagent runs one Bash call; then the main answer.',
-    sessions: () => [
-      {
-        runs: [
-          {
-            prompt: 'Ask a helper to check the date.',
-            allowedTools: ['Bash', 'Agent'],
-            turnOutcome: 'completed',
-            steps: [
-              {
-                toolCalls: [
-                  {
-                    name: 'Agent',
-                    input: {
-                      description: 'Check the date',
-                      prompt: 'Run date and report it.',
-                      subagent_type: 'general-purpose',
-                      // Agents run in the background by default in 2.1.332; in the foreground the script's order is the request order.
-                      run_in_background: false,
-                    },
-                    outcome: 'success',
-                  },
-                ],
-                usage: usage(3000, 70, 0, 1000),
-              },
-              { subagent: true, toolCalls: [bash('date -u +%Y', 'success', 'Print year')], usage: usage(800, 22, 0, 0) },
-              { subagent: true, text: 'The year is printed above.', usage: usage(850, 9, 0, 0) },
-              { text: 'The helper checked the date.', usage: usage(3200, 12, 1000, 0) },
-            ],
-          },
-        ],
-      },
-    ],
+    sessions: ({ version }) => {
+      const agent = agentCall(version, { description: 'Check the date', prompt: 'Run date and report it.' });
+      return [
+        {
+          runs: [
+            {
+              prompt: 'Ask a helper to check the date.',
+              allowedTools: ['Bash', agent.name],
+              turnOutcome: 'completed',
+              steps: [
+                {
+                  toolCalls: [{ ...agent, outcome: 'success' }],
+                  usage: usage(3000, 70, 0, 1000),
+                },
+                { subagent: true, toolCalls: [bash('date -u +%Y', 'success', 'Print year')], usage: usage(800, 22, 0, 0) },
+                { subagent: true, text: 'The year is printed above.', usage: usage(850, 9, 0, 0) },
+                { text: 'The helper checked the date.', usage: usage(3200, 12, 1000, 0) },
+              ],
+            },
+          ],
+        },
+      ];
+    },
   },
   {
     name: 'background-process',
@@ -418,7 +422,8 @@ export const SCENARIOS: Scenario[] = [
               {
                 text: 'Starting the build.',
                 // The Bash tool's shell knows Claude Code's pid: the call interrupts its own agent mid-run.
-                toolCalls: [bash('kill -INT "$CLAUDE_PID"; sleep 3; echo build-finished', 'interrupted', 'Run the build')],
+                // Releases before 2.1.x set no CLAUDE_PID: there the shell's parent is Claude Code.
+                toolCalls: [bash('kill -INT "${CLAUDE_PID:-$PPID}"; sleep 3; echo build-finished', 'interrupted', 'Run the build')],
                 usage: usage(1400, 35, 0, 600),
               },
             ],
@@ -469,7 +474,8 @@ export const SCENARIOS: Scenario[] = [
 ];
 
 export function scenarioNamed(name: string): Scenario {
-  const scenario = SCENARIOS.find((s) => s.name === name);
-  if (!scenario) throw new Error(`no scenario named ${name}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const all = [...SCENARIOS, ...MATRIX_SCENARIOS];
+  const scenario = all.find((s) => s.name === name);
+  if (!scenario) throw new Error(`no scenario named ${name}; known: ${all.map((s) => s.name).join(', ')}`);
   return scenario;
 }

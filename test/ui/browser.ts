@@ -89,9 +89,9 @@ export async function stop(child: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
-/** Every `[data-figure]` on the page: its path, raw value and shown text. */
-export function figures(page: Page): Promise<{ path: string; value: string; text: string }[]> {
-  return page.$$eval('[data-figure]', (elements) =>
+/** Every `[data-figure]` on the page (or under `within`): its path, raw value and shown text. */
+export function figures(page: Page, within = 'body'): Promise<{ path: string; value: string; text: string }[]> {
+  return page.$$eval(`${within} [data-figure]`, (elements) =>
     elements.map((element) => ({ path: element.getAttribute('data-figure') ?? '', value: element.getAttribute('data-value') ?? '', text: element.textContent ?? '' })),
   );
 }

@@ -49,13 +49,17 @@ describe('ccotel ui with history older than the raw window', () => {
   });
 
   it('shows the cost of all history on the overview, and its days', async () => {
-    const raw = await page.$eval('.tiles [data-figure="overview.0.sessions"]', (element) => Number(element.getAttribute('data-value')));
-    expect(raw).toBe(recent.sessions); // the raw tables hold the recent corpus only
-    const cost = await page.$eval('.tiles [data-figure="cost.total"]', (element) => Number(element.getAttribute('data-value')));
+    const sessions = await page.$eval('.tiles [data-figure="overview.0.sessions"]', (element) => Number(element.getAttribute('data-value')));
+    expect(sessions).toBe(old.sessions + recent.sessions);
+    const cost = await page.$eval('.tiles [data-figure="overview.0.cost_usd"]', (element) => Number(element.getAttribute('data-value')));
     expect(cost).toBeCloseTo(daily.totals.cost_usd, 6);
     const days = await page.evaluate(async () => (await (await fetch('/api/overview')).json()).days);
     const oldest = Math.min(...days.days) * 1000;
     expect(oldest).toBeLessThan(Date.now() - 100 * DAY);
+    // The turns of the old sessions are counted per day from the summaries, as the report counts them.
+    const turns = await page.$eval('.tiles [data-figure="overview.0.turns"]', (element) => Number(element.getAttribute('data-value')));
+    expect(days.turns.reduce((sum: number, value: number) => sum + value, 0)).toBe(turns);
+    expect(days.turns.filter((value: number, index: number) => value > 0 && days.days[index] * 1000 < Date.now() - 100 * DAY).length).toBeGreaterThan(0);
   });
 
   it('lists the sessions only the summaries hold, with their tokens and cost and no invented turns', async () => {

@@ -10,9 +10,10 @@ export const COMMON_LOG_FIELDS = ['event.name', 'body', 'severity', 'host.name',
 /** Attributes per event name (DESIGN §5–6; the shell and process ones are what the shell-log and process sources emit). */
 export const SIDECAR_LOG_FIELDS: Record<string, string[]> = {
   'ccotel.secret.detected': ['rule', 'ccotel.secret.fingerprint', 'ccotel.secret.field', 'tool_use_id', 'ccotel.source.file'],
-  'ccotel.permission.blocked': ['gen_ai.tool.name', 'tool_use_id', 'source'],
-  'ccotel.session.started': ['source'],
+  'ccotel.permission.blocked': ['gen_ai.tool.name', 'tool_use_id', 'source', 'ccotel.permission.mode'],
+  'ccotel.permission_mode.changed': ['ccotel.permission.mode', 'ccotel.permission.previous_mode'],
+  'ccotel.session.started': ['source', 'ccotel.permission.mode'],
   'ccotel.session.ended': ['reason'],
   'ccotel.failure_mode.detected': ['mode', 'tool_use_id', 'process.pid', 'network.local.port'],
-  'ccotel.shell.command': ['process.command_line', 'process.pid', 'process.exit.code', 'cwd'],
+  'ccotel.shell.command': ['process.command_line', 'process.pid', 'process.exit.code', 'cwd', 'ccotel.shell.origin'],
 };

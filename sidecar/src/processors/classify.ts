@@ -15,6 +15,9 @@ const SYNTHETIC_PROMPT_PREFIXES = [
   '<local-command-caveat>',
   '<system-reminder>',
   '<task-notification>',
+  '<bash-input>',
+  '<bash-stdout>',
+  '<bash-stderr>',
   '[Request interrupted by user',
   'This session is being continued from a previous conversation',
 ];
@@ -43,9 +46,46 @@ export function realPromptText(entry: TranscriptEntry): string | undefined {
   const text = userText(entry);
   if (text === undefined) return undefined;
   const typed = withoutLeadingReminders(text).trimStart();
-  if (typed.length === 0) return undefined;
-  if (SYNTHETIC_PROMPT_PREFIXES.some((prefix) => typed.startsWith(prefix))) return undefined;
+  if (typed.length === 0 || isSyntheticText(typed)) return undefined;
   return typed;
+}
+
+/** Text Claude Code writes itself into user rows (command echoes, outputs, reminders, markers). */
+function isSyntheticText(text: string): boolean {
+  const typed = withoutLeadingReminders(text).trimStart();
+  return SYNTHETIC_PROMPT_PREFIXES.some((prefix) => typed.startsWith(prefix));
+}
+
+/** What a non-meta user row typed at the prompt other than a prompt: a slash command or a bash-mode (`!`) command. */
+export type UserInput = { kind: 'command'; name: string; args: string } | { kind: 'bash'; command: string };
+
+const COMMAND_NAME = /<command-name>([^<]*)<\/command-name>/;
+const COMMAND_ARGS = /<command-args>([^<]*)<\/command-args>/;
+const BASH_INPUT = /^<bash-input>([\s\S]*?)<\/bash-input>/;
+
+export function userInput(entry: TranscriptEntry): UserInput | undefined {
+  if (entry.type !== 'user' || entry.isMeta) return undefined;
+  const text = userText(entry)?.trimStart();
+  if (text === undefined || !text.startsWith('<')) return undefined;
+  const bash = BASH_INPUT.exec(text);
+  if (bash) return { kind: 'bash', command: bash[1].trim() };
+  const name = COMMAND_NAME.exec(text);
+  if (!name || !text.startsWith('<command-')) return undefined;
+  return { kind: 'command', name: name[1].trim(), args: (COMMAND_ARGS.exec(text)?.[1] ?? '').trim() };
+}
+
+/** The prompt a slash command expanded into (1.0.x, 2.0.x): a meta row of plain text right after the command. */
+export function isCommandExpansion(entry: TranscriptEntry): boolean {
+  if (entry.type !== 'user' || !entry.isMeta) return false;
+  const text = userText(entry);
+  return text !== undefined && text.trim().length > 0 && !isSyntheticText(text);
+}
+
+/** The output of a command (`<local-command-stdout>`, `<bash-stdout>` …): the end of a command the model does not answer. */
+export function isCommandOutput(entry: TranscriptEntry): boolean {
+  if (entry.type !== 'user' || entry.isMeta) return false;
+  const text = userText(entry)?.trimStart() ?? '';
+  return /^<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>/.test(text);
 }
 
 export function isInterruptMarker(entry: TranscriptEntry): boolean {

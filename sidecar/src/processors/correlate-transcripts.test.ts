@@ -1,49 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TelemetryBatch } from '../model.js';
-import { TranscriptCorrelator, type TranscriptFile } from './correlate-transcripts.js';
-import { parseTranscriptLine } from './parse-transcript.js';
-
-const SESSION = '0b9a5c1e-0000-4000-8000-000000000001';
-const MAIN: TranscriptFile = { path: '/p/main.jsonl', kind: 'main' };
-
-let clock = Date.parse('2026-11-01T10:00:00.000Z');
-let uuidCounter = 0;
-function base(sessionId = SESSION) {
-  clock += 1000;
-  return { uuid: `u-${++uuidCounter}`, sessionId, timestamp: new Date(clock).toISOString(), isSidechain: false };
-}
-const prompt = (text: string, extra: object = {}) => ({ ...base(), type: 'user', message: { role: 'user', content: text }, ...extra });
-const assistant = (id: string, requestId: string, content: object[], usage: object, stop: string | null = null, extra: object = {}) => ({
-  ...base(),
-  type: 'assistant',
-  requestId,
-  message: { id, model: 'claude-test', role: 'assistant', content, stop_reason: stop, usage },
-  ...extra,
-});
-const toolUse = (id: string, name: string, input: object = {}) => ({ type: 'tool_use', id, name, input });
-const result = (toolUseId: string, content: string, isError?: boolean, toolUseResult?: unknown, extra: object = {}) => ({
-  ...base(),
-  type: 'user',
-  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content, ...(isError ? { is_error: true } : {}) }] },
-  toolUseResult,
-  ...extra,
-});
-
-function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
-  const correlator = new TranscriptCorrelator();
-  for (const [file, rows] of files) {
-    correlator.readingFromStart(file.path);
-    rows.forEach((row, index) => {
-      const parsed = parseTranscriptLine(JSON.stringify(row));
-      if (parsed.ok === true) correlator.add(parsed.entry, file, index);
-    });
-  }
-  correlator.finish();
-  return correlator.drain();
-}
-
-const spansNamed = (batch: TelemetryBatch, prefix: string) => batch.spans.filter((span) => span.name.startsWith(prefix));
-const turnRoots = (batch: TelemetryBatch) => spansNamed(batch, 'invoke_agent claude-code');
+import {
+  MAIN, SESSION, advanceClock, assistant, base, correlate, prompt, result, spansNamed, toolUse, turnRoots,
+} from '../../../test/generators/transcript-rows.js';
 
 describe('TranscriptCorrelator', () => {
   it('counts one chat span per API response written as several rows, with the last row usage', () => {
@@ -176,7 +135,7 @@ describe('TranscriptCorrelator', () => {
     const resumed = '0b9a5c1e-0000-4000-8000-000000000002';
     // Old-style resume: a new file and session id that first copies the history (fresh uuids, same ids and times).
     const replay = original.map((row, i) => ({ ...row, uuid: `replay-${i}`, sessionId: resumed }));
-    clock += 60_000;
+    advanceClock(60_000);
     const next = [{ ...prompt('and test it'), sessionId: resumed }, { ...assistant('msg_t', 'req_t', [{ type: 'text', text: 'tested' }], { output_tokens: 4 }, 'end_turn'), sessionId: resumed }];
     const batch = correlate([
       [MAIN, original],
@@ -187,6 +146,31 @@ describe('TranscriptCorrelator', () => {
     expect(spansNamed(batch, 'execute_tool ')).toHaveLength(1);
     const starts = batch.logs.filter((l) => l.eventName === 'ccotel.session.started').map((l) => [l.attributes['session.id'], l.attributes.source]);
     expect(starts).toEqual([[SESSION, 'startup'], [resumed, 'resume']]);
+  });
+
+  it('recognises the resume copies of 1.0.x (restamped times, uuids kept or renewed, request ids dropped)', () => {
+    const original = [
+      prompt('count the files'),
+      assistant('msg_y', 'req_y', [toolUse('toolu_y', 'Bash')], { input_tokens: 5, output_tokens: 5 }, 'tool_use'),
+      result('toolu_y', '0'),
+      assistant('msg_z', 'req_z', [{ type: 'text', text: 'none' }], { output_tokens: 2 }, 'end_turn'),
+    ];
+    advanceClock(60_000);
+    const copyTime = new Date(Date.parse((base() as { timestamp: string }).timestamp)).toISOString();
+    const copies = ['1.0.98', '1.0.24'].map((style, n) => {
+      const sessionId = `0b9a5c1e-0000-4000-8000-00000000010${n}`;
+      const copy = original.map((row) => {
+        const { requestId: _dropped, ...rest } = row as Record<string, unknown>;
+        return { ...rest, sessionId, timestamp: copyTime, uuid: style === '1.0.98' ? rest.uuid : `${rest.uuid}-${n}` };
+      });
+      const next = [{ ...prompt('and then?'), sessionId }, { ...assistant(`msg_next${n}`, `req_next${n}`, [{ type: 'text', text: 'nothing' }], { output_tokens: 4 }, 'end_turn'), sessionId }];
+      return [{ path: `/p/${sessionId}.jsonl`, kind: 'main' } as const, [...copy, ...next]] as [typeof MAIN, object[]];
+    });
+    const batch = correlate([[MAIN, original], ...copies]);
+    expect(turnRoots(batch)).toHaveLength(3);
+    expect(spansNamed(batch, 'chat ')).toHaveLength(4);
+    const starts = batch.logs.filter((l) => l.eventName === 'ccotel.session.started').map((l) => l.attributes.source);
+    expect(starts).toEqual(['startup', 'resume', 'resume']);
   });
 
   it('marks a session forked from another as a fork', () => {

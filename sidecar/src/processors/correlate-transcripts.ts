@@ -9,14 +9,18 @@ import {
   decisionBlockSource,
   denialSource,
   isInterruptMarker,
+  isCommandExpansion,
+  isCommandOutput,
   realPromptText,
   resultText,
   toolOutcome,
   toolResults,
   toolUses,
+  userInput,
   type BlockSource,
   type ToolOutcome,
   type TurnOutcome,
+  type UserInput,
 } from './classify.js';
 import type { ContentBlock, TranscriptEntry, Usage } from './parse-transcript.js';
 import { CACHE_WRITE_1H_ATTRIBUTE } from './price-chats.js';
@@ -31,6 +35,12 @@ export interface TranscriptFile {
 }
 
 const AGENT_TOOLS = new Set(['Task', 'Agent']);
+/**
+ * 2.0.x print mode sends each built-in subagent type a "Warmup" prompt at start (a cache warm-up, no Task call),
+ * written as an agent file of that prompt and its answer (2.0.42: the answer alone): the response is a chat of
+ * its own, in no turn and under no subagent span.
+ */
+const WARMUP_PROMPT = 'Warmup';
 
 interface Turn {
   traceId: string;
@@ -51,6 +61,13 @@ interface Turn {
   toolIds: string[];
   events: SpanEvent[];
   attributes: Attributes;
+  /** False for a turn opened by a response whose prompt is not in the input: no prompt record for it. */
+  promptSeen?: false;
+  /**
+   * The session start this turn's prompt makes, told at its first response: a first response that is a copy of
+   * one read before makes it a resume (1.0.x resume copies restamp times and renew uuids: only the responses match).
+   */
+  pendingStart?: { entry: TranscriptEntry; source: string };
 }
 
 interface Chat {
@@ -76,6 +93,8 @@ interface PendingTool {
   startMs: number;
   scope: Scope;
   turn?: Turn;
+  /** The permission mode in force when the call was made. */
+  permissionMode?: string;
 }
 
 /** Where a span hangs: the trace and parent it belongs to (traceId '' while a subagent is not linked yet). */
@@ -101,6 +120,20 @@ interface Agent {
   /** Where its first row was read: a re-read after a crash must start there while the agent is not emitted. */
   file: string;
   startOffset: number;
+  /** Its own permission mode, when its rows state one (an agent may run in another mode than its session). */
+  permissionMode?: string;
+}
+
+/** A slash command or bash-mode command typed between turns: a turn only once the model answers it. */
+interface PendingInput {
+  entry: TranscriptEntry;
+  input: UserInput;
+  /** As typed: `/review PR 12`, `! ls`. */
+  text: string;
+  file: TranscriptFile;
+  offset: number;
+  /** A slash command that expanded into a prompt, or a bash command (2.1.x may send its output to the model). */
+  answerable: boolean;
 }
 
 interface TaskCall {
@@ -126,15 +159,28 @@ interface Session {
   /** The chat of the thread (main or agent) whose rows are still arriving, keyed by thread. */
   openChats: Map<string, Chat>;
   lastRowMs: Map<string, number>;
+  /** The last turn reported: rows that come after it was closed for idleness still hang under it. */
+  lastTurn?: Turn;
+  pendingInput?: PendingInput;
+  /** The first command of a session not started by a prompt, and the start it makes if no prompt comes. */
+  firstCommand?: { entry: TranscriptEntry; source?: string };
+  permissionMode?: string;
+  /** A permission mode read before any row with a time: it takes the time of the next row. */
+  untimedMode?: string;
 }
 
 export class TranscriptCorrelator {
   private readonly sessions = new Map<string, Session>();
-  /** API responses already attributed to a span (open or emitted): any other copy of one is a replay. */
-  private readonly claimedChats = new Set<string>();
+  /**
+   * API responses already attributed to a span (open or emitted), message id → request id ('' when the row had
+   * none): any other copy of one is a replay. 1.0.x resume copies drop the request id.
+   */
+  private readonly claimedChats = new Map<string, string>();
   private readonly seenToolUses = new Set<string>();
   private readonly pendingTools = new Map<string, PendingTool>();
   private readonly seenPrompts = new Set<string>();
+  /** The session each prompt uuid was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
+  private readonly promptSessions = new Map<string, string>();
   private readonly hookBlockedCalls = new Set<string>();
   /** Claude Code's own cost figures (cost-state rows). */
   private readonly reportedCosts = new ReportedCosts();
@@ -159,7 +205,8 @@ export class TranscriptCorrelator {
   add(entry: TranscriptEntry, file: TranscriptFile, offset: number): void {
     if (entry.costState) {
       const lastMs = this.sessions.get(entry.sessionId)?.lastMs ?? 0;
-      const { log, metrics } = this.reportedCosts.telemetry(entry.sessionId, lastMs || entry.timeMs, entry.costState);
+      const timeMs = lastMs || (Number.isFinite(entry.timeMs) ? entry.timeMs : 0);
+      const { log, metrics } = this.reportedCosts.telemetry(entry.sessionId, timeMs, entry.costState);
       this.out.logs.push(log);
       this.out.metrics.push(...metrics);
       return;
@@ -169,8 +216,16 @@ export class TranscriptCorrelator {
       if (entry.hookBlock.hookEvent === 'PreToolUse') this.hookBlockedCalls.add(entry.hookBlock.toolUseId);
       return;
     }
+    if (entry.type === 'permission-mode') {
+      this.addPermissionModeRow(entry, file);
+      return;
+    }
     const session = this.session(entry.sessionId);
     session.lastMs = Math.max(session.lastMs, entry.timeMs);
+    if (session.untimedMode !== undefined) {
+      this.changePermissionMode(session, session.untimedMode, entry.timeMs, file);
+      session.untimedMode = undefined;
+    }
     if (entry.forkedFromSessionId) {
       // A fork's copy of another session's rows (same uuids, same messages): the original file reports them,
       // whichever of the two is read first. The copy only tells that this session started as a fork.
@@ -192,6 +247,9 @@ export class TranscriptCorrelator {
     for (const session of this.sessions.values()) {
       if (session.lastMs >= idleBeforeMs) continue;
       this.closeTurn(session);
+      this.finishChat(session, 'main'); // a response outside any turn ends with its session too
+      const command = session.firstCommand;
+      if (!session.started && command?.source) this.startSession(session, command.entry, command.source);
       idle.add(session.id);
     }
     // One pass over the calls still waiting, not one per idle session: this runs on every idle check.
@@ -221,7 +279,10 @@ export class TranscriptCorrelator {
       if (file !== undefined && offset < (oldest.get(file) ?? Number.POSITIVE_INFINITY)) oldest.set(file, offset);
     };
     const noteTurn = (turn: Turn | undefined) => turn && note(turn.file, turn.startOffset);
-    for (const session of this.sessions.values()) noteTurn(session.turn);
+    for (const session of this.sessions.values()) {
+      noteTurn(session.turn);
+      if (session.pendingInput) note(session.pendingInput.file.path, session.pendingInput.offset);
+    }
     for (const tool of this.pendingTools.values()) noteTurn(tool.turn);
     for (const agent of this.agents.values()) {
       if (agent.emitted) continue;
@@ -244,13 +305,20 @@ export class TranscriptCorrelator {
 
   private addMainRow(entry: TranscriptEntry, session: Session, file: TranscriptFile, offset: number): void {
     const thread = 'main';
+    if (entry.permissionMode) this.changePermissionMode(session, entry.permissionMode, entry.timeMs, file);
     const prompt = realPromptText(entry);
     if (prompt !== undefined) {
+      session.pendingInput = undefined;
       this.closeTurn(session);
       this.startTurn(entry, session, prompt, file, offset);
       session.lastRowMs.set(thread, entry.timeMs);
       return;
     }
+    if (this.addUserInput(entry, session, file, offset)) {
+      session.lastRowMs.set(thread, entry.timeMs);
+      return;
+    }
+    if (entry.type === 'assistant' && session.pendingInput?.answerable) this.startInputTurn(session);
     const turn = session.turn;
     if (turn) turn.lastMs = Math.max(turn.lastMs, entry.timeMs);
     if (isResumedCompaction(entry, session)) this.startSession(session, entry, 'resume');
@@ -272,8 +340,10 @@ export class TranscriptCorrelator {
       return;
     }
     if (!turn) {
-      // Rows before any prompt (or replayed rows before the first new prompt) belong to no turn.
-      this.trackOrphanRow(entry, session, thread);
+      const last = session.lastTurn;
+      // Rows after a turn closed for idleness are its late rows.
+      if (last) this.handleConversationRow(entry, session, thread, { sessionId: session.id, traceId: last.traceId, parentSpanId: last.rootSpanId }, undefined);
+      else if (entry.type === 'assistant') this.startPromptlessTurn(entry, session, file, offset);
       return;
     }
     const scope: Scope = { sessionId: session.id, traceId: turn.traceId, parentSpanId: turn.rootSpanId };
@@ -281,13 +351,83 @@ export class TranscriptCorrelator {
     this.handleConversationRow(entry, session, thread, scope, turn);
   }
 
+  /** Whether this input (by time and text, or by uuid) was read before in another session: history an old-style resume copied. */
+  private seenBefore(entry: TranscriptEntry, text: string): boolean {
+    const key = `${entry.timeMs}\u0000${text}`;
+    const firstSession = this.promptSessions.get(entry.uuid);
+    const seen = this.seenPrompts.has(key) || (firstSession !== undefined && firstSession !== entry.sessionId);
+    this.seenPrompts.add(key);
+    if (firstSession === undefined) this.promptSessions.set(entry.uuid, entry.sessionId);
+    return seen;
+  }
+
+  /** Slash commands and bash-mode commands (`!`) with their outputs: rows between turns, never prompts. */
+  private addUserInput(entry: TranscriptEntry, session: Session, file: TranscriptFile, offset: number): boolean {
+    const input = userInput(entry);
+    if (input) {
+      const text = input.kind === 'bash' ? `! ${input.command}` : [input.name, input.args].filter(Boolean).join(' ');
+      session.pendingInput = { entry, input, text, file, offset, answerable: input.kind === 'bash' };
+      const readFromStart = this.filesReadFromStart.has(file.path);
+      session.firstCommand ??= { entry, source: sessionStartSource(entry, session.started, this.seenBefore(entry, `input:${text}`), readFromStart) };
+      if (input.kind === 'bash') this.emitUserShellCommand(session, entry, input.command);
+      return true;
+    }
+    const pending = session.pendingInput;
+    if (!pending) return false;
+    if (isCommandExpansion(entry)) pending.answerable = true;
+    else if (!isCommandOutput(entry)) return false;
+    else if (pending.input.kind === 'command') session.pendingInput = undefined; // a local command (/model): no model call
+    return true;
+  }
+
+  /** The model answers a command: the command is the turn's prompt (`/init`, `! ls`), the previous turn ends. */
+  private startInputTurn(session: Session): void {
+    const { entry, input, text, file, offset } = session.pendingInput!;
+    session.pendingInput = undefined;
+    this.closeTurn(session);
+    this.startTurn(entry, session, text, file, offset);
+    if (input.kind === 'command') session.turn!.attributes['ccotel.command.name'] = input.name;
+  }
+
+  /**
+   * A command the user ran in bash mode: a log record like the shell log's, so the SIEM rules on shell commands
+   * see it. No span: it belongs to no turn and no tool call. Keyed by time and command: a resume's copy repeats it.
+   */
+  private emitUserShellCommand(session: Session, entry: TranscriptEntry, command: string): void {
+    this.emitLog('', '', session.id, entry.timeMs, 'ccotel.shell.command', 'INFO', command, {
+      'process.command_line': command,
+      cwd: entry.cwd ?? '',
+      'ccotel.shell.origin': 'bash_mode',
+      'message.uuid': entry.uuid,
+    }, `bash-mode:${entry.timeMs}:${command}`);
+  }
+
+  private addPermissionModeRow(entry: TranscriptEntry, file: TranscriptFile): void {
+    const session = this.session(entry.sessionId);
+    const mode = entry.permissionMode!;
+    if (!Number.isNaN(entry.timeMs)) this.changePermissionMode(session, mode, entry.timeMs, file);
+    else if (session.lastMs > 0) this.changePermissionMode(session, mode, session.lastMs, file); // the row before it
+    else session.untimedMode = mode;
+  }
+
+  /** A new permission mode of a session (Claude Code repeats the current one often: only a change is news). */
+  private changePermissionMode(session: Session, mode: string, timeMs: number, file: TranscriptFile): void {
+    const previous = session.permissionMode;
+    if (mode === previous) return;
+    session.permissionMode = mode;
+    // The first mode of a session is told only from the file's start: a re-read from a checkpoint would repeat it.
+    if (previous === undefined && !this.filesReadFromStart.has(file.path)) return;
+    const attributes: Attributes = { 'ccotel.permission.mode': mode };
+    if (previous !== undefined) attributes['ccotel.permission.previous_mode'] = previous;
+    const severity = mode === 'bypassPermissions' ? 'WARN' : 'INFO';
+    this.emitLog('', '', session.id, timeMs, 'ccotel.permission_mode.changed', severity, '', attributes, `${session.id}:${timeMs}:${mode}`);
+  }
+
   private startTurn(entry: TranscriptEntry, session: Session, prompt: string, file: TranscriptFile, offset: number): void {
-    const promptKey = `${entry.timeMs}\u0000${prompt}`;
-    const replayed = this.seenPrompts.has(promptKey);
-    this.seenPrompts.add(promptKey);
+    const replayed = this.seenBefore(entry, prompt);
     const source = sessionStartSource(entry, session.started, replayed, this.filesReadFromStart.has(file.path));
     const forkContinues = session.forked && session.turns === 0;
-    if (source && !forkContinues) this.startSession(session, entry, source);
+    if (source && !forkContinues) session.started = true;
     session.turns++;
     const traceId = traceIdOf(session.id, entry.uuid);
     const rootSpanId = spanIdOf('turn', session.id, entry.uuid);
@@ -309,11 +449,13 @@ export class TranscriptCorrelator {
       // A replayed prompt makes the turn a replay unless new answers arrive.
       replayedChats: replayed ? 1 : 0,
       toolIds: [],
+      pendingStart: source && !forkContinues ? { entry, source } : undefined,
       events: [],
       attributes: {
         'ccotel.cwd': entry.cwd ?? '',
         'ccotel.git.branch': entry.gitBranch ?? '',
         'ccotel.claude_code.version': entry.version ?? '',
+        ...(session.permissionMode ? { 'ccotel.permission.mode': session.permissionMode } : {}),
       },
     };
     session.turn = turn;
@@ -322,9 +464,11 @@ export class TranscriptCorrelator {
   private closeTurn(session: Session): void {
     const turn = session.turn;
     if (!turn) return;
+    this.tellSessionStart(session, turn, false);
     this.finishChat(session, 'main');
     session.turn = undefined;
-    if (turn.newChats === 0 && turn.replayedChats > 0) return; // a replay of a turn already reported
+    if (turn.newChats === 0 && turn.toolIds.length === 0 && turn.replayedChats > 0) return; // a replay of a turn already reported
+    session.lastTurn = turn;
     const pending = turn.toolIds.some((id) => this.pendingTools.has(id));
     const outcome: TurnOutcome = turn.interrupted
       ? 'interrupted'
@@ -358,7 +502,7 @@ export class TranscriptCorrelator {
     });
     const promptAttributes: Attributes = { 'message.uuid': turn.promptUuid, 'ccotel.prompt.length': turn.promptText.length };
     if (turn.promptId) promptAttributes['prompt.id'] = turn.promptId;
-    this.emitLog(
+    if (turn.promptSeen !== false) this.emitLog(
       turn.traceId,
       turn.rootSpanId,
       session.id,
@@ -376,20 +520,34 @@ export class TranscriptCorrelator {
     this.emitMetric('ccotel.turns', '{turn}', 'Turns by outcome', 'sum', turn.lastMs, 1, { outcome }, turn.traceId, turn.rootSpanId, turn.rootSpanId);
   }
 
+  private tellSessionStart(session: Session, turn: Turn, replayedResponse: boolean): void {
+    const start = turn.pendingStart;
+    if (!start) return;
+    turn.pendingStart = undefined;
+    this.startSession(session, start.entry, replayedResponse && start.source === 'startup' ? 'resume' : start.source);
+  }
+
   private startSession(session: Session, entry: TranscriptEntry, source: string): void {
     session.started = true;
     const id = recordIdOf('session-start', session.id, entry.uuid);
     // message.uuid names the prompt: the hook correlator merges a SessionStart hook into this start by it.
     const attributes: Attributes = { source, 'message.uuid': entry.uuid };
     if (entry.promptId) attributes['prompt.id'] = entry.promptId;
+    if (session.permissionMode) attributes['ccotel.permission.mode'] = session.permissionMode;
     this.emitLog('', '', session.id, entry.timeMs, 'ccotel.session.started', 'INFO', '', attributes, id);
     this.emitMetric('ccotel.session.starts', '{session}', 'Session starts by source', 'sum', entry.timeMs, 1, { source }, '', '', id);
   }
 
-  /** Assistant rows and tool results outside any turn still count for tokens and tools, in a trace of their own. */
-  private trackOrphanRow(entry: TranscriptEntry, session: Session, thread: string): void {
-    const scope: Scope = { sessionId: session.id, traceId: traceIdOf(session.id, 'no-turn'), parentSpanId: '' };
-    this.handleConversationRow(entry, session, thread, scope, undefined);
+  /**
+   * A response with no prompt before it in its file (the prompt was compacted away, or the file holding it was
+   * cleaned up): a turn of its own, so its chat and tool spans have a parent; it claims no prompt.
+   */
+  private startPromptlessTurn(entry: TranscriptEntry, session: Session, file: TranscriptFile, offset: number): void {
+    this.startTurn(entry, session, '', file, offset);
+    const turn = session.turn!;
+    turn.promptSeen = false;
+    turn.attributes['ccotel.turn.prompt_seen'] = false;
+    this.addMainRow(entry, session, file, offset);
   }
 
   // ---- rows shared by the main thread and subagents ----------------------------------------------------
@@ -401,7 +559,7 @@ export class TranscriptCorrelator {
       this.addAssistantRow(entry, session, thread, scope, turn, previousRowMs);
       return;
     }
-    this.finishChat(session, thread);
+    // The open response stays open: its last rows (final usage, stop reason) may follow a result (parallel calls).
     for (const block of toolResults(entry)) this.addToolResult(block, entry, turn);
   }
 
@@ -429,10 +587,14 @@ export class TranscriptCorrelator {
         if (entry.message.usage) current.usage = entry.message.usage;
         current.reportedCostUsd = entry.costUSD ?? current.reportedCostUsd;
         current.stopReason = entry.message.stop_reason ?? current.stopReason;
-      } else if (this.claimedChats.has(key)) {
-        if (turn) turn.replayedChats++;
+      } else if (this.isClaimed(messageId, entry.requestId ?? '')) {
+        if (turn) {
+          turn.replayedChats++;
+          this.tellSessionStart(session, turn, true);
+        }
       } else {
-        this.claimedChats.add(key);
+        if (turn) this.tellSessionStart(session, turn, false);
+        this.claimedChats.set(messageId, entry.requestId ?? '');
         session.openChats.set(thread, {
           key,
           spanId: spanIdOf('chat', key),
@@ -450,6 +612,12 @@ export class TranscriptCorrelator {
       }
     }
     for (const block of toolUses(entry)) this.addToolUse(block.id!, block.name ?? 'unknown', block.input, entry, scope, turn);
+  }
+
+  /** The same response, unless both copies name different requests (a copy without request id matches any). */
+  private isClaimed(messageId: string, requestId: string): boolean {
+    const claimed = this.claimedChats.get(messageId);
+    return claimed !== undefined && (claimed === requestId || claimed === '' || requestId === '');
   }
 
   private finishChat(session: Session, thread: string): void {
@@ -504,7 +672,8 @@ export class TranscriptCorrelator {
   private addToolUse(id: string, name: string, input: unknown, entry: TranscriptEntry, scope: Scope, turn: Turn | undefined): void {
     if (this.seenToolUses.has(id)) return; // replayed into another file, or the same row read twice
     this.seenToolUses.add(id);
-    const tool: PendingTool = { id, spanId: spanIdOf('tool', id), name, input, startMs: entry.timeMs, scope, turn };
+    const permissionMode = (scope.agentId ? this.agents.get(scope.agentId)?.permissionMode : undefined) ?? this.sessions.get(scope.sessionId)?.permissionMode;
+    const tool: PendingTool = { id, spanId: spanIdOf('tool', id), name, input, startMs: entry.timeMs, scope, turn, permissionMode };
     this.pendingTools.set(id, tool);
     turn?.toolIds.push(id);
     if (AGENT_TOOLS.has(name) && scope.traceId) {
@@ -558,6 +727,7 @@ export class TranscriptCorrelator {
       'ccotel.tool.outcome': outcome,
     };
     if (tool.scope.agentId) attributes['ccotel.agent.id'] = tool.scope.agentId;
+    if (tool.permissionMode) attributes['ccotel.permission.mode'] = tool.permissionMode;
     const inputText = JSON.stringify(tool.input ?? {});
     attributes['ccotel.tool.input.length'] = inputText.length;
     if (result) attributes['ccotel.tool.output.length'] = result.text.length;
@@ -585,7 +755,9 @@ export class TranscriptCorrelator {
     const logAttrs: Attributes = { 'gen_ai.tool.name': tool.name, tool_use_id: tool.id, outcome };
     this.emitLogIn(tool.scope, tool.spanId, endMs, 'ccotel.tool.completed', outcome === 'error' ? 'WARN' : 'INFO', inputText, logAttrs, `${tool.spanId}:completed`);
     if (block) {
-      this.emitLogIn(tool.scope, tool.spanId, endMs, 'ccotel.permission.blocked', 'WARN', '', { ...logAttrs, source: block }, `${tool.spanId}:blocked`);
+      const blockAttrs: Attributes = { ...logAttrs, source: block };
+      if (tool.permissionMode) blockAttrs['ccotel.permission.mode'] = tool.permissionMode;
+      this.emitLogIn(tool.scope, tool.spanId, endMs, 'ccotel.permission.blocked', 'WARN', '', blockAttrs, `${tool.spanId}:blocked`);
       this.emitMetric('ccotel.permission.blocks', '{block}', 'Permission blocks by tool and source', 'sum', endMs, 1, {
         'gen_ai.tool.name': tool.name,
         source: block,
@@ -616,6 +788,7 @@ export class TranscriptCorrelator {
       if (known) this.linkAgent(agent, known);
     }
     agent.type ??= agentType;
+    if (entry.permissionMode) agent.permissionMode = entry.permissionMode;
     agent.firstMs = Math.min(agent.firstMs, entry.timeMs);
     agent.lastMs = Math.max(agent.lastMs, entry.timeMs);
     if (agent.prompt === undefined && entry.type === 'user') {
@@ -657,7 +830,11 @@ export class TranscriptCorrelator {
     if (agent.emitted || !agent.link) return;
     agent.emitted = true;
     const session = this.sessions.get(agent.sessionId);
+    const warmup = !agent.link.toolSpanId && (agent.prompt === undefined || agent.prompt === WARMUP_PROMPT);
+    const chat = session?.openChats.get(`agent:${agent.id}`);
+    if (warmup && chat) chat.scope.parentSpanId = ''; // no subagent span to hang under
     if (session) this.finishChat(session, `agent:${agent.id}`);
+    if (warmup) return;
     const type = agent.type ?? 'subagent';
     this.out.spans.push({
       traceId: agent.link.traceId,

@@ -40,6 +40,12 @@ export const KNOWN_NON_CONVERSATION_TYPES = new Set([
   'custom-title',
   'tag',
   'worktree-state',
+  // The rest of the session-metadata types the 2.1.332 binary knows (file-history-delta: interactive file edits).
+  'api-request-resumed', 'frame-link', 'observer-ref', 'continued-in', 'resume-head-vouch', 'file-history-delta',
+  'attribution-snapshot', 'relocated', 'agent-name', 'agent-color', 'session-owner', 'isolation-latch', 'dev-mods',
+  'bridge-session', 'data-flow-records', 'data-flow-incomplete', 'derived-from', 'history-suppression',
+  'ended-by-model', 'content-replacement', 'memory-mode', 'artifact-comment-monitor', 'artifact-autoreact-ledger',
+  'fork-context-ref',
 ]);
 
 export interface ContentBlock {
@@ -64,10 +70,11 @@ export interface Usage {
 
 /** The fields of a conversation row the correlator uses; the rest of the row is ignored. */
 export interface TranscriptEntry {
-  type: ConversationType | 'attachment' | 'cost-state';
+  type: ConversationType | 'attachment' | 'permission-mode' | 'cost-state';
   uuid: string;
   parentUuid: string | null;
   sessionId: string;
+  /** NaN only on a `permission-mode` row written without a timestamp: it takes the time of its neighbours. */
   timeMs: number;
   isSidechain: boolean;
   isMeta: boolean;
@@ -83,6 +90,8 @@ export interface TranscriptEntry {
   cwd?: string;
   gitBranch?: string;
   version?: string;
+  /** The permission mode (default, acceptEdits, plan, bypassPermissions, auto …): `permission-mode` rows, 2.1.3xx user rows. */
+  permissionMode?: string;
   subtype?: string;
   /** system rows: `content`; compact_boundary: `compactMetadata`. */
   systemContent?: string;
@@ -157,6 +166,7 @@ export function classifyRow(row: unknown): ParseResult {
   const r = row as Record<string, unknown>;
   const type = r.type;
   if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
+  if (type === 'permission-mode') return permissionModeEntry(r);
   if (type === 'attachment') return hookBlockEntry(r);
   if (type === 'cost-state') return costStateEntry(r);
   if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
@@ -188,6 +198,7 @@ export function classifyRow(row: unknown): ParseResult {
     cwd: optionalString(r.cwd),
     gitBranch: optionalString(r.gitBranch),
     version: optionalString(r.version),
+    permissionMode: optionalString(r.permissionMode),
     subtype: optionalString(r.subtype),
     systemContent: optionalString(r.content),
     compactMetadata: r.compactMetadata as TranscriptEntry['compactMetadata'],
@@ -212,24 +223,15 @@ function hookBlockEntry(r: Record<string, unknown>): ParseResult {
   return {
     ok: true,
     entry: {
-      type: 'attachment',
-      uuid: r.uuid,
-      parentUuid: typeof r.parentUuid === 'string' ? r.parentUuid : null,
-      sessionId: r.sessionId,
+      ...bareEntry('attachment', r),
       timeMs,
-      isSidechain: r.isSidechain === true,
-      isMeta: false,
-      isCompactSummary: false,
-      isApiErrorMessage: false,
-      agentId: optionalString(r.agentId),
-      message: { content: '' },
       hookBlock: { toolUseId: attachment.toolUseID, hookEvent: String(attachment.hookEvent ?? ''), hookName: String(attachment.hookName ?? '') },
     },
   };
 }
 
 /**
- * A `cost-state` row has no timestamp: it gets the end of the process it describes when it tells it, else 0
+ * A `cost-state` row has no timestamp: it gets the end of the process it describes when it tells it, else NaN
  * (the correlator stamps it with the session's last row). One without a total cost says nothing to use.
  */
 function costStateEntry(r: Record<string, unknown>): ParseResult {
@@ -237,9 +239,39 @@ function costStateEntry(r: Record<string, unknown>): ParseResult {
   if (!costState) return { ok: 'ignored', type: 'cost-state' };
   if (typeof r.sessionId !== 'string') return { ok: false, reason: 'missing_fields', type: 'cost-state' };
   const end = Number(r.startTime) + Number(r.totalDuration);
-  const timeMs = Number.isFinite(end) ? end : 0;
-  const base = { uuid: '', parentUuid: null, isSidechain: false, isMeta: false, isCompactSummary: false, isApiErrorMessage: false };
-  return { ok: true, entry: { ...base, type: 'cost-state', sessionId: r.sessionId, timeMs, message: { content: '' }, costState } };
+  return { ok: true, entry: { ...bareEntry('cost-state', r), uuid: '', timeMs: Number.isFinite(end) ? end : NaN, costState } };
+}
+
+/** `{"type":"permission-mode","permissionMode":…,"sessionId":…}`: a switch of permission mode (often no timestamp, no uuid). */
+function permissionModeEntry(r: Record<string, unknown>): ParseResult {
+  const permissionMode = optionalString(r.permissionMode);
+  if (permissionMode === undefined || typeof r.sessionId !== 'string') return { ok: false, reason: 'missing_fields', type: 'permission-mode' };
+  return {
+    ok: true,
+    entry: {
+      ...bareEntry('permission-mode', r),
+      uuid: optionalString(r.uuid) ?? '',
+      timeMs: typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN,
+      permissionMode,
+    },
+  };
+}
+
+/** The envelope of a row that carries no message (attachments, permission-mode rows). */
+function bareEntry(type: TranscriptEntry['type'], r: Record<string, unknown>): TranscriptEntry {
+  return {
+    type,
+    uuid: String(r.uuid),
+    parentUuid: typeof r.parentUuid === 'string' ? r.parentUuid : null,
+    sessionId: String(r.sessionId),
+    timeMs: NaN,
+    isSidechain: r.isSidechain === true,
+    isMeta: false,
+    isCompactSummary: false,
+    isApiErrorMessage: false,
+    agentId: optionalString(r.agentId),
+    message: { content: '' },
+  };
 }
 
 function optionalString(value: unknown): string | undefined {

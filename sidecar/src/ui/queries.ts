@@ -1,32 +1,35 @@
 // The web view's own questions, those the report module does not answer: turns, tool calls, blocks, starts and
-// failure modes per day; each session's project, times, turns, outcome, state and failure modes; one session's
-// spans. (Tokens and cost per day and per session come from the report's usage views, report/usage.ts.) Built on
-// the report module's distinct-id subqueries, so a repeat is never counted twice.
-// Time ranges are not in this SQL: `withRange` (data.ts) applies them to every read of the raw tables.
-import { uniqueLogs, uniqueSpans } from '../report/queries.js';
-import { TOOL_SPAN_PREFIX, TURN_SPAN } from '../../../schemas/usage.js';
+// failure modes per day (from the summaries, as the report's totals); each session's project, times, turns, outcome, state and failure modes; one session's
+// spans. (Tokens and cost per day and per session come from the report's usage views, report/usage.ts.) Every
+// count goes through distinct ids, as the report's do, so a repeat is never counted twice.
+// Time ranges are not in this SQL: `withRange` (data.ts) applies them to every table read.
+import { CHAT_SPAN_PREFIX, TOOL_SPAN_PREFIX, TURN_SPAN, USAGE_TABLES } from '../../../schemas/usage.js';
+import { uniqueLogs } from '../report/queries.js';
+
+/** One row per span id: repeats of a span (same id) are the same span (at-least-once delivery). */
+const uniqueSpans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
 
 const IS_TURN = `SpanName = '${TURN_SPAN}'`;
 const IS_TOOL = `startsWith(SpanName, '${TOOL_SPAN_PREFIX}')`;
-const DAY = 'toUnixTimestamp(toStartOfDay(Timestamp))';
 
+const DAY = `toUnixTimestamp(toStartOfDay(Timestamp, 'UTC'))`;
+
+/** Per day from the summaries kept at insert, as the report's overview counts: all history, not only the raw window. */
 export const SPANS_PER_DAY = `SELECT ${DAY} AS day,
-    uniqExact(SpanAttributes['session.id']) AS sessions,
-    countIf(${IS_TURN}) AS turns,
-    countIf(${IS_TOOL}) AS tool_calls,
-    countIf(${IS_TOOL} AND SpanAttributes['ccotel.tool.outcome'] = 'success') AS tool_success
-  FROM ${uniqueSpans('1')} GROUP BY day ORDER BY day`;
-
-const LOG_EVENTS = `EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.failure_mode.detected')`;
+    uniqExact(SessionId) AS sessions,
+    countIf(Kind = 'turn') AS turns,
+    countIf(Kind = 'tool') AS tool_calls,
+    countIf(Kind = 'tool' AND Outcome = 'success') AS tool_success
+  FROM ${USAGE_TABLES.spans} FINAL GROUP BY day ORDER BY day`;
 
 export const LOGS_PER_DAY = `SELECT ${DAY} AS day,
     countIf(EventName = 'ccotel.permission.blocked') AS permission_blocks,
     countIf(EventName = 'ccotel.session.started') AS starts,
-    countIf(EventName = 'ccotel.session.started' AND LogAttributes['source'] = 'resume') AS resumes,
-    sumMapIf(map(LogAttributes['mode'], toUInt64(1)), EventName = 'ccotel.failure_mode.detected') AS failure_modes
-  FROM ${uniqueLogs(LOG_EVENTS)} GROUP BY day ORDER BY day`;
+    countIf(EventName = 'ccotel.session.started' AND Source = 'resume') AS resumes,
+    sumMapIf(map(Mode, toUInt64(1)), EventName = 'ccotel.failure_mode.detected') AS failure_modes
+  FROM ${USAGE_TABLES.events} FINAL GROUP BY day ORDER BY day`;
 
-/** One row per session known by its spans (as the report's session count). */
+/** One row per session with a turn, tool call or API response: the sessions the report counts. */
 export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.start_ms AS start_ms, s.end_ms AS end_ms,
     s.turns AS turns, s.tool_calls AS tool_calls, s.outcome AS outcome,
     l.state AS state, l.resumes AS resumes, l.failure_modes AS failure_modes
@@ -38,7 +41,7 @@ export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.st
       countIf(${IS_TURN}) AS turns,
       countIf(${IS_TOOL}) AS tool_calls,
       argMaxIf(SpanAttributes['ccotel.turn.outcome'], Timestamp, ${IS_TURN}) AS outcome
-    FROM ${uniqueSpans('1')} GROUP BY session
+    FROM ${uniqueSpans(`(${IS_TURN} OR ${IS_TOOL} OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}')) AND SpanAttributes['session.id'] != ''`)} GROUP BY session
   ) AS s
   LEFT JOIN (
     SELECT LogAttributes['session.id'] AS session,

@@ -36,11 +36,11 @@ function tiles(report: ReportJson): HTMLElement {
   const starts = report.sessionStarts[0] ?? {};
   const calls = sum(report.tools, 'calls');
   const tile = (label: string, value: HTMLElement | string) => h('div', { class: 'tile' }, h('div', { class: 'value' }, value), h('div', { class: 'label' }, label));
-  const cost = Math.round(sum(report.cost, 'cost_usd') * 1e9) / 1e9;
+  const cost = Number(overview.cost_usd ?? 0);
   return h(
     'div',
     { class: 'tiles' },
-    tile('cost', figure('cost.total', cost, dollars(cost))),
+    tile('cost', figure('overview.0.cost_usd', cost, dollars(cost))),
     tile('sessions', figure('overview.0.sessions', overview.sessions)),
     tile('turns', figure('overview.0.turns', overview.turns)),
     tile('tool calls', figure('overview.0.tool_calls', overview.tool_calls)),

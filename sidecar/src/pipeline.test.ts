@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { LogRecord, Sink } from './model.js';
+import { Pipeline } from './pipeline.js';
+import { TranscriptCorrelator } from './processors/correlate-transcripts.js';
+import type { Line } from './sources/line-reader.js';
+
+function lines(...texts: string[]): Line[] {
+  let start = 0;
+  return texts.map((text) => {
+    const line = { text, start, end: start + Buffer.byteLength(text) + 1 };
+    start = line.end;
+    return line;
+  });
+}
+
+async function skippedRecords(texts: string[]): Promise<LogRecord[]> {
+  const logs: LogRecord[] = [];
+  const sink: Sink = { name: 'logs', write: async (batch) => void logs.push(...batch.logs), close: async () => {} };
+  const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
+  await pipeline.addLines({ path: '/p/s.jsonl', kind: 'main' }, lines(...texts));
+  await pipeline.finish();
+  return logs.filter((log) => log.eventName === 'ccotel.record.skipped');
+}
+
+describe('Pipeline: skipped lines', () => {
+  const prompt = { type: 'user', uuid: 'u1', sessionId: 's1', timestamp: '2026-11-01T10:00:05.000Z', message: { role: 'user', content: 'hi' } };
+
+  it('stamps a line without a time, read before any time of its file, with the time of the next line that has one', async () => {
+    const [skipped] = await skippedRecords([JSON.stringify({ type: 'some-future-row', sessionId: 's1' }), 'not json', JSON.stringify(prompt)]);
+    expect(skipped.attributes).toMatchObject({ reason: 'unknown_type', 'ccotel.source.offset': 0 });
+    expect(skipped.timeMs).toBe(Date.parse(prompt.timestamp));
+  });
+
+  it('never stamps one 1970 when nothing in its file has a time', async () => {
+    const before = Date.now();
+    const skipped = await skippedRecords(['not json', JSON.stringify({ type: 'some-future-row' })]);
+    expect(skipped).toHaveLength(2);
+    for (const record of skipped) expect(record.timeMs).toBeGreaterThanOrEqual(before);
+  });
+});
