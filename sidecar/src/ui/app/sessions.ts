@@ -26,9 +26,9 @@ const COLUMNS: Column[] = [
   { key: 'start', label: 'start (UTC)', value: (row) => row.start_ms, cell: (row) => utc(row.start_ms) },
   { key: 'duration', label: 'duration', value: (row) => row.end_ms - row.start_ms, cell: (row) => duration(row.end_ms - row.start_ms), numeric: true },
   { key: 'turns', label: 'turns', value: (row) => row.turns ?? -1, cell: (row) => known(row.turns), numeric: true },
-  { key: 'cost', label: 'cost (USD)', value: (row) => row.cost_usd, cell: (row) => costOf(row), numeric: true },
+  { key: 'cost', label: 'cost', value: (row) => row.cost_usd, cell: (row) => costOf(row), numeric: true },
   { key: 'tokens', label: 'tokens', value: (row) => row.total_tokens, cell: (row) => figure('total_tokens', row.total_tokens), numeric: true },
-  { key: 'outcome', label: 'last outcome', value: (row) => row.outcome, cell: (row) => h('span', { class: `outcome ${row.outcome}` }, row.outcome) },
+  { key: 'outcome', label: 'outcome', value: (row) => row.outcome, cell: (row) => h('span', { class: `outcome ${row.outcome}` }, row.outcome) },
   { key: 'state', label: 'state', value: (row) => row.state, cell: (row) => row.state || '–' },
   { key: 'failures', label: 'failure modes', value: (row) => row.failure_modes.join(' '), cell: (row) => h('span', { class: row.failure_modes.length ? 'failure' : undefined }, row.failure_modes.join(', ')) },
 ];
