@@ -11,7 +11,7 @@ export interface ReportQuery {
 
 const LOGS = 'otel_logs';
 
-const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
+export const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
 const spanFacts = (kind?: 'turn' | 'tool' | 'chat') => `(SELECT * FROM ${USAGE_TABLES.spans} FINAL${kind ? ` WHERE Kind = '${kind}'` : ''})`;
 const eventFacts = (eventName: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL WHERE EventName = '${eventName}')`;
 
