@@ -50,4 +50,13 @@ describe('ClickHouseSink: a row id is stored once', () => {
     expect(server.stats).toMatchObject({ inserted: { spans: 0, logs: 0, metrics: 0 }, repeatsDropped: 10 });
     expect(await rows()).toBe(10);
   });
+
+  it('stores a batch whose rows span a year of days (one partition a day: more than ClickHouse allows per insert by default)', async () => {
+    const dayMs = 86_400_000;
+    const start = Date.parse('2025-11-01T10:00:00Z');
+    const spans = Array.from({ length: 365 }, (_, day) => batch(1, start + day * dayMs).spans[0]).map((span, i) => ({ ...span, traceId: `d${i.toString(16).padStart(31, '0')}`, spanId: `e${i.toString(16).padStart(15, '0')}` }));
+    const year = sink(false);
+    await year.write({ spans, logs: [], metrics: [] });
+    expect(year.stats.inserted.spans).toBe(365);
+  });
 });
