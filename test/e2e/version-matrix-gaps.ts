@@ -42,27 +42,6 @@ export const KNOWN_GAPS: KnownGap[] = [
     checks: ['turns'],
     why: 'the warmup answers of a resumed run appended to an existing agent file get no chat span',
   },
-  {
-    from: '2.1.258',
-    to: '2.1.258',
-    scenarios: ['permission-denied', 'permission-mode'],
-    checks: ['turns', 'tools', 'cli-denials'],
-    why: 'toolDenialKind "user-rejected" without permissionDecision (print-mode denial) is taken for an interrupt',
-  },
-  {
-    from: '2.1.17',
-    to: '2.1.114',
-    scenarios: ['permission-denied'],
-    checks: ['tools', 'cli-denials'],
-    why: `the Bash denial "<cmd> in '<path>' was blocked. …" is not a known denial wording: outcome error`,
-  },
-  {
-    from: '2.1.114',
-    to: '2.1.114',
-    scenarios: ['interrupt'],
-    checks: ['tools'],
-    why: 'the result "Exit code 137\\n[Request interrupted by user for tool use]" (marker not first) is outcome error',
-  },
 ];
 
 /** The reason a check of this sample is known to fail, or undefined. */
