@@ -16,10 +16,10 @@ interface KnownGap {
 export const KNOWN_GAPS: KnownGap[] = [
   {
     from: '1.0.128',
-    to: '2.1.258',
+    to: '2.0.0',
     scenarios: ['resume', 'permission-mode', 'compaction'],
     checks: ['sessions'],
-    why: 'a resume appending to the same file without turnPosition starts no resume',
+    why: 'a resume appending to the same file, with no queue-operation row (before 2.0.42), starts no resume',
   },
   {
     from: '2.0.42',

@@ -150,6 +150,8 @@ interface Session {
   forked: boolean;
   turns: number;
   lastCompactTrigger?: string;
+  /** A prompt was queued after the session started: the next prompt or command opens a resumed print-mode run. */
+  queuedAfterStart?: boolean;
   /** The chat of the thread (main or agent) whose rows are still arriving, keyed by thread. */
   openChats: Map<string, Chat>;
   lastRowMs: Map<string, number>;
@@ -205,6 +207,10 @@ export class TranscriptCorrelator {
       return;
     }
     const session = this.session(entry.sessionId);
+    if (entry.type === 'queue-operation') {
+      if (session.started) session.queuedAfterStart = true;
+      return;
+    }
     session.lastMs = Math.max(session.lastMs, entry.timeMs);
     if (session.untimedMode !== undefined) {
       this.changePermissionMode(session, session.untimedMode, entry.timeMs, file);
@@ -290,6 +296,7 @@ export class TranscriptCorrelator {
   private addMainRow(entry: TranscriptEntry, session: Session, file: TranscriptFile, offset: number): void {
     const thread = 'main';
     if (entry.permissionMode) this.changePermissionMode(session, entry.permissionMode, entry.timeMs, file);
+    if (session.queuedAfterStart && opensRun(entry)) this.startQueuedRun(session, entry);
     const prompt = realPromptText(entry);
     if (prompt !== undefined) {
       session.pendingInput = undefined;
@@ -509,6 +516,16 @@ export class TranscriptCorrelator {
     if (!start) return;
     turn.pendingStart = undefined;
     this.startSession(session, start.entry, replayedResponse && start.source === 'startup' ? 'resume' : start.source);
+  }
+
+  /**
+   * Print mode (2.0.42 on) queues the prompt of each run; a resumed run appends to the same file, and without
+   * `turnPosition` (before 2.1.3xx) this queueing is all that tells its first row from a next prompt. In interactive
+   * use a queue means a prompt typed while Claude worked: no resume.
+   */
+  private startQueuedRun(session: Session, entry: TranscriptEntry): void {
+    session.queuedAfterStart = false;
+    if (entry.turnPosition === undefined && entry.entrypoint !== 'cli') this.startSession(session, entry, 'resume');
   }
 
   private startSession(session: Session, entry: TranscriptEntry, source: string): void {
@@ -912,6 +929,11 @@ function sessionStartSource(entry: TranscriptEntry, sessionStarted: boolean, rep
   if (replayed) return 'resume';
   if (position?.turnIndex === 1) return 'startup';
   return position === undefined && fileReadFromStart ? 'startup' : undefined;
+}
+
+/** The first row of a run: a prompt, a command, or the summary of a `/compact` run. */
+function opensRun(entry: TranscriptEntry): boolean {
+  return realPromptText(entry) !== undefined || userInput(entry) !== undefined || entry.isCompactSummary;
 }
 
 /**

@@ -67,7 +67,7 @@ export interface Usage {
 
 /** The fields of a conversation row the correlator uses; the rest of the row is ignored. */
 export interface TranscriptEntry {
-  type: ConversationType | 'attachment' | 'permission-mode';
+  type: ConversationType | 'attachment' | 'permission-mode' | 'queue-operation';
   uuid: string;
   parentUuid: string | null;
   sessionId: string;
@@ -87,6 +87,8 @@ export interface TranscriptEntry {
   cwd?: string;
   gitBranch?: string;
   version?: string;
+  /** How Claude Code ran (2.1.1xx on): `cli` interactive, `sdk-cli` print mode. */
+  entrypoint?: string;
   /** The permission mode (default, acceptEdits, plan, bypassPermissions, auto …): `permission-mode` rows, 2.1.3xx user rows. */
   permissionMode?: string;
   subtype?: string;
@@ -144,7 +146,7 @@ export function parseTranscriptLine(line: string): ParseResult {
     // Not conversation for sure; only its type is wanted, for counting. The top-level `type` may follow a
     // nested object (attachments put theirs last), so any known type literal in the line will do.
     for (const match of line.matchAll(TYPE_LITERALS)) {
-      if (KNOWN_NON_CONVERSATION_TYPES.has(match[1]) && !line.includes(HOOK_BLOCK_LITERAL)) return { ok: 'ignored', type: match[1] };
+      if (KNOWN_NON_CONVERSATION_TYPES.has(match[1]) && match[1] !== 'queue-operation' && !line.includes(HOOK_BLOCK_LITERAL)) return { ok: 'ignored', type: match[1] };
     }
   }
   let row: unknown;
@@ -163,6 +165,7 @@ export function classifyRow(row: unknown): ParseResult {
   if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
   if (type === 'permission-mode') return permissionModeEntry(r);
   if (type === 'attachment') return hookBlockEntry(r);
+  if (type === 'queue-operation') return queueOperationEntry(r);
   if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
     return KNOWN_NON_CONVERSATION_TYPES.has(type) ? { ok: 'ignored', type } : { ok: false, reason: 'unknown_type', type };
   }
@@ -192,6 +195,7 @@ export function classifyRow(row: unknown): ParseResult {
     cwd: optionalString(r.cwd),
     gitBranch: optionalString(r.gitBranch),
     version: optionalString(r.version),
+    entrypoint: optionalString(r.entrypoint),
     permissionMode: optionalString(r.permissionMode),
     subtype: optionalString(r.subtype),
     systemContent: optionalString(r.content),
@@ -224,6 +228,13 @@ function hookBlockEntry(r: Record<string, unknown>): ParseResult {
   };
 }
 
+
+/** `{"type":"queue-operation","operation":…,"timestamp":…,"sessionId":…}`: print mode queues each run's prompt. */
+function queueOperationEntry(r: Record<string, unknown>): ParseResult {
+  const timeMs = typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN;
+  if (typeof r.sessionId !== 'string' || Number.isNaN(timeMs)) return { ok: 'ignored', type: 'queue-operation' };
+  return { ok: true, entry: { ...bareEntry('queue-operation', r), uuid: '', timeMs } };
+}
 
 /** `{"type":"permission-mode","permissionMode":…,"sessionId":…}`: a switch of permission mode (often no timestamp, no uuid). */
 function permissionModeEntry(r: Record<string, unknown>): ParseResult {
