@@ -21,27 +21,6 @@ export const KNOWN_GAPS: KnownGap[] = [
     checks: ['sessions'],
     why: 'a resume appending to the same file, with no queue-operation row (before 2.0.42), starts no resume',
   },
-  {
-    from: '2.0.42',
-    to: '2.0.42',
-    scenarios: ['resume', 'permission-mode', 'compaction'],
-    checks: ['warmup-sessions'],
-    why: 'the warmups of a resumed run, under an id of their own, become a session',
-  },
-  {
-    from: '2.0.77',
-    to: '2.0.77',
-    scenarios: ['compaction'],
-    checks: ['warmup-sessions'],
-    why: 'the warmups of the resumed runs, under ids of their own, become sessions',
-  },
-  {
-    from: '2.0.77',
-    to: '2.0.77',
-    scenarios: ['resume', 'permission-mode', 'compaction'],
-    checks: ['turns'],
-    why: 'the warmup answers of a resumed run appended to an existing agent file get no chat span',
-  },
 ];
 
 /** The reason a check of this sample is known to fail, or undefined. */

@@ -1,8 +1,9 @@
-// Resumes that append to the same file without `turnPosition` (2.0.42…2.1.258, docs/VERSIONS.md gap B): rows
-// shaped like test/fixtures/real/2.1.258/resume and 2.1.114/compaction.
+// Resumed runs of older releases (docs/VERSIONS.md gaps B and C): rows shaped like test/fixtures/real/2.1.258/resume,
+// 2.1.114/compaction, 2.0.42/resume and 2.0.77/resume.
 import { describe, expect, it } from 'vitest';
 import type { TelemetryBatch } from '../model.js';
-import { MAIN, SESSION, assistant, correlate, prompt } from '../../../test/generators/transcript-rows.js';
+import { MAIN, SESSION, assistant, correlate, prompt, spansNamed } from '../../../test/generators/transcript-rows.js';
+import type { TranscriptFile } from './correlate-transcripts.js';
 
 const queued = (content?: string) => [
   { type: 'queue-operation', operation: 'enqueue', timestamp: new Date().toISOString(), sessionId: SESSION, ...(content ? { content } : {}) },
@@ -43,5 +44,34 @@ describe('a resumed print-mode run appended to the same file', () => {
       ...queued(), prompt('two', { turnPosition: { promptIndex: 0, turnIndex: 2 } }), answer(2),
     ]]]);
     expect(starts(numbered)).toEqual(['startup', 'resume']);
+  });
+});
+
+describe('the warmups of a resumed 2.0.x run', () => {
+  const FRESH = '0b9a5c1e-0000-4000-8000-00000000f7e5';
+  const agentFile = (agentId: string): TranscriptFile => ({ path: `/p/agent-${agentId}.jsonl`, kind: 'subagent', agentId });
+  const warmupPrompt = (agentId: string, sessionId: string) => ({ ...prompt('Warmup'), agentId, isSidechain: true, sessionId });
+  const warmupAnswer = (agentId: string, sessionId: string) => ({
+    ...assistant(`msg_w${agentId}`, `req_w${agentId}`, [{ type: 'text', text: 'OK' }], { input_tokens: 7, output_tokens: 1 }, 'end_turn'),
+    agentId,
+    isSidechain: true,
+    sessionId,
+  });
+  const warmupChats = (batch: TelemetryBatch) => spansNamed(batch, 'chat ').filter((span) => span.attributes['ccotel.agent.id']);
+  const conversation = [prompt('Count the files.'), answer(1)];
+
+  it('2.0.42: a warmup under an id that holds no conversation is a chat (its tokens count) of no session', () => {
+    const batch = correlate([[agentFile('w1'), [warmupAnswer('w1', FRESH)]], [MAIN, conversation]]);
+    const [warmup] = warmupChats(batch);
+    expect(warmup.attributes['session.id']).toBe('');
+    const tokens = batch.metrics.filter((point) => point.name === 'ccotel.tokens' && point.spanId === warmup.spanId);
+    expect(tokens.map((point) => [point.attributes['gen_ai.token.type'], point.value])).toEqual([['input', 7], ['output', 1]]);
+    const sessions = new Set([...batch.spans, ...batch.logs].map((item) => item.attributes['session.id']).filter(Boolean));
+    expect([...sessions]).toEqual([SESSION]);
+  });
+
+  it("2.0.77: a warmup asked under the fresh id and answered under the resumed session's is a chat of that session", () => {
+    const batch = correlate([[MAIN, conversation], [agentFile('w2'), [warmupPrompt('w2', FRESH), warmupAnswer('w2', SESSION)]]]);
+    expect(warmupChats(batch).map((span) => span.attributes['session.id'])).toEqual([SESSION]);
   });
 });

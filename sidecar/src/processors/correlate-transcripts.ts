@@ -779,6 +779,8 @@ export class TranscriptCorrelator {
       if (known) this.linkAgent(agent, known);
     }
     agent.type ??= agentType;
+    // 2.0.77: a resumed run's warmup is asked under a fresh id and answered under the resumed session's.
+    if (!agent.link) agent.sessionId = session.id;
     if (entry.permissionMode) agent.permissionMode = entry.permissionMode;
     agent.firstMs = Math.min(agent.firstMs, entry.timeMs);
     agent.lastMs = Math.max(agent.lastMs, entry.timeMs);
@@ -823,7 +825,11 @@ export class TranscriptCorrelator {
     const session = this.sessions.get(agent.sessionId);
     const warmup = !agent.link.toolSpanId && (agent.prompt === undefined || agent.prompt === WARMUP_PROMPT);
     const chat = session?.openChats.get(`agent:${agent.id}`);
-    if (warmup && chat) chat.scope.parentSpanId = ''; // no subagent span to hang under
+    if (warmup && chat) {
+      chat.scope.parentSpanId = ''; // no subagent span to hang under
+      // A resumed 2.0.x run warms up under a fresh id that never holds a conversation: no session, but its cost.
+      if (session?.turns === 0 && !session.started) chat.scope.sessionId = '';
+    }
     if (session) this.finishChat(session, `agent:${agent.id}`);
     if (warmup) return;
     const type = agent.type ?? 'subagent';
