@@ -14,13 +14,6 @@ interface KnownGap {
 }
 
 export const KNOWN_GAPS: KnownGap[] = [
-  {
-    from: '1.0.128',
-    to: '2.0.0',
-    scenarios: ['resume', 'permission-mode', 'compaction'],
-    checks: ['sessions'],
-    why: 'a resume appending to the same file, with no queue-operation row (before 2.0.42), starts no resume',
-  },
 ];
 
 /** The reason a check of this sample is known to fail, or undefined. */

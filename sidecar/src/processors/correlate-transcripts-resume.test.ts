@@ -47,6 +47,31 @@ describe('a resumed print-mode run appended to the same file', () => {
   });
 });
 
+describe('a resumed 1.0.x / 2.0.0 run appended to the same file', () => {
+  const RESUMER = '0b9a5c1e-0000-4000-8000-00000000abcd';
+  const summaryFile: TranscriptFile = { path: `/p/${RESUMER}.jsonl`, kind: 'main' };
+  const firstRun = () => [prompt('Count the files.'), answer(1)];
+  const summaryOf = (rows: { uuid: string }[]) => ({ type: 'summary', summary: 'OK', leafUuid: rows.at(-1)!.uuid });
+
+  it('starts a resume at the prompt after the row a summary-only file names, whichever file is read first (1.0.128)', () => {
+    const run = firstRun();
+    const rows = [...run, prompt('And what did you find before?'), answer(2)];
+    expect(starts(correlate([[summaryFile, [summaryOf(run)]], [MAIN, rows]]))).toEqual(['startup', 'resume']);
+    expect(starts(correlate([[MAIN, rows], [summaryFile, [summaryOf(run)]]]))).toEqual(['startup', 'resume']);
+  });
+
+  it('takes no resume from the summary atop a copied history (1.0.98 resumes into a new file), nor from a next prompt', () => {
+    const run = firstRun();
+    const copy = (row: object) => ({ ...row, sessionId: RESUMER });
+    const batch = correlate([
+      [MAIN, [...run, prompt('A next prompt, same process.'), answer(2)]],
+      [summaryFile, [summaryOf(run), ...run.map(copy), copy(prompt('And what did you find before?')), copy(answer(3))]],
+    ]);
+    expect(starts(batch)).toEqual(['startup', 'resume']);
+    expect(batch.logs.filter((log) => log.eventName === 'ccotel.session.started').map((log) => log.attributes['session.id'])).toEqual([SESSION, RESUMER]);
+  });
+});
+
 describe('the warmups of a resumed 2.0.x run', () => {
   const FRESH = '0b9a5c1e-0000-4000-8000-00000000f7e5';
   const agentFile = (agentId: string): TranscriptFile => ({ path: `/p/agent-${agentId}.jsonl`, kind: 'subagent', agentId });

@@ -21,6 +21,7 @@ import {
   type UserInput,
 } from './classify.js';
 import type { ContentBlock, TranscriptEntry, Usage } from './parse-transcript.js';
+import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
 
 export interface TranscriptFile {
   path: string;
@@ -150,8 +151,10 @@ interface Session {
   forked: boolean;
   turns: number;
   lastCompactTrigger?: string;
-  /** A prompt was queued after the session started: the next prompt or command opens a resumed print-mode run. */
-  queuedAfterStart?: boolean;
+  /** The next prompt or command opens a resumed run: a prompt was queued, or a summary named the row before. */
+  nextRunResumes?: boolean;
+  /** The last rows of the main thread, one of which a summary may name as the leaf a resumed run continues. */
+  rowsBeforeOpening: string[];
   /** The chat of the thread (main or agent) whose rows are still arriving, keyed by thread. */
   openChats: Map<string, Chat>;
   lastRowMs: Map<string, number>;
@@ -183,6 +186,7 @@ export class TranscriptCorrelator {
   private readonly openTaskCalls = new Map<string, TaskCall>();
   /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
   private readonly filesReadFromStart = new Set<string>();
+  private readonly resumeMarks = new ResumeMarks<{ session: Session; entry: TranscriptEntry }>();
   private out: TelemetryBatch = emptyBatch();
 
   readingFromStart(path: string): void {
@@ -206,11 +210,16 @@ export class TranscriptCorrelator {
       this.addPermissionModeRow(entry, file);
       return;
     }
-    const session = this.session(entry.sessionId);
-    if (entry.type === 'queue-operation') {
-      if (session.started) session.queuedAfterStart = true;
+    if (entry.type === 'summary') {
+      this.resumeMarks.summary(entry.leafUuid!, file.path);
       return;
     }
+    const session = this.session(entry.sessionId);
+    if (entry.type === 'queue-operation') {
+      if (session.started) session.nextRunResumes = true;
+      return;
+    }
+    this.resumeMarks.conversationIn(file.path);
     session.lastMs = Math.max(session.lastMs, entry.timeMs);
     if (session.untimedMode !== undefined) {
       this.changePermissionMode(session, session.untimedMode, entry.timeMs, file);
@@ -234,6 +243,7 @@ export class TranscriptCorrelator {
   /** Close turns and subagents of sessions with no row since `idleBeforeMs` (live mode), as the end of input would. */
   closeIdle(idleBeforeMs: number): void {
     const idle = new Set<string>();
+    for (const { session, entry } of this.resumeMarks.takeResumed()) this.startSession(session, entry, 'resume');
     for (const session of this.sessions.values()) {
       if (session.lastMs >= idleBeforeMs) continue;
       this.closeTurn(session);
@@ -285,7 +295,7 @@ export class TranscriptCorrelator {
   private session(id: string): Session {
     let session = this.sessions.get(id);
     if (!session) {
-      session = { id, started: false, forked: false, turns: 0, lastMs: 0, openChats: new Map(), lastRowMs: new Map() };
+      session = { id, started: false, forked: false, turns: 0, lastMs: 0, openChats: new Map(), lastRowMs: new Map(), rowsBeforeOpening: [] };
       this.sessions.set(id, session);
     }
     return session;
@@ -296,7 +306,7 @@ export class TranscriptCorrelator {
   private addMainRow(entry: TranscriptEntry, session: Session, file: TranscriptFile, offset: number): void {
     const thread = 'main';
     if (entry.permissionMode) this.changePermissionMode(session, entry.permissionMode, entry.timeMs, file);
-    if (session.queuedAfterStart && opensRun(entry)) this.startQueuedRun(session, entry);
+    this.noteRunStart(session, entry);
     const prompt = realPromptText(entry);
     if (prompt !== undefined) {
       session.pendingInput = undefined;
@@ -519,13 +529,22 @@ export class TranscriptCorrelator {
   }
 
   /**
-   * Print mode (2.0.42 on) queues the prompt of each run; a resumed run appends to the same file, and without
-   * `turnPosition` (before 2.1.3xx) this queueing is all that tells its first row from a next prompt. In interactive
-   * use a queue means a prompt typed while Claude worked: no resume.
+   * A resumed run appends to the same file; without `turnPosition` (before 2.1.3xx) only a mark before it tells its
+   * first row from a next prompt: print mode (2.0.42 on) queues each run's prompt; 1.0.x / 2.0.0 write a summary
+   * naming the last row before it (`ResumeMarks`). In interactive use a queue means a prompt typed while Claude
+   * worked: no resume.
    */
-  private startQueuedRun(session: Session, entry: TranscriptEntry): void {
-    session.queuedAfterStart = false;
-    if (entry.turnPosition === undefined && entry.entrypoint !== 'cli') this.startSession(session, entry, 'resume');
+  private noteRunStart(session: Session, entry: TranscriptEntry): void {
+    if (opensRun(entry)) {
+      const unnumbered = entry.turnPosition === undefined;
+      if (session.nextRunResumes && unnumbered && entry.entrypoint !== 'cli') this.startSession(session, entry, 'resume');
+      else if (session.started && unnumbered) this.resumeMarks.opening(session.rowsBeforeOpening, { session, entry });
+      session.nextRunResumes = false;
+      session.rowsBeforeOpening = [];
+    }
+    if (session.started && this.resumeMarks.isLeaf(entry.uuid)) session.nextRunResumes = true;
+    session.rowsBeforeOpening.push(entry.uuid);
+    if (session.rowsBeforeOpening.length > ROWS_BEFORE_OPENING) session.rowsBeforeOpening.shift();
   }
 
   private startSession(session: Session, entry: TranscriptEntry, source: string): void {
