@@ -93,7 +93,7 @@ describe('otelTablesDdl on a real ClickHouse (chdb)', () => {
       expect(engine_full, name).toContain(`TTL toDateTime(${field}) + toIntervalDay(7)`);
     }
     for (const { engine_full } of await engines('nottl')) expect(engine_full).not.toContain('TTL');
-    expect(otelTablesDdl().join('\n')).toContain('toIntervalDay(14)');
+    expect(otelTablesDdl().join('\n')).toContain('toIntervalDay(30)');
   });
 
   it('rejects a TTL that is not a whole number of days', () => {

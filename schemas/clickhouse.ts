@@ -24,12 +24,12 @@ export const OTEL_TABLES = {
 
 export const DEFAULT_DATABASE = 'default';
 /** DESIGN §9: raw, content-bearing rows are kept for days to weeks. */
-export const DEFAULT_RAW_TTL_DAYS = 14;
+export const DEFAULT_RAW_TTL_DAYS = 30;
 
 export interface SchemaOptions {
   /** Database for every table; the exporter's default is `default`. */
   database?: string;
-  /** TTL of the raw otel_* tables in days; 0 disables it (the exporter's `ttl: 0`). Default 14. */
+  /** TTL of the raw otel_* tables in days; 0 disables it (the exporter's `ttl: 0`). Default 30. */
   rawTtlDays?: number;
   /**
    * Cluster name. When set, every statement gets `ON CLUSTER`, the data lives in `<table>_local`

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { priceChat } from '../sidecar/src/processors/price-chats.js';
 import { OTEL_TABLES, ident } from './clickhouse.js';
 
 export interface ChatSpec {
@@ -16,6 +17,11 @@ export interface ChatSpec {
   output: number;
   cacheRead: number;
   cacheCreation: number;
+}
+
+/** What the sidecar's pricing puts on the chat span (`ccotel.cost.usd`). */
+export function chatCost(chat: ChatSpec): number {
+  return priceChat(chat.model, { ...chat, cacheCreation1h: 0 }, 0).usd;
 }
 
 export interface ToolSpec {
@@ -107,6 +113,7 @@ export function sessionRows(spec: SessionSpec): CorpusRows {
         'gen_ai.usage.input_tokens': String(chat.input), 'gen_ai.usage.output_tokens': String(chat.output),
         'gen_ai.usage.cache_read.input_tokens': String(chat.cacheRead),
         'gen_ai.usage.cache_creation.input_tokens': String(chat.cacheCreation),
+        'ccotel.cost.usd': String(chatCost(chat)),
       }));
     turn.tools.forEach((tool, k) => {
       const toolUseId = `toolu_${hex(`${traceId}:tool:${k}`, 20)}`;

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXPORTER_VERSION, otelTablesDdl } from './clickhouse.js';
 import { summaryTablesDdl } from './summaries.js';
+import { usageTablesDdl } from './usage.js';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'sql');
 
@@ -19,15 +20,15 @@ const asScript = (statements: string[]): string => statements.map((s) => `${s};\
 /** File name → content of every generated file. */
 export function renderSqlFiles(): Record<string, string> {
   return {
-    'otel_tables.sql': HEADER('single node, database default, raw TTL 14 days, text indexes (ClickHouse 26.2+)') +
+    'otel_tables.sql': HEADER('single node, database default, raw TTL 30 days, text indexes (ClickHouse 26.2+)') +
       asScript(otelTablesDdl()),
     'otel_tables_bloom.sql': HEADER('single node, bloom-filter indexes for ClickHouse before 26.2') +
       asScript(otelTablesDdl({ fullTextSearch: false })),
     'otel_tables_cluster.sql': HEADER("cluster 'ccotel' (ReplicatedMergeTree + Distributed), database otel") +
       asScript(otelTablesDdl({ cluster: 'ccotel', database: 'otel' })),
-    'ccotel_summaries.sql': HEADER('plus ccotel session summaries (TTL 400 days); run after otel_tables.sql') +
-      asScript(summaryTablesDdl()),
-    'ccotel_summaries_cluster.sql': HEADER("plus ccotel session summaries on cluster 'ccotel', database otel") +
-      asScript(summaryTablesDdl({ cluster: 'ccotel', database: 'otel' })),
+    'ccotel_summaries.sql': HEADER('plus ccotel summaries (TTL 400 days) and the views that fill them at insert; run after otel_tables.sql') +
+      asScript([...summaryTablesDdl(), ...usageTablesDdl()]),
+    'ccotel_summaries_cluster.sql': HEADER("plus ccotel summaries and their views on cluster 'ccotel', database otel") +
+      asScript([...summaryTablesDdl({ cluster: 'ccotel', database: 'otel' }), ...usageTablesDdl({ cluster: 'ccotel', database: 'otel' })]),
   };
 }

@@ -47,6 +47,10 @@ const FACT_COLUMNS = [
   'OutputTokens Map(LowCardinality(String), UInt64)',
   'CacheReadTokens Map(LowCardinality(String), UInt64)',
   'CacheCreationTokens Map(LowCardinality(String), UInt64)',
+  "CostUsd Map(LowCardinality(String), Float64) COMMENT 'ccotel.cost.usd by model'",
+  "ReportedCostUsd Float64 COMMENT 'Claude Code''s own stated cost of the session (running total), 0 if none'",
+  'LinesAdded UInt64',
+  'LinesRemoved UInt64',
   "FailureModes Map(LowCardinality(String), UInt32) COMMENT 'ccotel.failure_mode.detected records by mode'",
   "EndReason LowCardinality(String) COMMENT 'reason of the last ccotel.session.ended record, empty if none'",
   "EndedAt DateTime64(3) COMMENT 'time of that record, 0 if none'",
@@ -93,6 +97,17 @@ export function summaryTablesDdl(opts: SummarySchemaOptions = {}): string[] {
     ),
     ...distributedDdl(ctx, SUMMARY_TABLES.summaries, bySession),
   ];
+}
+
+/** Columns added after the first release of these tables: a store made then gets them (idempotent). */
+const ADDED_COLUMNS = FACT_COLUMNS.filter((c) => /^(CostUsd|ReportedCostUsd|LinesAdded|LinesRemoved) /.test(c));
+
+export function summaryUpgradeDdl(opts: SummarySchemaOptions = {}): string[] {
+  const ctx = renderContext(opts);
+  const tables = [SUMMARY_TABLES.days, SUMMARY_TABLES.summaries];
+  const targets = tables.flatMap((name) => [ctx.storage(name), ...(ctx.cluster ? [`${ident(ctx.database)}.${ident(name)}`] : [])]);
+  return targets.map((table) =>
+    `ALTER TABLE ${table}${ctx.onCluster} ${ADDED_COLUMNS.map((c) => `ADD COLUMN IF NOT EXISTS ${c.replace(/ CODEC\(.*\)$/, '')}`).join(', ')}`);
 }
 
 /** Fully qualified names the retention job reads and writes (the Distributed ones on a cluster). */

@@ -18,8 +18,8 @@ import { CLICKHOUSE_PLUGIN, ClickHouseQueryBuilder, DATASOURCE } from './clickho
 import {
   HOST,
   USER,
+  chatFacts,
   chats,
-  costExpression,
   events,
   metricPoints,
   sessionIdOf,
@@ -102,10 +102,14 @@ export function overview(): Dashboard {
         sql: `SELECT $__timeInterval(Timestamp) AS time, SpanAttributes['ccotel.turn.outcome'] AS outcome, count() AS turns
 FROM ${turns()} GROUP BY time, outcome ORDER BY time` },
       { title: 'Tokens and cost by model', kind: 'table',
-        description: 'Cost at the list prices in dashboards/src/sql.ts',
-        sql: `SELECT model, input, output, cache_read, cache_creation, ${costExpression()} AS cost_usd
-FROM (SELECT SpanAttributes['gen_ai.request.model'] AS model, ${tokenSums} FROM ${chats()} GROUP BY model)
-ORDER BY model` },
+        description: 'From the summaries (all history, past the raw window too); cost from the price table shipped with ccotel (ccotel.cost.usd)',
+        sql: `SELECT Name AS model, sum(InputTokens) AS input, sum(OutputTokens) AS output, sum(CacheReadTokens) AS cache_read,
+  sum(CacheCreationTokens) AS cache_creation, round(sum(CostUsd), 6) AS cost_usd
+FROM ${chatFacts()} GROUP BY model ORDER BY model` },
+      { title: 'Cost by model', kind: 'timeseries', unit: 'currencyUSD',
+        description: 'From the summaries: the price table\'s figure for each API response',
+        sql: `SELECT $__timeInterval(Timestamp) AS time, Name AS model, sum(CostUsd) AS cost_usd
+FROM ${chatFacts()} GROUP BY time, model ORDER BY time` },
     ]],
   ]);
 }

@@ -42,19 +42,7 @@ export const HOST = "ResourceAttributes['host.name']";
 export const USER = "ResourceAttributes['user.name']";
 
 /**
- * List prices in USD per million tokens, used for the cost column (cache reads at 0.1×, cache writes
- * at 1.25× the input price). Edit here when prices change, then `npm run dashboards`.
+ * Chat facts from the summaries kept at insert (schemas/usage.ts): all history, also past the raw tables'
+ * window, each API response once (FINAL), priced by the sidecar (`ccotel.cost.usd`).
  */
-export const PRICES_PER_MTOK: Record<string, { input: number; output: number }> = {
-  'claude-opus-4-5': { input: 5, output: 25 },
-  'claude-sonnet-4-5': { input: 3, output: 15 },
-  'claude-haiku-4-5': { input: 1, output: 5 },
-};
-
-/** A cost expression for the model column `model` and token sum columns input/output/cache_read/cache_creation. */
-export function costExpression(): string {
-  const models = Object.keys(PRICES_PER_MTOK).map((m) => `'${m}'`).join(', ');
-  const price = (field: 'input' | 'output') =>
-    `transform(model, [${models}], [${Object.values(PRICES_PER_MTOK).map((p) => p[field].toFixed(2)).join(', ')}], 0.)`;
-  return `round((input + 0.1 * cache_read + 1.25 * cache_creation) * ${price('input')} / 1e6 + output * ${price('output')} / 1e6, 4)`;
-}
+export const chatFacts = (): string => "(SELECT * FROM ccotel_span_facts FINAL WHERE $__timeFilter(Timestamp) AND Kind = 'chat')";

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { otelTablesDdl } from '../../schemas/clickhouse.js';
 import { summaryTablesDdl } from '../../schemas/summaries.js';
+import { usageTablesDdl } from '../../schemas/usage.js';
 
 export const KUBERNETES_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO = join(KUBERNETES_DIR, '..', '..');
@@ -41,7 +42,10 @@ export function renderGenerated(): Record<string, string> {
     // The ClickHouse image below is 25.8 LTS: no text indexes yet (26.2+), so the exporter's bloom filters.
     'clickhouse-schema.yaml': configMap('ccotel-clickhouse-schema', ['schemas/clickhouse.ts', 'schemas/summaries.ts'], {
       '01-otel_tables.sql': sql(otelTablesDdl({ cluster: CLICKHOUSE_CLUSTER, database: CLICKHOUSE_DATABASE, fullTextSearch: false })),
-      '02-ccotel_summaries.sql': sql(summaryTablesDdl({ cluster: CLICKHOUSE_CLUSTER, database: CLICKHOUSE_DATABASE })),
+      '02-ccotel_summaries.sql': sql([
+        ...summaryTablesDdl({ cluster: CLICKHOUSE_CLUSTER, database: CLICKHOUSE_DATABASE }),
+        ...usageTablesDdl({ cluster: CLICKHOUSE_CLUSTER, database: CLICKHOUSE_DATABASE }),
+      ]),
     }),
     'grafana-dashboards.yaml': configMap(
       'ccotel-grafana-dashboards',

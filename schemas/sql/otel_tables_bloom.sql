@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS `default`.`otel_logs` (
 ) ENGINE = MergeTree()
 PARTITION BY toDate(Timestamp)
 ORDER BY (toStartOfFiveMinutes(Timestamp), ServiceName, Timestamp)
-TTL toDateTime(Timestamp) + toIntervalDay(14)
+TTL toDateTime(Timestamp) + toIntervalDay(30)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
 
 CREATE TABLE IF NOT EXISTS `default`.`otel_traces` (
@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS `default`.`otel_traces` (
 PARTITION BY toDate(Timestamp)
 PRIMARY KEY (ServiceName, SpanName, toDateTime(Timestamp))
 ORDER BY (ServiceName, SpanName, toDateTime(Timestamp), Timestamp)
-TTL toDateTime(Timestamp) + toIntervalDay(14)
+TTL toDateTime(Timestamp) + toIntervalDay(30)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
 
 CREATE TABLE IF NOT EXISTS `default`.`otel_traces_trace_id_ts` (
@@ -92,7 +92,7 @@ CREATE TABLE IF NOT EXISTS `default`.`otel_traces_trace_id_ts` (
 ) ENGINE = MergeTree()
 PARTITION BY toStartOfWeek(Start)
 ORDER BY (TraceId)
-TTL toDateTime(Start) + toIntervalDay(14)
+TTL toDateTime(Start) + toIntervalDay(30)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS `default`.`otel_traces_trace_id_ts_mv`
@@ -137,7 +137,7 @@ CREATE TABLE IF NOT EXISTS `default`.`otel_metrics_gauge` (
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = MergeTree()
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
@@ -176,7 +176,7 @@ CREATE TABLE IF NOT EXISTS `default`.`otel_metrics_sum` (
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = MergeTree()
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
@@ -219,7 +219,7 @@ CREATE TABLE IF NOT EXISTS `default`.`otel_metrics_histogram` (
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = MergeTree()
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
@@ -266,7 +266,7 @@ CREATE TABLE IF NOT EXISTS `default`.`otel_metrics_exp_histogram` (
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = MergeTree()
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
@@ -301,7 +301,7 @@ CREATE TABLE IF NOT EXISTS `default`.`otel_metrics_summary` (
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = MergeTree()
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;

@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`otel_logs_local` ON CLUSTER `ccotel` (
 ) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
 PARTITION BY toDate(Timestamp)
 ORDER BY (toStartOfFiveMinutes(Timestamp), ServiceName, Timestamp)
-TTL toDateTime(Timestamp) + toIntervalDay(14)
+TTL toDateTime(Timestamp) + toIntervalDay(30)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
 
 CREATE TABLE IF NOT EXISTS `otel`.`otel_logs` ON CLUSTER `ccotel` AS `otel`.`otel_logs_local`
@@ -85,7 +85,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`otel_traces_local` ON CLUSTER `ccotel` (
 PARTITION BY toDate(Timestamp)
 PRIMARY KEY (ServiceName, SpanName, toDateTime(Timestamp))
 ORDER BY (ServiceName, SpanName, toDateTime(Timestamp), Timestamp)
-TTL toDateTime(Timestamp) + toIntervalDay(14)
+TTL toDateTime(Timestamp) + toIntervalDay(30)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
 
 CREATE TABLE IF NOT EXISTS `otel`.`otel_traces` ON CLUSTER `ccotel` AS `otel`.`otel_traces_local`
@@ -98,7 +98,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`otel_traces_trace_id_ts_local` ON CLUSTER `cc
 ) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
 PARTITION BY toStartOfWeek(Start)
 ORDER BY (TraceId)
-TTL toDateTime(Start) + toIntervalDay(14)
+TTL toDateTime(Start) + toIntervalDay(30)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
 
 CREATE TABLE IF NOT EXISTS `otel`.`otel_traces_trace_id_ts` ON CLUSTER `ccotel` AS `otel`.`otel_traces_trace_id_ts_local`
@@ -146,7 +146,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`otel_metrics_gauge_local` ON CLUSTER `ccotel`
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
@@ -188,7 +188,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`otel_metrics_sum_local` ON CLUSTER `ccotel` (
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
@@ -234,7 +234,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`otel_metrics_histogram_local` ON CLUSTER `cco
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
@@ -284,7 +284,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`otel_metrics_exp_histogram_local` ON CLUSTER 
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
@@ -322,7 +322,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`otel_metrics_summary_local` ON CLUSTER `ccote
     INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
-TTL toDateTime(TimeUnix) + toIntervalDay(14)
+TTL toDateTime(TimeUnix) + toIntervalDay(30)
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;

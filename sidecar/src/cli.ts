@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   run: async () => (await import('./commands/run.js')).registerRunCommand,
   status: async () => (await import('./commands/status.js')).registerStatusCommand,
   query: async () => (await import('./commands/query.js')).registerQueryCommand,
+  ui: async () => (await import('./commands/ui.js')).registerUiCommand,
   retention: async () => (await import('./commands/retention.js')).registerRetentionCommand,
   'install-hooks': async () => (await import('./commands/hooks.js')).registerHookCommands,
   'uninstall-hooks': async () => (await import('./commands/hooks.js')).registerHookCommands,

@@ -27,7 +27,7 @@ export const DEFAULTS = {
   contentLevel: 'masked' as ContentLevel,
   contentMaxLength: 4096,
   idleMs: 30 * 60_000,
-  rawTtlDays: 14,
+  rawTtlDays: 30,
 };
 
 export class ConfigError extends Error {

@@ -7,6 +7,7 @@ import { CapProcessor } from './processors/cap.js';
 import { NoContentProcessor } from './processors/content-level.js';
 import { loadOrCreateInstallationKey } from './processors/installation-key.js';
 import { MaskProcessor } from './processors/mask.js';
+import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
 import { HookCorrelator } from './processors/correlate-hooks.js';
@@ -20,12 +21,16 @@ import { RowMapper } from './sinks/clickhouse-rows.js';
 import { readLines, type ReadResult } from './sources/line-reader.js';
 import type { Store } from './store/open-store.js';
 
-/** Masking before capping, always, so a cap can never cut a secret in half and leave its head readable. */
+/**
+ * Pricing first (it reads only token counts). Masking before capping, always, so a cap can never cut a
+ * secret in half and leave its head readable.
+ */
 export function buildProcessors(config: Config): Processor[] {
+  const price = new PriceChatsProcessor();
   const cap = new CapProcessor(config.contentMaxLength);
-  if (config.contentLevel === 'raw') return [cap];
+  if (config.contentLevel === 'raw') return [price, cap];
   const mask = new MaskProcessor(createSecretDetector(), loadOrCreateInstallationKey(config.paths.keyPath));
-  return config.contentLevel === 'none' ? [new NoContentProcessor(), mask, cap] : [mask, cap];
+  return config.contentLevel === 'none' ? [price, new NoContentProcessor(), mask, cap] : [price, mask, cap];
 }
 
 export interface BuiltPipeline {

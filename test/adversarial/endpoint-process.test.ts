@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLock } from '../../sidecar/src/store/open-store.js';
 import { assertBuilt, CLI, cliEnv } from '../reliability/cli.js';
+import { waitFor } from '../reliability/transcripts.js';
 
 /** Peak resident memory of a process, from /proc (kB → bytes). */
 function peakRss(pid: number): number {
@@ -19,16 +20,6 @@ function peakRss(pid: number): number {
 
 function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolveWait) => setTimeout(resolveWait, 200));
-  }
 }
 
 describe('ccotel run under a flood of connections and a huge body (fd limit 1024)', () => {
@@ -46,7 +37,8 @@ describe('ccotel run under a flood of connections and a huge body (fd limit 1024
       stdio: 'ignore',
     });
     run.on('exit', () => (exited = true));
-    endpoint = await waitFor('the query endpoint', () => readLock(store)?.endpoint);
+    await waitFor('the query endpoint', () => readLock(store)?.endpoint !== undefined, 90_000);
+    endpoint = readLock(store)!.endpoint!;
   });
 
   afterAll(() => {
@@ -74,11 +66,11 @@ describe('ccotel run under a flood of connections and a huge body (fd limit 1024
       socket.on('close', () => closedByServer++);
       sockets.push(socket);
     }
-    await waitFor('the surplus connections to be closed', () => (closedByServer >= 900 ? true : undefined));
+    await waitFor('the surplus connections to be closed', () => closedByServer >= 900, 90_000);
     expect(exited).toBe(false);
     expect(openFds(run.pid!)).toBeLessThan(400);
     // The idle ones it kept are dropped once their headers are late; then queries are served again.
-    await waitFor('every idle connection to be dropped', () => (closedByServer === 1000 ? true : undefined));
+    await waitFor('every idle connection to be dropped', () => closedByServer === 1000, 90_000);
     expect(await answers()).toBe(true);
     for (const socket of sockets) socket.destroy();
   });

@@ -1,8 +1,10 @@
 // Issue 13, row 10: a transcript of 300 000 lines of `y` (600 KB). Every line is skipped; the pipeline
-// must neither keep a record per line nor build one batch of everything. Bound stated and checked: no
+// must neither keep a record per line nor build one batch of everything. Bounds stated and checked: no
 // batch over FLUSH_ITEMS (+ one check interval) items, at most SKIPPED_RECORDS_PER_FILE skipped records
-// with text, and the heap grows by less than 256 MB while it runs (it was 4.45 GB RSS with the store).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// with text, the heap grows by less than 256 MB, and a real `ccotel backfill` into the embedded store
+// peaks under 1 GiB RSS (it was 4.45 GB; ~370 MB measured, most of it the engine).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { loadConfig } from '../../sidecar/src/config.js';
 import { buildPipeline, ingestFile } from '../../sidecar/src/ingest.js';
 import { batchSize, type Sink, type TelemetryBatch } from '../../sidecar/src/model.js';
 import { FLUSH_ITEMS, SKIPPED_RECORDS_PER_FILE } from '../../sidecar/src/pipeline.js';
+import { assertBuilt, CLI, cliEnv } from '../reliability/cli.js';
 
 const LINES = 300_000;
 
@@ -57,4 +60,20 @@ describe('bounded memory under a transcript of garbage lines', () => {
     expect(Math.max(...batches)).toBeLessThanOrEqual(FLUSH_ITEMS + 2_000);
     expect(heapPeak - heapBefore).toBeLessThan(256 << 20);
   });
+
+  it('row 10: `ccotel backfill` of that transcript into the embedded store peaks under 1 GiB RSS', () => {
+    assertBuilt();
+    const home = join(dir, 'backfill');
+    const project = join(home, 'claude', 'projects', 'P');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, '11111111-2222-3333-4444-555555555555.jsonl'), 'y\n'.repeat(LINES));
+    // The peak resident size, written by the child itself as it exits.
+    const preload = join(dir, 'peak-rss.cjs');
+    const peakFile = join(dir, 'peak-rss.txt');
+    writeFileSync(preload, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(peakFile)}, String(process.resourceUsage().maxRSS * 1024)));\n`);
+    const result = spawnSync(process.execPath, ['-r', preload, CLI, 'backfill', '--store', join(home, 'store')], { env: cliEnv(home), encoding: 'utf8', timeout: 300_000 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).toContain(`malformed_json=${LINES}`);
+    expect(Number(readFileSync(peakFile, 'utf8'))).toBeLessThan(1 << 30);
+  }, 320_000);
 });

@@ -63,13 +63,13 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function sinkFor(url: string): Promise<OtlpSink> {
+async function sinkFor(url: string, spillAfterMs = 2_000): Promise<OtlpSink> {
   const sink = new OtlpSink({
     ...OTLP_SINK_DEFAULTS,
     targets: await resolveTargets(url),
     resource: { 'service.name': 'ccotel' },
     queueDir: join(dir, 'queue'),
-    spillAfterMs: 2_000,
+    spillAfterMs,
     initialBackoffMs: 20,
     maxBackoffMs: 100,
     closeTimeoutMs: 1_000,
@@ -90,6 +90,20 @@ describe('OTLP against a hostile or odd collector', () => {
     expect(sink.stats.dropped.logs).toBe(0);
     expect(sink.stats.sent.logs).toBe(1000);
     expect(collector.seen.some((request) => request.bytes > 25_000)).toBe(true);
+  });
+
+  it('row 12: a 413 for a request read back from the disk queue splits it too', async () => {
+    let down = true;
+    const collector = await server((_request, body, response) => response.writeHead(down ? 503 : body.length > 25_000 ? 413 : 200).end());
+    closers.push(collector.close);
+    const sink = await sinkFor(collector.url, 100);
+    await sink.write({ spans: [], logs: logs(1000), metrics: [] });
+    expect(sink.stats.spilled.logs).toBe(1000);
+    down = false;
+    const deadline = Date.now() + 60_000;
+    while (sink.stats.sent.logs < 1000 && Date.now() < deadline) await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+    expect(sink.stats.sent.logs).toBe(1000);
+    expect(sink.stats.dropped.logs).toBe(0);
   });
 
   it('row 12: a 307 or 308 is followed once, with the same body', async () => {

@@ -1,7 +1,7 @@
 // Issue 13, rows 16–18: secrets and telemetry kept from other users of the host, and a hook run without
 // HOME. Temp HOMEs only; umask changes are undone after each test.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { installService, serviceEnvironmentPath, userUnitDir } from '../../sidec
 import { SIDECAR_UNIT } from '../../sidecar/src/service/units.js';
 import { openStore } from '../../sidecar/src/store/open-store.js';
 import { HOOK_SCRIPT } from '../hook/run.js';
+import { assertBuilt, CLI, cliEnv } from '../reliability/cli.js';
 
 let home: string;
 let umask: number;
@@ -66,5 +67,25 @@ describe('files other users must not read', () => {
     expect(spooled).toHaveLength(2);
     expect(readFileSync(join(stateDir, 'spool', spooled[0]), 'utf8')).toBe('{"hook_event_name":"Stop"}');
     expect(existsSync(join(stateDir, 'hook-dropped'))).toBe(false);
+  });
+
+  it('what held: every file and directory ccotel writes under the state dir is private under umask 000', () => {
+    assertBuilt();
+    const project = join(home, 'claude', 'projects', 'P');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, '11111111-2222-3333-4444-555555555555.jsonl'), 'not json\n');
+    const result = spawnSync('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, CLI, 'backfill', '--store', join(home, 'store')], {
+      env: cliEnv(home),
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const entries = readdirSync(join(home, 'state'), { recursive: true, withFileTypes: true });
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) {
+      const path = join(entry.parentPath, entry.name);
+      expect(mode(path) & 0o077, path).toBe(0);
+    }
+    expect(mode(join(home, 'store'))).toBe(0o700);
   });
 });

@@ -15,19 +15,24 @@ export interface HostileHome {
   stub: OtlpStub;
   /** The transcripts written by `writeSession`, with their turn counts. */
   sessions: Map<string, number>;
+  /** Sidecars started for this home: killed by `cleanup` if a failed test left them running. */
+  sidecars: ChildProcess[];
   cleanup(): void;
 }
 
 export async function hostileHome(prefix: string): Promise<HostileHome> {
   const home = mkdtempSync(join(tmpdir(), `ccotel-${prefix}-`));
   const stub = await startOtlpStub();
+  const sidecars: ChildProcess[] = [];
   return {
     home,
     env: cliEnv(home),
     projects: join(home, 'claude', 'projects'),
     stub,
     sessions: new Map(),
+    sidecars,
     cleanup: () => {
+      for (const child of sidecars) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       stub.close();
       rmSync(home, { recursive: true, force: true });
     },
@@ -53,6 +58,7 @@ export const OTLP_ONLY = (h: HostileHome) => ['--store', 'none', '--otlp', h.stu
 /** `ccotel run` OTLP-only, once it has caught up on `files` files. */
 export async function runCaughtUp(h: HostileHome, files: number, extraArgs: string[] = []): Promise<ReturnType<typeof startRun>> {
   const sidecar = startRun([...OTLP_ONLY(h), ...extraArgs], h.env);
+  h.sidecars.push(sidecar.child);
   await waitFor(
     `run to catch up on ${files} files`,
     () => {

@@ -95,6 +95,7 @@ describe('state files on a failing filesystem', () => {
       const status = () => JSON.parse(runCli(['status', '--json', '--store', store], h.env).stdout).sources[0] as { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string> } | undefined;
 
       const sidecar = startRun(['--store', store], h.env);
+      h.sidecars.push(sidecar.child);
       await waitFor('the query endpoint', () => sidecar.output().includes('queries served on'), 90_000);
       await waitFor('status to report the checkpoint write failing', () => Object.values(status()?.stateErrors ?? {}).some((error) => error.includes('ENOSPC')), 60_000).catch((error: Error) => {
         throw new Error(`${error.message}: ${JSON.stringify(status())}; ${sidecar.output()}; ${execFileSync('ls', ['-la', join(stateDir, 'checkpoints')], { encoding: 'utf8' })}`);

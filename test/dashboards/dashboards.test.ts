@@ -9,11 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARDS, renderDashboardFiles } from '../../dashboards/src/dashboards.js';
 import { expandMacros } from '../../dashboards/src/macros.js';
-import { PRICES_PER_MTOK } from '../../dashboards/src/sql.js';
 import { otelTablesDdl } from '../../schemas/clickhouse.js';
+import { usageTablesDdl } from '../../schemas/usage.js';
 import { openTempChdb, rows, runAll, type TempChdb } from '../../schemas/chdb-testing.js';
 import {
-  corpusRows, expectedSummary, generateSessions, healthRows, insertCorpus, insertHealth, type HealthSpec, type SessionSpec,
+  chatCost, corpusRows, expectedSummary, generateSessions, healthRows, insertCorpus, insertHealth, type HealthSpec, type SessionSpec,
 } from '../../schemas/corpus.js';
 
 const DASHBOARD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards');
@@ -55,7 +55,7 @@ const queryPanels = (file: string) => committed(file).panels.filter((p) => p.typ
 
 beforeAll(async () => {
   store = openTempChdb();
-  await runAll(store.client, otelTablesDdl());
+  await runAll(store.client, [...otelTablesDdl(), ...usageTablesDdl()]);
   await insertCorpus(store.client, 'default', corpusRows(specs));
   await insertHealth(store.client, 'default', healthRows(health));
   for (const file of files) {
@@ -140,6 +140,15 @@ describe('overview', () => {
     for (const row of series) expect(Date.parse(`${row.time}Z`) % 300_000).toBe(0);
   });
 
+  it('plots cost by model from the summaries', () => {
+    const series = result(key('Cost by model'));
+    expect(Object.keys(series[0])).toEqual(['time', 'model', 'cost_usd']);
+    const byModel = sumBy(series, (r) => String(r.model), (r) => Number(r.cost_usd));
+    for (const [model, usd] of Object.entries(byModel)) {
+      expect(usd, model).toBeCloseTo(allChats.filter((c) => c.model === model).reduce((sum, c) => sum + chatCost(c), 0), 6);
+    }
+  });
+
   it('sums tokens by model and prices them', () => {
     const table = result(key('Tokens and cost by model'));
     expect(Object.keys(table[0])).toEqual(['model', 'input', 'output', 'cache_read', 'cache_creation', 'cost_usd']);
@@ -149,9 +158,7 @@ describe('overview', () => {
       const total = (f: 'input' | 'output' | 'cacheRead' | 'cacheCreation') => chats.reduce((n, c) => n + c[f], 0);
       expect([row.input, row.output, row.cache_read, row.cache_creation].map(Number), model)
         .toEqual([total('input'), total('output'), total('cacheRead'), total('cacheCreation')]);
-      const price = PRICES_PER_MTOK[model];
-      const cost = ((total('input') + 0.1 * total('cacheRead') + 1.25 * total('cacheCreation')) * price.input + total('output') * price.output) / 1e6;
-      expect(Number(row.cost_usd)).toBeCloseTo(cost, 4);
+      expect(Number(row.cost_usd), model).toBeCloseTo(chats.reduce((usd, c) => usd + chatCost(c), 0), 6);
     }
     expect(table.map((r) => r.model).sort()).toEqual([...new Set(allChats.map((c) => c.model))].sort());
   });

@@ -28,6 +28,8 @@ export interface CorpusOptions {
   hostLayout?: HostLayout;
   /** Multiplier for the large non-conversation rows (prompt snapshots, request shapes); 1 = real size. */
   contentScale?: number;
+  /** When the first session starts (epoch ms); default 2026-08-01 08:00 UTC plus up to a day. */
+  startMs?: number;
 }
 
 type Interlude =
@@ -143,10 +145,10 @@ class CorpusWriter {
   private readonly gen: Gen;
   private clock: number;
 
-  constructor(private readonly rng: Rng, gen: Gen, private readonly projects: Project[]) {
+  constructor(private readonly rng: Rng, gen: Gen, private readonly projects: Project[], startMs?: number) {
     this.gen = gen;
     // Sessions start every 1–30 minutes from 2026-08-01: a 1 GB corpus spans about six weeks.
-    this.clock = Date.UTC(2026, 7, 1, 8, 0, 0) + rng.int(0, 24 * 60) * MINUTE;
+    this.clock = startMs ?? Date.UTC(2026, 7, 1, 8, 0, 0) + rng.int(0, 24 * 60) * MINUTE;
   }
 
   private newSession(project: Project, style: StyleName, clock: number, keepHistory: boolean): Thread {
@@ -280,7 +282,7 @@ export async function generateCorpus(opts: CorpusOptions): Promise<Expected> {
   const text = new TextPool(rng.fork());
   const big = new BigContent(rng.fork(), text, opts.contentScale ?? 1);
   const gen: Gen = { root, rng: rng.fork(), text, tally, big };
-  new CorpusWriter(rng.fork(), gen, projects).run(opts);
+  new CorpusWriter(rng.fork(), gen, projects, opts.startMs).run(opts);
 
   const expected = tally.finish(opts.seed, configDirs);
   writeFileSync(join(root, 'expected.json'), JSON.stringify(expected, null, 2) + '\n');

@@ -56,6 +56,11 @@ export interface Expected {
    */
   perFileTokens: Record<string, TokenSums>;
   /**
+   * The same tokens by session and model, split by prompt size (input + cache read + cache write of the
+   * message over 200 000 tokens or not: where long-context prices start), so a test can price them.
+   */
+  perSessionModelTokens: Record<string, Record<string, { standard: TokenSums; over200k: TokenSums }>>;
+  /**
    * The totals ccusage 20.0.24 reports for this corpus: like `tokens`, except that a message without
    * requestId is counted once per session it was copied into (it deduplicates those only per session).
    */
@@ -108,6 +113,7 @@ export class ExpectedTally {
   tokensByModel = new Map<string, TokenSums>();
   perSessionTokens = new Map<string, TokenSums>();
   perFileTokens = new Map<string, TokenSums>();
+  perSessionModelTokens = new Map<string, Record<string, { standard: TokenSums; over200k: TokenSums }>>();
   /** Copied messages without requestId, which ccusage counts again. */
   ccusageExtra = zeroTokens();
   sessionsSharingMessages = new Set<string>();
@@ -133,6 +139,9 @@ export class ExpectedTally {
     addTokens(getOrInit(this.tokensByModel, model, zeroTokens), usage);
     addTokens(getOrInit(this.perSessionTokens, sessionId, zeroTokens), usage);
     addTokens(getOrInit(this.perFileTokens, file, zeroTokens), usage);
+    const byModel = getOrInit(this.perSessionModelTokens, sessionId, (): Record<string, { standard: TokenSums; over200k: TokenSums }> => ({}));
+    byModel[model] ??= { standard: zeroTokens(), over200k: zeroTokens() };
+    addTokens(byModel[model][usage.input + usage.cacheRead + usage.cacheCreation > 200_000 ? 'over200k' : 'standard'], usage);
   }
 
   tool(name: string, outcome: ToolOutcome): void {
@@ -166,6 +175,7 @@ export class ExpectedTally {
       tokensByModel: sortedObject(this.tokensByModel),
       perSessionTokens: sortedObject(this.perSessionTokens),
       perFileTokens: sortedObject(this.perFileTokens),
+      perSessionModelTokens: sortedObject(this.perSessionModelTokens),
       ccusageTokens: sumTokens(this.tokens, this.ccusageExtra),
       sessionsSharingMessages: [...this.sessionsSharingMessages].sort(),
       toolCalls: TOOL_OUTCOMES.reduce((sum, o) => sum + toolCallsByOutcome[o], 0),

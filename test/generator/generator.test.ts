@@ -220,8 +220,12 @@ function recount(root: string, configDirs: string[]): Omit<Expected, 'seed' | 'b
   const tokensByModel: Record<string, TokenSums> = {};
   const perSessionTokens: Record<string, TokenSums> = {};
   const perFileTokens: Record<string, TokenSums> = {};
+  const perSessionModelTokens: Record<string, Record<string, { standard: TokenSums; over200k: TokenSums }>> = {};
   for (const { usage, model, session, file } of messages.values()) {
-    for (const into of [tokens, (tokensByModel[model] ??= zero()), (perSessionTokens[session] ??= zero()), (perFileTokens[file] ??= zero())]) {
+    const byPrompt = ((perSessionModelTokens[session] ??= {})[model] ??= { standard: zero(), over200k: zero() });
+    const promptTokens = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+    const bySize = promptTokens > 200_000 ? byPrompt.over200k : byPrompt.standard;
+    for (const into of [tokens, (tokensByModel[model] ??= zero()), (perSessionTokens[session] ??= zero()), (perFileTokens[file] ??= zero()), bySize]) {
       into.input += usage.input_tokens;
       into.output += usage.output_tokens;
       into.cacheRead += usage.cache_read_input_tokens;
@@ -257,6 +261,7 @@ function recount(root: string, configDirs: string[]): Omit<Expected, 'seed' | 'b
     tokensByModel: sorted(tokensByModel),
     perSessionTokens: sorted(perSessionTokens),
     perFileTokens: sorted(perFileTokens),
+    perSessionModelTokens: sorted(perSessionModelTokens),
     toolCalls: toolNames.size,
     toolCallsByOutcome,
     toolCallsByName: sorted(toolCallsByName),
@@ -434,11 +439,9 @@ describe('generateCorpus', () => {
     }
   });
 
-  it('generates 20 MB at a useful speed', async () => {
-    const started = performance.now();
+  // Its speed is measured by bench/gen-corpus.ts, not here (no timed tests).
+  it('generates at least the bytes asked for', async () => {
     const e = await generateCorpus({ seed: 3, root: join(dir, 'speed'), targetBytes: 20_000_000 });
-    const seconds = (performance.now() - started) / 1000;
     expect(e.bytes).toBeGreaterThanOrEqual(20_000_000);
-    expect(e.bytes / 1e6 / seconds).toBeGreaterThan(10);
   });
 });

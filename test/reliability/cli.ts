@@ -63,8 +63,10 @@ export interface TranscriptStatus {
   bytesBehind: number;
 }
 
+/** Undefined also when `ccotel status` gave no answer (e.g. timed out on a loaded machine): callers poll again. */
 export function transcriptStatus(env: NodeJS.ProcessEnv, store: string): TranscriptStatus | undefined {
-  return JSON.parse(runCli(['status', '--json', '--store', store], env).stdout).sources[0];
+  const result = runCli(['status', '--json', '--store', store], env);
+  return result.status === 0 ? JSON.parse(result.stdout).sources[0] : undefined;
 }
 
 /** One number from `ccotel query … --format TSV`. */
@@ -77,7 +79,8 @@ export function queryNumber(sql: string, env: NodeJS.ProcessEnv, store: string):
 /** A client of the query endpoint a running `ccotel run` serves for its embedded store (from the lock file). */
 export function endpointClient(store: string): ClickHouseClient {
   const lock = JSON.parse(readFileSync(join(store, 'ccotel.lock'), 'utf8')) as { endpoint: { url: string; token: string } };
-  return createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token });
+  // No kept-alive sockets: one the endpoint closed meanwhile would fail the next poll with ECONNRESET.
+  return createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, keep_alive: { enabled: false } });
 }
 
 export interface OtlpStub {

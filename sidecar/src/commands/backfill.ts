@@ -7,12 +7,19 @@ import type { IngestStats } from '../pipeline.js';
 import { HookSpoolSource, type HookSpoolStats } from '../sources/hook-spool-source.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
-import { openStore } from '../store/open-store.js';
+import { renderContext } from '../../../schemas/clickhouse.js';
+import { placement, type Placement } from '../retention/placement.js';
+import { ensureSummaryTables } from '../retention/run-retention.js';
+import { refreshSummaries } from '../retention/summaries.js';
+import { openStore, type Store } from '../store/open-store.js';
 import { exportOption, parseSince, storeOption, type GlobalOptions } from './options.js';
 
 export interface BackfillResult {
   stats: IngestStats;
+  /** Sent to the store; rows older than the raw window are dropped by its TTL as they arrive. */
   inserted: { spans: number; logs: number; metrics: number };
+  /** The store before and after (undefined without a store): what the raw tables and the summaries gained. */
+  store?: { before: Placement; after: Placement; rawTtlDays: number };
   repeatsDropped: number;
   hooks: HookSpoolStats;
   seconds: number;
@@ -26,6 +33,7 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   const files = (await discoverTranscripts(transcriptRoots(), (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });
   const extraSinks = await exportSinks(config);
+  const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
   try {
     const { pipeline, storeSink, hooks, shell, maskText } = buildPipeline(config, store, extraSinks);
     // Hooks and shell logs first: they wait (in their correlators) for the spans the transcripts produce.
@@ -64,8 +72,10 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
     await pipeline.finish();
     await spool.settle();
     bar?.stop();
+    const after = store ? await summarise(store, config.rawTtlDays) : undefined;
     return {
       stats: pipeline.stats,
+      store: before && after ? { before, after, rawTtlDays: config.rawTtlDays } : undefined,
       inserted: storeSink?.stats.inserted ?? { spans: 0, logs: 0, metrics: 0 },
       repeatsDropped: storeSink?.stats.repeatsDropped ?? 0,
       hooks: spool.stats,
@@ -75,6 +85,28 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
     for (const sink of extraSinks) await sink.close();
     await store?.close();
   }
+}
+
+/** Session summaries for what was read (so a retention run afterwards finds nothing to do), then the counts. */
+async function summarise(store: Store, rawTtlDays: number): Promise<Placement> {
+  await ensureSummaryTables(store.client, { database: store.database });
+  await refreshSummaries(store.client, renderContext({ database: store.database }), Date.now());
+  return placement(store.client, store.database, rawTtlDays);
+}
+
+/** The lines saying what went where; never a row the raw TTL dropped counted as stored. */
+export function describePlacement(result: BackfillResult): string[] {
+  if (!result.store) return [`sent ${result.inserted.spans} spans, ${result.inserted.logs} log records, ${result.inserted.metrics} metric points`];
+  const { before, after, rawTtlDays } = result.store;
+  const gained = (key: keyof Placement['raw']) => after.raw[key] - before.raw[key];
+  const window = rawTtlDays > 0 ? `the last ${rawTtlDays} days` : 'all history (no raw TTL)';
+  const lines = [
+    `stored ${gained('spans')} spans, ${gained('logs')} log records, ${gained('metrics')} metric points of ${window} in the raw tables; ${result.repeatsDropped} repeats dropped`,
+    `summaries: ${after.sessions - before.sessions} new sessions (${after.sessions} in the store)`,
+  ];
+  const summaryOnly = after.summaryOnlySessions - before.summaryOnlySessions;
+  if (summaryOnly > 0) lines.push(`${summaryOnly} sessions of history older than ${rawTtlDays} days kept as summaries only (their detail expired at once)`);
+  return lines;
 }
 
 export function registerBackfillCommand(program: Command): void {
@@ -95,6 +127,7 @@ export function registerBackfillCommand(program: Command): void {
       skipped: result.stats.skipped,
       inserted: result.inserted,
       repeatsDropped: result.repeatsDropped,
+      store: result.store,
       hookEvents: { read: result.hooks.read, deadLettered: result.hooks.deadLettered, dropped: result.hooks.dropped },
       seconds: Number(result.seconds.toFixed(2)),
       mbPerSecond: Number((result.stats.bytes / 1e6 / result.seconds).toFixed(1)),
@@ -102,7 +135,7 @@ export function registerBackfillCommand(program: Command): void {
     if (opts.json) console.log(JSON.stringify(summary));
     else {
       console.log(`read ${summary.files} files, ${(summary.bytes / 1e6).toFixed(1)} MB in ${summary.seconds} s (${summary.mbPerSecond} MB/s)`);
-      console.log(`stored ${summary.inserted.spans} spans, ${summary.inserted.logs} log records, ${summary.inserted.metrics} metric points; ${summary.repeatsDropped} repeats dropped`);
+      for (const line of describePlacement(result)) console.log(line);
       if (summary.hookEvents.read + summary.hookEvents.deadLettered > 0) {
         console.log(`hook events: ${summary.hookEvents.read} read, ${summary.hookEvents.deadLettered} kept aside, ${summary.hookEvents.dropped} dropped by the hook`);
       }

@@ -29,3 +29,10 @@ export function parseSince(value: string, now = Date.now()): number {
   if (Number.isNaN(time)) throw new Error(`--since: "${value}" is neither a date nor a duration like 7d`);
   return time;
 }
+
+/** A TCP port flag; 0 asks for a random free one. */
+export function portOption(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`not a port number: ${value}`);
+  return port;
+}

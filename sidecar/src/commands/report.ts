@@ -1,9 +1,12 @@
-// `ccotel report`: terminal tables (or JSON) answering the everyday questions from the store.
+// `ccotel report`: terminal tables (or JSON) answering the everyday questions from the store; `ccotel report
+// daily|weekly|monthly|session|blocks`: usage and cost by period (sidecar/src/report/usage.ts).
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { loadConfig } from '../config.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
+import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport, type UsageRow } from '../report/usage.js';
+import type { TokenFigures } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
 import { storeOption, type GlobalOptions } from './options.js';
 
@@ -18,6 +21,10 @@ export async function buildReport(client: ClickHouseClient): Promise<Report> {
   return report;
 }
 
+function newTable(head: string[]): Table.Table {
+  return new Table({ head, style: { head: [], border: [] } });
+}
+
 export function renderReport(report: Report): string {
   const parts: string[] = [];
   for (const [section, rows] of Object.entries(report) as [ReportSection, Record<string, unknown>[]][]) {
@@ -26,25 +33,94 @@ export function renderReport(report: Report): string {
       parts.push('  (none)\n');
       continue;
     }
-    const table = new Table({ head: Object.keys(rows[0]), style: { head: [], border: [] } });
+    const table = newTable(Object.keys(rows[0]));
     for (const row of rows) table.push(Object.values(row).map((value) => String(value)));
     parts.push(table.toString() + '\n');
   }
   return parts.join('\n');
 }
 
+const figures = (f: TokenFigures): string[] =>
+  [f.input_tokens, f.output_tokens, f.cache_creation_tokens, f.cache_read_tokens, f.total_tokens].map((n) => n.toLocaleString('en-US'))
+    .concat(`$${f.cost_usd.toFixed(2)}`);
+
+/** Claude Code's own figure for a session, and how far ccotel's differs from it when more than 1%. */
+function stated(row: UsageRow): string {
+  if (row.reported_cost_usd === null || row.reported_cost_usd === undefined) return '';
+  const difference = row.cost_usd - row.reported_cost_usd;
+  const relative = row.reported_cost_usd > 0 ? difference / row.reported_cost_usd : difference === 0 ? 0 : 1;
+  const note = Math.abs(relative) > 0.01 ? ` (ccotel ${difference > 0 ? '+' : '-'}$${Math.abs(difference).toFixed(2)})` : '';
+  return `$${row.reported_cost_usd.toFixed(2)}${note}`;
+}
+
+export function renderUsage(report: UsageReport, breakdown: boolean): string {
+  const sessions = report.period === 'session';
+  const label = { daily: 'day', weekly: 'week (from Monday)', monthly: 'month', session: 'session', blocks: 'block (5 h, UTC start)' }[report.period];
+  const table = newTable([label, 'models', 'input', 'output', 'cache write', 'cache read', 'total tokens', 'cost', ...(sessions ? ['stated by Claude Code'] : [])]);
+  const blank = sessions ? [''] : [];
+  for (const row of report.rows) {
+    const name = sessions ? `${row.period}\n${row.project ?? ''}` : row.is_active ? `${row.period} (active)` : row.period;
+    table.push([name, row.models.join(', '), ...figures(row), ...(sessions ? [stated(row)] : [])]);
+    if (breakdown) for (const model of row.breakdown) table.push([`  └ ${model.model}`, '', ...figures(model), ...blank]);
+  }
+  table.push([`total (${report.totals.sessions} sessions)`, '', ...figures(report.totals), ...blank]);
+  const notes = [`days counted in ${report.timezone}`];
+  if (report.unknown_models.length > 0) {
+    notes.push(`no list price for ${report.unknown_models.join(', ')}: costed at Claude Code's own figure where it stated one, else 0`);
+  }
+  return `${table.toString()}\n${notes.join('\n')}`;
+}
+
+/** YYYY-MM-DD from YYYY-MM-DD or YYYYMMDD (ccusage takes both). */
+export function parseDay(text: string): string {
+  const match = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text);
+  if (!match || Number.isNaN(Date.parse(`${match[1]}-${match[2]}-${match[3]}`))) throw new Error(`not a date (YYYY-MM-DD): ${text}`);
+  return `${match[1]}-${match[2]}-${match[3]}`;
+}
+
+interface ReportOptions extends GlobalOptions {
+  json?: boolean;
+  since?: string;
+  until?: string;
+  project?: string;
+  model?: string;
+  timezone?: string;
+  breakdown?: boolean;
+}
+
 export function registerReportCommand(program: Command): void {
   storeOption(
     program
-      .command('report')
-      .description('Sessions, turns, tool success by tool, permission blocks, resume frequency, tokens by model, skipped input')
-      .option('--json', 'print JSON instead of tables'),
-  ).action(async (opts: GlobalOptions & { json?: boolean }) => {
+      .command('report [period]')
+      .description(`Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); or usage and cost by period: ${USAGE_PERIODS.join(' | ')}`)
+      .option('--json', 'print JSON instead of tables')
+      .option('--since <day>', 'periods: from this day (YYYY-MM-DD)')
+      .option('--until <day>', 'periods: up to this day, inclusive')
+      .option('--project <text>', 'periods: only sessions whose working directory contains this')
+      .option('--model <model>', 'periods: only this model')
+      .option('--timezone <zone>', 'periods: count days in this IANA time zone (default: the machine\'s)')
+      .option('--breakdown', 'periods: figures by model under each row'),
+  ).action(async (period: string | undefined, opts: ReportOptions) => {
+    if (period !== undefined && !(USAGE_PERIODS as readonly string[]).includes(period)) {
+      throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, or none for the overview`);
+    }
+    const filter: UsageFilter = {
+      since: opts.since ? parseDay(opts.since) : undefined,
+      until: opts.until ? parseDay(opts.until) : undefined,
+      project: opts.project,
+      model: opts.model,
+      timezone: opts.timezone,
+    };
     const config = loadConfig({ store: opts.store });
     const store = await openStore(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
     try {
-      const report = await buildReport(store.client);
-      console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      if (period === undefined) {
+        const report = await buildReport(store.client);
+        console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      } else {
+        const report = await usageReport(store.client, period as UsagePeriod, { ...filter, database: store.database });
+        console.log(opts.json ? JSON.stringify(report, null, 2) : renderUsage(report, opts.breakdown === true));
+      }
     } finally {
       await store.close();
     }

@@ -31,13 +31,13 @@ async function run(flags: Parameters<typeof retentionCommand>[0]) {
 it('prints what it did, and on --check reports a changed TTL as drift without applying it', async () => {
   const first = await run({});
   expect(first.report.drift).toBe(false);
-  expect(first.text).toMatch(/^ttl ok +otel_logs: TTL toDateTime\(Timestamp\) \+ toIntervalDay\(14\)$/m);
+  expect(first.text).toMatch(/^ttl ok +otel_logs: TTL toDateTime\(Timestamp\) \+ toIntervalDay\(30\)$/m);
   expect(first.text).toMatch(/^ttl ok +ccotel_session_summaries: TTL toDateTime\(LastSeen\) \+ toIntervalDay\(400\)$/m);
   expect(first.text).toContain('summaries    0 session-days, 0 sessions written');
 
   const check = await run({ rawTtlDays: '7', check: true });
   expect(check.report.drift).toBe(true);
-  expect(check.text).toMatch(/^ttl drift +otel_traces: .*toIntervalDay\(14\) -> .*toIntervalDay\(7\)$/m);
+  expect(check.text).toMatch(/^ttl drift +otel_traces: .*toIntervalDay\(30\) -> .*toIntervalDay\(7\)$/m);
 
   const applied = await run({ rawTtlDays: '7', json: true });
   expect(JSON.parse(applied.text).ttl.filter((t: { status: string }) => t.status === 'applied')).toHaveLength(8);

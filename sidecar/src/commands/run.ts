@@ -16,7 +16,8 @@ import { TranscriptTailer } from '../sources/transcript-tailer.js';
 import { candidateRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
-import { storeOption, type GlobalOptions } from './options.js';
+import type { UiServer } from '../ui/server.js';
+import { portOption, storeOption, type GlobalOptions } from './options.js';
 
 export interface RunOptions extends GlobalOptions {
   otlp?: string;
@@ -182,16 +183,20 @@ export function registerRunCommand(program: Command): void {
       .description('Follow Claude Code transcripts live into the store (and/or a collector); Ctrl-C stops cleanly')
       .option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint')
       .option('--idle <ms>', 'close the open turn of a session with no record for this long', (value) => Number(value))
-      .option('--polling', 'poll files instead of using inotify (network filesystems)'),
-  ).action(async (opts: RunOptions & { idle?: number }) => {
+      .option('--polling', 'poll files instead of using inotify (network filesystems)')
+      .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
+      .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),
+  ).action(async (opts: RunOptions & { idle?: number; ui?: boolean; uiPort?: number }) => {
     const log = (message: string) => console.error(`ccotel run: ${message}`);
     const abort = new AbortController();
     let stopping: Promise<void> | undefined;
     let sidecar: RunningSidecar | undefined = undefined;
+    let ui: UiServer | undefined;
     const stop = () => {
       abort.abort();
       if (!sidecar) process.exit(); // still waiting for the store: nothing read, nothing to deliver
-      stopping ??= sidecar.stop().then(() => {
+      const running = sidecar;
+      stopping ??= Promise.resolve(ui?.close()).then(() => running.stop()).then(() => {
         log('stopped');
         process.exit(); // 0, or 1 after an uncaught error
       });
@@ -203,5 +208,10 @@ export function registerRunCommand(program: Command): void {
     // Named without credentials: a server URL may carry a password.
     const where = [sidecar.store ? `store ${storeIdentity(sidecar.config.store)}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');
     log(`following transcripts into ${where}${sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url}` : ''}`);
+    if (opts.ui) {
+      if (!sidecar.store) throw new Error('--ui needs a store (it shows what the store holds): drop --store none');
+      const { serveUiOf } = await import('./ui.js');
+      ui = await serveUiOf(sidecar.store, opts.uiPort, log);
+    }
   });
 }

@@ -1,8 +1,8 @@
 // Apply a change of a parsed JSON document to its text without rewriting the rest: the difference between
 // the value before and after is turned into jsonc-parser `modify` edits at the deepest paths that differ,
-// so what ccotel did not change stays byte for byte (numbers beyond 2^53, duplicate keys, key order,
-// formatting). JSON.parse loses such numbers and duplicates, but in both values alike, so they never show
-// up as a difference.
+// so what ccotel did not change keeps its text (numbers beyond 2^53, duplicate keys, key order; jsonc-parser
+// only re-indents the lines an edit touches). JSON.parse loses such numbers and duplicates, but in both
+// values alike, so they never show up as a difference.
 import jsonc from 'jsonc-parser';
 
 type Json = unknown;

@@ -237,14 +237,17 @@ describe('2.0.x subagent warmups', () => {
       ...(withPrompt ? [{ ...prompt('Warmup'), agentId, isSidechain: true }] : []),
       { ...assistant(`msg_w${agentId}`, `req_w${agentId}`, text('OK'), { input_tokens: 0, output_tokens: 0 }, 'end_turn'), agentId, isSidechain: true },
     ];
+    // 2.0.77 after a resume: the prompt carries the new process's own id, the answer the resumed session's.
+    const [ownId, answer] = warmupRows('w3', true);
     const batch = correlate([
       [{ path: '/p/agent-w1.jsonl', kind: 'subagent', agentId: 'w1' }, warmupRows('w1', true)],
       [{ path: '/p/agent-w2.jsonl', kind: 'subagent', agentId: 'w2' }, warmupRows('w2', false)],
+      [{ path: '/p/agent-w3.jsonl', kind: 'subagent', agentId: 'w3' }, [{ ...ownId, sessionId: '0b9a5c1e-0000-4000-8000-0000000000aa' }, answer]],
       [MAIN, [prompt('hello'), assistant('msg_h', 'req_h', text('hi'), { output_tokens: 2 }, 'end_turn')]],
     ]);
     expect(batch.spans.filter((s) => s.name.startsWith('invoke_agent ') && s.name !== 'invoke_agent claude-code')).toEqual([]);
     const warmups = spansNamed(batch, 'chat ').filter((s) => s.attributes['ccotel.agent.id']);
-    expect(warmups.map((s) => s.parentSpanId)).toEqual(['', '']);
+    expect(warmups.map((s) => [s.parentSpanId, s.attributes['session.id']])).toEqual([['', SESSION], ['', SESSION], ['', SESSION]]);
     expect(turnRoots(batch)).toHaveLength(1);
   });
 });

@@ -21,6 +21,8 @@ import {
   type UserInput,
 } from './classify.js';
 import type { ContentBlock, TranscriptEntry, Usage } from './parse-transcript.js';
+import { CACHE_WRITE_1H_ATTRIBUTE } from './price-chats.js';
+import { ReportedCosts } from './reported-cost.js';
 import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
 
 export interface TranscriptFile {
@@ -77,6 +79,8 @@ interface Chat {
   endMs: number;
   usage: Usage;
   stopReason?: string | null;
+  /** Older releases: Claude Code's own cost of this response. */
+  reportedCostUsd?: number;
   scope: Scope;
 }
 
@@ -181,6 +185,8 @@ export class TranscriptCorrelator {
   /** The session each prompt uuid was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
   private readonly promptSessions = new Map<string, string>();
   private readonly hookBlockedCalls = new Set<string>();
+  /** Claude Code's own cost figures (cost-state rows). */
+  private readonly reportedCosts = new ReportedCosts();
   private readonly agents = new Map<string, Agent>();
   private readonly agentLinks = new Map<string, TaskCall>();
   private readonly openTaskCalls = new Map<string, TaskCall>();
@@ -201,6 +207,14 @@ export class TranscriptCorrelator {
   }
 
   add(entry: TranscriptEntry, file: TranscriptFile, offset: number): void {
+    if (entry.costState) {
+      const lastMs = this.sessions.get(entry.sessionId)?.lastMs ?? 0;
+      const timeMs = lastMs || (Number.isFinite(entry.timeMs) ? entry.timeMs : 0);
+      const { log, metrics } = this.reportedCosts.telemetry(entry.sessionId, timeMs, entry.costState);
+      this.out.logs.push(log);
+      this.out.metrics.push(...metrics);
+      return;
+    }
     if (entry.hookBlock) {
       // A PreToolUse hook that exits 2 stops the call: its result is the hook's message, not a tool error.
       if (entry.hookBlock.hookEvent === 'PreToolUse') this.hookBlockedCalls.add(entry.hookBlock.toolUseId);
@@ -605,6 +619,7 @@ export class TranscriptCorrelator {
       if (current) {
         current.endMs = entry.timeMs;
         if (entry.message.usage) current.usage = entry.message.usage;
+        current.reportedCostUsd = entry.costUSD ?? current.reportedCostUsd;
         current.stopReason = entry.message.stop_reason ?? current.stopReason;
       } else if (this.isClaimed(messageId, entry.requestId ?? '')) {
         if (turn) {
@@ -624,6 +639,7 @@ export class TranscriptCorrelator {
           endMs: entry.timeMs,
           usage: entry.message.usage ?? {},
           stopReason: entry.message.stop_reason,
+          reportedCostUsd: entry.costUSD,
           scope,
         });
         if (turn) turn.newChats++;
@@ -659,6 +675,9 @@ export class TranscriptCorrelator {
       'gen_ai.usage.cache_read.input_tokens': tokens.cache_read,
       'gen_ai.usage.cache_creation.input_tokens': tokens.cache_creation,
     };
+    const writes1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+    if (writes1h > 0) attributes[CACHE_WRITE_1H_ATTRIBUTE] = writes1h;
+    if (chat.reportedCostUsd !== undefined) attributes['ccotel.cost.reported_usd'] = chat.reportedCostUsd;
     if (chat.requestId) attributes.request_id = chat.requestId;
     if (chat.stopReason) attributes['gen_ai.response.finish_reasons'] = chat.stopReason;
     if (chat.scope.agentId) attributes['ccotel.agent.id'] = chat.scope.agentId;
@@ -798,8 +817,6 @@ export class TranscriptCorrelator {
       if (known) this.linkAgent(agent, known);
     }
     agent.type ??= agentType;
-    // 2.0.77: a resumed run's warmup is asked under a fresh id and answered under the resumed session's.
-    if (!agent.link) agent.sessionId = session.id;
     if (entry.permissionMode) agent.permissionMode = entry.permissionMode;
     agent.firstMs = Math.min(agent.firstMs, entry.timeMs);
     agent.lastMs = Math.max(agent.lastMs, entry.timeMs);
@@ -813,8 +830,11 @@ export class TranscriptCorrelator {
         }
       }
     }
+    // The agent's open response is kept with the session of its first row, where its end looks for it: a 2.0.77
+    // resumed process writes its own new id on a warmup's prompt and the resumed session's on the answer.
+    const owner = this.session(agent.sessionId);
     const scope: Scope = { sessionId: session.id, agentId, traceId: agent.link?.traceId ?? '', parentSpanId: agent.spanId };
-    this.handleConversationRow(entry, session, `agent:${agentId}`, scope, undefined);
+    this.handleConversationRow(entry, owner, `agent:${agentId}`, scope, undefined);
   }
 
   /** Attach a subagent to the tool call that started it (or, with none found, give it a trace of its own). */
@@ -847,7 +867,8 @@ export class TranscriptCorrelator {
     if (warmup && chat) {
       chat.scope.parentSpanId = ''; // no subagent span to hang under
       // A resumed 2.0.x run warms up under a fresh id that never holds a conversation: no session, but its cost.
-      if (session?.turns === 0 && !session.started) chat.scope.sessionId = '';
+      const answeredIn = this.sessions.get(chat.scope.sessionId);
+      if (answeredIn?.turns === 0 && !answeredIn.started) chat.scope.sessionId = '';
     }
     if (session) this.finishChat(session, `agent:${agent.id}`);
     if (warmup) return;

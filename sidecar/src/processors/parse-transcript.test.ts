@@ -13,7 +13,8 @@ describe('parseTranscriptLine', () => {
 
   it('recognises non-conversation rows without parsing them, and counts every other line by reason', () => {
     expect(parseTranscriptLine('{"type":"attachment","attachment":{"type":"prompt_snapshot","x":"{\\"type\\":\\"oops"}}')).toEqual({ ok: 'ignored', type: 'attachment' });
-    expect(parseTranscriptLine('{"type":"cost-state","totalCostUSD":1}')).toEqual({ ok: 'ignored', type: 'cost-state' });
+    expect(parseTranscriptLine('{"type":"cost-state","sessionId":"s1"}')).toEqual({ ok: 'ignored', type: 'cost-state' });
+    expect(parseTranscriptLine('{"type":"cost-state","totalCostUSD":1}')).toMatchObject({ ok: false, reason: 'missing_fields', type: 'cost-state' });
     expect(parseTranscriptLine('{"type":"user",')).toMatchObject({ ok: false, reason: 'malformed_json' });
     expect(parseTranscriptLine('not json')).toMatchObject({ ok: false, reason: 'malformed_json' });
     expect(parseTranscriptLine('[1,2]')).toMatchObject({ ok: false, reason: 'not_object' });
@@ -21,6 +22,19 @@ describe('parseTranscriptLine', () => {
     expect(parseTranscriptLine('{"type":"brand-new-row","a":1}')).toMatchObject({ ok: false, reason: 'unknown_type', type: 'brand-new-row' });
     expect(parseTranscriptLine(row({ timestamp: 'yesterday' }))).toMatchObject({ ok: false, reason: 'missing_fields' });
     expect(parseTranscriptLine(row({ message: undefined }))).toMatchObject({ ok: false, reason: 'missing_fields' });
+  });
+
+  it('reads Claude Code\'s own cost: cost-state rows, and costUSD on older assistant rows', () => {
+    const state = parseTranscriptLine(JSON.stringify({
+      type: 'cost-state', sessionId: 's1', totalCostUSD: 0.5, totalLinesAdded: 12, totalLinesRemoved: 3, startTime: 1_000, totalDuration: 500,
+      modelUsage: { 'claude-opus-5-5': { costUSD: 0.4 }, 'claude-new-model': { costUSD: 0.1 } }, hasUnknownModelCost: true,
+    }));
+    expect(state).toMatchObject({ ok: true, entry: { type: 'cost-state', sessionId: 's1', timeMs: 1_500, costState: {
+      totalCostUsd: 0.5, costByModel: { 'claude-opus-5-5': 0.4, 'claude-new-model': 0.1 }, hasUnknownModelCost: true, linesAdded: 12, linesRemoved: 3,
+    } } });
+    const assistant = parseTranscriptLine(JSON.stringify({ type: 'assistant', uuid: 'a1', sessionId: 's1', timestamp: '2025-06-01T10:00:00.000Z',
+      costUSD: 0.0123, message: { id: 'msg_1', role: 'assistant', content: [] } }));
+    expect(assistant).toMatchObject({ ok: true, entry: { costUSD: 0.0123 } });
   });
 
   it('does not take a nested type literal for the row type', () => {

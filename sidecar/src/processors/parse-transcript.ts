@@ -2,6 +2,8 @@
 // Most bytes of a real transcript are not conversation (attachments with full prompt snapshots, request
 // shapes, cost state): those rows are recognised by their type literal and skipped without a full parse.
 
+import { parseCostState, type CostState } from './reported-cost.js';
+
 export type SkipReason =
   | 'malformed_json'
   | 'not_object'
@@ -34,7 +36,6 @@ export const KNOWN_NON_CONVERSATION_TYPES = new Set([
   'atis-latch',
   'tools-used',
   'last-prompt',
-  'cost-state',
   'mode',
   'custom-title',
   'tag',
@@ -63,11 +64,13 @@ export interface Usage {
   output_tokens?: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /** Claude Code ≥ 2.1: the cache writes split by lifetime (1-hour writes cost more). */
+  cache_creation?: { ephemeral_1h_input_tokens?: number; ephemeral_5m_input_tokens?: number };
 }
 
 /** The fields of a conversation row the correlator uses; the rest of the row is ignored. */
 export interface TranscriptEntry {
-  type: ConversationType | 'attachment' | 'permission-mode' | 'queue-operation' | 'summary';
+  type: ConversationType | 'attachment' | 'permission-mode' | 'cost-state' | 'queue-operation' | 'summary';
   uuid: string;
   parentUuid: string | null;
   sessionId: string;
@@ -112,6 +115,10 @@ export interface TranscriptEntry {
   toolDenialKind?: string;
   /** 2.1.332: true when the call was refused before it ran (an interactive "No"); absent on a call cut short. */
   toolDenialBeforeRun?: boolean;
+  /** Older releases: the cost Claude Code computed for this API response. */
+  costUSD?: number;
+  /** `cost-state` rows: Claude Code's own running totals for the session. */
+  costState?: CostState;
   /** `attachment` rows read: a hook that blocked (exit code 2) the event of a tool call. */
   hookBlock?: { toolUseId: string; hookEvent: string; hookName: string };
 }
@@ -167,6 +174,7 @@ export function classifyRow(row: unknown): ParseResult {
   if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
   if (type === 'permission-mode') return permissionModeEntry(r);
   if (type === 'attachment') return hookBlockEntry(r);
+  if (type === 'cost-state') return costStateEntry(r);
   if (type === 'queue-operation') return queueOperationEntry(r);
   if (type === 'summary') return summaryEntry(r);
   if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
@@ -209,6 +217,7 @@ export function classifyRow(row: unknown): ParseResult {
       typeof r.permissionDecision === 'object' && r.permissionDecision !== null ? (r.permissionDecision as TranscriptEntry['permissionDecision']) : undefined,
     toolDenialKind: optionalString(r.toolDenialKind),
     toolDenialBeforeRun: r.toolDenialBeforeRun === true ? true : undefined,
+    costUSD: typeof r.costUSD === 'number' && Number.isFinite(r.costUSD) ? r.costUSD : undefined,
   };
   return { ok: true, entry };
 }
@@ -233,6 +242,17 @@ function hookBlockEntry(r: Record<string, unknown>): ParseResult {
   };
 }
 
+/**
+ * A `cost-state` row has no timestamp: it gets the end of the process it describes when it tells it, else NaN
+ * (the correlator stamps it with the session's last row). One without a total cost says nothing to use.
+ */
+function costStateEntry(r: Record<string, unknown>): ParseResult {
+  const costState = parseCostState(r);
+  if (!costState) return { ok: 'ignored', type: 'cost-state' };
+  if (typeof r.sessionId !== 'string') return { ok: false, reason: 'missing_fields', type: 'cost-state' };
+  const end = Number(r.startTime) + Number(r.totalDuration);
+  return { ok: true, entry: { ...bareEntry('cost-state', r), uuid: '', timeMs: Number.isFinite(end) ? end : NaN, costState } };
+}
 
 /** `{"type":"queue-operation","operation":…,"timestamp":…,"sessionId":…}`: print mode queues each run's prompt. */
 function queueOperationEntry(r: Record<string, unknown>): ParseResult {

@@ -1,11 +1,12 @@
 /**
- * The retention job (`ccotel retention`): make sure the summary tables exist, verify and apply TTLs,
- * build or refresh the per-session summaries, then delete what has expired — in that order, so data
+ * The retention job (`ccotel retention`): make sure the summary tables and their views exist, verify and
+ * apply TTLs, repair the facts and refresh the per-session summaries, then delete what has expired — in that order, so data
  * is summarised before it goes. Safe to run again: a second run finds nothing to do.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DEFAULT_RAW_TTL_DAYS, renderContext, validateTtlDays } from '../../../schemas/clickhouse.js';
-import { DEFAULT_SUMMARY_TTL_DAYS, summaryTablesDdl } from '../../../schemas/summaries.js';
+import { DEFAULT_SUMMARY_TTL_DAYS, summaryTablesDdl, summaryUpgradeDdl } from '../../../schemas/summaries.js';
+import { usageTablesDdl } from '../../../schemas/usage.js';
 import { deleteExpired, type Expiry } from './expire.js';
 import { refreshSummaries, type SummaryRefresh } from './summaries.js';
 import { checkTtls, type TtlCheck } from './ttl.js';
@@ -29,7 +30,10 @@ export interface RetentionReport {
   drift: boolean;
 }
 
-const DAY_MS = 86_400_000;
+/** The summary tables, the columns added to them since, and the views that fill the facts (idempotent). */
+export async function ensureSummaryTables(client: ClickHouseClient, opts: { database?: string; cluster?: string; summaryTtlDays?: number }): Promise<void> {
+  for (const query of [...summaryTablesDdl(opts), ...summaryUpgradeDdl(opts), ...usageTablesDdl(opts)]) await client.command({ query });
+}
 
 export async function runRetention(client: ClickHouseClient, opts: RetentionOptions = {}): Promise<RetentionReport> {
   const ctx = renderContext(opts);
@@ -38,13 +42,10 @@ export async function runRetention(client: ClickHouseClient, opts: RetentionOpti
     summary: validateTtlDays(opts.summaryTtlDays ?? DEFAULT_SUMMARY_TTL_DAYS, 'summaryTtlDays'),
   };
   const nowMs = opts.nowMs ?? Date.now();
-  for (const query of summaryTablesDdl({ ...opts, summaryTtlDays: ttlDays.summary })) await client.command({ query });
+  await ensureSummaryTables(client, { ...opts, summaryTtlDays: ttlDays.summary });
 
   const ttl = await checkTtls(client, ctx, ttlDays, !opts.checkOnly);
-  // Days whose raw rows are all still there: the first row of a day expires ttl days after that day starts.
-  const windowStartDay =
-    ttlDays.raw > 0 ? new Date(nowMs - (ttlDays.raw - 1) * DAY_MS).toISOString().slice(0, 10) : undefined;
-  const summaries = await refreshSummaries(client, ctx, windowStartDay, nowMs);
+  const summaries = await refreshSummaries(client, ctx, nowMs);
   const expired = await deleteExpired(client, ctx, ttlDays, nowMs);
   return { ttl, summaries, expired, drift: ttl.some((t) => t.status === 'drift') };
 }
@@ -60,6 +61,7 @@ export function formatRetentionReport(report: RetentionReport): string {
         : `ttl ${t.status.padEnd(8)} ${t.table}: ${describe(t.found)} -> ${describe(t.expected)}`,
     );
   }
+  if (report.summaries.factsRepaired > 0) lines.push(`repaired     facts of ${report.summaries.factsRepaired} raw rows that had none`);
   lines.push(`summaries    ${report.summaries.sessionDays} session-days, ${report.summaries.sessions} sessions written`);
   for (const e of report.expired) {
     if (e.rows > 0) lines.push(`expired      ${e.table}: ${e.rows} rows${e.partitions ? ` in ${e.partitions} partitions` : ''}`);

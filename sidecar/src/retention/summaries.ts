@@ -1,134 +1,123 @@
 /**
- * Builds the masked per-session summaries (schemas/summaries.ts) from otel_traces and otel_logs, using
- * only DESIGN's attribute and event names. Every count is over distinct ids (SpanId, or the log record's
- * `ccotel.record.id`), because delivery is at-least-once and the raw tables may hold repeats.
+ * Builds the masked per-session summaries (schemas/summaries.ts) from the facts the materialized views keep
+ * at insert (schemas/usage.ts), which outlive the raw tables: a session's days can be rebuilt for as long
+ * as the summaries are kept. Facts repeat when delivery does (ReplacingMergeTree): they are read with FINAL.
  *
- * A (session, day) is recomputed while that day's raw rows are all still within the raw TTL, and computed
- * once when it was never summarised (first run, backfill); after that it is kept as it was. A refresh that
- * finds the same facts writes nothing, so running the job twice changes nothing.
+ * Repair first: spans and log records in the raw tables that have no facts (written before the views
+ * existed) get them. Then every (session, day) whose facts changed is rewritten; a refresh that finds the
+ * same facts writes nothing, so running the job twice, or after a backfill, changes nothing.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES, ident, type RenderContext } from '../../../schemas/clickhouse.js';
-import { SUMMARY_TABLES, SUMMARY_TEXT_CAP } from '../../../schemas/summaries.js';
-
-export const TURN_SPAN = 'invoke_agent claude-code';
-export const TOOL_SPAN_PREFIX = 'execute_tool ';
-export const CHAT_SPAN_PREFIX = 'chat ';
+import { SUMMARY_TABLES } from '../../../schemas/summaries.js';
+import { eventFactsSelect, LOG_RECORD_ID, spanFactsSelect, USAGE_TABLES } from '../../../schemas/usage.js';
 
 const FACTS = [
   'Host', 'User', 'Project', 'FirstSeen', 'LastSeen', 'Turns', 'TurnOutcomes', 'ToolCalls', 'ToolOutcomes',
   'PermissionBlocks', 'Starts', 'Resumes', 'InputTokens', 'OutputTokens', 'CacheReadTokens',
-  'CacheCreationTokens', 'FailureModes', 'EndReason', 'EndedAt',
+  'CacheCreationTokens', 'CostUsd', 'ReportedCostUsd', 'LinesAdded', 'LinesRemoved', 'FailureModes', 'EndReason', 'EndedAt',
 ];
 
-const tokenMap = (attribute: string): string =>
-  `sumMapIf(map(if(model != '', model, substring(SpanName, ${CHAT_SPAN_PREFIX.length + 1})), ` +
-  `toUInt64OrZero(SpanAttributes['gen_ai.usage.${attribute}'])), startsWith(SpanName, '${CHAT_SPAN_PREFIX}'))`;
-
+const byModel = (column: string): string => `sumMapIf(map(Name, ${column}), Kind = 'chat')`;
 const nonEmpty = (expression: string): string => `anyIf(${expression}, ${expression} != '')`;
 
-/** Facts per (session, day) straight from the raw tables. */
+/** Facts per (session, day) from the facts tables. */
 function sessionDaysQuery(database: string): string {
-  const traces = `${ident(database)}.${ident(OTEL_TABLES.traces)}`;
-  const logs = `${ident(database)}.${ident(OTEL_TABLES.logs)}`;
-  const isTurn = `SpanName = '${TURN_SPAN}'`;
-  const isTool = `startsWith(SpanName, '${TOOL_SPAN_PREFIX}')`;
-  // A log record without an id is deduplicated on its content.
-  const logId = `if(LogAttributes['ccotel.record.id'] != '', LogAttributes['ccotel.record.id'], toString(cityHash64(Timestamp, EventName, Body, LogAttributes)))`;
+  const spans = `${ident(database)}.${ident(USAGE_TABLES.spans)}`;
+  const events = `${ident(database)}.${ident(USAGE_TABLES.events)}`;
   return `
 SELECT
   SessionId,
   Day,
-  leftUTF8(if(s.Host != '', s.Host, l.Host), ${SUMMARY_TEXT_CAP}) AS Host,
-  leftUTF8(if(s.User != '', s.User, l.User), ${SUMMARY_TEXT_CAP}) AS User,
-  leftUTF8(s.Project, ${SUMMARY_TEXT_CAP}) AS Project,
+  if(s.Host != '', s.Host, l.Host) AS Host,
+  if(s.User != '', s.User, l.User) AS User,
+  s.Project AS Project,
   toDateTime64(multiIf(s.n = 0, l.FirstSeen, l.n = 0, s.FirstSeen, least(s.FirstSeen, l.FirstSeen)), 3) AS FirstSeen,
   toDateTime64(greatest(s.LastSeen, l.LastSeen), 3) AS LastSeen,
   s.Turns AS Turns, s.TurnOutcomes AS TurnOutcomes, s.ToolCalls AS ToolCalls, s.ToolOutcomes AS ToolOutcomes,
   l.PermissionBlocks AS PermissionBlocks, l.Starts AS Starts, l.Resumes AS Resumes,
   s.InputTokens AS InputTokens, s.OutputTokens AS OutputTokens,
   s.CacheReadTokens AS CacheReadTokens, s.CacheCreationTokens AS CacheCreationTokens,
+  s.CostUsd AS CostUsd, l.ReportedCostUsd AS ReportedCostUsd, l.LinesAdded AS LinesAdded, l.LinesRemoved AS LinesRemoved,
   l.FailureModes AS FailureModes, l.EndReason AS EndReason, toDateTime64(l.EndedAt, 3) AS EndedAt
 FROM (
   SELECT
     SessionId, toDate(Timestamp) AS Day, count() AS n,
-    ${nonEmpty("ResourceAttributes['host.name']")} AS Host,
-    ${nonEmpty("ResourceAttributes['user.name']")} AS User,
-    argMinIf(SpanAttributes['ccotel.cwd'], Timestamp, SpanAttributes['ccotel.cwd'] != '') AS Project,
-    min(Timestamp) AS FirstSeen,
-    max(fromUnixTimestamp64Nano(toUnixTimestamp64Nano(Timestamp) + toInt64(Duration))) AS LastSeen,
-    toUInt32(countIf(${isTurn})) AS Turns,
-    sumMapIf(map(SpanAttributes['ccotel.turn.outcome'], toUInt32(1)), ${isTurn}) AS TurnOutcomes,
-    toUInt32(countIf(${isTool})) AS ToolCalls,
-    sumMapIf(map(SpanAttributes['ccotel.tool.outcome'], toUInt32(1)), ${isTool}) AS ToolOutcomes,
-    ${tokenMap('input_tokens')} AS InputTokens,
-    ${tokenMap('output_tokens')} AS OutputTokens,
-    ${tokenMap('cache_read.input_tokens')} AS CacheReadTokens,
-    ${tokenMap('cache_creation.input_tokens')} AS CacheCreationTokens
-  FROM (
-    SELECT SpanAttributes['session.id'] AS SessionId, SpanAttributes['gen_ai.request.model'] AS model,
-           Timestamp, Duration, SpanName, SpanAttributes, ResourceAttributes
-    FROM ${traces}
-    WHERE SpanAttributes['session.id'] != ''
-    LIMIT 1 BY SpanId
-  )
+    ${nonEmpty('Host')} AS Host, ${nonEmpty('User')} AS User,
+    argMinIf(Project, Timestamp, Project != '') AS Project,
+    min(Timestamp) AS FirstSeen, max(EndTime) AS LastSeen,
+    toUInt32(countIf(Kind = 'turn')) AS Turns,
+    sumMapIf(map(Outcome, toUInt32(1)), Kind = 'turn') AS TurnOutcomes,
+    toUInt32(countIf(Kind = 'tool')) AS ToolCalls,
+    sumMapIf(map(Outcome, toUInt32(1)), Kind = 'tool') AS ToolOutcomes,
+    ${byModel('InputTokens')} AS InputTokens,
+    ${byModel('OutputTokens')} AS OutputTokens,
+    ${byModel('CacheReadTokens')} AS CacheReadTokens,
+    ${byModel('CacheCreationTokens')} AS CacheCreationTokens,
+    ${byModel('CostUsd')} AS CostUsd
+  FROM ${spans} FINAL
   GROUP BY SessionId, Day
 ) AS s
 FULL OUTER JOIN (
   SELECT
     SessionId, toDate(Timestamp) AS Day, count() AS n,
-    ${nonEmpty("ResourceAttributes['host.name']")} AS Host,
-    ${nonEmpty("ResourceAttributes['user.name']")} AS User,
-    min(Timestamp) AS FirstSeen,
-    max(Timestamp) AS LastSeen,
+    ${nonEmpty('Host')} AS Host, ${nonEmpty('User')} AS User,
+    min(Timestamp) AS FirstSeen, max(Timestamp) AS LastSeen,
     toUInt32(countIf(EventName = 'ccotel.permission.blocked')) AS PermissionBlocks,
     toUInt32(countIf(EventName = 'ccotel.session.started')) AS Starts,
-    toUInt32(countIf(EventName = 'ccotel.session.started' AND LogAttributes['source'] = 'resume')) AS Resumes,
-    sumMapIf(map(LogAttributes['mode'], toUInt32(1)), EventName = 'ccotel.failure_mode.detected') AS FailureModes,
-    argMaxIf(LogAttributes['reason'], Timestamp, EventName = 'ccotel.session.ended') AS EndReason,
+    toUInt32(countIf(EventName = 'ccotel.session.started' AND Source = 'resume')) AS Resumes,
+    -- Claude Code's figures are running totals for the session: a day holds the highest seen that day.
+    maxIf(ReportedCostUsd, EventName = 'ccotel.cost.reported') AS ReportedCostUsd,
+    maxIf(LinesAdded, EventName = 'ccotel.cost.reported') AS LinesAdded,
+    maxIf(LinesRemoved, EventName = 'ccotel.cost.reported') AS LinesRemoved,
+    sumMapIf(map(Mode, toUInt32(1)), EventName = 'ccotel.failure_mode.detected') AS FailureModes,
+    argMaxIf(Reason, Timestamp, EventName = 'ccotel.session.ended') AS EndReason,
     maxIf(Timestamp, EventName = 'ccotel.session.ended') AS EndedAt
-  FROM (
-    SELECT LogAttributes['session.id'] AS SessionId, Timestamp, EventName, LogAttributes, ResourceAttributes
-    FROM ${logs}
-    WHERE LogAttributes['session.id'] != ''
-    LIMIT 1 BY ${logId}
-  )
+  FROM ${events} FINAL
   GROUP BY SessionId, Day
 ) AS l USING (SessionId, Day)`;
 }
 
+/** Facts for raw rows that have none (stored before the views existed); returns how many were added. */
+async function repairFacts(client: ClickHouseClient, database: string): Promise<number> {
+  const table = (name: string) => `${ident(database)}.${ident(name)}`;
+  const before = await countWhere(client, table(USAGE_TABLES.spans), '1') + await countWhere(client, table(USAGE_TABLES.events), '1');
+  await client.command({
+    query: `INSERT INTO ${table(USAGE_TABLES.spans)} ${spanFactsSelect(table(OTEL_TABLES.traces))}
+      AND SpanId NOT IN (SELECT SpanId FROM ${table(USAGE_TABLES.spans)}) LIMIT 1 BY SpanId`,
+  });
+  await client.command({
+    query: `INSERT INTO ${table(USAGE_TABLES.events)} ${eventFactsSelect(table(OTEL_TABLES.logs))}
+      AND ${LOG_RECORD_ID} NOT IN (SELECT RecordId FROM ${table(USAGE_TABLES.events)}) LIMIT 1 BY RecordId`,
+  });
+  const after = await countWhere(client, table(USAGE_TABLES.spans), '1') + await countWhere(client, table(USAGE_TABLES.events), '1');
+  return after - before;
+}
+
 export interface SummaryRefresh {
+  /** Facts added for raw rows that had none (repair). */
+  factsRepaired: number;
   /** (session, day) rows written. */
   sessionDays: number;
   /** Session summaries written. */
   sessions: number;
 }
 
-/**
- * @param windowStartDay first day (YYYY-MM-DD) whose raw rows are all still kept, or undefined when raw
- *   data never expires.
- * @param runAtMs this run's version stamp (UpdatedAt); must grow from run to run.
- */
-export async function refreshSummaries(
-  client: ClickHouseClient,
-  ctx: RenderContext,
-  windowStartDay: string | undefined,
-  runAtMs: number,
-): Promise<SummaryRefresh> {
+/** @param runAtMs this run's version stamp (UpdatedAt); must grow from run to run. */
+export async function refreshSummaries(client: ClickHouseClient, ctx: RenderContext, runAtMs: number): Promise<SummaryRefresh> {
+  const factsRepaired = await repairFacts(client, ctx.database);
   const days = `${ident(ctx.database)}.${ident(SUMMARY_TABLES.days)}`;
   const summaries = `${ident(ctx.database)}.${ident(SUMMARY_TABLES.summaries)}`;
   const runAt = `fromUnixTimestamp64Milli(toInt64(${runAtMs}))`;
-  const recompute = windowStartDay ? `Day >= toDate('${windowStartDay}') OR ` : '';
   await client.command({
     query: `
 INSERT INTO ${days} (SessionId, Day, ${FACTS.join(', ')}, ContentHash, UpdatedAt)
 SELECT SessionId, Day, ${FACTS.join(', ')}, cityHash64(${FACTS.join(', ')}) AS ContentHash, ${runAt}
 FROM (${sessionDaysQuery(ctx.database)})
-WHERE (${recompute}(SessionId, Day) NOT IN (SELECT SessionId, Day FROM ${days} FINAL))
-  AND (SessionId, Day, ContentHash) NOT IN (SELECT SessionId, Day, ContentHash FROM ${days} FINAL)`,
+WHERE (SessionId, Day, ContentHash) NOT IN (SELECT SessionId, Day, ContentHash FROM ${days} FINAL)`,
   });
   const sessionDays = await countWhere(client, days, `UpdatedAt = ${runAt}`);
-  if (sessionDays === 0) return { sessionDays, sessions: 0 };
+  if (sessionDays === 0) return { factsRepaired, sessionDays, sessions: 0 };
 
   // Columns are qualified (d.) so that they never resolve to the aggregate aliases of the same name.
   const sessionFacts = `
@@ -143,6 +132,8 @@ SELECT
   sum(d.PermissionBlocks) AS PermissionBlocks, sum(d.Starts) AS Starts, sum(d.Resumes) AS Resumes,
   sumMap(d.InputTokens) AS InputTokens, sumMap(d.OutputTokens) AS OutputTokens,
   sumMap(d.CacheReadTokens) AS CacheReadTokens, sumMap(d.CacheCreationTokens) AS CacheCreationTokens,
+  sumMap(d.CostUsd) AS CostUsd, max(d.ReportedCostUsd) AS ReportedCostUsd,
+  max(d.LinesAdded) AS LinesAdded, max(d.LinesRemoved) AS LinesRemoved,
   sumMap(d.FailureModes) AS FailureModes,
   argMax(d.EndReason, d.EndedAt) AS EndReason, max(d.EndedAt) AS EndedAt
 FROM ${days} AS d FINAL
@@ -157,7 +148,7 @@ SELECT SessionId, ${FACTS.join(', ')},
 FROM (${sessionFacts})
 WHERE (SessionId, ContentHash) NOT IN (SELECT SessionId, ContentHash FROM ${summaries} FINAL)`,
   });
-  return { sessionDays, sessions: await countWhere(client, summaries, `UpdatedAt = ${runAt}`) };
+  return { factsRepaired, sessionDays, sessions: await countWhere(client, summaries, `UpdatedAt = ${runAt}`) };
 }
 
 async function countWhere(client: ClickHouseClient, table: string, condition: string): Promise<number> {

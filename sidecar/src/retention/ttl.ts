@@ -6,6 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES, ttlClause, type RenderContext } from '../../../schemas/clickhouse.js';
 import { SUMMARY_TABLES } from '../../../schemas/summaries.js';
+import { USAGE_TABLES } from '../../../schemas/usage.js';
 
 export interface ManagedTable {
   name: string;
@@ -23,6 +24,8 @@ export const MANAGED_TABLES: ManagedTable[] = [
   ),
   { name: SUMMARY_TABLES.days, timeExpression: 'Day', kind: 'summary' },
   { name: SUMMARY_TABLES.summaries, timeExpression: 'toDateTime(LastSeen)', kind: 'summary' },
+  { name: USAGE_TABLES.spans, timeExpression: 'toDateTime(Timestamp)', kind: 'summary' },
+  { name: USAGE_TABLES.events, timeExpression: 'toDateTime(Timestamp)', kind: 'summary' },
 ];
 
 export interface TtlCheck {

@@ -19,6 +19,7 @@ import { emptyBatch, type LogRecord, type MetricPoint, type Resource, type Sink,
 import { sidecarResource, SIDECAR_VERSION } from '../resource.js';
 import { DiskQueue, type QueueEntry } from './disk-queue.js';
 import { OtlpEncoder, type Signal } from './otlp-convert.js';
+import { splitExportRequest } from './otlp-split.js';
 import { resolveTargets, sendRequest, SIGNALS, type SendOutcome, type SignalTarget } from './otlp-transport.js';
 
 export const DEFAULT_QUEUE_MAX_BYTES = 256 * 1024 * 1024;
@@ -274,12 +275,35 @@ export class OtlpSink implements Sink {
     for (let entry = this.queue.nextToSend(); entry && !this.stopping.signal.aborted; entry = this.queue.nextToSend()) {
       this.queue.inFlight.add(entry);
       const body = await this.readEntry(entry);
-      if (body && (await this.sendWithRetry({ signal: entry.signal, items: entry.items, body }, Infinity)) === 'gave_up') {
+      const request: Request | undefined = body && { signal: entry.signal, items: entry.items, body, ...this.queuedHalves(entry.signal, entry.items, body) };
+      const result = request && (await this.sendWithRetry(request, Infinity));
+      if (result === 'gave_up') {
         this.queue.inFlight.delete(entry);
         return;
       }
+      // Too large for the collector: back in the queue as two smaller requests (sent after what waits there).
+      if (result === 'too_large') await this.requeueHalves(request!);
       await this.queue.remove(entry);
     }
+  }
+
+  /** A queued request keeps no items: its encoded body is split instead (otlp-split.ts). */
+  private queuedHalves(signal: Signal, items: number, body: Uint8Array): Pick<Request, 'halves'> {
+    if (items < 2) return {};
+    return {
+      halves: () => (splitExportRequest(body) ?? []).map((half) => ({ signal, ...half, ...this.queuedHalves(signal, half.items, half.body) })),
+    };
+  }
+
+  private async requeueHalves(request: Request): Promise<void> {
+    let halves: Request[] = [];
+    try {
+      halves = request.halves!();
+    } catch {
+      // not a request this sidecar encoded: dropped below
+    }
+    if (halves.length === 0) this.drop(request.signal, request.items, 'rejected', `the collector answered 413 to ${request.items} queued ${request.signal} items that cannot be split`);
+    for (const half of halves) await this.enqueue(half);
   }
 
   private async readEntry(entry: QueueEntry): Promise<Uint8Array | undefined> {

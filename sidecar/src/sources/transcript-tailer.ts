@@ -3,13 +3,14 @@
 // position to the end (so reads of a file are serialized and events coalesce), then waits until the
 // sinks accepted everything before committing positions. While a flush is failing nothing more is read,
 // so memory stays bounded however long the sink is down. A file that changed has its size checked again a
-// few times after its last event, so a write whatever watcher missed is still read to the end.
-import { lstat, stat, type FileHandle } from 'node:fs/promises';
+// few times after its last event (TailRecheck), so a write any watcher missed is still read to the end.
+import { lstat, type FileHandle } from 'node:fs/promises';
 import type { Pipeline } from '../pipeline.js';
 import type { TranscriptFile } from '../processors/correlate-transcripts.js';
 import { CheckpointStore, identityOf, isSameFile, type FileCheckpoint, type FileIdentity } from './checkpoints.js';
 import { readLines } from './line-reader.js';
 import { openRegularFile } from './regular-file.js';
+import { TailRecheck } from './tail-recheck.js';
 import { classifyTranscriptPath, TranscriptTree } from './transcript-tree.js';
 import { TranscriptWatcher } from './transcript-watcher.js';
 
@@ -67,9 +68,6 @@ const COMMIT_EVERY_BYTES = 32 << 20;
 const RETRY_FIRST_MS = 500;
 /** Short: a retry is one request, and the store being back should not wait long to be noticed. */
 const RETRY_MAX_MS = 5_000;
-/** After a change event, the file's size is checked this often, for this long after its last event. */
-const RECHECK_EVERY_MS = 250;
-const RECHECK_FOR_MS = 2_000;
 /** A checkpoint that could not be written (disk full, read-only) is tried again this often. */
 const SAVE_RETRY_MS = 5_000;
 
@@ -80,9 +78,13 @@ export class TranscriptTailer {
   private vanished: TrackedFile[] = [];
   /** Paths with unread changes, in the order they changed. */
   private readonly dirty = new Set<string>();
-  /** Paths changed lately, with the time of their last change event: their size is checked again. */
-  private readonly recent = new Map<string, number>();
-  private recheckTimer?: NodeJS.Timeout;
+  private readonly recheck = new TailRecheck({
+    sizeRead: (path) => this.files.get(path)?.size,
+    onBehind: (path) => {
+      this.dirty.add(path);
+      this.wake?.();
+    },
+  });
   /** Positions committed in memory but not yet written (the last checkpoint write failed). */
   private unsaved = false;
   private saveRetryTimer?: NodeJS.Timeout;
@@ -141,7 +143,7 @@ export class TranscriptTailer {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.idleTimer);
-    clearTimeout(this.recheckTimer);
+    this.recheck.stop();
     clearTimeout(this.saveRetryTimer);
     this.wake?.();
     await this.watcher.stop();
@@ -199,35 +201,8 @@ export class TranscriptTailer {
 
   private changed(path: string): void {
     this.dirty.add(path);
-    this.recent.set(path, Date.now());
-    this.armRecheck();
+    this.recheck.changed(path);
     this.wake?.();
-  }
-
-  /** One timer for all recently changed files, armed only while there are some: nothing runs when idle. */
-  private armRecheck(): void {
-    if (this.recheckTimer || this.stopping) return;
-    this.recheckTimer = setTimeout(() => void this.recheck(), RECHECK_EVERY_MS);
-    this.recheckTimer.unref();
-  }
-
-  /** A recently changed file whose size is not what was last read to is read again. */
-  private async recheck(): Promise<void> {
-    const now = Date.now();
-    for (const [path, lastEventMs] of this.recent) {
-      const tracked = this.files.get(path);
-      if (!tracked || now - lastEventMs > RECHECK_FOR_MS) {
-        this.recent.delete(path);
-        continue;
-      }
-      const size = await stat(path).then((info) => info.size, () => undefined);
-      if (size !== undefined && size !== tracked.size && !this.dirty.has(path)) {
-        this.dirty.add(path);
-        this.wake?.();
-      }
-    }
-    this.recheckTimer = undefined;
-    if (this.recent.size > 0) this.armRecheck();
   }
 
   private removed(path: string): void {

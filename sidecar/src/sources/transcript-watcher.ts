@@ -38,7 +38,7 @@ export class TranscriptWatcher {
 
   /** Resolves once every existing root is watched (events from then on are reported). */
   async start(): Promise<void> {
-    if (this.options.usePolling) return this.startPolling();
+    if (this.options.usePolling) return this.startPolling(false);
     this.mode = 'inotify';
     for (const root of this.options.tree.roots) await this.watchRoot(root);
   }
@@ -99,7 +99,7 @@ export class TranscriptWatcher {
     // Typically the inotify watch limit: poll everything rather than miss changes.
     this.options.log?.(`cannot watch ${path} (${error.message}); polling every ${this.options.pollIntervalMs} ms instead`);
     this.closeAll();
-    void this.startPolling();
+    void this.startPolling(true); // what changed while the watches were failing is reported by the first walk
   }
 
   private async onEvent(dir: TreeDir, name: string | undefined): Promise<void> {
@@ -111,7 +111,7 @@ export class TranscriptWatcher {
     const path = join(dir.path, name);
     if (holdsTranscripts(dir.role) && name.endsWith('.jsonl')) this.options.onPath(path);
     const role = childRole(dir.role, name);
-    if (!role) return;
+    if (!role || name.endsWith('.jsonl')) return; // a write to a transcript: no directory to look at
     const info = await lstat(path).catch(() => undefined);
     if (info?.isDirectory()) await this.watchTree({ path, role }, true);
     else if (info?.isSymbolicLink()) await this.options.tree.symlinkedDirectory(path);
@@ -170,9 +170,9 @@ export class TranscriptWatcher {
     }
   }
 
-  private async startPolling(): Promise<void> {
+  private async startPolling(reportFirstWalk: boolean): Promise<void> {
     this.mode = 'polling';
-    await this.pollOnce(false);
+    await this.pollOnce(reportFirstWalk);
     const tick = () => {
       this.pollTimer = setTimeout(() => {
         this.polling = this.pollOnce(true).then(() => {

@@ -6,6 +6,7 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
 
 export interface Store {
@@ -157,7 +158,7 @@ async function serverHasFullTextSearch(client: ClickHouseClient): Promise<boolea
 
 async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDays?: number, fullTextSearch = true): Promise<void> {
   // One cheap look first: most opens find every table there, and a reader should not pay for DDL.
-  const tables = Object.values(OTEL_TABLES);
+  const tables = [...Object.values(OTEL_TABLES), ...Object.values(USAGE_TABLES)];
   const existing = await client.query({
     query: `SELECT count() AS n FROM system.tables WHERE database = {database:String} AND name IN {tables:Array(String)}`,
     query_params: { database, tables },
@@ -165,4 +166,6 @@ async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDa
   });
   if (Number((await existing.json<{ n: number | string }>())[0]?.n) === tables.length) return;
   for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
+  // The summaries maintained at insert (their views read the otel_* tables just made).
+  for (const statement of usageTablesDdl({ database })) await client.command({ query: statement });
 }

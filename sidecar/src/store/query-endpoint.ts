@@ -52,20 +52,12 @@ function endpointError(message: string, fields: { code: string; type: string; st
 export async function startQueryEndpoint(reader: StoreReader, limits: EndpointLimits = DEFAULT_ENDPOINT_LIMITS): Promise<QueryEndpoint> {
   const token = randomBytes(24).toString('base64url');
   const expectedDigest = digest(token);
-  let running = 0;
+  const handler: Handler = { reader, expectedDigest, limits, running: 0 };
   const server = createServer(
     { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.headersTimeoutMs * 3, connectionsCheckingInterval: 1_000 },
     (request, response) => {
       request.socket.setTimeout(0); // the query may take up to its own limit
-      if (running >= limits.maxConcurrentQueries) {
-        request.resume();
-        sendError(response, endpointError(`ccotel: too many queries at once (${limits.maxConcurrentQueries})`, { code: '202', type: 'TOO_MANY_SIMULTANEOUS_QUERIES', status: 503 }));
-        return;
-      }
-      running++;
-      handle({ reader, expectedDigest, limits }, request, response)
-        .catch((error: EndpointError) => sendError(response, error))
-        .finally(() => running--);
+      handle(handler, request, response).catch((error: EndpointError) => sendError(response, error));
     },
   );
   // Beyond this, new connections are closed at once: each holds a file descriptor. A peer that connects and
@@ -125,9 +117,12 @@ interface Handler {
   reader: StoreReader;
   expectedDigest: Buffer;
   limits: EndpointLimits;
+  /** Queries being answered now. */
+  running: number;
 }
 
-async function handle({ reader, expectedDigest, limits }: Handler, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(handler: Handler, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { reader, expectedDigest, limits } = handler;
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
   if (url.pathname === '/ping') {
     response.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' }).end('Ok.\n');
@@ -138,11 +133,20 @@ async function handle({ reader, expectedDigest, limits }: Handler, request: Inco
     response.writeHead(401, { 'X-ClickHouse-Exception-Code': '516', 'Content-Type': 'text/plain; charset=UTF-8' }).end(AUTHENTICATION_FAILED);
     return;
   }
-  const body = await readBody(request, limits.maxBodyBytes);
-  const { sql, queryParams } = await statement(url, request, body);
-  const settings = settingsOf(url);
+  if (handler.running >= limits.maxConcurrentQueries) {
+    request.resume();
+    throw endpointError(`ccotel: too many queries at once (${limits.maxConcurrentQueries})`, { code: '202', type: 'TOO_MANY_SIMULTANEOUS_QUERIES', status: 503 });
+  }
+  handler.running++;
+  let result: Buffer;
+  try {
+    const body = await readBody(request, limits.maxBodyBytes);
+    const { sql, queryParams } = await statement(url, request, body);
+    result = await reader.query({ sql, format: 'TabSeparated', params: queryParams, settings: settingsOf(url) });
+  } finally {
+    handler.running--;
+  }
   const queryId = url.searchParams.get('query_id') || randomUUID();
-  const result = await reader.query({ sql, format: 'TabSeparated', params: queryParams, settings });
   const compress = url.searchParams.get('enable_http_compression') === '1' && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
   const headers: Record<string, string> = {
     'Content-Type': 'text/plain; charset=UTF-8',

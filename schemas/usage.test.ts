@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openTempChdb, rows, runAll, type TempChdb } from './chdb-testing.js';
+import { otelTablesDdl } from './clickhouse.js';
+import { chTime } from './corpus.js';
+import { USAGE_TABLES, usageTablesDdl } from './usage.js';
+
+const DAY = 86_400_000;
+let store: TempChdb;
+
+beforeAll(async () => {
+  store = openTempChdb();
+  await runAll(store.client, otelTablesDdl({ rawTtlDays: 30 }));
+  await runAll(store.client, usageTablesDdl());
+});
+afterAll(async () => {
+  await store?.close();
+});
+
+const chat = (spanId: string, atMs: number) => ({
+  Timestamp: chTime(atMs), SpanId: spanId, TraceId: 't', SpanName: 'chat claude-opus-5-5', Duration: 2_000_000_000,
+  ResourceAttributes: { 'host.name': 'h1', 'user.name': 'u1' },
+  SpanAttributes: { 'session.id': 's1', 'gen_ai.request.model': 'claude-opus-5-5', 'gen_ai.usage.input_tokens': '7',
+    'gen_ai.usage.cache_creation.input_tokens': '50', 'ccotel.usage.cache_creation_1h.input_tokens': '20', 'ccotel.cost.usd': '0.25' },
+});
+const insert = (table: string, values: object[]) =>
+  store.client.command({ query: `INSERT INTO default.${table} FORMAT JSONEachRow\n${values.map((v) => JSON.stringify(v)).join('\n')}` });
+
+it('keeps the facts of rows the raw TTL drops as they arrive, once per id however often they arrive', async () => {
+  const old = Date.now() - 300 * DAY;
+  const recent = Date.now() - DAY;
+  await insert('otel_traces', [chat('old', old), chat('new', recent)]);
+  await insert('otel_traces', [chat('old', old)]); // a repeat: a second backfill
+  await insert('otel_logs', [{
+    Timestamp: chTime(old), EventName: 'ccotel.cost.reported',
+    LogAttributes: { 'session.id': 's1', 'ccotel.record.id': 'r1', 'ccotel.cost.reported_usd': '0.5',
+      'ccotel.cost.reported_by_model': '{"claude-opus-5-5":0.5}', 'ccotel.lines.added': '12' },
+  }]);
+  expect(await rows(store.client, 'SELECT SpanId FROM otel_traces')).toEqual([{ SpanId: 'new' }]);
+  expect(await rows(store.client, `SELECT SpanId, Kind, Name, Host, InputTokens, CacheCreationTokens, CacheCreation1hTokens, CostUsd
+    FROM ${USAGE_TABLES.spans} FINAL ORDER BY SpanId`)).toEqual([
+    { SpanId: 'new', Kind: 'chat', Name: 'claude-opus-5-5', Host: 'h1', InputTokens: 7, CacheCreationTokens: 50, CacheCreation1hTokens: 20, CostUsd: 0.25 },
+    { SpanId: 'old', Kind: 'chat', Name: 'claude-opus-5-5', Host: 'h1', InputTokens: 7, CacheCreationTokens: 50, CacheCreation1hTokens: 20, CostUsd: 0.25 },
+  ]);
+  expect(await rows(store.client, `SELECT RecordId, ReportedCostUsd, ReportedCostByModel, LinesAdded FROM ${USAGE_TABLES.events} FINAL`))
+    .toEqual([{ RecordId: 'r1', ReportedCostUsd: 0.5, ReportedCostByModel: { 'claude-opus-5-5': 0.5 }, LinesAdded: 12 }]);
+});
+
+it('has the summaries\' TTL, and a cluster variant: views on each shard\'s local tables, Distributed facts', async () => {
+  const [facts] = await rows<{ engine_full: string }>(store.client,
+    `SELECT engine_full FROM system.tables WHERE database = 'default' AND name = '${USAGE_TABLES.spans}'`);
+  expect(facts.engine_full).toContain('TTL toDateTime(Timestamp) + toIntervalDay(400)');
+  const ddl = usageTablesDdl({ cluster: 'prod', database: 'otel' });
+  expect(ddl).toHaveLength(6);
+  for (const statement of ddl) {
+    expect(statement.split('\n')[0]).toContain('ON CLUSTER `prod`');
+    await store.client.query({ query: `EXPLAIN AST ${statement}` });
+  }
+  expect(ddl.find((s) => s.includes('MATERIALIZED VIEW'))).toContain('TO `otel`.`ccotel_span_facts_local`');
+  expect(ddl.join('\n')).toContain('FROM `otel`.`otel_traces_local`');
+});

@@ -1,0 +1,161 @@
+/**
+ * Summaries maintained at insert (DESIGN §9): materialized views copy the facts of every turn, tool call and
+ * API response (`ccotel_span_facts`), and of the log records the session summaries count
+ * (`ccotel_event_facts`), out of each block inserted into otel_traces / otel_logs. A view sees the block as it
+ * is inserted, before the raw table's TTL drops old rows, so a first backfill of a year of history lands here
+ * even though its detail rows expire at once. The same DDL works wherever the rows come from: the sidecar's
+ * embedded store, or a ClickHouse server the Collector's exporter writes to.
+ *
+ * Facts only (ids, names, numbers, times), never content; kept as long as the session summaries. Both tables
+ * are ReplacingMergeTree keyed by the span or record id: a repeat (at-least-once delivery, a re-read) replaces
+ * itself. Read them with FINAL.
+ */
+import { distributedDdl, ident, OTEL_TABLES, renderContext, ttlClause, validateTtlDays, type RenderContext } from './clickhouse.js';
+import { DEFAULT_SUMMARY_TTL_DAYS, SUMMARY_TEXT_CAP } from './summaries.js';
+
+export const USAGE_TABLES = {
+  spans: 'ccotel_span_facts',
+  spansMv: 'ccotel_span_facts_mv',
+  events: 'ccotel_event_facts',
+  eventsMv: 'ccotel_event_facts_mv',
+} as const;
+
+export const TURN_SPAN = 'invoke_agent claude-code';
+export const TOOL_SPAN_PREFIX = 'execute_tool ';
+export const CHAT_SPAN_PREFIX = 'chat ';
+
+/** Log records the summaries count. */
+export const SUMMARY_EVENTS = [
+  'ccotel.permission.blocked',
+  'ccotel.session.started',
+  'ccotel.session.ended',
+  'ccotel.failure_mode.detected',
+  'ccotel.cost.reported',
+] as const;
+
+const SPAN_COLUMNS = [
+  'SpanId String CODEC(ZSTD(1))',
+  'Timestamp DateTime64(9) CODEC(Delta, ZSTD(1))',
+  "EndTime DateTime64(9) CODEC(Delta, ZSTD(1))",
+  'SessionId String CODEC(ZSTD(1))',
+  'Host LowCardinality(String) CODEC(ZSTD(1))',
+  'User LowCardinality(String) CODEC(ZSTD(1))',
+  "Project String COMMENT 'ccotel.cwd of the span (masked by the sidecar), capped' CODEC(ZSTD(1))",
+  "Kind LowCardinality(String) COMMENT 'turn | tool | chat'",
+  "Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call'",
+  "Outcome LowCardinality(String) COMMENT 'ccotel.turn.outcome / ccotel.tool.outcome'",
+  'InputTokens UInt64',
+  'OutputTokens UInt64',
+  'CacheReadTokens UInt64',
+  "CacheCreationTokens UInt64 COMMENT 'all cache writes, 5-minute and 1-hour'",
+  "CacheCreation1hTokens UInt64 COMMENT 'of those, 1-hour cache writes'",
+  "CostUsd Float64 COMMENT 'ccotel.cost.usd'",
+  "UnknownModel UInt8 COMMENT 'ccotel.cost.unknown_model: no price known, CostUsd is 0'",
+  "ReportedCostUsd Float64 COMMENT 'costUSD Claude Code wrote on the row (older releases), 0 if none'",
+];
+
+const EVENT_COLUMNS = [
+  'RecordId String CODEC(ZSTD(1))',
+  'Timestamp DateTime64(9) CODEC(Delta, ZSTD(1))',
+  'SessionId String CODEC(ZSTD(1))',
+  'Host LowCardinality(String) CODEC(ZSTD(1))',
+  'User LowCardinality(String) CODEC(ZSTD(1))',
+  'EventName LowCardinality(String)',
+  "Source LowCardinality(String) COMMENT 'source attribute (session starts, permission blocks)'",
+  "Mode LowCardinality(String) COMMENT 'failure mode'",
+  "Reason LowCardinality(String) COMMENT 'session end reason'",
+  "ReportedCostUsd Float64 COMMENT 'ccotel.cost.reported: Claude Code''s own session total so far'",
+  "ReportedCostByModel Map(LowCardinality(String), Float64) COMMENT 'ccotel.cost.reported: the same by model'",
+  "LinesAdded UInt64 COMMENT 'ccotel.cost.reported: lines added so far'",
+  'LinesRemoved UInt64',
+];
+
+const num = (map: string, key: string, type = 'UInt64'): string => `to${type}OrZero(${map}['${key}'])`;
+const capped = (expression: string): string => `leftUTF8(${expression}, ${SUMMARY_TEXT_CAP})`;
+
+/** SELECT turning otel_traces rows into span facts (the view's query, and the repair's). */
+export function spanFactsSelect(source: string): string {
+  const a = 'SpanAttributes';
+  return `SELECT
+  SpanId, Timestamp,
+  fromUnixTimestamp64Nano(toUnixTimestamp64Nano(Timestamp) + toInt64(Duration)) AS EndTime,
+  ${a}['session.id'] AS SessionId,
+  ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
+  ${capped(`${a}['ccotel.cwd']`)} AS Project,
+  multiIf(SpanName = '${TURN_SPAN}', 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
+  multiIf(Kind = 'chat', if(${a}['gen_ai.request.model'] != '', ${a}['gen_ai.request.model'], substring(SpanName, ${CHAT_SPAN_PREFIX.length + 1})),
+          Kind = 'tool', ${a}['gen_ai.tool.name'], '') AS Name,
+  multiIf(Kind = 'turn', ${a}['ccotel.turn.outcome'], Kind = 'tool', ${a}['ccotel.tool.outcome'], '') AS Outcome,
+  ${num(a, 'gen_ai.usage.input_tokens')} AS InputTokens,
+  ${num(a, 'gen_ai.usage.output_tokens')} AS OutputTokens,
+  ${num(a, 'gen_ai.usage.cache_read.input_tokens')} AS CacheReadTokens,
+  ${num(a, 'gen_ai.usage.cache_creation.input_tokens')} AS CacheCreationTokens,
+  ${num(a, 'ccotel.usage.cache_creation_1h.input_tokens')} AS CacheCreation1hTokens,
+  ${num(a, 'ccotel.cost.usd', 'Float64')} AS CostUsd,
+  toUInt8(${a}['ccotel.cost.unknown_model'] = 'true') AS UnknownModel,
+  ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd
+FROM ${source}
+WHERE ${a}['session.id'] != ''
+  AND (SpanName = '${TURN_SPAN}' OR startsWith(SpanName, '${TOOL_SPAN_PREFIX}') OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}'))`;
+}
+
+/** A log record's id; one without `ccotel.record.id` is identified by its content. */
+export const LOG_RECORD_ID =
+  "if(LogAttributes['ccotel.record.id'] != '', LogAttributes['ccotel.record.id'], toString(cityHash64(Timestamp, EventName, Body, LogAttributes)))";
+
+/** SELECT turning otel_logs rows into event facts. */
+export function eventFactsSelect(source: string): string {
+  const a = 'LogAttributes';
+  return `SELECT
+  ${LOG_RECORD_ID} AS RecordId, Timestamp, ${a}['session.id'] AS SessionId,
+  ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
+  EventName, ${a}['source'] AS Source, ${a}['mode'] AS Mode, ${a}['reason'] AS Reason,
+  ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd,
+  JSONExtract(${a}['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,
+  ${num(a, 'ccotel.lines.added')} AS LinesAdded,
+  ${num(a, 'ccotel.lines.removed')} AS LinesRemoved
+FROM ${source}
+WHERE ${a}['session.id'] != '' AND EventName IN (${SUMMARY_EVENTS.map((e) => `'${e}'`).join(', ')})`;
+}
+
+export interface UsageSchemaOptions {
+  database?: string;
+  cluster?: string;
+  /** Days the facts are kept (the summaries' TTL); 0 keeps them forever. Default 400. */
+  summaryTtlDays?: number;
+}
+
+function factsTable(ctx: RenderContext, name: string, columns: string[], order: string, ttlDays: number): string {
+  return (
+    `CREATE TABLE IF NOT EXISTS ${ctx.storage(name)}${ctx.onCluster} (\n${columns.map((c) => `    ${c}`).join(',\n')}\n) ` +
+    `ENGINE = ${ctx.engine('ReplacingMergeTree')}\n` +
+    // A repeat has the same time as the original, so it lands in the same partition and replaces it.
+    [`PARTITION BY toYYYYMM(Timestamp)`, `ORDER BY (${order})`, ttlClause(ttlDays, 'toDateTime(Timestamp)'), 'SETTINGS index_granularity = 8192']
+      .filter(Boolean)
+      .join('\n')
+  );
+}
+
+/**
+ * The facts tables and their views (after otel_tables: the views read otel_traces / otel_logs). On a cluster
+ * the views sit on each shard's local tables and write its local facts.
+ */
+export function usageTablesDdl(opts: UsageSchemaOptions = {}): string[] {
+  const ctx = renderContext(opts);
+  const ttlDays = validateTtlDays(opts.summaryTtlDays ?? DEFAULT_SUMMARY_TTL_DAYS, 'summaryTtlDays');
+  const view = (name: string, target: string, select: string) =>
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${ctx.storage(name)}${ctx.onCluster} TO ${ctx.storage(target)}\nAS ${select}`;
+  return [
+    factsTable(ctx, USAGE_TABLES.spans, SPAN_COLUMNS, 'SessionId, Kind, SpanId', ttlDays),
+    ...distributedDdl(ctx, USAGE_TABLES.spans, 'cityHash64(SessionId)'),
+    factsTable(ctx, USAGE_TABLES.events, EVENT_COLUMNS, 'SessionId, EventName, RecordId', ttlDays),
+    ...distributedDdl(ctx, USAGE_TABLES.events, 'cityHash64(SessionId)'),
+    view(USAGE_TABLES.spansMv, USAGE_TABLES.spans, spanFactsSelect(ctx.storage(OTEL_TABLES.traces))),
+    view(USAGE_TABLES.eventsMv, USAGE_TABLES.events, eventFactsSelect(ctx.storage(OTEL_TABLES.logs))),
+  ];
+}
+
+/** Fully qualified names readers use (the Distributed ones on a cluster). */
+export function usageTableNames(database: string): { spans: string; events: string } {
+  return { spans: `${ident(database)}.${ident(USAGE_TABLES.spans)}`, events: `${ident(database)}.${ident(USAGE_TABLES.events)}` };
+}

@@ -1,0 +1,106 @@
+// Prices every `chat` span (DESIGN §10) from the price table shipped in @pydantic/genai-prices (its data is
+// bundled: no network at run time): sets `ccotel.cost.usd` and emits one `ccotel.cost` point per token type.
+// A model the table does not know costs 0 and is flagged with `ccotel.cost.unknown_model=true`.
+import { calcPrice, type ModelPrice, type TieredPrices } from '@pydantic/genai-prices';
+import type { MetricPoint, Processor, SpanRecord, TelemetryBatch } from '../model.js';
+
+export const COST_ATTRIBUTE = 'ccotel.cost.usd';
+export const UNKNOWN_MODEL_ATTRIBUTE = 'ccotel.cost.unknown_model';
+/** 1-hour cache writes (of the cache_creation tokens), priced apart from the 5-minute ones. */
+export const CACHE_WRITE_1H_ATTRIBUTE = 'ccotel.usage.cache_creation_1h.input_tokens';
+
+export interface ChatTokens {
+  input: number;
+  output: number;
+  cacheRead: number;
+  /** All cache writes, 5-minute and 1-hour. */
+  cacheCreation: number;
+  cacheCreation1h: number;
+}
+
+/** Cost by `gen_ai.token.type` (input, output, cache_read, cache_creation), USD. */
+export type CostByType = Record<'input' | 'output' | 'cache_read' | 'cache_creation', number>;
+
+export interface ChatCost {
+  usd: number;
+  byType: CostByType;
+  /** The table has no price for this model: usd is 0. */
+  unknownModel: boolean;
+}
+
+const PER_MILLION = 1e6;
+
+/** The price per million tokens that applies: a long-context tier reprices the whole request past its start. */
+function perMillion(price: number | TieredPrices | undefined, totalInput: number): number {
+  if (price === undefined) return 0;
+  if (typeof price === 'number') return price;
+  return price.tiers.reduce((current, tier) => (totalInput > tier.start ? tier.price : current), price.base);
+}
+
+export function priceChat(model: string, tokens: ChatTokens, atMs: number): ChatCost {
+  const totalInput = tokens.input + tokens.cacheRead + tokens.cacheCreation;
+  const zero: CostByType = { input: 0, output: 0, cache_read: 0, cache_creation: 0 };
+  if (totalInput + tokens.output === 0) return { usd: 0, byType: zero, unknownModel: false };
+  // The table is asked which model this is and what it cost at that time (prices change by date).
+  const found = calcPrice({ input_tokens: totalInput, output_tokens: tokens.output }, model, { providerId: 'anthropic', timestamp: new Date(atMs) });
+  if (!found) return { usd: 0, byType: zero, unknownModel: true };
+  const price: ModelPrice = found.model_price;
+  const rate = (key: string) => perMillion(price[key], totalInput) / PER_MILLION;
+  const writes5m = tokens.cacheCreation - tokens.cacheCreation1h;
+  // A model without a 1-hour write price is charged its cache write price for them.
+  const write1hRate = price.cache_write_1h_mtok !== undefined ? rate('cache_write_1h_mtok') : rate('cache_write_mtok');
+  const byType: CostByType = {
+    input: tokens.input * rate('input_mtok'),
+    output: tokens.output * rate('output_mtok'),
+    cache_read: tokens.cacheRead * rate('cache_read_mtok'),
+    cache_creation: writes5m * rate('cache_write_mtok') + tokens.cacheCreation1h * write1hRate,
+  };
+  return { usd: byType.input + byType.output + byType.cache_read + byType.cache_creation, byType, unknownModel: false };
+}
+
+const numberAttribute = (span: SpanRecord, key: string): number => Number(span.attributes[key] ?? 0) || 0;
+
+export function chatTokens(span: SpanRecord): ChatTokens {
+  return {
+    input: numberAttribute(span, 'gen_ai.usage.input_tokens'),
+    output: numberAttribute(span, 'gen_ai.usage.output_tokens'),
+    cacheRead: numberAttribute(span, 'gen_ai.usage.cache_read.input_tokens'),
+    cacheCreation: numberAttribute(span, 'gen_ai.usage.cache_creation.input_tokens'),
+    cacheCreation1h: numberAttribute(span, CACHE_WRITE_1H_ATTRIBUTE),
+  };
+}
+
+/** Cost points carry 12 decimals at most: sums of floats stay readable. */
+const round = (usd: number): number => Math.round(usd * 1e12) / 1e12;
+
+export class PriceChatsProcessor implements Processor {
+  readonly name = 'price-chats';
+
+  async process(batch: TelemetryBatch): Promise<TelemetryBatch> {
+    const points: MetricPoint[] = [];
+    for (const span of batch.spans) {
+      if (!span.name.startsWith('chat ')) continue;
+      const model = String(span.attributes['gen_ai.request.model'] ?? span.name.slice('chat '.length));
+      const cost = priceChat(model, chatTokens(span), span.startMs);
+      span.attributes[COST_ATTRIBUTE] = round(cost.usd);
+      if (cost.unknownModel) span.attributes[UNKNOWN_MODEL_ATTRIBUTE] = true;
+      for (const [type, usd] of Object.entries(cost.byType)) {
+        if (usd === 0) continue;
+        points.push({
+          id: `${span.spanId}:cost:${type}`,
+          name: 'ccotel.cost',
+          unit: 'USD',
+          description: 'Cost of the API responses by model and token type, from the price table',
+          kind: 'sum',
+          timeMs: span.endMs,
+          value: round(usd),
+          attributes: { 'gen_ai.request.model': model, 'gen_ai.token.type': type },
+          traceId: span.traceId,
+          spanId: span.spanId,
+        });
+      }
+    }
+    if (points.length === 0) return batch;
+    return { ...batch, metrics: batch.metrics.concat(points) };
+  }
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTempChdb, runAll, type TempChdb } from '../../../schemas/chdb-testing.js';
+import { otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { chTime } from '../../../schemas/corpus.js';
+import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
+import { renderUsage } from '../commands/report.js';
+import { billingBlocks } from './blocks.js';
+import { usageReport } from './usage.js';
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 9, 5, 22, 30); // a Monday, 22:30 UTC
+let store: TempChdb;
+
+interface Chat { id: string; session: string; atMs: number; model: string; input: number; output?: number; costUsd: number; unknown?: boolean; project?: string }
+
+const chats: Chat[] = [
+  { id: 'a1', session: 's-a', atMs: T0, model: 'claude-opus-5-5', input: 100, output: 10, costUsd: 0.5, project: '/src/payments' },
+  { id: 'a2', session: 's-a', atMs: T0 + 2 * HOUR, model: 'claude-opus-5-5', input: 200, costUsd: 1, project: '/src/payments' },
+  { id: 'b1', session: 's-b', atMs: T0 + 30 * HOUR, model: 'claude-sonnet-4-5', input: 50, costUsd: 0.25, project: '/src/web' },
+  // A model the price table does not know: 0 from ccotel, Claude Code said 0.75 for it.
+  { id: 'b2', session: 's-b', atMs: T0 + 31 * HOUR, model: 'claude-future-9', input: 70, costUsd: 0, unknown: true, project: '/src/web' },
+];
+
+beforeAll(async () => {
+  store = openTempChdb();
+  await runAll(store.client, [...otelTablesDdl(), ...usageTablesDdl()]);
+  const values = chats.map((c) => ({
+    SpanId: c.id, Timestamp: chTime(c.atMs), EndTime: chTime(c.atMs + 1000), SessionId: c.session, Project: c.project, Kind: 'chat',
+    Name: c.model, InputTokens: c.input, OutputTokens: c.output ?? 0, CostUsd: c.costUsd, UnknownModel: c.unknown ? 1 : 0,
+  }));
+  await store.client.insert({ table: USAGE_TABLES.spans, values, format: 'JSONEachRow' });
+  await store.client.insert({ table: USAGE_TABLES.events, format: 'JSONEachRow', values: [0.5, 2].map((usd, i) => ({
+    RecordId: `r${i}`, Timestamp: chTime(T0 + (32 + i) * HOUR), SessionId: 's-b', EventName: 'ccotel.cost.reported',
+    ReportedCostUsd: usd, ReportedCostByModel: { 'claude-sonnet-4-5': 0.25 * (i + 1), 'claude-future-9': 0.75 * (i + 1) },
+  })) });
+});
+afterAll(async () => {
+  await store?.close();
+});
+
+describe('usageReport', () => {
+  it('counts days in the time zone asked for', async () => {
+    expect((await usageReport(store.client, 'daily', { timezone: 'UTC' })).rows.map((r) => [r.period, r.input_tokens]))
+      .toEqual([['2026-10-05', 100], ['2026-10-06', 200], ['2026-10-07', 120]]);
+    // 22:30 UTC on the 5th is already the 6th in Tokyo, and 00:30 UTC on the 6th still the 6th.
+    expect((await usageReport(store.client, 'daily', { timezone: 'Asia/Tokyo' })).rows.map((r) => [r.period, r.input_tokens]))
+      .toEqual([['2026-10-06', 300], ['2026-10-07', 120]]);
+    expect((await usageReport(store.client, 'weekly', { timezone: 'UTC' })).rows.map((r) => r.period)).toEqual(['2026-10-05']);
+  });
+
+  it('costs a model without a price at Claude Code\'s own latest figure for it, and names it', async () => {
+    const report = await usageReport(store.client, 'session', { timezone: 'UTC' });
+    const b = report.rows.find((r) => r.period === 's-b')!;
+    expect(b.breakdown.map((m) => [m.model, m.cost_usd])).toEqual([['claude-future-9', 1.5], ['claude-sonnet-4-5', 0.25]]);
+    expect(b.reported_cost_usd).toBe(2);
+    expect(b.project).toBe('/src/web');
+    expect(report.unknown_models).toEqual(['claude-future-9']);
+    expect(report.totals).toMatchObject({ sessions: 2, input_tokens: 420, cost_usd: 3.25 });
+    const text = renderUsage(report, true);
+    expect(text).toContain('$2.00 (ccotel -$0.25)');
+    expect(text).toContain('no list price for claude-future-9');
+  });
+
+  it('filters by day, project, model and session', async () => {
+    const totals = async (filter: Parameters<typeof usageReport>[2]) => (await usageReport(store.client, 'daily', { timezone: 'UTC', ...filter })).totals;
+    expect(await totals({ since: '2026-10-06', until: '2026-10-06' })).toMatchObject({ sessions: 1, input_tokens: 200 });
+    expect(await totals({ project: 'payments' })).toMatchObject({ sessions: 1, input_tokens: 300 });
+    expect(await totals({ model: 'claude-sonnet-4-5' })).toMatchObject({ sessions: 1, input_tokens: 50, cost_usd: 0.25 });
+    expect(await totals({ sessionIds: ['s-b'] })).toMatchObject({ sessions: 1, input_tokens: 120 });
+  });
+});
+
+describe('billingBlocks', () => {
+  const item = (timeMs: number) => ({ session: 's', time_ms: timeMs, model: 'm', input_tokens: 1, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, cost_usd: 0 });
+
+  it('starts a block at the full hour, a new one past 5 hours or after a 5-hour gap, and knows the running one', () => {
+    const start = Date.UTC(2026, 9, 5, 9, 40);
+    const blocks = billingBlocks([item(start), item(start + 4 * HOUR), item(start + 5.5 * HOUR), item(start + 12 * HOUR)], start + 12.5 * HOUR);
+    expect(blocks.map((b) => [b.period, b.input_tokens, b.is_active])).toEqual([
+      ['2026-10-05T09:00:00.000Z', 2, false],
+      ['2026-10-05T15:00:00.000Z', 1, false],
+      ['2026-10-05T21:00:00.000Z', 1, true],
+    ]);
+    expect(blocks[0].end).toBe('2026-10-05T14:00:00.000Z');
+  });
+});

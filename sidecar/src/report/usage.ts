@@ -1,0 +1,191 @@
+// Usage and cost by day, week, month, session and 5-hour billing block: the views ccusage made familiar,
+// answered from the summaries kept at insert (schemas/usage.ts), so every period the summaries hold is
+// there, also when the raw tables no longer hold it. The one place these figures are computed: `ccotel
+// report <period>` prints them and the web UI shows the same JSON. Field names are stable (docs/REPORT.md).
+import type { ClickHouseClient } from '@clickhouse/client';
+import { usageTableNames } from '../../../schemas/usage.js';
+import { billingBlocks, type UsageItem } from './blocks.js';
+import { addTokens, emptyTokens, type TokenFigures } from './tokens.js';
+
+export type UsagePeriod = 'daily' | 'weekly' | 'monthly' | 'session' | 'blocks';
+export const USAGE_PERIODS: readonly UsagePeriod[] = ['daily', 'weekly', 'monthly', 'session', 'blocks'];
+
+export interface UsageFilter {
+  /** First local day included, YYYY-MM-DD. */
+  since?: string;
+  /** Last local day included, YYYY-MM-DD. */
+  until?: string;
+  /** Sessions whose working directory contains this text. */
+  project?: string;
+  /** Only this model. */
+  model?: string;
+  /** Only these sessions. */
+  sessionIds?: string[];
+  /** IANA time zone the days are counted in; default the machine's. */
+  timezone?: string;
+  database?: string;
+}
+
+export interface ModelFigures extends TokenFigures {
+  model: string;
+}
+
+export interface UsageRow extends TokenFigures {
+  /** The day (YYYY-MM-DD), the week's Monday, the month (YYYY-MM), the session id, or the block's start (ISO). */
+  period: string;
+  sessions: number;
+  models: string[];
+  /** Figures by model (always given; `--breakdown` prints them). */
+  breakdown: ModelFigures[];
+  first_activity: string;
+  last_activity: string;
+  /** Sessions: the working directory. */
+  project?: string;
+  /** Sessions: Claude Code's own statement of the session's cost, null when it stated none. */
+  reported_cost_usd?: number | null;
+  /** Blocks: the block's end (start + 5 hours), and whether it is still running. */
+  end?: string;
+  is_active?: boolean;
+}
+
+export interface UsageReport {
+  period: UsagePeriod;
+  timezone: string;
+  rows: UsageRow[];
+  totals: TokenFigures & { sessions: number };
+  /** Models the price table does not know: their cost is Claude Code's own figure where it stated one, else 0. */
+  unknown_models: string[];
+}
+
+/** One row per chat, plus, for models without a price, Claude Code's own cost of them in that session. */
+function itemsSql(database: string): string {
+  const { spans, events } = usageTableNames(database);
+  return `
+WITH
+  chats AS (SELECT SessionId, Timestamp, Name AS Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens,
+                   CostUsd, UnknownModel FROM ${spans} FINAL WHERE Kind = 'chat'),
+  reported AS (SELECT SessionId, argMax(ReportedCostByModel, ReportedCostUsd) AS ByModel FROM ${events} FINAL
+               WHERE EventName = 'ccotel.cost.reported' GROUP BY SessionId),
+  unpriced AS (SELECT SessionId, Model, max(Timestamp) AS Timestamp FROM chats WHERE UnknownModel = 1 GROUP BY SessionId, Model),
+  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project FROM ${spans} FINAL GROUP BY SessionId)
+SELECT i.*, p.Project AS Project FROM (
+  SELECT SessionId, Timestamp, Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens, CostUsd, UnknownModel FROM chats
+  UNION ALL
+  SELECT u.SessionId, u.Timestamp, u.Model, 0, 0, 0, 0, r.ByModel[u.Model], 1 FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
+) AS i LEFT JOIN projects AS p USING (SessionId)`;
+}
+
+const PERIOD_KEY: Record<Exclude<UsagePeriod, 'blocks'>, string> = {
+  daily: `toString(toDate(Timestamp, {tz:String}))`,
+  // Weeks start on Monday, as ccusage counts them.
+  weekly: `toString(toStartOfWeek(Timestamp, 1, {tz:String}))`,
+  monthly: `formatDateTime(Timestamp, '%Y-%m', {tz:String})`,
+  session: `SessionId`,
+};
+
+function filterSql(filter: UsageFilter): string {
+  const conditions = ['1'];
+  if (filter.since) conditions.push(`toDate(Timestamp, {tz:String}) >= toDate({since:String})`);
+  if (filter.until) conditions.push(`toDate(Timestamp, {tz:String}) <= toDate({until:String})`);
+  if (filter.project) conditions.push(`position(Project, {project:String}) > 0`);
+  if (filter.model) conditions.push(`Model = {model:String}`);
+  if (filter.sessionIds) conditions.push(`SessionId IN {sessions:Array(String)}`);
+  return conditions.join(' AND ');
+}
+
+interface GroupRow {
+  period: string;
+  model: string;
+  sessions: string[];
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_tokens: number;
+  cache_read_tokens: number;
+  cost_usd: number;
+  unknown: number;
+  first_ms: number;
+  last_ms: number;
+  project: string;
+}
+
+const TOKEN_SUMS = `sum(InputTokens) AS input_tokens, sum(OutputTokens) AS output_tokens,
+  sum(CacheCreationTokens) AS cache_creation_tokens, sum(CacheReadTokens) AS cache_read_tokens, sum(CostUsd) AS cost_usd,
+  max(UnknownModel) AS unknown, toUnixTimestamp64Milli(min(Timestamp)) AS first_ms, toUnixTimestamp64Milli(max(Timestamp)) AS last_ms`;
+
+async function select<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+  const result = await client.query({
+    query, query_params: params, format: 'JSONEachRow',
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  });
+  return result.json<T>();
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export async function usageReport(client: ClickHouseClient, period: UsagePeriod, filter: UsageFilter = {}): Promise<UsageReport> {
+  const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const params = { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', sessions: filter.sessionIds ?? [] };
+  const items = `(${itemsSql(filter.database ?? 'default')}) WHERE ${filterSql(filter)}`;
+  // One query per report: the totals' sessions and the unpriced models come out of the same rows.
+  let rows: UsageRow[];
+  let slices: { sessions: string[]; model: string; unknown: number }[];
+  if (period === 'blocks') {
+    const list = await select<UsageItem & { unknown: number }>(client,
+      `SELECT SessionId AS session, toUnixTimestamp64Milli(Timestamp) AS time_ms, Model AS model, InputTokens AS input_tokens,
+         OutputTokens AS output_tokens, CacheCreationTokens AS cache_creation_tokens, CacheReadTokens AS cache_read_tokens,
+         CostUsd AS cost_usd, UnknownModel AS unknown FROM ${items} ORDER BY time_ms, session`, params);
+    rows = billingBlocks(list, Date.now());
+    slices = list.map((item) => ({ sessions: [item.session], model: item.model, unknown: item.unknown }));
+  } else {
+    const groups = await select<GroupRow>(client,
+      `SELECT ${PERIOD_KEY[period]} AS period, Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS},
+         argMinIf(Project, Timestamp, Project != '') AS project
+       FROM ${items} GROUP BY period, model ORDER BY period, model`, params);
+    rows = groupRows(groups);
+    slices = groups;
+    if (period === 'session') await addReportedCost(client, rows, filter.database ?? 'default');
+  }
+  const totals = { ...emptyTokens(), sessions: new Set(slices.flatMap((slice) => slice.sessions)).size };
+  for (const row of rows) addTokens(totals, row);
+  const unknownModels = [...new Set(slices.filter((slice) => Number(slice.unknown) === 1).map((slice) => slice.model))].sort();
+  return { period, timezone, rows, totals, unknown_models: unknownModels };
+}
+
+function groupRows(groups: GroupRow[]): UsageRow[] {
+  const byPeriod = new Map<string, { row: UsageRow; sessions: Set<string> }>();
+  for (const g of groups) {
+    let entry = byPeriod.get(g.period);
+    if (!entry) {
+      entry = {
+        row: { period: g.period, sessions: 0, models: [], breakdown: [], ...emptyTokens(), first_activity: iso(g.first_ms), last_activity: iso(g.last_ms) },
+        sessions: new Set(),
+      };
+      byPeriod.set(g.period, entry);
+    }
+    const { row } = entry;
+    const figures: ModelFigures = { model: g.model, ...emptyTokens() };
+    addTokens(figures, g);
+    row.breakdown.push(figures);
+    row.models.push(g.model);
+    addTokens(row, g);
+    for (const session of g.sessions) entry.sessions.add(session);
+    row.sessions = entry.sessions.size;
+    if (g.project && !row.project) row.project = g.project;
+    if (g.first_ms < Date.parse(row.first_activity)) row.first_activity = iso(g.first_ms);
+    if (g.last_ms > Date.parse(row.last_activity)) row.last_activity = iso(g.last_ms);
+  }
+  return [...byPeriod.values()].map((entry) => entry.row);
+}
+
+async function addReportedCost(client: ClickHouseClient, rows: UsageRow[], database: string): Promise<void> {
+  const { events } = usageTableNames(database);
+  const reported = await select<{ session: string; usd: number }>(client,
+    `SELECT SessionId AS session, max(ReportedCostUsd) AS usd FROM ${events} FINAL
+     WHERE EventName = 'ccotel.cost.reported' AND SessionId IN {sessions:Array(String)} GROUP BY session`,
+    { sessions: rows.map((row) => row.period) });
+  const bySession = new Map(reported.map((r) => [r.session, r.usd]));
+  for (const row of rows) {
+    row.project ??= '';
+    row.reported_cost_usd = bySession.get(row.period) ?? null;
+  }
+}

@@ -1,0 +1,117 @@
+// Overview: the report's figures for the chosen range (tiles and one table per report section), the per-day
+// charts, and sessions, tokens and cost by project.
+import type uPlot from 'uplot';
+import type { Overview, ReportJson, TimeRange } from '../types.js';
+import { api } from './api.js';
+import { color, timeChart } from './charts.js';
+import { dollars, figure, h, integer, percent } from './dom.js';
+import type { Page } from './main.js';
+
+const SECTION_TITLES: Record<string, string> = {
+  turns: 'Turns by outcome',
+  tools: 'Tool calls by tool',
+  tokens: 'Tokens by model',
+  cost: 'Cost by model (USD)',
+  permissionBlocks: 'Permission blocks',
+  sessionStarts: 'Session starts and resume frequency',
+  failureModes: 'Failure modes',
+  sessionStates: 'Sessions by latest state',
+  skipped: 'Input lines skipped',
+};
+
+/** Any report section as a table: its columns are the JSON fields, every cell a figure. */
+export function reportTable(section: string, rows: Record<string, unknown>[]): HTMLElement {
+  const title = h('h2', {}, SECTION_TITLES[section] ?? section);
+  if (rows.length === 0) return h('section', { class: 'report', 'data-section': section }, title, h('p', { class: 'empty' }, 'none'));
+  const columns = Object.keys(rows[0]);
+  const head = h('tr', {}, ...columns.map((column) => h('th', {}, column)));
+  const body = rows.map((row, index) => h('tr', {}, ...columns.map((column) => h('td', { class: typeof row[column] === 'number' ? 'number' : undefined }, figure(`${section}.${index}.${column}`, row[column])))));
+  return h('section', { class: 'report', 'data-section': section }, title, h('table', {}, h('thead', {}, head), h('tbody', {}, ...body)));
+}
+
+const sum = (rows: Record<string, unknown>[], key: string) => rows.reduce((total, row) => total + Number(row[key] ?? 0), 0);
+
+function tiles(report: ReportJson): HTMLElement {
+  const overview = report.overview[0] ?? {};
+  const starts = report.sessionStarts[0] ?? {};
+  const calls = sum(report.tools, 'calls');
+  const tile = (label: string, value: HTMLElement | string) => h('div', { class: 'tile' }, h('div', { class: 'value' }, value), h('div', { class: 'label' }, label));
+  const cost = Number(overview.cost_usd ?? 0);
+  return h(
+    'div',
+    { class: 'tiles' },
+    tile('cost', figure('overview.0.cost_usd', cost, dollars(cost))),
+    tile('sessions', figure('overview.0.sessions', overview.sessions)),
+    tile('turns', figure('overview.0.turns', overview.turns)),
+    tile('tool calls', figure('overview.0.tool_calls', overview.tool_calls)),
+    tile('API responses', figure('overview.0.api_responses', overview.api_responses)),
+    tile('tool success', calls === 0 ? '–' : percent(sum(report.tools, 'success') / calls)),
+    tile('permission blocks', integer(sum(report.permissionBlocks, 'blocks'))),
+    tile('resume frequency', figure('sessionStarts.0.resume_frequency', starts.resume_frequency)),
+  );
+}
+
+function charts(data: Overview): { element: HTMLElement; plots: uPlot[] } {
+  const d = data.days;
+  const rate = d.toolCalls.map((calls, index) => (calls === 0 ? null : (100 * d.toolSuccess[index]) / calls));
+  const modes = Object.entries(d.failureModes);
+  const drawn = [
+    timeChart('Sessions and turns per day', d.days, [
+      { label: 'active sessions', values: d.sessions, color: color(0) },
+      { label: 'turns', values: d.turns, color: color(1) },
+    ]),
+    timeChart('Cost per day (USD)', d.days, [{ label: 'cost', values: d.costUsd, color: color(4) }]),
+    timeChart('Tokens per day', d.days, [
+      { label: 'input', values: d.inputTokens, color: color(0) },
+      { label: 'output', values: d.outputTokens, color: color(1) },
+      { label: 'cache read', values: d.cacheReadTokens, color: color(2) },
+      { label: 'cache creation', values: d.cacheCreationTokens, color: color(3) },
+    ]),
+    timeChart('Tool success rate and permission blocks per day', d.days, [
+      { label: 'tool success', values: rate, color: color(2), percent: true },
+      { label: 'permission blocks', values: d.permissionBlocks, color: color(4) },
+    ]),
+    timeChart('Session starts and resumes per day', d.days, [
+      { label: 'starts', values: d.starts, color: color(0) },
+      { label: 'resumes', values: d.resumes, color: color(1) },
+    ]),
+    timeChart('Failure modes per day', d.days, modes.map(([mode, values], index) => ({ label: mode, values, color: color(index + 4) }))),
+  ];
+  return { element: h('div', { class: 'charts' }, ...drawn.map((chart) => chart.element)), plots: drawn.flatMap((chart) => (chart.plot ? [chart.plot] : [])) };
+}
+
+/** Set through the CSSOM: the page's Content-Security-Policy refuses inline style attributes. */
+function bar(widthPercent: number): HTMLElement {
+  const element = h('div', { class: 'bar' });
+  element.style.width = `${widthPercent}%`;
+  return element;
+}
+
+function projects(data: Overview): HTMLElement {
+  const max = Math.max(Number.MIN_VALUE, ...data.projects.map((row) => row.cost_usd));
+  const rows = data.projects.map((row) =>
+    h('tr', {}, h('td', { class: 'path' }, row.project || '(unknown)'), h('td', { class: 'number' }, integer(row.sessions)),
+      h('td', { class: 'number' }, integer(row.tokens)), h('td', { class: 'number' }, dollars(row.cost_usd)), h('td', {}, bar((100 * row.cost_usd) / max))),
+  );
+  return h('section', { class: 'report wide' }, h('h2', {}, 'By project'),
+    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'project'), h('th', {}, 'sessions'), h('th', {}, 'tokens'), h('th', {}, 'cost'), h('th', {}, ''))), h('tbody', {}, ...rows)));
+}
+
+export class OverviewPage implements Page {
+  private plots: uPlot[] = [];
+  constructor(private readonly main: HTMLElement) {}
+
+  async load(range: TimeRange): Promise<void> {
+    const data = await api.overview(range);
+    this.destroy();
+    const drawn = charts(data);
+    this.plots = drawn.plots;
+    const sections = Object.entries(data.report).filter(([section]) => section !== 'overview');
+    this.main.replaceChildren(tiles(data.report), drawn.element, projects(data), h('div', { class: 'reports' }, reportTable('overview', data.report.overview), ...sections.map(([section, rows]) => reportTable(section, rows))));
+  }
+
+  destroy(): void {
+    for (const plot of this.plots) plot.destroy();
+    this.plots = [];
+  }
+}

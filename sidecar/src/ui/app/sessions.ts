@@ -1,0 +1,130 @@
+// Sessions: one row per session, sortable by any column and filtered by text, drawn virtually (only the rows
+// in view are in the DOM), so 10 000 sessions scroll like 10.
+import type { SessionRow, TimeRange } from '../types.js';
+import { api, exported } from './api.js';
+import { dollars, duration, figure, h, integer, utc } from './dom.js';
+import type { Page } from './main.js';
+
+const ROW_HEIGHT = 28;
+/** Sums of float prices, to a nano-dollar (as the report module rounds them). */
+const roundCost = (usd: number) => Math.round(usd * 1e9) / 1e9;
+const OVERSCAN = 10;
+
+interface Column {
+  key: string;
+  label: string;
+  value(row: SessionRow): string | number;
+  cell(row: SessionRow): Node | string;
+  numeric?: boolean;
+}
+
+/** A count the raw tables no longer hold (a session kept only as a summary): shown as –, sorted first. */
+const known = (value: number | null): Node | string => (value === null ? h('span', { class: 'muted', title: 'older than the raw tables: only its tokens and cost are kept' }, '–') : figure('turns', value));
+
+const COLUMNS: Column[] = [
+  { key: 'project', label: 'project', value: (row) => row.project, cell: (row) => sessionLink(row) },
+  { key: 'start', label: 'start (UTC)', value: (row) => row.start_ms, cell: (row) => utc(row.start_ms) },
+  { key: 'duration', label: 'duration', value: (row) => row.end_ms - row.start_ms, cell: (row) => duration(row.end_ms - row.start_ms), numeric: true },
+  { key: 'turns', label: 'turns', value: (row) => row.turns ?? -1, cell: (row) => known(row.turns), numeric: true },
+  { key: 'cost', label: 'cost', value: (row) => row.cost_usd, cell: (row) => costOf(row), numeric: true },
+  { key: 'tokens', label: 'tokens', value: (row) => row.total_tokens, cell: (row) => figure('total_tokens', row.total_tokens), numeric: true },
+  { key: 'outcome', label: 'outcome', value: (row) => row.outcome, cell: (row) => h('span', { class: `outcome ${row.outcome}` }, row.outcome) },
+  { key: 'state', label: 'state', value: (row) => row.state, cell: (row) => row.state || '–' },
+  { key: 'failures', label: 'failure modes', value: (row) => row.failure_modes.join(' '), cell: (row) => h('span', { class: row.failure_modes.length ? 'failure' : undefined }, row.failure_modes.join(', ')) },
+];
+
+/** ccotel's cost, and Claude Code's own statement of it when that differs by more than 1 %. */
+function costOf(row: SessionRow): Node {
+  const cell = h('span', {}, figure('cost_usd', row.cost_usd, dollars(row.cost_usd)));
+  const stated = row.reported_cost_usd;
+  if (stated !== null && Math.abs(row.cost_usd - stated) > 0.01 * Math.max(stated, 0.01)) cell.title = `Claude Code stated ${dollars(stated)}`;
+  return cell;
+}
+
+function sessionLink(row: SessionRow): Node {
+  const label = row.project || '(unknown)';
+  const title = `${row.session}\n${row.project}`;
+  if (exported) return h('span', { class: 'path', title }, label);
+  return h('a', { class: 'path', href: `#/session/${encodeURIComponent(row.session)}`, title }, label);
+}
+
+export class SessionsPage implements Page {
+  private rows: SessionRow[] = [];
+  private shown: SessionRow[] = [];
+  private sortKey: string;
+  private descending: boolean;
+  private readonly viewport = h('div', { class: 'viewport', 'data-testid': 'sessions-viewport' });
+  private readonly spacer = h('div', { class: 'spacer' });
+  private readonly body = h('div', { class: 'rows' });
+  private readonly filter = h('input', { type: 'search', placeholder: 'filter: project, session id, outcome, state, failure mode', 'aria-label': 'filter' });
+  private readonly totals = h('div', { class: 'totals' });
+  private readonly headRow = h('div', { class: 'row head' });
+  private drawnFrom = -1;
+
+  constructor(private readonly main: HTMLElement, params: URLSearchParams) {
+    this.sortKey = params.get('sort') ?? 'start';
+    this.descending = params.get('order') !== 'asc';
+    this.filter.value = params.get('q') ?? '';
+    this.filter.addEventListener('input', () => this.apply());
+    this.viewport.addEventListener('scroll', () => this.draw());
+    this.spacer.append(this.body);
+    this.viewport.append(this.spacer);
+    main.append(h('div', { class: 'toolbar' }, this.filter, this.totals), h('div', { class: 'table' }, this.headRow, this.viewport));
+    this.drawHead();
+  }
+
+  async load(range: TimeRange): Promise<void> {
+    this.rows = await api.sessions(range);
+    this.apply();
+  }
+
+  private drawHead(): void {
+    this.headRow.replaceChildren(
+      ...COLUMNS.map((column) => {
+        const mark = column.key === this.sortKey ? (this.descending ? ' ▼' : ' ▲') : '';
+        const cell = h('button', { type: 'button', class: `cell ${column.key}${column.numeric ? ' number' : ''}`, 'data-sort': column.key }, column.label + mark);
+        cell.addEventListener('click', () => {
+          this.descending = column.key === this.sortKey ? !this.descending : column.numeric === true;
+          this.sortKey = column.key;
+          this.drawHead();
+          this.apply();
+        });
+        return cell;
+      }),
+    );
+  }
+
+  /** Filter, sort, total, then draw the rows in view. */
+  private apply(): void {
+    const needle = this.filter.value.trim().toLowerCase();
+    const column = COLUMNS.find((candidate) => candidate.key === this.sortKey) ?? COLUMNS[1];
+    const matches = needle === '' ? this.rows : this.rows.filter((row) => [row.project, row.session, row.outcome, row.state, ...row.failure_modes].some((text) => text.toLowerCase().includes(needle)));
+    const sign = this.descending ? -1 : 1;
+    this.shown = [...matches].sort((a, b) => {
+      const left = column.value(a);
+      const right = column.value(b);
+      return sign * (typeof left === 'number' && typeof right === 'number' ? left - right : String(left).localeCompare(String(right))) || a.session.localeCompare(b.session);
+    });
+    const total = (of: (row: SessionRow) => number) => this.shown.reduce((sum, row) => sum + of(row), 0);
+    this.totals.replaceChildren(
+      figure('sessions.count', this.shown.length), ' sessions · ', figure('sessions.turns', total((row) => row.turns ?? 0)), ' turns · ',
+      figure('sessions.tokens', total((row) => row.total_tokens)), ' tokens · ', figure('sessions.cost_usd', roundCost(total((row) => row.cost_usd)), dollars(total((row) => row.cost_usd))),
+      needle ? ` (filtered from ${integer(this.rows.length)})` : '',
+    );
+    this.spacer.style.height = `${this.shown.length * ROW_HEIGHT}px`;
+    this.drawnFrom = -1;
+    this.draw();
+  }
+
+  private draw(): void {
+    const first = Math.max(0, Math.floor(this.viewport.scrollTop / ROW_HEIGHT) - OVERSCAN);
+    if (first === this.drawnFrom && this.body.childElementCount > 0) return;
+    this.drawnFrom = first;
+    const count = Math.ceil(this.viewport.clientHeight / ROW_HEIGHT) + 2 * OVERSCAN;
+    const rows = this.shown.slice(first, first + count).map((row) =>
+      h('div', { class: 'row', 'data-session': row.session }, ...COLUMNS.map((column) => h('div', { class: `cell ${column.key}${column.numeric ? ' number' : ''}` }, column.cell(row)))),
+    );
+    this.body.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+    this.body.replaceChildren(...rows);
+  }
+}

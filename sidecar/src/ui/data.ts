@@ -1,0 +1,178 @@
+// The web view's data, all for one time range: the report module's figures (`buildReport`, exactly what
+// `ccotel report --json` prints; `usageReport`, what `report daily|session --json` print: tokens and cost from
+// the summaries, so history older than the raw tables is there too), plus the views of ui/queries.ts.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { USAGE_TABLES } from '../../../schemas/usage.js';
+import { buildReport } from '../commands/report.js';
+import { usageReport, type UsageRow } from '../report/usage.js';
+import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS, SPANS_PER_DAY } from './queries.js';
+import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
+
+/** Every table the figures read, each with a `Timestamp` column the range applies to. */
+const TIMED_TABLES = ['otel_traces', 'otel_logs', USAGE_TABLES.spans, USAGE_TABLES.events];
+/** Days and sessions counted in UTC, the same days as the per-day queries. */
+const TIMEZONE = 'UTC';
+
+/**
+ * `client`, with every read of the raw tables and the summaries limited to `range` (ClickHouse's `additional_table_filters`):
+ * the report's own SQL answers for a time range without a second copy of it. The setting goes into the
+ * statement's SETTINGS clause, not `clickhouse_settings`: the embedded store turns those into `SET`s that
+ * would stay on its one session and filter every later query.
+ */
+export function withRange(client: ClickHouseClient, range: TimeRange): ClickHouseClient {
+  const conditions = [
+    range.fromMs === undefined ? '' : `Timestamp >= fromUnixTimestamp64Milli(${Math.trunc(range.fromMs)})`,
+    range.toMs === undefined ? '' : `Timestamp < fromUnixTimestamp64Milli(${Math.trunc(range.toMs)})`,
+  ].filter(Boolean);
+  if (conditions.length === 0) return client;
+  const filter = conditions.join(' AND ');
+  const settings = `SETTINGS additional_table_filters = {${TIMED_TABLES.map((table) => `'${table}': '${filter}'`).join(', ')}}`;
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'query') return Reflect.get(target, property, receiver);
+      return (params: Parameters<ClickHouseClient['query']>[0]) => target.query({ ...params, query: `${params.query}\n${settings}` } as never);
+    },
+  });
+}
+
+async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+  const result = await client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } });
+  return result.json<T>();
+}
+
+interface SpanDay {
+  day: number;
+  sessions: number;
+  turns: number;
+  tool_calls: number;
+  tool_success: number;
+}
+interface LogDay {
+  day: number;
+  permission_blocks: number;
+  starts: number;
+  resumes: number;
+  failure_modes: Record<string, number>;
+}
+
+/** A usage row's day (YYYY-MM-DD, UTC) as the per-day queries' epoch seconds. */
+const daySeconds = (row: UsageRow) => Date.parse(`${row.period}T00:00:00Z`) / 1000;
+
+/** The per-day queries and the daily usage report on one x axis: every day any of them has data for, in order. */
+export function mergeDays(spanDays: SpanDay[], logDays: LogDay[], usageDays: UsageRow[]): DaySeries {
+  const days = [...new Set([...spanDays.map((row) => row.day), ...logDays.map((row) => row.day), ...usageDays.map(daySeconds)])].sort((a, b) => a - b);
+  const spansBy = new Map(spanDays.map((row) => [row.day, row]));
+  const logsBy = new Map(logDays.map((row) => [row.day, row]));
+  const usageBy = new Map(usageDays.map((row) => [daySeconds(row), row]));
+  const spanColumn = (key: keyof SpanDay) => days.map((day) => spansBy.get(day)?.[key] ?? 0);
+  const logColumn = (key: 'permission_blocks' | 'starts' | 'resumes') => days.map((day) => logsBy.get(day)?.[key] ?? 0);
+  const usageColumn = (key: 'cost_usd' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_creation_tokens') => days.map((day) => usageBy.get(day)?.[key] ?? 0);
+  const modes = [...new Set(logDays.flatMap((row) => Object.keys(row.failure_modes)))].filter(Boolean).sort();
+  return {
+    days,
+    sessions: spanColumn('sessions'),
+    turns: spanColumn('turns'),
+    toolCalls: spanColumn('tool_calls'),
+    toolSuccess: spanColumn('tool_success'),
+    costUsd: usageColumn('cost_usd'),
+    inputTokens: usageColumn('input_tokens'),
+    outputTokens: usageColumn('output_tokens'),
+    cacheReadTokens: usageColumn('cache_read_tokens'),
+    cacheCreationTokens: usageColumn('cache_creation_tokens'),
+    permissionBlocks: logColumn('permission_blocks'),
+    starts: logColumn('starts'),
+    resumes: logColumn('resumes'),
+    failureModes: Object.fromEntries(modes.map((mode) => [mode, days.map((day) => logsBy.get(day)?.failure_modes[mode] ?? 0)])),
+  };
+}
+
+type RawSession = Omit<SessionRow, 'total_tokens' | 'cost_usd' | 'reported_cost_usd'>;
+
+/**
+ * Each session's row: what the raw tables tell (turns, outcome, state, failure modes) joined with its usage
+ * row (tokens and cost, as `report session` gives them). A session only the summaries still hold has its
+ * usage row alone.
+ */
+export function joinSessions(raw: RawSession[], usage: UsageRow[]): SessionRow[] {
+  const usageBy = new Map(usage.map((row) => [row.period, row]));
+  const rows: SessionRow[] = raw.map((session) => {
+    const figures = usageBy.get(session.session);
+    usageBy.delete(session.session);
+    return { ...session, total_tokens: figures?.total_tokens ?? 0, cost_usd: figures?.cost_usd ?? 0, reported_cost_usd: figures?.reported_cost_usd ?? null };
+  });
+  for (const figures of usageBy.values()) {
+    rows.push({
+      session: figures.period,
+      project: figures.project ?? '',
+      start_ms: Date.parse(figures.first_activity),
+      end_ms: Date.parse(figures.last_activity),
+      turns: null,
+      tool_calls: null,
+      total_tokens: figures.total_tokens,
+      cost_usd: figures.cost_usd,
+      reported_cost_usd: figures.reported_cost_usd ?? null,
+      outcome: '',
+      state: '',
+      resumes: 0,
+      failure_modes: [],
+    });
+  }
+  return rows.sort((a, b) => b.start_ms - a.start_ms || a.session.localeCompare(b.session));
+}
+
+/** Sessions, tokens and cost by project, from the usage rows of `report session` (a session's project is its first cwd). */
+export function byProject(sessions: UsageRow[]): ProjectRow[] {
+  const projects = new Map<string, ProjectRow>();
+  for (const session of sessions) {
+    const project = session.project ?? '';
+    const row = projects.get(project) ?? { project, sessions: 0, tokens: 0, cost_usd: 0 };
+    row.sessions += 1;
+    row.tokens += session.total_tokens;
+    row.cost_usd = Math.round((row.cost_usd + session.cost_usd) * 1e9) / 1e9;
+    projects.set(project, row);
+  }
+  return [...projects.values()].sort((a, b) => b.cost_usd - a.cost_usd || b.tokens - a.tokens || a.project.localeCompare(b.project));
+}
+
+export class UiData {
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly database = 'default',
+  ) {}
+
+  /** Changes whenever rows are added or expire: counts of a MergeTree table come from its metadata, cheaply. */
+  async version(): Promise<string> {
+    const [row] = await rows<Record<string, number>>(this.client, `SELECT ${TIMED_TABLES.map((table) => `(SELECT count() FROM ${table})`).join(', ')}`);
+    return JSON.stringify(row);
+  }
+
+  async overview(range: TimeRange): Promise<Overview> {
+    const client = withRange(this.client, range);
+    const report = await buildReport(client);
+    const usage = await usageReport(client, 'daily', { timezone: TIMEZONE, database: this.database });
+    const days = mergeDays(await rows<SpanDay>(client, SPANS_PER_DAY), await rows<LogDay>(client, LOGS_PER_DAY), usage.rows);
+    const projects = byProject((await usageReport(client, 'session', { timezone: TIMEZONE, database: this.database })).rows);
+    return { range, report, days, projects };
+  }
+
+  async sessions(range: TimeRange): Promise<SessionRow[]> {
+    const client = withRange(this.client, range);
+    const usage = await usageReport(client, 'session', { timezone: TIMEZONE, database: this.database });
+    return joinSessions(await rows<RawSession>(client, SESSIONS), usage.rows);
+  }
+
+  failures(range: TimeRange): Promise<FailureRow[]> {
+    return rows<FailureRow>(withRange(this.client, range), FAILURES);
+  }
+
+  async session(session: string): Promise<SessionDetail> {
+    type RawSpan = Omit<SpanRow, 'events'> & { event_names: string[]; event_times_ms: number[]; event_attributes: Record<string, string>[] };
+    const raw = await rows<RawSpan>(this.client, SESSION_SPANS, { session });
+    const spans = raw.slice(0, SESSION_SPAN_LIMIT).map(({ event_names, event_times_ms, event_attributes, ...span }) => ({
+      ...span,
+      events: event_names.map((name, index) => ({ name, time_ms: event_times_ms[index], attributes: event_attributes[index] })),
+    }));
+    const logs = await rows<LogRow>(this.client, SESSION_LOGS, { session });
+    return { session, spans, logs, truncated: raw.length > SESSION_SPAN_LIMIT };
+  }
+}

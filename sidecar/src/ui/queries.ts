@@ -1,0 +1,78 @@
+// The web view's own questions, those the report module does not answer: turns, tool calls, blocks, starts and
+// failure modes per day (from the summaries, as the report's totals); each session's project, times, turns, outcome, state and failure modes; one session's
+// spans. (Tokens and cost per day and per session come from the report's usage views, report/usage.ts.) Every
+// count goes through distinct ids, as the report's do, so a repeat is never counted twice.
+// Time ranges are not in this SQL: `withRange` (data.ts) applies them to every table read.
+import { CHAT_SPAN_PREFIX, TOOL_SPAN_PREFIX, TURN_SPAN, USAGE_TABLES } from '../../../schemas/usage.js';
+import { uniqueLogs } from '../report/queries.js';
+
+/** One row per span id: repeats of a span (same id) are the same span (at-least-once delivery). */
+const uniqueSpans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
+
+const IS_TURN = `SpanName = '${TURN_SPAN}'`;
+const IS_TOOL = `startsWith(SpanName, '${TOOL_SPAN_PREFIX}')`;
+
+const DAY = `toUnixTimestamp(toStartOfDay(Timestamp, 'UTC'))`;
+
+/** Per day from the summaries kept at insert, as the report's overview counts: all history, not only the raw window. */
+export const SPANS_PER_DAY = `SELECT ${DAY} AS day,
+    uniqExact(SessionId) AS sessions,
+    countIf(Kind = 'turn') AS turns,
+    countIf(Kind = 'tool') AS tool_calls,
+    countIf(Kind = 'tool' AND Outcome = 'success') AS tool_success
+  FROM ${USAGE_TABLES.spans} FINAL GROUP BY day ORDER BY day`;
+
+export const LOGS_PER_DAY = `SELECT ${DAY} AS day,
+    countIf(EventName = 'ccotel.permission.blocked') AS permission_blocks,
+    countIf(EventName = 'ccotel.session.started') AS starts,
+    countIf(EventName = 'ccotel.session.started' AND Source = 'resume') AS resumes,
+    sumMapIf(map(Mode, toUInt64(1)), EventName = 'ccotel.failure_mode.detected') AS failure_modes
+  FROM ${USAGE_TABLES.events} FINAL GROUP BY day ORDER BY day`;
+
+/** One row per session with a turn, tool call or API response: the sessions the report counts. */
+export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.start_ms AS start_ms, s.end_ms AS end_ms,
+    s.turns AS turns, s.tool_calls AS tool_calls, s.outcome AS outcome,
+    l.state AS state, l.resumes AS resumes, l.failure_modes AS failure_modes
+  FROM (
+    SELECT SpanAttributes['session.id'] AS session,
+      argMinIf(SpanAttributes['ccotel.cwd'], Timestamp, ${IS_TURN} AND SpanAttributes['ccotel.cwd'] != '') AS project,
+      min(toUnixTimestamp64Milli(Timestamp)) AS start_ms,
+      max(toUnixTimestamp64Milli(Timestamp) + intDiv(Duration, 1000000)) AS end_ms,
+      countIf(${IS_TURN}) AS turns,
+      countIf(${IS_TOOL}) AS tool_calls,
+      argMaxIf(SpanAttributes['ccotel.turn.outcome'], Timestamp, ${IS_TURN}) AS outcome
+    FROM ${uniqueSpans(`(${IS_TURN} OR ${IS_TOOL} OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}')) AND SpanAttributes['session.id'] != ''`)} GROUP BY session
+  ) AS s
+  LEFT JOIN (
+    SELECT LogAttributes['session.id'] AS session,
+      argMaxIf(LogAttributes['state'], Timestamp, EventName = 'ccotel.session.state_changed') AS state,
+      countIf(EventName = 'ccotel.session.started' AND LogAttributes['source'] = 'resume') AS resumes,
+      arraySort(groupUniqArrayIf(LogAttributes['mode'], EventName = 'ccotel.failure_mode.detected')) AS failure_modes
+    FROM ${uniqueLogs(`EventName IN ('ccotel.session.state_changed', 'ccotel.session.started', 'ccotel.failure_mode.detected')`)}
+    GROUP BY session
+  ) AS l ON l.session = s.session
+  ORDER BY start_ms DESC, session`;
+
+/** Spans of one session cap: a session page stays a page. */
+export const SESSION_SPAN_LIMIT = 20_000;
+
+export const SESSION_SPANS = `SELECT TraceId AS trace_id, SpanId AS span_id, ParentSpanId AS parent_span_id, SpanName AS name,
+    toUnixTimestamp64Milli(Timestamp) AS start_ms, intDiv(Duration, 1000000) AS duration_ms, StatusCode AS status,
+    SpanAttributes AS attributes,
+    Events.Name AS event_names, arrayMap(t -> toUnixTimestamp64Milli(t), Events.Timestamp) AS event_times_ms,
+    Events.Attributes AS event_attributes
+  FROM ${uniqueSpans(`SpanAttributes['session.id'] = {session:String}`)}
+  ORDER BY start_ms, span_id LIMIT ${SESSION_SPAN_LIMIT + 1}`;
+
+export const SESSION_LOGS = `SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, EventName AS event, TraceId AS trace_id, SpanId AS span_id,
+    LogAttributes AS attributes
+  FROM ${uniqueLogs(`LogAttributes['session.id'] = {session:String} AND EventName IN ('ccotel.session.state_changed',
+    'ccotel.session.started', 'ccotel.session.ended', 'ccotel.permission.blocked', 'ccotel.failure_mode.detected')`)}
+  ORDER BY time_ms, event LIMIT 10000`;
+
+export const FAILURES = `SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, LogAttributes['mode'] AS mode,
+    LogAttributes['session.id'] AS session, LogAttributes['tool_use_id'] AS tool_use_id, LogAttributes['process.pid'] AS pid,
+    LogAttributes['process.command_line'] AS command_line, LogAttributes['network.local.port'] AS port,
+    LogAttributes['cause'] AS cause, TraceId AS trace_id
+  FROM ${uniqueLogs(`EventName = 'ccotel.failure_mode.detected'`)}
+  ORDER BY time_ms DESC, session LIMIT 10000`;

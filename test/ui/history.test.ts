@@ -1,0 +1,86 @@
+// History older than the raw window (default settings: 30 days) lives only in the summaries: the web view
+// still shows its sessions, tokens and cost (as `report session|daily --json` do), next to the recent
+// sessions the raw tables hold in detail; counts only the raw tables knew (turns) are shown as unknown.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeCli } from '../e2e/store-cli.js';
+import { generateCorpus, type Expected } from '../generator/corpus.js';
+import { launchBrowser, newPage, serve, shown, stop, type Served } from './browser.js';
+
+const DAY = 86_400_000;
+interface Usage {
+  rows: { period: string; total_tokens: number; cost_usd: number }[];
+  totals: { cost_usd: number; sessions: number };
+}
+
+describe('ccotel ui with history older than the raw window', () => {
+  const root = mkdtempSync(join(tmpdir(), 'ccotel-ui-history-'));
+  const storeDir = join(root, 'store');
+  const env = { ...process.env, HOME: join(root, 'home'), CLAUDE_CONFIG_DIR: `${join(root, 'old')},${join(root, 'recent')}`, CCOTEL_STATE_DIR: join(root, 'state') };
+  const { ccotel } = storeCli(storeDir, () => env);
+  let old: Expected;
+  let recent: Expected;
+  let bySession: Usage;
+  let daily: Usage;
+  let served: Served;
+  let browser: Browser;
+  let page: Page;
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    old = await generateCorpus({ seed: 21, root: join(root, 'old'), sessions: 5, hostLayout: 'single-root', startMs: Date.now() - 120 * DAY });
+    recent = await generateCorpus({ seed: 22, root: join(root, 'recent'), sessions: 5, hostLayout: 'single-root', startMs: Date.now() - 2 * DAY });
+    ccotel('backfill', '--no-progress');
+    bySession = JSON.parse(ccotel('report', 'session', '--json', '--timezone', 'UTC')) as Usage;
+    daily = JSON.parse(ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as Usage;
+    served = await serve(['ui', '--store', storeDir], env);
+    page = await newPage(browser, consoleErrors);
+    await page.goto(served.loginUrl);
+    await shown(page, 'overview');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stop(served?.child);
+  });
+
+  it('shows the cost of all history on the overview, and its days', async () => {
+    const sessions = await page.$eval('.tiles [data-figure="overview.0.sessions"]', (element) => Number(element.getAttribute('data-value')));
+    expect(sessions).toBe(old.sessions + recent.sessions);
+    const cost = await page.$eval('.tiles [data-figure="overview.0.cost_usd"]', (element) => Number(element.getAttribute('data-value')));
+    expect(cost).toBeCloseTo(daily.totals.cost_usd, 6);
+    const days = await page.evaluate(async () => (await (await fetch('/api/overview')).json()).days);
+    const oldest = Math.min(...days.days) * 1000;
+    expect(oldest).toBeLessThan(Date.now() - 100 * DAY);
+    // The turns of the old sessions are counted per day from the summaries, as the report counts them.
+    const turns = await page.$eval('.tiles [data-figure="overview.0.turns"]', (element) => Number(element.getAttribute('data-value')));
+    expect(days.turns.reduce((sum: number, value: number) => sum + value, 0)).toBe(turns);
+    expect(days.turns.filter((value: number, index: number) => value > 0 && days.days[index] * 1000 < Date.now() - 100 * DAY).length).toBeGreaterThan(0);
+  });
+
+  it('lists the sessions only the summaries hold, with their tokens and cost and no invented turns', async () => {
+    await page.goto(`${served.base}/#/sessions`);
+    await shown(page, 'sessions');
+    const rows = await page.$$eval('.viewport .row', (elements) =>
+      elements.map((row) => ({
+        session: row.getAttribute('data-session') ?? '',
+        turns: row.querySelector('.cell.turns')?.textContent ?? '',
+        tokens: Number(row.querySelector('[data-figure="total_tokens"]')?.getAttribute('data-value')),
+        cost: Number(row.querySelector('[data-figure="cost_usd"]')?.getAttribute('data-value')),
+      })),
+    );
+    expect(rows.length).toBe(old.sessions + recent.sessions);
+    expect(bySession.totals.sessions).toBe(old.sessions + recent.sessions);
+    for (const usage of bySession.rows) {
+      const row = rows.find((candidate) => candidate.session === usage.period);
+      expect(row, usage.period).toMatchObject({ tokens: usage.total_tokens, cost: usage.cost_usd });
+    }
+    const historyOnly = rows.filter((row) => row.turns === '–');
+    expect(historyOnly.length).toBe(old.sessions);
+    expect(consoleErrors).toEqual([]);
+  });
+});
