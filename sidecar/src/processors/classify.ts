@@ -178,8 +178,9 @@ type ResultFields = Pick<TranscriptEntry, 'toolUseResult' | 'permissionDecision'
  * How a call ended and, if it was refused, who refused it. The result row's structured fields decide first
  * (Claude Code 2.1.3xx): a rejecting `permissionDecision`; `toolDenialBeforeRun` (an interactive "No", which
  * carries no decision); a `toolDenialKind` with neither, which is a call cut short while it ran (Esc, Ctrl+C:
- * print and interactive mode write the same "rejected" text then) unless its text is a rule's refusal; a structured result saying `interrupted`.
- * An accepted call is a success or an error. Only rows without these fields (older releases) go by wording.
+ * print and interactive mode write the same "rejected" text then) unless its text is a rule's refusal; a
+ * structured result saying `interrupted`. An accepted call is a success or an error. Only rows without these
+ * fields (older releases) go by wording.
  */
 export function toolVerdict(block: ContentBlock, entry: ResultFields): ToolVerdict {
   const { toolUseResult, permissionDecision: decision } = entry;
