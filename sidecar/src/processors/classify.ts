@@ -89,6 +89,12 @@ export function isCommandOutput(entry: TranscriptEntry): boolean {
   return /^<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>/.test(text);
 }
 
+/** A result that says the user stopped the call: the marker first, or (2.1.114) on the last line after the exit code. */
+function saysInterrupted(text: string): boolean {
+  const lastLine = text.trimEnd().split('\n').at(-1) ?? '';
+  return text.trimStart().startsWith(INTERRUPT_MARKER) || lastLine.startsWith(INTERRUPT_MARKER);
+}
+
 export function isInterruptMarker(entry: TranscriptEntry): boolean {
   if (entry.type !== 'user') return false;
   const text = userText(entry);
@@ -126,6 +132,8 @@ const RULE_DENIAL = [
   / needs approval\b/,
   /^This command requires approval/,
   /requested permissions to .* but you haven't granted it yet/,
+  // 2.1.17…2.1.258, Bash writing outside the working directories: "touch in '<path>' was blocked. For security, …"
+  / in '.*' was blocked\. For security\b/,
 ];
 
 function stripErrorPrefix(text: string): string {
@@ -170,19 +178,23 @@ type ResultFields = Pick<TranscriptEntry, 'toolUseResult' | 'permissionDecision'
  * How a call ended and, if it was refused, who refused it. The result row's structured fields decide first
  * (Claude Code 2.1.3xx): a rejecting `permissionDecision`; `toolDenialBeforeRun` (an interactive "No", which
  * carries no decision); a `toolDenialKind` with neither, which is a call cut short while it ran (Esc, Ctrl+C:
- * print and interactive mode write the same "rejected" text then); a structured result saying `interrupted`.
- * An accepted call is a success or an error. Only rows without these fields (older releases) go by wording.
+ * print and interactive mode write the same "rejected" text then) unless its text is a rule's refusal; a
+ * structured result saying `interrupted`. An accepted call is a success or an error. Only rows without these
+ * fields (older releases) go by wording.
  */
 export function toolVerdict(block: ContentBlock, entry: ResultFields): ToolVerdict {
   const { toolUseResult, permissionDecision: decision } = entry;
   const decidedBy = decisionBlockSource(decision);
   if (decidedBy) return { outcome: 'denied', blockedBy: decidedBy };
   if (entry.toolDenialBeforeRun) return { outcome: 'denied', blockedBy: denialKindSource(entry.toolDenialKind) };
-  if (entry.toolDenialKind !== undefined) return { outcome: 'interrupted' };
+  if (entry.toolDenialKind !== undefined) {
+    // 2.1.258's print mode writes `user-rejected` on its no-prompt refusals too; their rule wording tells them apart.
+    return denialSource(resultText(block)) === 'rule' ? { outcome: 'denied', blockedBy: 'rule' } : { outcome: 'interrupted' };
+  }
   const structured = typeof toolUseResult === 'object' && toolUseResult !== null ? toolUseResult : undefined;
   if ((structured as { interrupted?: unknown } | undefined)?.interrupted === true) return { outcome: 'interrupted' };
   const text = resultText(block);
-  if (text.trimStart().startsWith(INTERRUPT_MARKER)) return { outcome: 'interrupted' };
+  if (saysInterrupted(text)) return { outcome: 'interrupted' };
   if (decision !== undefined) return { outcome: block.is_error === true ? 'error' : 'success' };
   if (toolUseResult === 'User rejected tool use') return { outcome: 'denied', blockedBy: 'user' };
   if (block.is_error !== true) return { outcome: 'success' };

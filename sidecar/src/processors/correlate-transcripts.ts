@@ -23,6 +23,7 @@ import {
 import type { ContentBlock, TranscriptEntry, Usage } from './parse-transcript.js';
 import { CACHE_WRITE_1H_ATTRIBUTE } from './price-chats.js';
 import { ReportedCosts } from './reported-cost.js';
+import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
 
 export interface TranscriptFile {
   path: string;
@@ -154,6 +155,10 @@ interface Session {
   forked: boolean;
   turns: number;
   lastCompactTrigger?: string;
+  /** The next prompt or command opens a resumed run: a prompt was queued, or a summary named the row before. */
+  nextRunResumes?: boolean;
+  /** The last rows of the main thread, one of which a summary may name as the leaf a resumed run continues. */
+  rowsBeforeOpening: string[];
   /** The chat of the thread (main or agent) whose rows are still arriving, keyed by thread. */
   openChats: Map<string, Chat>;
   lastRowMs: Map<string, number>;
@@ -187,6 +192,7 @@ export class TranscriptCorrelator {
   private readonly openTaskCalls = new Map<string, TaskCall>();
   /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
   private readonly filesReadFromStart = new Set<string>();
+  private readonly resumeMarks = new ResumeMarks<{ session: Session; entry: TranscriptEntry }>();
   private out: TelemetryBatch = emptyBatch();
 
   readingFromStart(path: string): void {
@@ -218,7 +224,16 @@ export class TranscriptCorrelator {
       this.addPermissionModeRow(entry, file);
       return;
     }
+    if (entry.type === 'summary') {
+      this.resumeMarks.summary(entry.leafUuid!, file.path);
+      return;
+    }
     const session = this.session(entry.sessionId);
+    if (entry.type === 'queue-operation') {
+      if (session.started) session.nextRunResumes = true;
+      return;
+    }
+    this.resumeMarks.conversationIn(file.path);
     session.lastMs = Math.max(session.lastMs, entry.timeMs);
     if (session.untimedMode !== undefined) {
       this.changePermissionMode(session, session.untimedMode, entry.timeMs, file);
@@ -242,6 +257,7 @@ export class TranscriptCorrelator {
   /** Close turns and subagents of sessions with no row since `idleBeforeMs` (live mode), as the end of input would. */
   closeIdle(idleBeforeMs: number): void {
     const idle = new Set<string>();
+    for (const { session, entry } of this.resumeMarks.takeResumed()) this.startSession(session, entry, 'resume');
     for (const session of this.sessions.values()) {
       if (session.lastMs >= idleBeforeMs) continue;
       this.closeTurn(session);
@@ -293,7 +309,7 @@ export class TranscriptCorrelator {
   private session(id: string): Session {
     let session = this.sessions.get(id);
     if (!session) {
-      session = { id, started: false, forked: false, turns: 0, lastMs: 0, openChats: new Map(), lastRowMs: new Map() };
+      session = { id, started: false, forked: false, turns: 0, lastMs: 0, openChats: new Map(), lastRowMs: new Map(), rowsBeforeOpening: [] };
       this.sessions.set(id, session);
     }
     return session;
@@ -304,6 +320,7 @@ export class TranscriptCorrelator {
   private addMainRow(entry: TranscriptEntry, session: Session, file: TranscriptFile, offset: number): void {
     const thread = 'main';
     if (entry.permissionMode) this.changePermissionMode(session, entry.permissionMode, entry.timeMs, file);
+    this.noteRunStart(session, entry);
     const prompt = realPromptText(entry);
     if (prompt !== undefined) {
       session.pendingInput = undefined;
@@ -523,6 +540,25 @@ export class TranscriptCorrelator {
     if (!start) return;
     turn.pendingStart = undefined;
     this.startSession(session, start.entry, replayedResponse && start.source === 'startup' ? 'resume' : start.source);
+  }
+
+  /**
+   * A resumed run appends to the same file; without `turnPosition` (before 2.1.3xx) only a mark before it tells its
+   * first row from a next prompt: print mode (2.0.42 on) queues each run's prompt; 1.0.x / 2.0.0 write a summary
+   * naming the last row before it (`ResumeMarks`). In interactive use a queue means a prompt typed while Claude
+   * worked: no resume.
+   */
+  private noteRunStart(session: Session, entry: TranscriptEntry): void {
+    if (opensRun(entry)) {
+      const unnumbered = entry.turnPosition === undefined;
+      if (session.nextRunResumes && unnumbered && entry.entrypoint !== 'cli') this.startSession(session, entry, 'resume');
+      else if (session.started && unnumbered) this.resumeMarks.opening(session.rowsBeforeOpening, { session, entry });
+      session.nextRunResumes = false;
+      session.rowsBeforeOpening = [];
+    }
+    if (session.started && this.resumeMarks.isLeaf(entry.uuid)) session.nextRunResumes = true;
+    session.rowsBeforeOpening.push(entry.uuid);
+    if (session.rowsBeforeOpening.length > ROWS_BEFORE_OPENING) session.rowsBeforeOpening.shift();
   }
 
   private startSession(session: Session, entry: TranscriptEntry, source: string): void {
@@ -828,7 +864,12 @@ export class TranscriptCorrelator {
     const session = this.sessions.get(agent.sessionId);
     const warmup = !agent.link.toolSpanId && (agent.prompt === undefined || agent.prompt === WARMUP_PROMPT);
     const chat = session?.openChats.get(`agent:${agent.id}`);
-    if (warmup && chat) chat.scope.parentSpanId = ''; // no subagent span to hang under
+    if (warmup && chat) {
+      chat.scope.parentSpanId = ''; // no subagent span to hang under
+      // A resumed 2.0.x run warms up under a fresh id that never holds a conversation: no session, but its cost.
+      const answeredIn = this.sessions.get(chat.scope.sessionId);
+      if (answeredIn?.turns === 0 && !answeredIn.started) chat.scope.sessionId = '';
+    }
     if (session) this.finishChat(session, `agent:${agent.id}`);
     if (warmup) return;
     const type = agent.type ?? 'subagent';
@@ -934,6 +975,11 @@ function sessionStartSource(entry: TranscriptEntry, sessionStarted: boolean, rep
   if (replayed) return 'resume';
   if (position?.turnIndex === 1) return 'startup';
   return position === undefined && fileReadFromStart ? 'startup' : undefined;
+}
+
+/** The first row of a run: a prompt, a command, or the summary of a `/compact` run. */
+function opensRun(entry: TranscriptEntry): boolean {
+  return realPromptText(entry) !== undefined || userInput(entry) !== undefined || entry.isCompactSummary;
 }
 
 /**

@@ -70,7 +70,7 @@ export interface Usage {
 
 /** The fields of a conversation row the correlator uses; the rest of the row is ignored. */
 export interface TranscriptEntry {
-  type: ConversationType | 'attachment' | 'permission-mode' | 'cost-state';
+  type: ConversationType | 'attachment' | 'permission-mode' | 'cost-state' | 'queue-operation' | 'summary';
   uuid: string;
   parentUuid: string | null;
   sessionId: string;
@@ -90,6 +90,10 @@ export interface TranscriptEntry {
   cwd?: string;
   gitBranch?: string;
   version?: string;
+  /** A `summary` row's: the last row of the conversation it labels. */
+  leafUuid?: string;
+  /** How Claude Code ran (2.1.1xx on): `cli` interactive, `sdk-cli` print mode. */
+  entrypoint?: string;
   /** The permission mode (default, acceptEdits, plan, bypassPermissions, auto …): `permission-mode` rows, 2.1.3xx user rows. */
   permissionMode?: string;
   subtype?: string;
@@ -151,7 +155,7 @@ export function parseTranscriptLine(line: string): ParseResult {
     // Not conversation for sure; only its type is wanted, for counting. The top-level `type` may follow a
     // nested object (attachments put theirs last), so any known type literal in the line will do.
     for (const match of line.matchAll(TYPE_LITERALS)) {
-      if (KNOWN_NON_CONVERSATION_TYPES.has(match[1]) && !line.includes(HOOK_BLOCK_LITERAL)) return { ok: 'ignored', type: match[1] };
+      if (KNOWN_NON_CONVERSATION_TYPES.has(match[1]) && !RUN_MARK_TYPES.has(match[1]) && !line.includes(HOOK_BLOCK_LITERAL)) return { ok: 'ignored', type: match[1] };
     }
   }
   let row: unknown;
@@ -171,6 +175,8 @@ export function classifyRow(row: unknown): ParseResult {
   if (type === 'permission-mode') return permissionModeEntry(r);
   if (type === 'attachment') return hookBlockEntry(r);
   if (type === 'cost-state') return costStateEntry(r);
+  if (type === 'queue-operation') return queueOperationEntry(r);
+  if (type === 'summary') return summaryEntry(r);
   if (!(CONVERSATION_TYPES as readonly string[]).includes(type)) {
     return KNOWN_NON_CONVERSATION_TYPES.has(type) ? { ok: 'ignored', type } : { ok: false, reason: 'unknown_type', type };
   }
@@ -200,6 +206,7 @@ export function classifyRow(row: unknown): ParseResult {
     cwd: optionalString(r.cwd),
     gitBranch: optionalString(r.gitBranch),
     version: optionalString(r.version),
+    entrypoint: optionalString(r.entrypoint),
     permissionMode: optionalString(r.permissionMode),
     subtype: optionalString(r.subtype),
     systemContent: optionalString(r.content),
@@ -216,6 +223,8 @@ export function classifyRow(row: unknown): ParseResult {
 }
 
 const HOOK_BLOCK_LITERAL = '"hook_blocking_error"';
+/** Rows that carry no conversation but mark where a resumed run starts (read whole, not only counted). */
+const RUN_MARK_TYPES = new Set(['queue-operation', 'summary']);
 
 /** Of all attachments, only a hook's blocking error matters: it turns the call it names into a blocked one. */
 function hookBlockEntry(r: Record<string, unknown>): ParseResult {
@@ -243,6 +252,20 @@ function costStateEntry(r: Record<string, unknown>): ParseResult {
   if (typeof r.sessionId !== 'string') return { ok: false, reason: 'missing_fields', type: 'cost-state' };
   const end = Number(r.startTime) + Number(r.totalDuration);
   return { ok: true, entry: { ...bareEntry('cost-state', r), uuid: '', timeMs: Number.isFinite(end) ? end : NaN, costState } };
+}
+
+/** `{"type":"queue-operation","operation":…,"timestamp":…,"sessionId":…}`: print mode queues each run's prompt. */
+function queueOperationEntry(r: Record<string, unknown>): ParseResult {
+  const timeMs = typeof r.timestamp === 'string' ? Date.parse(r.timestamp) : NaN;
+  if (typeof r.sessionId !== 'string' || Number.isNaN(timeMs)) return { ok: 'ignored', type: 'queue-operation' };
+  return { ok: true, entry: { ...bareEntry('queue-operation', r), uuid: '', timeMs } };
+}
+
+/** `{"type":"summary","summary":…,"leafUuid":…}`: 1.0.x / 2.0.0 label the conversation that ends at the leaf. */
+function summaryEntry(r: Record<string, unknown>): ParseResult {
+  const leafUuid = optionalString(r.leafUuid);
+  if (leafUuid === undefined) return { ok: 'ignored', type: 'summary' };
+  return { ok: true, entry: { ...bareEntry('summary', r), uuid: '', sessionId: '', leafUuid } };
 }
 
 /** `{"type":"permission-mode","permissionMode":…,"sessionId":…}`: a switch of permission mode (often no timestamp, no uuid). */
