@@ -7,7 +7,7 @@
 # mv), no Node. It never harms the agent: nothing on stdout or stderr, always exit 0, and when the
 # event cannot be written it drains stdin, drops the event and appends a line to hook-dropped.
 #
-# Spool file: SPOOL_DIR/<fired-at epoch ns, 20 digits>-<pid>-<random>.json holding stdin
+# Spool file: SPOOL_DIR/<fired-at epoch ns, 20 digits>-<pid>-<random>-<agent pid>.json holding stdin
 # byte-for-byte, written under a .tmp- name and renamed so a reader never sees half an event.
 
 exec >/dev/null 2>&1
@@ -24,7 +24,11 @@ while [ ${#fired} -lt 20 ]; do fired=0$fired; done
 random=
 read -r random </proc/sys/kernel/random/uuid
 random=${random%%-*}
-name=$fired-$$-${random:-0}
+# The Claude Code process that fired the event (it sets CLAUDE_PID for hooks): tells the sidecar which
+# process runs the session now, e.g. the resumed CLI of a resume.
+agent=${CLAUDE_PID:-$PPID}
+case $agent in '' | *[!0-9]*) agent=$PPID ;; esac
+name=$fired-$$-${random:-0}-$agent
 
 drop() {
   cat >/dev/null

@@ -91,7 +91,7 @@ function harness() {
       await shellLog.readAll();
       transcripts.finish();
       await pipeline.flush();
-      detector.onScan(scanProcesses('/proc', Date.now() + laterMs));
+      detector.onScan(scanProcesses({ nowMs: Date.now() + laterMs }));
       await pipeline.flush();
       return sink.received;
     },
@@ -141,7 +141,7 @@ describe('failure-mode detectors on real processes', () => {
     expect(detected(received, quiet)).toEqual([]);
     // A re-scan of the same processes reports nothing new.
     const before = received.logs.length;
-    h.detector.onScan(scanProcesses('/proc', Date.now() + 6_000));
+    h.detector.onScan(scanProcesses({ nowMs: Date.now() + 6_000 }));
     expect(h.detector.drain().batch.logs).toHaveLength(0);
     expect(received.logs.length).toBe(before);
   });
@@ -200,7 +200,7 @@ describe('failure-mode detectors on real processes', () => {
     expect(detected(received, killed)).toEqual([]);
     process.kill(doomed.pid!, 'SIGKILL');
     await new Promise((resolve) => doomed.on('exit', resolve));
-    h.detector.onScan(scanProcesses('/proc'));
+    h.detector.onScan(scanProcesses());
     received = await h.scan(0);
     const abandoned = detected(received, killed);
     expect(abandoned.map((log) => [log.attributes.mode, log.attributes.cause])).toEqual([['abandoned_session', 'killed']]);

@@ -40,7 +40,8 @@ export interface HookSpoolStats {
   dropped: number;
 }
 
-const SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-zA-Z]+)\.json$/;
+/** `<fired-at ns>-<hook pid>-<random>[-<agent pid>].json` (hooks installed before the agent pid have no last part). */
+const SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-zA-Z]+)(?:-(\d+))?\.json$/;
 const DEFAULT_STALE_TMP_MS = 60_000;
 const DEFAULT_POLL_MS = 500;
 
@@ -132,6 +133,7 @@ export class HookSpoolSource {
       firedAtMs,
       firedAtNs,
       hookPid: Number(match[2]),
+      agentPid: match[4] === undefined ? undefined : Number(match[4]),
       payload: parsed.payload,
       ack: () => this.acknowledge(name, path),
     });

@@ -40,15 +40,30 @@ export interface ShellRun {
   toolUseId?: string;
 }
 
+/** A Claude Code process running a session, as last seen alive. */
+export interface AgentFacts {
+  /** Controlling terminal while it was alive (0: none, or not seen alive yet). */
+  ttyNr: number;
+  /** When the evidence that named it was made: a process of that pid started later is another one. */
+  seenAtMs: number;
+  /** Its start time once seen alive: the same pid with another start time is another process. */
+  startMs?: number;
+}
+
 export interface SessionFacts {
   id: string;
   /** Seen a hook for it: hooks are installed, so a missing SessionEnd means something. */
   hooked: boolean;
   lastEventMs: number;
+  /** The last SessionStart (startup, resume, clear, compact): agents are those since then. */
+  startedAtMs?: number;
   endedAtMs?: number;
   resumedAtMs: number[];
-  /** Claude Code processes that ran its commands, with their controlling terminal while they were alive. */
-  agents: Map<number, { ttyNr: number }>;
+  /**
+   * The Claude Code processes running it since its last start (a resume is a new process: the one before it,
+   * exited, is no evidence about the resumed session).
+   */
+  agents: Map<number, AgentFacts>;
   abandoned: boolean;
   /** Prompts (text) of its interrupted turns, and whether a resume happened since. */
   interruptedPrompts: Set<string>;
@@ -71,6 +86,13 @@ export class Facts {
       this.sessions.set(id, facts);
     }
     return facts;
+  }
+
+  /** `pid` runs `session` now, as seen by evidence from `atMs` (earlier evidence belongs to a previous run). */
+  addAgent(session: SessionFacts, pid: number, atMs: number): void {
+    if (!(pid > 1) || session.agents.has(pid)) return;
+    if (session.startedAtMs !== undefined && atMs < session.startedAtMs - START_SKEW_MS) return;
+    session.agents.set(pid, { ttyNr: 0, seenAtMs: atMs });
   }
 
   /**
@@ -98,6 +120,13 @@ export class Facts {
   endOf(found: { call?: ToolCall; shell?: ShellRun }): number | undefined {
     return found.call?.endMs ?? found.shell?.endMs;
   }
+}
+
+/** Whether the agent process is alive in the scan (the same process, not a later one that reused its pid). */
+export function agentAlive(scan: ProcessScan, pid: number, agent: AgentFacts): boolean {
+  const startMs = scan.starts.get(pid);
+  if (startMs === undefined) return false;
+  return agent.startMs !== undefined ? Math.abs(startMs - agent.startMs) <= START_SKEW_MS : startMs <= agent.seenAtMs + START_SKEW_MS;
 }
 
 /** Processes of a scan that belong to a session (not the agents themselves). */

@@ -10,7 +10,7 @@ import type { ProcessScan } from '../../sources/process-watcher.js';
 import type { Hook } from '../correlate-hooks.js';
 import { detectAbandonedSessions } from './abandoned-session.js';
 import { detectApprovalScope } from './approval-scope.js';
-import { Facts, type Detection } from './facts.js';
+import { agentAlive, Facts, OUTLIVE_GRACE_MS, type Detection } from './facts.js';
 import { detectOrphanProcesses } from './orphan-process.js';
 import { detectOutputTruncation } from './output-truncation.js';
 import { detectResumedWithProcesses, detectTurnRerun } from './replay-divergence.js';
@@ -25,12 +25,25 @@ export interface FailureModeOptions {
   devRoot?: string;
 }
 
+/**
+ * Hook events after which a process scan is worth having soon, and how soon: a call's processes count as
+ * outliving it only after OUTLIVE_GRACE_MS, so scan just after that; a start, at once (its agent's terminal).
+ */
+const SCAN_AFTER: Record<string, number> = {
+  SessionStart: 0,
+  PostToolUse: OUTLIVE_GRACE_MS + 500,
+  PostToolUseFailure: OUTLIVE_GRACE_MS + 500,
+  Stop: OUTLIVE_GRACE_MS + 500,
+  SessionEnd: OUTLIVE_GRACE_MS + 500,
+};
+
 export class FailureModeDetector implements Join {
   readonly facts = new Facts();
   readonly detections: Detection[] = [];
   private out: TelemetryBatch = emptyBatch();
   private readonly reported = new Set<string>();
-  private lastScan?: ProcessScan;
+  /** Asks for a look at the process table in `delayMs` (set by `run`: an event after which a detection may be due). */
+  requestScan: (delayMs: number) => void = () => {};
 
   constructor(private readonly options: FailureModeOptions) {}
 
@@ -43,8 +56,14 @@ export class FailureModeDetector implements Join {
     if (hook.name === 'SessionStart') {
       session.endedAtMs = undefined;
       session.abandoned = false;
+      session.startedAtMs = hook.timeMs;
+      session.agents.clear();
       if (hook.attributes.source === 'resume') session.resumedAtMs.push(hook.timeMs);
     }
+    // The hook names the Claude Code process that fired it (CLAUDE_PID): the session's current agent.
+    if (hook.event.agentPid !== undefined) this.facts.addAgent(session, hook.event.agentPid, hook.timeMs);
+    const delayMs = SCAN_AFTER[hook.name];
+    if (delayMs !== undefined) this.requestScan(delayMs);
     if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true && hook.toolUseId) {
       const call = this.facts.tools.get(hook.toolUseId);
       if (call) call.interruptedAtMs = hook.timeMs;
@@ -71,6 +90,7 @@ export class FailureModeDetector implements Join {
           interruptedAtMs: known?.interruptedAtMs ?? (outcome === 'interrupted' ? span.endMs : undefined),
         });
         this.report(detectOutputTruncation(span));
+        this.requestScan(SCAN_AFTER.PostToolUse);
       } else if (span.name.startsWith('shell ')) {
         const ended = span.attributes['ccotel.shell.ended'] !== false;
         this.facts.shells.push({
@@ -80,26 +100,36 @@ export class FailureModeDetector implements Join {
           endMs: ended ? span.endMs : undefined,
           toolUseId: span.attributes.tool_use_id === undefined ? undefined : String(span.attributes.tool_use_id),
         });
-        const agent = Number(span.attributes['process.parent_pid']);
-        const session = this.facts.session(sessionId);
-        if (agent > 1 && !session.agents.has(agent)) session.agents.set(agent, { ttyNr: this.lastScan?.ttys.get(agent) ?? 0 });
+        this.facts.addAgent(this.facts.session(sessionId), Number(span.attributes['process.parent_pid']), span.startMs);
       } else if (span.name === 'invoke_agent claude-code') {
         this.report(detectTurnRerun(span, this.facts));
       }
     }
   }
 
+  /** Live sessions with no agent process known: the process scan looks for a command line naming them. */
+  sessionsWithoutAgent(): Set<string> {
+    const unknown = new Set<string>();
+    for (const session of this.facts.sessions.values()) {
+      if (session.hooked && !session.abandoned && session.endedAtMs === undefined && session.agents.size === 0) unknown.add(session.id);
+    }
+    return unknown;
+  }
+
   /** A new look at the process table: run every process detector. */
   onScan(scan: ProcessScan): void {
-    this.lastScan = scan;
     for (const process of scan.processes.values()) {
       if (process.agentPid === undefined || scan.agents.has(process.pid)) continue;
-      const session = this.facts.session(process.sessionId);
-      if (!session.agents.has(process.agentPid)) session.agents.set(process.agentPid, { ttyNr: 0 });
+      this.facts.addAgent(this.facts.session(process.sessionId), process.agentPid, process.startMs);
     }
-    // Remember each live agent's terminal: once it is gone, /proc no longer says.
+    for (const [sessionId, pids] of scan.namedBy) for (const pid of pids) this.facts.addAgent(this.facts.session(sessionId), pid, scan.timeMs);
+    // Remember each live agent's start and terminal: once it is gone, /proc no longer says.
     for (const session of this.facts.sessions.values()) {
-      for (const [pid, agent] of session.agents) if (scan.ttys.has(pid)) agent.ttyNr = scan.ttys.get(pid)!;
+      for (const [pid, agent] of session.agents) {
+        if (!agentAlive(scan, pid, agent)) continue;
+        agent.startMs = scan.starts.get(pid);
+        agent.ttyNr = scan.ttys.get(pid) ?? 0;
+      }
     }
     this.report(detectOrphanProcesses(scan, this.facts));
     this.report(detectApprovalScope(scan, this.facts));

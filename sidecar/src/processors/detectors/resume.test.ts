@@ -1,0 +1,100 @@
+// The agent of a session across resumes, on made-up process tables at made-up times (a fake clock): a resumed
+// session is judged by its current Claude Code process, never by the one that ran it before and exited.
+import { describe, expect, it } from 'vitest';
+import type { SpanRecord } from '../../model.js';
+import type { ProcessScan } from '../../sources/process-watcher.js';
+import type { HookEvent } from '../correlate-hooks.js';
+import { FailureModeDetector } from './index.js';
+
+const SESSION = 'dddddddd-0000-4000-8000-000000000001';
+const T0 = Date.parse('2026-10-01T12:00:00Z');
+const FIRST_CLI = 4100;
+const RESUMED_CLI = 5200;
+const PTS_3 = (136 << 8) | 3;
+
+/** A process table holding `agents` (pid → start time), each on pseudo-terminal 3. */
+function scanAt(timeMs: number, agents: Record<number, number>): ProcessScan {
+  const pids = Object.keys(agents).map(Number);
+  return {
+    timeMs,
+    processes: new Map(),
+    parents: new Map(pids.map((pid) => [pid, 1])),
+    ttys: new Map(pids.map((pid) => [pid, PTS_3])),
+    starts: new Map(pids.map((pid) => [pid, agents[pid]])),
+    agents: new Map(),
+    namedBy: new Map(),
+    unreadable: 0,
+  };
+}
+
+function hook(name: string, timeMs: number, extra: { agentPid?: number; payload?: object } = {}) {
+  const file = `${String(BigInt(timeMs) * 1_000_000n).padStart(20, '0')}-1-0.json`;
+  const event: HookEvent = { file, firedAtMs: timeMs, firedAtNs: file.slice(0, 20), hookPid: 1, agentPid: extra.agentPid, payload: {}, ack: () => {} };
+  return { event, name, sessionId: SESSION, timeMs, attributes: { ...extra.payload }, body: '' };
+}
+
+/** The shell span of a Bash command the agent `agentPid` ran at `timeMs`. */
+function shellSpan(agentPid: number, timeMs: number): SpanRecord {
+  return {
+    traceId: 't', spanId: `s${timeMs}`, parentSpanId: '', name: 'shell echo', kind: 'internal', startMs: timeMs, endMs: timeMs + 10, status: 'ok', events: [],
+    attributes: { 'session.id': SESSION, 'process.pid': agentPid + 1, 'process.parent_pid': agentPid },
+  } as unknown as SpanRecord;
+}
+
+const abandonments = (detector: FailureModeDetector) => detector.detections.filter((d) => d.mode === 'abandoned_session');
+
+/** A first run: one command by the first CLI, seen alive, then a normal exit (SessionEnd) and the CLI gone. */
+function endedFirstRun(): FailureModeDetector {
+  const detector = new FailureModeDetector({ idleMs: 30 * 60_000, devRoot: '/nonexistent' });
+  detector.onHook(hook('SessionStart', T0, { payload: { source: 'startup' } }));
+  detector.observe({ spans: [shellSpan(FIRST_CLI, T0 + 1_000)], logs: [], metrics: [] });
+  detector.onScan(scanAt(T0 + 2_000, { [FIRST_CLI]: T0 - 500 }));
+  detector.onHook(hook('SessionEnd', T0 + 3_000, { payload: { reason: 'other' } }));
+  detector.onScan(scanAt(T0 + 4_000, {}));
+  return detector;
+}
+
+describe('abandoned_session across a resume', () => {
+  it('a clean resume whose first Bash command comes 40 s later: no abandoned_session, with no hook agent pid (old hook)', () => {
+    const detector = endedFirstRun();
+    const resumedAt = T0 + 60_000;
+    detector.onHook(hook('SessionStart', resumedAt, { payload: { source: 'resume' } }));
+    // The resumed CLI thinks; scans every 15 s see it alive but nothing names it yet.
+    for (let at = resumedAt + 15_000; at <= resumedAt + 45_000; at += 15_000) detector.onScan(scanAt(at, { [RESUMED_CLI]: resumedAt - 300 }));
+    detector.observe({ spans: [shellSpan(RESUMED_CLI, resumedAt + 40_000)], logs: [], metrics: [] });
+    detector.onScan(scanAt(resumedAt + 46_000, { [RESUMED_CLI]: resumedAt - 300 }));
+    expect(abandonments(detector)).toEqual([]);
+  });
+
+  it('the resumed CLI named by the SessionStart hook: its death with no SessionEnd is abandoned_session (tty_gone), the old CLI never counts', () => {
+    const detector = endedFirstRun();
+    const resumedAt = T0 + 60_000;
+    detector.onHook(hook('SessionStart', resumedAt, { agentPid: RESUMED_CLI, payload: { source: 'resume' } }));
+    detector.onScan(scanAt(resumedAt + 1_000, { [RESUMED_CLI]: resumedAt - 300 }));
+    detector.onScan(scanAt(resumedAt + 40_000, { [RESUMED_CLI]: resumedAt - 300 }));
+    expect(abandonments(detector)).toEqual([]);
+    detector.onScan(scanAt(resumedAt + 41_000, {}));
+    expect(abandonments(detector)).toMatchObject([{ sessionId: SESSION, cause: 'tty_gone', timeMs: resumedAt + 41_000 }]);
+  });
+
+  it('a pid reused by another process after the agent died counts as the agent gone', () => {
+    const detector = endedFirstRun();
+    const resumedAt = T0 + 60_000;
+    detector.onHook(hook('SessionStart', resumedAt, { agentPid: RESUMED_CLI, payload: { source: 'resume' } }));
+    detector.onScan(scanAt(resumedAt + 1_000, { [RESUMED_CLI]: resumedAt - 300 }));
+    detector.onScan(scanAt(resumedAt + 90_000, { [RESUMED_CLI]: resumedAt + 80_000 }));
+    expect(abandonments(detector)).toMatchObject([{ cause: 'tty_gone' }]);
+  });
+
+  it('the resumed CLI found in /proc by a command line naming the session', () => {
+    const detector = endedFirstRun();
+    const resumedAt = T0 + 60_000;
+    detector.onHook(hook('SessionStart', resumedAt, { payload: { source: 'resume' } }));
+    const named = scanAt(resumedAt + 1_000, { [RESUMED_CLI]: resumedAt - 300 });
+    named.namedBy.set(SESSION, [RESUMED_CLI]);
+    detector.onScan(named);
+    expect(abandonments(detector)).toEqual([]);
+    detector.onScan(scanAt(resumedAt + 5_000, {}));
+    expect(abandonments(detector)).toMatchObject([{ cause: 'tty_gone' }]);
+  });
+});
