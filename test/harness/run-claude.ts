@@ -27,7 +27,7 @@ export function claudeBinaryProblem(): string | undefined {
 }
 
 
-function shellQuote(s: string): string {
+export function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
@@ -122,16 +122,9 @@ export function telemetryEnv(otlpUrl: string): Record<string, string> {
   };
 }
 
-export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRunResult> {
-  const problem = claudeBinaryProblem();
-  if (problem) return Promise.reject(new Error(problem));
-
-  const args = ['-p', options.prompt, '--output-format', 'json'];
-  if (options.resume) args.push('--resume', options.resume);
-  if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
-
-  // A clean environment: nothing from the caller's HOME, shell or OTEL_* settings leaks in.
-  const env: Record<string, string> = {
+/** A clean environment for the CLI: nothing from the caller's HOME, shell or OTEL_* settings leaks in. */
+export function claudeEnv(options: Pick<ClaudeRunOptions, 'home' | 'modelUrl' | 'otlpUrl' | 'env'>): Record<string, string> {
+  return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: options.home,
     SHELL: '/bin/bash',
@@ -143,7 +136,17 @@ export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRunResult> {
     ...(options.otlpUrl ? telemetryEnv(options.otlpUrl) : {}),
     ...options.env,
   };
+}
 
+export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRunResult> {
+  const problem = claudeBinaryProblem();
+  if (problem) return Promise.reject(new Error(problem));
+
+  const args = ['-p', options.prompt, '--output-format', 'json'];
+  if (options.resume) args.push('--resume', options.resume);
+  if (options.allowedTools?.length) args.push('--allowedTools', options.allowedTools.join(','));
+
+  const env = claudeEnv(options);
   const started = Date.now();
   const child = spawn(CLAUDE_BINARY, args, { cwd: options.projectDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
