@@ -16,7 +16,15 @@ export function detectAbandonedSessions(scan: ProcessScan | undefined, facts: Fa
     // Seen gone by the process watcher: now. Known only from silence: when the idle time ran out, from the
     // session's own last event, so a backfill of old sessions stamps it as live data would have.
     const timeMs = cause !== undefined ? nowMs : session.lastEventMs + idleMs;
-    detections.push({ mode: 'abandoned_session', sessionId: session.id, timeMs, cause: cause ?? 'no_session_end', key: String(session.lastEventMs) });
+    detections.push({
+      mode: 'abandoned_session',
+      sessionId: session.id,
+      timeMs,
+      toolUseId: [...session.openCalls].pop(), // the call it was running, if any
+      agentPid: [...session.agents.keys()].pop(),
+      cause: cause ?? 'no_session_end',
+      key: String(session.lastEventMs),
+    });
   }
   return detections;
 }

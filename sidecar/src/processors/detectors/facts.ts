@@ -10,6 +10,8 @@ export interface Detection {
   timeMs: number;
   toolUseId?: string;
   process?: ProcessInfo;
+  /** abandoned_session: the Claude Code process that vanished. */
+  agentPid?: number;
   port?: number;
   /** Why, in a word (abandoned_session: tty_gone | killed | no_session_end; replay_divergence: processes_running | turn_rerun). */
   cause?: string;
@@ -65,6 +67,8 @@ export interface SessionFacts {
    */
   agents: Map<number, AgentFacts>;
   abandoned: boolean;
+  /** Tool calls begun (PreToolUse) and not finished (PostToolUse / PostToolUseFailure), in order. */
+  openCalls: Set<string>;
   /** Prompts (text) of its interrupted turns, and whether a resume happened since. */
   interruptedPrompts: Set<string>;
 }
@@ -82,7 +86,7 @@ export class Facts {
   session(id: string): SessionFacts {
     let facts = this.sessions.get(id);
     if (!facts) {
-      facts = { id, hooked: false, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, interruptedPrompts: new Set() };
+      facts = { id, hooked: false, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, openCalls: new Set(), interruptedPrompts: new Set() };
       this.sessions.set(id, facts);
     }
     return facts;

@@ -58,12 +58,15 @@ export class FailureModeDetector implements Join {
       session.abandoned = false;
       session.startedAtMs = hook.timeMs;
       session.agents.clear();
+      session.openCalls.clear();
       if (hook.attributes.source === 'resume') session.resumedAtMs.push(hook.timeMs);
     }
     // The hook names the Claude Code process that fired it (CLAUDE_PID): the session's current agent.
     if (hook.event.agentPid !== undefined) this.facts.addAgent(session, hook.event.agentPid, hook.timeMs);
     const delayMs = SCAN_AFTER[hook.name];
     if (delayMs !== undefined) this.requestScan(delayMs);
+    if (hook.toolUseId && hook.name === 'PreToolUse') session.openCalls.add(hook.toolUseId);
+    if (hook.toolUseId && (hook.name === 'PostToolUse' || hook.name === 'PostToolUseFailure')) session.openCalls.delete(hook.toolUseId);
     if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true && hook.toolUseId) {
       const call = this.facts.tools.get(hook.toolUseId);
       if (call) call.interruptedAtMs = hook.timeMs;
@@ -179,6 +182,7 @@ export class FailureModeDetector implements Join {
       attributes['process.command_line'] = detection.process.commandLine;
       attributes['process.parent_pid'] = detection.process.ppid;
     }
+    if (detection.agentPid !== undefined) attributes['process.pid'] = detection.agentPid;
     if (detection.port !== undefined) attributes['network.local.port'] = detection.port;
     if (detection.cause) attributes.cause = detection.cause;
     this.out.logs.push({ id, timeMs: detection.timeMs, eventName: 'ccotel.failure_mode.detected', severity: 'WARN', body: '', attributes, ...context });
