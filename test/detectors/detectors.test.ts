@@ -11,6 +11,7 @@ import { Pipeline } from '../../sidecar/src/pipeline.js';
 import { HookCorrelator, type HookEvent } from '../../sidecar/src/processors/correlate-hooks.js';
 import { ShellCorrelator } from '../../sidecar/src/processors/correlate-shell.js';
 import { TranscriptCorrelator } from '../../sidecar/src/processors/correlate-transcripts.js';
+import { ABANDON_GRACE_MS } from '../../sidecar/src/processors/detectors/abandoned-session.js';
 import { FailureModeDetector } from '../../sidecar/src/processors/detectors/index.js';
 import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcript.js';
 import { scanProcesses } from '../../sidecar/src/sources/process-watcher.js';
@@ -201,7 +202,7 @@ describe('failure-mode detectors on real processes', () => {
     process.kill(doomed.pid!, 'SIGKILL');
     await new Promise((resolve) => doomed.on('exit', resolve));
     h.detector.onScan(scanProcesses());
-    received = await h.scan(0);
+    received = await h.scan(ABANDON_GRACE_MS);
     const abandoned = detected(received, killed);
     expect(abandoned.map((log) => [log.attributes.mode, log.attributes.cause])).toEqual([['abandoned_session', 'killed']]);
     expect(detected(received, ended)).toEqual([]);

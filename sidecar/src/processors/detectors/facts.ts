@@ -66,6 +66,8 @@ export interface SessionFacts {
    * exited, is no evidence about the resumed session).
    */
   agents: Map<number, AgentFacts>;
+  /** Since when every agent process is seen gone (undefined while one is alive, or none is known). */
+  agentsGoneAtMs?: number;
   abandoned: boolean;
   /** Tool calls begun (PreToolUse) and not finished (PostToolUse / PostToolUseFailure), in order. */
   openCalls: Set<string>;

@@ -8,7 +8,7 @@ import { emptyBatch } from '../../model.js';
 import type { Ack, Join } from '../../pipeline.js';
 import type { ProcessScan } from '../../sources/process-watcher.js';
 import type { Hook } from '../correlate-hooks.js';
-import { detectAbandonedSessions } from './abandoned-session.js';
+import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
 import { detectApprovalScope } from './approval-scope.js';
 import { agentAlive, Facts, OUTLIVE_GRACE_MS, type Detection } from './facts.js';
 import { detectOrphanProcesses } from './orphan-process.js';
@@ -65,7 +65,11 @@ export class FailureModeDetector implements Join {
     if (hook.event.agentPid !== undefined) this.facts.addAgent(session, hook.event.agentPid, hook.timeMs);
     const delayMs = SCAN_AFTER[hook.name];
     if (delayMs !== undefined) this.requestScan(delayMs);
-    if (hook.toolUseId && hook.name === 'PreToolUse') session.openCalls.add(hook.toolUseId);
+    if (hook.toolUseId && hook.name === 'PreToolUse') {
+      session.openCalls.add(hook.toolUseId);
+      // Running now: its processes are its own while it runs (its span comes once it is over).
+      if (!this.facts.tools.has(hook.toolUseId)) this.facts.tools.set(hook.toolUseId, { toolUseId: hook.toolUseId, sessionId: hook.sessionId, name: hook.toolName ?? 'unknown', traceId: '', spanId: '', startMs: hook.timeMs });
+    }
     if (hook.toolUseId && (hook.name === 'PostToolUse' || hook.name === 'PostToolUseFailure')) session.openCalls.delete(hook.toolUseId);
     if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true && hook.toolUseId) {
       const call = this.facts.tools.get(hook.toolUseId);
@@ -139,6 +143,8 @@ export class FailureModeDetector implements Join {
     this.report(detectSignalPropagation(scan, this.facts));
     this.report(detectResumedWithProcesses(scan, this.facts));
     this.report(detectAbandonedSessions(scan, this.facts, scan.timeMs, this.options.idleMs, this.options.devRoot));
+    const pending = [...this.facts.sessions.values()].some((session) => session.agentsGoneAtMs !== undefined && !session.abandoned && session.endedAtMs === undefined);
+    if (pending) this.requestScan(ABANDON_GRACE_MS); // confirm, or clear, the vanished agent
   }
 
   drain(): { batch: TelemetryBatch; acks: Ack[] } {

@@ -1,9 +1,13 @@
 // The agent of a session across resumes, on made-up process tables at made-up times (a fake clock): a resumed
 // session is judged by its current Claude Code process, never by the one that ran it before and exited.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../model.js';
 import type { ProcessScan } from '../../sources/process-watcher.js';
 import type { HookEvent } from '../correlate-hooks.js';
+import { ABANDON_GRACE_MS } from './abandoned-session.js';
 import { FailureModeDetector } from './index.js';
 
 const SESSION = 'dddddddd-0000-4000-8000-000000000001';
@@ -12,14 +16,14 @@ const FIRST_CLI = 4100;
 const RESUMED_CLI = 5200;
 const PTS_3 = (136 << 8) | 3;
 
-/** A process table holding `agents` (pid → start time), each on pseudo-terminal 3. */
-function scanAt(timeMs: number, agents: Record<number, number>): ProcessScan {
+/** A process table holding `agents` (pid → start time), each on pseudo-terminal 3, and maybe a shell on it. */
+function scanAt(timeMs: number, agents: Record<number, number>, shellOnTerminal = false): ProcessScan {
   const pids = Object.keys(agents).map(Number);
   return {
     timeMs,
     processes: new Map(),
     parents: new Map(pids.map((pid) => [pid, 1])),
-    ttys: new Map(pids.map((pid) => [pid, PTS_3])),
+    ttys: new Map([...pids.map((pid) => [pid, PTS_3] as const), ...(shellOnTerminal ? [[77, PTS_3] as const] : [])]),
     starts: new Map(pids.map((pid) => [pid, agents[pid]])),
     agents: new Map(),
     namedBy: new Map(),
@@ -27,10 +31,10 @@ function scanAt(timeMs: number, agents: Record<number, number>): ProcessScan {
   };
 }
 
-function hook(name: string, timeMs: number, extra: { agentPid?: number; payload?: object } = {}) {
+function hook(name: string, timeMs: number, extra: { agentPid?: number; toolUseId?: string; payload?: object } = {}) {
   const file = `${String(BigInt(timeMs) * 1_000_000n).padStart(20, '0')}-1-0.json`;
   const event: HookEvent = { file, firedAtMs: timeMs, firedAtNs: file.slice(0, 20), hookPid: 1, agentPid: extra.agentPid, payload: {}, ack: () => {} };
-  return { event, name, sessionId: SESSION, timeMs, attributes: { ...extra.payload }, body: '' };
+  return { event, name, sessionId: SESSION, timeMs, toolUseId: extra.toolUseId, toolName: 'Bash', attributes: { ...extra.payload }, body: '' };
 }
 
 /** The shell span of a Bash command the agent `agentPid` ran at `timeMs`. */
@@ -43,6 +47,12 @@ function shellSpan(agentPid: number, timeMs: number): SpanRecord {
 
 const abandonments = (detector: FailureModeDetector) => detector.detections.filter((d) => d.mode === 'abandoned_session');
 
+/** Scans at `atMs` and past the grace after it, with `agents` (none: every agent gone). */
+function scansFrom(detector: FailureModeDetector, atMs: number, agents: Record<number, number> = {}, shellOnTerminal = false): void {
+  detector.onScan(scanAt(atMs, agents, shellOnTerminal));
+  detector.onScan(scanAt(atMs + ABANDON_GRACE_MS, agents, shellOnTerminal));
+}
+
 /** A first run: one command by the first CLI, seen alive, then a normal exit (SessionEnd) and the CLI gone. */
 function endedFirstRun(): FailureModeDetector {
   const detector = new FailureModeDetector({ idleMs: 30 * 60_000, devRoot: '/nonexistent' });
@@ -50,7 +60,7 @@ function endedFirstRun(): FailureModeDetector {
   detector.observe({ spans: [shellSpan(FIRST_CLI, T0 + 1_000)], logs: [], metrics: [] });
   detector.onScan(scanAt(T0 + 2_000, { [FIRST_CLI]: T0 - 500 }));
   detector.onHook(hook('SessionEnd', T0 + 3_000, { payload: { reason: 'other' } }));
-  detector.onScan(scanAt(T0 + 4_000, {}));
+  scansFrom(detector, T0 + 4_000);
   return detector;
 }
 
@@ -74,7 +84,9 @@ describe('abandoned_session across a resume', () => {
     detector.onScan(scanAt(resumedAt + 40_000, { [RESUMED_CLI]: resumedAt - 300 }));
     expect(abandonments(detector)).toEqual([]);
     detector.onScan(scanAt(resumedAt + 41_000, {}));
-    expect(abandonments(detector)).toMatchObject([{ sessionId: SESSION, cause: 'tty_gone', timeMs: resumedAt + 41_000 }]);
+    expect(abandonments(detector)).toEqual([]); // gone for less than the grace: a SessionEnd may be on its way
+    detector.onScan(scanAt(resumedAt + 41_000 + ABANDON_GRACE_MS, {}));
+    expect(abandonments(detector)).toMatchObject([{ sessionId: SESSION, cause: 'tty_gone', timeMs: resumedAt + 41_000, agentPid: RESUMED_CLI }]);
   });
 
   it('a pid reused by another process after the agent died counts as the agent gone', () => {
@@ -82,7 +94,7 @@ describe('abandoned_session across a resume', () => {
     const resumedAt = T0 + 60_000;
     detector.onHook(hook('SessionStart', resumedAt, { agentPid: RESUMED_CLI, payload: { source: 'resume' } }));
     detector.onScan(scanAt(resumedAt + 1_000, { [RESUMED_CLI]: resumedAt - 300 }));
-    detector.onScan(scanAt(resumedAt + 90_000, { [RESUMED_CLI]: resumedAt + 80_000 }));
+    scansFrom(detector, resumedAt + 90_000, { [RESUMED_CLI]: resumedAt + 80_000 });
     expect(abandonments(detector)).toMatchObject([{ cause: 'tty_gone' }]);
   });
 
@@ -94,7 +106,38 @@ describe('abandoned_session across a resume', () => {
     named.namedBy.set(SESSION, [RESUMED_CLI]);
     detector.onScan(named);
     expect(abandonments(detector)).toEqual([]);
-    detector.onScan(scanAt(resumedAt + 5_000, {}));
+    scansFrom(detector, resumedAt + 5_000);
     expect(abandonments(detector)).toMatchObject([{ cause: 'tty_gone' }]);
+  });
+});
+
+describe('abandoned_session when the agent vanishes', () => {
+  // A /dev where pseudo-terminal 3 exists.
+  const devRoot = mkdtempSync(join(tmpdir(), 'ccotel-dev-'));
+  mkdirSync(join(devRoot, 'pts'));
+  writeFileSync(join(devRoot, 'pts', '3'), '');
+  const started = () => {
+    const detector = new FailureModeDetector({ idleMs: 30 * 60_000, devRoot });
+    detector.onHook(hook('SessionStart', T0, { agentPid: FIRST_CLI, payload: { source: 'startup' } }));
+    detector.onScan(scanAt(T0 + 1_000, { [FIRST_CLI]: T0 - 500 }));
+    return detector;
+  };
+
+  it('is not raised when the SessionEnd of a normal exit is read just after the process table shows the CLI gone', () => {
+    const detector = started();
+    detector.onScan(scanAt(T0 + 2_000, {}));
+    detector.onHook(hook('SessionEnd', T0 + 1_900, { payload: { reason: 'other' } }));
+    detector.onScan(scanAt(T0 + 2_000 + ABANDON_GRACE_MS, {}));
+    expect(abandonments(detector)).toEqual([]);
+  });
+
+  it('names the call it was running; its terminal with nobody on it is gone (tty_gone), with its shell still there it was killed', () => {
+    const closed = started();
+    closed.onHook(hook('PreToolUse', T0 + 1_500, { toolUseId: 'toolu_running' }));
+    scansFrom(closed, T0 + 2_000, {}, false);
+    expect(abandonments(closed)).toMatchObject([{ cause: 'tty_gone', agentPid: FIRST_CLI, toolUseId: 'toolu_running' }]);
+    const killed = started();
+    scansFrom(killed, T0 + 2_000, {}, true);
+    expect(abandonments(killed)).toMatchObject([{ cause: 'killed', agentPid: FIRST_CLI }]);
   });
 });
