@@ -123,7 +123,7 @@ export const FAILURE_SCENARIOS: FailureScenario[] = [
     twinOf: 'interrupt-escaped-child',
     description: 'The same interrupt; the child stayed in the call\'s process tree, which Claude Code kills.',
     planted: [],
-    print: () => [{ prompt: 'Run the long build.', steps: [call(`sleep 300 & echo $! > planted.pid; sleep 0.5; kill -INT "$CLAUDE_PID"; sleep 5`)] }],
+    print: () => [{ prompt: 'Run the long build.', steps: [call(`sh -c 'echo $$ > planted.pid; exec sleep 300' & sleep 0.5; kill -INT "$CLAUDE_PID"; sleep 5`)] }],
   },
   {
     name: 'big-output',

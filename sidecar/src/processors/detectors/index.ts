@@ -135,7 +135,8 @@ export class FailureModeDetector implements Join {
       for (const [pid, agent] of session.agents) {
         if (!agentAlive(scan, pid, agent)) continue;
         agent.startMs = scan.starts.get(pid);
-        agent.ttyNr = scan.ttys.get(pid) ?? 0;
+        // A hang-up takes the terminal from a process that outlives it (tty 0): keep the one it had.
+        agent.ttyNr = scan.ttys.get(pid) || agent.ttyNr;
       }
     }
     this.report(detectOrphanProcesses(scan, this.facts));

@@ -131,6 +131,15 @@ describe('abandoned_session when the agent vanishes', () => {
     expect(abandonments(detector)).toEqual([]);
   });
 
+  it('keeps the terminal of an agent that lost it to a hang-up before it died: tty_gone', () => {
+    const detector = started();
+    const hungUp = scanAt(T0 + 2_000, { [FIRST_CLI]: T0 - 500 });
+    hungUp.ttys.set(FIRST_CLI, 0);
+    detector.onScan(hungUp);
+    scansFrom(detector, T0 + 3_000);
+    expect(abandonments(detector)).toMatchObject([{ cause: 'tty_gone' }]);
+  });
+
   it('names the call it was running; its terminal with nobody on it is gone (tty_gone), with its shell still there it was killed', () => {
     const closed = started();
     closed.onHook(hook('PreToolUse', T0 + 1_500, { toolUseId: 'toolu_running' }));
