@@ -113,7 +113,7 @@ const detected = (received: TelemetryBatch, sessionId: string) =>
   received.logs.filter((log) => log.eventName === 'ccotel.failure_mode.detected' && log.attributes['session.id'] === sessionId);
 
 describe('failure-mode detectors on real processes', () => {
-  it('a tool call that leaves a setsid listener on a loopback port: orphan_process and approval_scope; a well-behaved call: nothing', async () => {
+  it('a tool call that leaves a setsid listener on a loopback port: orphan_process and approval_scope; a well-behaved call and a slow hook: nothing', async () => {
     const h = harness();
     const noisy = 'cccccccc-0000-4000-8000-000000000001';
     const quiet = 'cccccccc-0000-4000-8000-000000000002';
@@ -124,6 +124,9 @@ describe('failure-mode detectors on real processes', () => {
     const [pid, port] = (await waitFor(() => (existsSync(portFile) ? readFileSync(portFile, 'utf8') || undefined : undefined), 'the listener')).split(' ').map(Number);
     started.push(pid);
     const good = runTool('sleep 0.05; echo fine | wc -c', quiet, h.envLine);
+    // A slow hook of the quiet session, fired as its call ended, still running: a hook's, not the call's.
+    const hook = spawn('sleep', ['30'], { env: { PATH: process.env.PATH, CLAUDE_CODE_SESSION_ID: quiet, CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: h.dir }, stdio: 'ignore' });
+    started.push(hook.pid!);
     expect([call.status, good.status]).toEqual([0, 0]);
     h.hook(noisy, 'SessionStart', call.fromMs - 100, { source: 'startup' });
     h.hook(quiet, 'SessionStart', good.fromMs - 100, { source: 'startup' });

@@ -21,6 +21,11 @@ export interface ProcessInfo {
   sessionId: string;
   /** CLAUDE_PID of its environment: the Claude Code process that ran the command. */
   agentPid?: number;
+  /**
+   * A hook command (or what it started), not a tool call's: Claude Code (2.1) gives hooks CLAUDE_PROJECT_DIR
+   * and the Bash tool CLAUDE_CODE_EXECPATH instead.
+   */
+  hook: boolean;
   commandLine: string;
   listeningPorts: number[];
 }
@@ -31,8 +36,9 @@ export interface ProcessScan {
   processes: Map<number, ProcessInfo>;
   /** Every live process's parent, for walking ancestor chains. */
   parents: Map<number, number>;
-  /** Every live process's controlling terminal (`tty_nr`). */
+  /** Every live process's controlling terminal (`tty_nr`) and unix session. */
   ttys: Map<number, number>;
+  sids: Map<number, number>;
   /** Every live process's start time (epoch ms): a pid alive with another start time is another process. */
   starts: Map<number, number>;
   /** For the sessions asked about: processes whose command line names the session id (`claude --resume <id>`). */
@@ -55,7 +61,7 @@ export interface ScanOptions {
 
 export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessionsToName = new Set() }: ScanOptions = {}): ProcessScan {
   const bootMs = bootTimeMs(procRoot);
-  const scan: ProcessScan = { timeMs: nowMs, processes: new Map(), parents: new Map(), ttys: new Map(), starts: new Map(), namedBy: new Map(), agents: new Map(), unreadable: 0 };
+  const scan: ProcessScan = { timeMs: nowMs, processes: new Map(), parents: new Map(), ttys: new Map(), sids: new Map(), starts: new Map(), namedBy: new Map(), agents: new Map(), unreadable: 0 };
   const stats = new Map<number, ReturnType<typeof readStat>>();
   for (const name of safeReaddir(procRoot)) {
     if (!/^\d+$/.test(name)) continue;
@@ -65,6 +71,7 @@ export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessions
     stats.set(pid, stat);
     scan.parents.set(pid, stat.ppid);
     scan.ttys.set(pid, stat.ttyNr);
+    scan.sids.set(pid, stat.sid);
     scan.starts.set(pid, bootMs + (stat.startTicks * 1000) / USER_HZ);
     if (sessionsToName.size > 0) noteSessionsNamed(scan, pid, readCommandLine(procRoot, pid), sessionsToName);
     let environ: string;
@@ -83,6 +90,7 @@ export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessions
       startMs: scan.starts.get(pid)!,
       sessionId,
       agentPid: Number.isInteger(agent) && agent > 0 ? agent : undefined,
+      hook: envValue(environ, 'CLAUDE_PROJECT_DIR') !== undefined && envValue(environ, 'CLAUDE_CODE_EXECPATH') === undefined,
       commandLine: readCommandLine(procRoot, pid),
       listeningPorts: [],
     });
@@ -98,6 +106,7 @@ export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessions
         ...agentStat,
         startMs: scan.starts.get(agentPid)!,
         sessionId: '',
+        hook: false,
         commandLine: readCommandLine(procRoot, agentPid),
         listeningPorts: [],
       });

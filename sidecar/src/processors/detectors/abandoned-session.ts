@@ -6,7 +6,7 @@
 // An agent must stay gone for ABANDON_GRACE_MS: a CLI that exits normally fires SessionEnd just before, and its
 // spool file may be read a moment after the process table shows it gone.
 import { ttyExists, type ProcessScan } from '../../sources/process-watcher.js';
-import { agentAlive, type Detection, type Facts, type SessionFacts } from './facts.js';
+import { agentAlive, type AgentFacts, type Detection, type Facts, type SessionFacts } from './facts.js';
 
 export const ABANDON_GRACE_MS = 5_000;
 
@@ -44,12 +44,13 @@ function agentsGone(scan: ProcessScan, session: SessionFacts): boolean {
 }
 
 /**
- * Its terminal is gone when the device is (the pseudo-terminal was freed) or nobody is on it any more: no live
- * process has it as controlling terminal (the shell that started the CLI went with the window; a leftover
- * command holding it open does not count). Else the terminal is still there: the CLI was killed.
+ * Its terminal is gone when the device is (the pseudo-terminal was freed) or nobody of its terminal session is
+ * on it any more (the shell that started the CLI went with the window; a new window that got the same
+ * pseudo-terminal number is another session). Else the terminal is still there: the CLI was killed.
  */
 function causeOfVanishing(scan: ProcessScan, session: SessionFacts, devRoot?: string): string {
-  const ttys = [...session.agents.values()].map((agent) => agent.ttyNr).filter((tty) => tty !== 0);
-  const inUse = new Set(scan.ttys.values());
-  return ttys.length > 0 && ttys.every((tty) => !ttyExists(tty, devRoot) || !inUse.has(tty)) ? 'tty_gone' : 'killed';
+  const onTerminals = [...session.agents.values()].filter((agent) => agent.ttyNr !== 0);
+  const inUse = new Set([...scan.ttys].map(([pid, tty]) => `${tty}:${scan.sids.get(pid)}`));
+  const gone = (agent: AgentFacts) => !ttyExists(agent.ttyNr, devRoot) || !inUse.has(`${agent.ttyNr}:${agent.sid}`);
+  return onTerminals.length > 0 && onTerminals.every(gone) ? 'tty_gone' : 'killed';
 }

@@ -44,8 +44,9 @@ export interface ShellRun {
 
 /** A Claude Code process running a session, as last seen alive. */
 export interface AgentFacts {
-  /** Controlling terminal while it was alive (0: none, or not seen alive yet). */
+  /** Controlling terminal while it was alive (0: none, or not seen alive yet), and the unix session on it. */
   ttyNr: number;
+  sid?: number;
   /** When the evidence that named it was made: a process of that pid started later is another one. */
   seenAtMs: number;
   /** Its start time once seen alive: the same pid with another start time is another process. */
@@ -135,7 +136,7 @@ export function agentAlive(scan: ProcessScan, pid: number, agent: AgentFacts): b
   return agent.startMs !== undefined ? Math.abs(startMs - agent.startMs) <= START_SKEW_MS : startMs <= agent.seenAtMs + START_SKEW_MS;
 }
 
-/** Processes of a scan that belong to a session (not the agents themselves). */
+/** Processes of a scan that tool calls of a session started (not the agents themselves, nor their hooks). */
 export function sessionProcesses(scan: ProcessScan): ProcessInfo[] {
-  return [...scan.processes.values()].filter((process) => !scan.agents.has(process.pid));
+  return [...scan.processes.values()].filter((process) => !scan.agents.has(process.pid) && !process.hook);
 }

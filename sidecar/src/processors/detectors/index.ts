@@ -136,7 +136,10 @@ export class FailureModeDetector implements Join {
         if (!agentAlive(scan, pid, agent)) continue;
         agent.startMs = scan.starts.get(pid);
         // A hang-up takes the terminal from a process that outlives it (tty 0): keep the one it had.
-        agent.ttyNr = scan.ttys.get(pid) || agent.ttyNr;
+        if (scan.ttys.get(pid)) {
+          agent.ttyNr = scan.ttys.get(pid)!;
+          agent.sid = scan.sids.get(pid);
+        }
       }
     }
     this.report(detectOrphanProcesses(scan, this.facts));

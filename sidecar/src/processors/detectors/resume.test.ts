@@ -16,14 +16,22 @@ const FIRST_CLI = 4100;
 const RESUMED_CLI = 5200;
 const PTS_3 = (136 << 8) | 3;
 
-/** A process table holding `agents` (pid → start time), each on pseudo-terminal 3, and maybe a shell on it. */
-function scanAt(timeMs: number, agents: Record<number, number>, shellOnTerminal = false): ProcessScan {
+const SHELL = 77;
+const OTHER_WINDOW = 99;
+
+/**
+ * A process table holding `agents` (pid → start time), each on pseudo-terminal 3 in the session of the shell that
+ * started them; maybe that shell (`shell`), or another window that got pseudo-terminal 3 (`other-window`).
+ */
+function scanAt(timeMs: number, agents: Record<number, number>, onTerminal: 'shell' | 'other-window' | 'nobody' = 'nobody'): ProcessScan {
   const pids = Object.keys(agents).map(Number);
+  const others = onTerminal === 'shell' ? [SHELL] : onTerminal === 'other-window' ? [OTHER_WINDOW] : [];
   return {
     timeMs,
     processes: new Map(),
     parents: new Map(pids.map((pid) => [pid, 1])),
-    ttys: new Map([...pids.map((pid) => [pid, PTS_3] as const), ...(shellOnTerminal ? [[77, PTS_3] as const] : [])]),
+    ttys: new Map([...pids, ...others].map((pid) => [pid, PTS_3])),
+    sids: new Map([...pids.map((pid) => [pid, SHELL] as const), ...others.map((pid) => [pid, pid] as const)]),
     starts: new Map(pids.map((pid) => [pid, agents[pid]])),
     agents: new Map(),
     namedBy: new Map(),
@@ -48,9 +56,9 @@ function shellSpan(agentPid: number, timeMs: number): SpanRecord {
 const abandonments = (detector: FailureModeDetector) => detector.detections.filter((d) => d.mode === 'abandoned_session');
 
 /** Scans at `atMs` and past the grace after it, with `agents` (none: every agent gone). */
-function scansFrom(detector: FailureModeDetector, atMs: number, agents: Record<number, number> = {}, shellOnTerminal = false): void {
-  detector.onScan(scanAt(atMs, agents, shellOnTerminal));
-  detector.onScan(scanAt(atMs + ABANDON_GRACE_MS, agents, shellOnTerminal));
+function scansFrom(detector: FailureModeDetector, atMs: number, agents: Record<number, number> = {}, onTerminal: Parameters<typeof scanAt>[2] = 'nobody'): void {
+  detector.onScan(scanAt(atMs, agents, onTerminal));
+  detector.onScan(scanAt(atMs + ABANDON_GRACE_MS, agents, onTerminal));
 }
 
 /** A first run: one command by the first CLI, seen alive, then a normal exit (SessionEnd) and the CLI gone. */
@@ -140,13 +148,16 @@ describe('abandoned_session when the agent vanishes', () => {
     expect(abandonments(detector)).toMatchObject([{ cause: 'tty_gone' }]);
   });
 
-  it('names the call it was running; its terminal with nobody on it is gone (tty_gone), with its shell still there it was killed', () => {
+  it('names the call it was running; its terminal with nobody of its session on it is gone (tty_gone), with its shell still there it was killed', () => {
     const closed = started();
     closed.onHook(hook('PreToolUse', T0 + 1_500, { toolUseId: 'toolu_running' }));
-    scansFrom(closed, T0 + 2_000, {}, false);
+    scansFrom(closed, T0 + 2_000, {}, 'nobody');
     expect(abandonments(closed)).toMatchObject([{ cause: 'tty_gone', agentPid: FIRST_CLI, toolUseId: 'toolu_running' }]);
     const killed = started();
-    scansFrom(killed, T0 + 2_000, {}, true);
+    scansFrom(killed, T0 + 2_000, {}, 'shell');
     expect(abandonments(killed)).toMatchObject([{ cause: 'killed', agentPid: FIRST_CLI }]);
+    const reused = started();
+    scansFrom(reused, T0 + 2_000, {}, 'other-window');
+    expect(abandonments(reused)).toMatchObject([{ cause: 'tty_gone' }]);
   });
 });
