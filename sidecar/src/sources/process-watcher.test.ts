@@ -1,23 +1,15 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProcessWatcher, scanProcesses, type ProcessScan } from './process-watcher.js';
 
-const started: number[] = [];
-afterEach(() => {
-  for (const pid of started.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
+const children: ChildProcess[] = [];
+afterEach(() => children.splice(0).forEach((child) => child.kill('SIGKILL')));
 
 describe('scanProcesses', () => {
   it('finds the process whose command line names a session asked about, and every start time', () => {
     const sessionId = 'eeeeeeee-0000-4000-8000-000000000001';
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', '--', '--resume', sessionId], { stdio: 'ignore' });
-    started.push(child.pid!);
+    children.push(child);
     const deadline = Date.now() + 10_000;
     let scan: ProcessScan;
     do scan = scanProcesses({ sessionsToName: new Set([sessionId, 'not-running']) });
