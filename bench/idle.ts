@@ -3,21 +3,23 @@
 // After the catch-up on every file, nothing is written for --seconds; CPU is the process's utime + stime
 // from /proc/<pid>/stat over that window, as % of one core; RSS is sampled every second.
 //
-//   npm run build && node dist/bench/idle.js [--files 10000] [--seconds 60]
+// --baseline <cli.js> measures another build first (e.g. an older commit's `dist/sidecar/src/cli.js`), the
+// same way in the same run, so the two rows compare.
+//
+//   npm run build && node dist/bench/idle.js [--files 10000] [--seconds 60] [--baseline <cli.js>]
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { assertBuilt, cliEnv, startRun, transcriptStatus } from '../test/reliability/cli.js';
+import { assertBuilt, CLI, cliEnv, startOtlpStub, startRun, transcriptStatus } from '../test/reliability/cli.js';
 import { waitFor, writeManyTranscripts } from '../test/reliability/transcripts.js';
 
 const { values: args } = parseArgs({
   options: {
     files: { type: 'string', default: '10000' },
     seconds: { type: 'string', default: '60' },
+    baseline: { type: 'string' },
   },
 });
 const fileCount = Number(args.files);
@@ -36,70 +38,96 @@ function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
-/** An OTLP/HTTP receiver that accepts everything (an empty protobuf answer means success). */
-async function startOtlpStub(): Promise<{ url: string; requests: () => number; close: () => void }> {
-  let requests = 0;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      requests++;
-      response.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests, close: () => server.close() };
+/** inotify watches the process holds (the `inotify wd:` lines of its inotify descriptors). */
+function inotifyWatches(pid: number): number {
+  let watches = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`) !== 'anon_inode:inotify') continue;
+      watches += readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8').split('\n').filter((line) => line.startsWith('inotify wd:')).length;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return watches;
+}
+
+interface Row {
+  label: string;
+  watcher: string;
+  watches: number;
+  catchUpSeconds: number;
+  peakCatchUpMb: number;
+  cpuPercent: number;
+  rssMb: number[];
+  chdbLoaded: boolean;
+  load: string;
+}
+
+async function measure(cli: string, label: string): Promise<Row> {
+  const home = mkdtempSync(join(tmpdir(), 'ccotel-idle-'));
+  const env = cliEnv(home);
+  const otlp = await startOtlpStub();
+  // One file in ten holds a complete turn (an hour old: closed at the first idle check); the others a summary row.
+  writeManyTranscripts(join(home, 'claude'), 0, fileCount, 10, Date.now() - 3_600_000);
+  const started = performance.now();
+  const sidecar = startRun(['--store', 'none', '--otlp', otlp.url], env, cli);
+  const pid = sidecar.child.pid!;
+  try {
+    const status = () => transcriptStatus(env, 'none');
+    await waitFor(
+      `the catch-up on ${fileCount} files`,
+      () => {
+        const source = status();
+        return source?.filesFollowed === fileCount && source.bytesBehind === 0 && source.sink.state === 'ok';
+      },
+      300_000,
+    );
+    const catchUpSeconds = (performance.now() - started) / 1000;
+    const peakCatchUpMb = memoryMb(pid, 'VmHWM');
+    // The first idle check (a minute after start with the default idle time) closes the turns read in the
+    // catch-up: part of starting up, not of being idle. Wait for it, then for the exports to stop.
+    await sleep(Math.max(0, 65_000 - (performance.now() - started)));
+    let exported = -1;
+    while (exported !== otlp.bodies.length) {
+      exported = otlp.bodies.length;
+      await sleep(5_000);
+    }
+    const cpuBefore = cpuSeconds(pid);
+    const windowStart = performance.now();
+    const rssMb: number[] = [];
+    while (performance.now() - windowStart < windowSeconds * 1000) {
+      rssMb.push(memoryMb(pid, 'VmRSS'));
+      await sleep(1_000);
+    }
+    const cpuPercent = (100 * (cpuSeconds(pid) - cpuBefore)) / ((performance.now() - windowStart) / 1000);
+    return {
+      label,
+      watcher: status()?.watcher ?? '?',
+      watches: inotifyWatches(pid),
+      catchUpSeconds,
+      peakCatchUpMb,
+      cpuPercent,
+      rssMb,
+      chdbLoaded: /chdb/i.test(readFileSync(`/proc/${pid}/maps`, 'utf8')),
+      load: loadavg().map((n) => n.toFixed(2)).join(' '),
+    };
+  } finally {
+    sidecar.child.kill('SIGTERM');
+    await sidecar.exited;
+    otlp.close();
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 assertBuilt();
-const home = mkdtempSync(join(tmpdir(), 'ccotel-idle-'));
-const env = cliEnv(home);
-const claude = join(home, 'claude');
-const otlp = await startOtlpStub();
-// One file in ten holds a complete turn (an hour old: closed at the first idle check); the others a summary row.
-writeManyTranscripts(claude, 0, fileCount, 10, Date.now() - 3_600_000);
-const started = performance.now();
-const sidecar = startRun(['--store', 'none', '--otlp', otlp.url], env);
-const pid = sidecar.child.pid!;
-try {
-  const status = () => transcriptStatus(env, 'none');
-  await waitFor(
-    `the catch-up on ${fileCount} files`,
-    () => {
-      const source = status();
-      return source?.filesFollowed === fileCount && source.bytesBehind === 0 && source.sink.state === 'ok';
-    },
-    300_000,
-  );
-  const catchUpSeconds = (performance.now() - started) / 1000;
-  const peakCatchUpMb = memoryMb(pid, 'VmHWM');
-  // The first idle check (a minute after start with the default idle time) closes the turns read in the
-  // catch-up: part of starting up, not of being idle. Wait for it, then for the exports to stop.
-  await sleep(Math.max(0, 65_000 - (performance.now() - started)));
-  let exported = -1;
-  while (exported !== otlp.requests()) {
-    exported = otlp.requests();
-    await sleep(5_000);
-  }
-
-  const chdbLoaded = /chdb/i.test(readFileSync(`/proc/${pid}/maps`, 'utf8'));
-  const cpuBefore = cpuSeconds(pid);
-  const windowStart = performance.now();
-  const rss: number[] = [];
-  while (performance.now() - windowStart < windowSeconds * 1000) {
-    rss.push(memoryMb(pid, 'VmRSS'));
-    await sleep(1_000);
-  }
-  const cpuPercent = (100 * (cpuSeconds(pid) - cpuBefore)) / ((performance.now() - windowStart) / 1000);
-  const source = status()!;
-
-  console.log(`idle ccotel run, OTLP-only (--store none) to a loopback stub, ${fileCount} transcript files followed (${source.watcher})`);
-  console.log(`catch-up: ${catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(peakCatchUpMb)} MB, ${otlp.requests()} OTLP requests`);
-  console.log(`idle ${windowSeconds} s: CPU ${cpuPercent.toFixed(2)}% of a core; RSS first ${Math.round(rss[0])} MB, last ${Math.round(rss[rss.length - 1])} MB, max ${Math.round(Math.max(...rss))} MB`);
-  console.log(`embedded engine (chdb) mapped in the process: ${chdbLoaded ? 'YES' : 'no'}; files followed ${source.filesFollowed}, bytes behind ${source.bytesBehind}`);
-  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end`);
-} finally {
-  sidecar.child.kill('SIGTERM');
-  await sidecar.exited;
-  otlp.close();
-  rmSync(home, { recursive: true, force: true });
+const rows: Row[] = [];
+if (args.baseline) rows.push(await measure(args.baseline, `baseline ${args.baseline}`));
+rows.push(await measure(CLI, 'this build'));
+console.log(`idle ccotel run, OTLP-only (--store none) to a loopback stub, ${fileCount} transcript files followed; idle window ${windowSeconds} s`);
+for (const row of rows) {
+  const rss = row.rssMb;
+  console.log(`${row.label}: ${row.watcher}, ${row.watches} inotify watches; catch-up ${row.catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(row.peakCatchUpMb)} MB`);
+  console.log(`  idle CPU ${row.cpuPercent.toFixed(2)}% of a core; RSS first ${Math.round(rss[0])} MB, last ${Math.round(rss[rss.length - 1])} MB, max ${Math.round(Math.max(...rss))} MB; chdb mapped: ${row.chdbLoaded ? 'YES' : 'no'}; load ${row.load}`);
 }
+console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'})`);

@@ -1,9 +1,15 @@
 // Run the built CLI (`npm run build` first) as a child process with its own HOME, state and config dirs.
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { buffer } from 'node:stream/consumers';
+import { gunzipSync } from 'node:zlib';
 
-export const CLI = resolve('dist/sidecar/src/cli.js');
+/** The built CLI; CCOTEL_TEST_CLI names another build (e.g. an older commit's, to see a test fail there). */
+export const CLI = resolve(process.env.CCOTEL_TEST_CLI ?? 'dist/sidecar/src/cli.js');
 
 export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
@@ -38,9 +44,9 @@ export function runCliAsync(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 
   });
 }
 
-/** Start `ccotel run`; stderr is collected in `output`. */
-export function startRun(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, 'run', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Start `ccotel run` (of `cli`, by default the built one); stderr is collected in `output`. */
+export function startRun(args: string[], env: NodeJS.ProcessEnv, cli = CLI): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [cli, 'run', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += String(chunk)));
   child.stderr!.on('data', (chunk) => (output += String(chunk)));
@@ -66,4 +72,36 @@ export function queryNumber(sql: string, env: NodeJS.ProcessEnv, store: string):
   const result = runCli(['query', sql, '--format', 'TSV', '--store', store], env);
   if (result.status !== 0) throw new Error(`query failed: ${result.stderr}`);
   return Number(result.stdout.trim());
+}
+
+/** A client of the query endpoint a running `ccotel run` serves for its embedded store (from the lock file). */
+export function endpointClient(store: string): ClickHouseClient {
+  const lock = JSON.parse(readFileSync(join(store, 'ccotel.lock'), 'utf8')) as { endpoint: { url: string; token: string } };
+  return createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token });
+}
+
+export interface OtlpStub {
+  url: string;
+  /** Request bodies received so far (decompressed). */
+  bodies: Buffer[];
+  close(): void;
+}
+
+/** An OTLP/HTTP receiver that accepts everything (an empty protobuf answer means success) and keeps the bodies. */
+export async function startOtlpStub(): Promise<OtlpStub> {
+  const bodies: Buffer[] = [];
+  const server = createServer((request, response) => {
+    void buffer(request).then((body) => {
+      bodies.push(request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body);
+      response.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, close: () => server.close() };
+}
+
+/** Peak resident set (VmHWM) of a running process, in MB. */
+export function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match![1]) / 1024;
 }

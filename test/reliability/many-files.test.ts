@@ -1,12 +1,12 @@
 // 10k transcript files: the real CLI (`npm run build` first) follows them all on inotify, reads what is
 // appended to any of them and the files that appear by the hundred after it started, without crashing and
 // with bounded memory; the store ends with exactly the reference set.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Rng } from '../generator/random.js';
-import { assertBuilt, cliEnv, runCli, startRun, transcriptStatus } from './cli.js';
+import { assertBuilt, cliEnv, peakRssMb, runCli, startRun, transcriptStatus } from './cli.js';
 import { compareSpanIds, referenceSpanIds } from './reference.js';
 import { appendTurns, manyFilesPath, waitFor, writeManyTranscripts } from './transcripts.js';
 
@@ -16,12 +16,6 @@ const TURN_EVERY = 10;
 const HOUR_AGO = Date.now() - 3_600_000;
 /** Peak resident memory allowed, embedded engine (chdb) included: ~300 MB with one file, ~530 MB measured here. */
 const MAX_RSS_MB = 768;
-
-/** Peak resident set (VmHWM) of a process, in MB. */
-function peakRssMb(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match![1]) / 1024;
-}
 
 describe('10k transcript files (slow: the real CLI)', () => {
   const home = mkdtempSync(join(tmpdir(), 'ccotel-many-files-'));

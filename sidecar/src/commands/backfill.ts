@@ -23,7 +23,7 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel });
   requireDestination(config);
   const since = options.since ? parseSince(options.since) : undefined;
-  const files = (await discoverTranscripts(transcriptRoots())).filter((file) => since === undefined || file.mtimeMs >= since);
+  const files = (await discoverTranscripts(transcriptRoots(), (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });
   const extraSinks = await exportSinks(config);
   try {

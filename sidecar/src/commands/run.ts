@@ -2,16 +2,18 @@
 // while it owns an embedded store it serves `report` and `query` on a loopback endpoint. Ctrl-C (SIGINT)
 // or SIGTERM stops it cleanly: deliver, commit, close the store, exit 0.
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../ingest.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
+import { StateWrites } from '../sources/state-file.js';
 import { HookSpoolSource } from '../sources/hook-spool-source.js';
 import { ProcessWatcher } from '../sources/process-watcher.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import { TranscriptTailer } from '../sources/transcript-tailer.js';
-import { transcriptRoots } from '../sources/transcript-discovery.js';
+import { candidateRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
 import { storeOption, type GlobalOptions } from './options.js';
@@ -49,8 +51,11 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     if (store?.kind === 'embedded') endpoint = await serveStore(store, 'run');
     extraSinks = await exportSinks(config);
     const { pipeline, hooks, shell, detector, maskText } = buildPipeline(config, store, extraSinks);
-    const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]));
-    const roots = transcriptRoots();
+    const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]), new StateWrites(log));
+    // Roots that do not exist yet are followed once they appear (a host where Claude Code has not run yet).
+    const roots = candidateRoots();
+    const missing = roots.filter((root) => !existsSync(root));
+    if (missing.length > 0) log(`not there yet, followed once they appear: ${missing.join(', ')}`);
     const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log, beforeRead: () => spool.scan() });
     const startedMs = Date.now();
     const writeStatus = (stopped = false) => {
@@ -77,6 +82,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       shell,
       pipeline,
       checkpointPath: join(config.paths.checkpointDir, `shell-${checkpoints.key}.json`),
+      stateWrites: checkpoints.writes,
       onTick: () => shell.expire(Date.now() - config.idleMs),
       log,
     });
@@ -152,6 +158,24 @@ async function openStoreWhenAvailable(config: Config, log: (message: string) => 
   }
 }
 
+/**
+ * The last resort for errors nothing caught. A rejected promise is an operation that has ended, and an
+ * error with a syscall is an I/O failure (a full disk, no descriptor left): both are logged and the
+ * sidecar goes on. Anything else is a bug that may have left state half-changed: logged, then a clean stop.
+ */
+export function keepRunningOnStrayErrors(log: (message: string) => void, stop: () => void): void {
+  process.on('unhandledRejection', (reason) => log(`unhandled rejection, kept running: ${(reason as Error)?.stack ?? String(reason)}`));
+  process.on('uncaughtException', (error) => {
+    if ((error as NodeJS.ErrnoException).syscall) {
+      log(`uncaught I/O error, kept running: ${error.message}`);
+      return;
+    }
+    log(`uncaught error, stopping: ${error.stack ?? error.message}`);
+    process.exitCode = 1;
+    stop();
+  });
+}
+
 export function registerRunCommand(program: Command): void {
   storeOption(
     program
@@ -168,14 +192,15 @@ export function registerRunCommand(program: Command): void {
     let sidecar: RunningSidecar | undefined = undefined;
     const stop = () => {
       abort.abort();
-      if (!sidecar) process.exit(0); // still waiting for the store: nothing read, nothing to deliver
+      if (!sidecar) process.exit(); // still waiting for the store: nothing read, nothing to deliver
       stopping ??= sidecar.stop().then(() => {
         log('stopped');
-        process.exit(0);
+        process.exit(); // 0, or 1 after an uncaught error
       });
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    keepRunningOnStrayErrors(log, stop);
     sidecar = await startSidecar({ ...opts, idleMs: opts.idle, scanIntervalMs: opts.scanInterval }, log, abort.signal);
     // Named without credentials: a server URL may carry a password.
     const where = [sidecar.store ? `store ${storeIdentity(sidecar.config.store)}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');

@@ -24,6 +24,8 @@ export interface SourceStatus {
   lastEventTime?: string;
   lastCommitTime?: string;
   unreadableFiles: Record<string, string>;
+  /** State files the running sidecar could not write (disk full, read-only, no descriptor left). */
+  stateErrors: Record<string, string>;
 }
 
 export interface StatusReport {
@@ -63,6 +65,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
       lastEventTime: lastEventMs > 0 ? new Date(lastEventMs).toISOString() : undefined,
       lastCommitTime: document ? new Date(document.committedAtMs).toISOString() : undefined,
       unreadableFiles: sidecar?.unreadableFiles ?? {},
+      stateErrors: running ? (sidecar.stateErrors ?? {}) : {},
     });
   }
   const report: StatusReport = { sources, linesSkipped: {} };
@@ -85,6 +88,11 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
   return report;
 }
 
+function listOrDash(byPath: Record<string, string>): string {
+  const entries = Object.entries(byPath);
+  return entries.length === 0 ? '-' : entries.map(([path, why]) => `${path}: ${why}`).join('\n');
+}
+
 function printStatus(report: StatusReport): void {
   if (report.sources.length === 0) console.log('no checkpoints yet: `ccotel run` has not run on this host (with this state dir)');
   for (const source of report.sources) {
@@ -100,7 +108,8 @@ function printStatus(report: StatusReport): void {
       { 'bytes behind': String(source.bytesBehind) },
       { 'last event': source.lastEventTime ?? '-' },
       { 'last commit': source.lastCommitTime ?? '-' },
-      { unreadable: Object.keys(source.unreadableFiles).length === 0 ? '-' : Object.entries(source.unreadableFiles).map(([path, why]) => `${path}: ${why}`).join('\n') },
+      { unreadable: listOrDash(source.unreadableFiles) },
+      { 'state writes failing': listOrDash(source.stateErrors) },
     );
     console.log(table.toString());
   }

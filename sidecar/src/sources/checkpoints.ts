@@ -3,9 +3,10 @@
 // A file is known by an identity that survives rename: device + inode + a fingerprint of its first
 // bytes (as the Collector's filelog receiver does), which also tells a recreated file from the old one.
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StateWrites, writeFileAtomic } from './state-file.js';
 
 /** Bytes of the start of a file that identify it (filelog receiver default: 1 KB). */
 export const FINGERPRINT_BYTES = 1000;
@@ -82,6 +83,8 @@ export interface SidecarStatus {
   filesFollowed: number;
   unreadableFiles: Record<string, string>;
   linesSkipped: Record<string, number>;
+  /** State files whose last write failed (disk full, read-only, no descriptor left), with the error. */
+  stateErrors?: Record<string, string>;
 }
 
 export class CheckpointStore {
@@ -89,17 +92,18 @@ export class CheckpointStore {
   readonly statusPath: string;
 
   /** `key` separates the positions of different sink sets (another store has not seen the data). */
-  constructor(readonly dir: string, readonly key: string) {
+  constructor(
+    readonly dir: string,
+    readonly key: string,
+    readonly writes = new StateWrites(),
+  ) {
     this.path = join(dir, `transcripts-${key}.json`);
     this.statusPath = join(dir, `status-${key}.json`);
   }
 
-  /** Status is advisory: replaced atomically, not synced. */
-  saveStatus(status: SidecarStatus): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const temporary = `${this.statusPath}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(status), { mode: 0o600 });
-    renameSync(temporary, this.statusPath);
+  /** Status is advisory: replaced atomically, not synced. False (reported in `writes`) when it failed. */
+  saveStatus(status: SidecarStatus): boolean {
+    return this.writes.attempt(this.statusPath, () => writeFileAtomic(this.statusPath, JSON.stringify({ ...status, stateErrors: this.writes.errors }), false));
   }
 
   loadStatus(): SidecarStatus | undefined {
@@ -125,24 +129,10 @@ export class CheckpointStore {
     }
   }
 
-  save(files: FileCheckpoint[], now = Date.now()): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  /** False (reported in `writes`, the previous version kept) when it could not be written. */
+  save(files: FileCheckpoint[], now = Date.now()): boolean {
     const document: CheckpointDocument = { version: 1, committedAtMs: now, files };
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    const fd = openSync(temporary, 'w', 0o600);
-    try {
-      writeSync(fd, JSON.stringify(document));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, this.path);
-    const dirFd = openSync(this.dir, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    return this.writes.attempt(this.path, () => writeFileAtomic(this.path, JSON.stringify(document), true));
   }
 }
 
@@ -159,8 +149,7 @@ export function checkpointStoresIn(dir: string): CheckpointStore[] {
   } catch {
     return [];
   }
-  return names
-    .map((name) => /^transcripts-([0-9a-f]+)\.json$/.exec(name)?.[1])
-    .filter((key): key is string => key !== undefined)
-    .map((key) => new CheckpointStore(dir, key));
+  // A status file alone is a sidecar that could not commit yet (e.g. its checkpoint write keeps failing).
+  const keys = names.map((name) => /^(?:transcripts|status)-([0-9a-f]+)\.json$/.exec(name)?.[1]).filter((key): key is string => key !== undefined);
+  return [...new Set(keys)].map((key) => new CheckpointStore(dir, key));
 }

@@ -7,11 +7,12 @@
 //
 // Both `backfill` and `run` consume the spool: it is a queue with one consumer, whichever command
 // delivered the events to its sinks. `backfill --keep-spool` reads without deleting (e.g. into a test store).
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../processors/correlate-hooks.js';
+import { readRegularFileSync } from './regular-file.js';
 
 export interface HookSpoolOptions {
   spoolDir: string;
@@ -51,6 +52,8 @@ export class HookSpoolSource {
   private readonly inFlight = new Set<string>();
   /** Broken files whose masked copy is being written to the dead-letter dir. */
   private readonly movingAside = new Set<Promise<void>>();
+  /** Files that cannot be read (a FIFO or symlink named like a spool file): reported once, then left alone. */
+  private readonly refused = new Set<string>();
   private droppedLinesSeen = 0;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -76,7 +79,7 @@ export class HookSpoolSource {
         continue;
       }
       const match = SPOOL_NAME.exec(name);
-      if (!match || this.inFlight.has(name)) continue;
+      if (!match || this.inFlight.has(name) || this.refused.has(name)) continue;
       if (this.readOne(name, match)) handed++;
     }
     return handed;
@@ -116,9 +119,11 @@ export class HookSpoolSource {
     const firedAtMs = Number(BigInt(firedAtNs) / 1_000_000n);
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readRegularFileSync(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log?.(`cannot read ${path}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      this.options.log?.(`cannot read ${path}: ${(error as Error).message}; left in the spool`);
+      this.refused.add(name);
       return false;
     }
     const parsed = parseHookPayload(text);
@@ -189,7 +194,7 @@ export class HookSpoolSource {
   private reportDropped(): void {
     let lines: string[];
     try {
-      lines = readFileSync(this.options.hookDroppedPath, 'utf8').split('\n');
+      lines = readRegularFileSync(this.options.hookDroppedPath).split('\n');
     } catch {
       return;
     }

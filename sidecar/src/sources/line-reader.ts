@@ -1,7 +1,7 @@
 // Read newline-terminated lines of a file from a byte offset. A last line without its newline is not
 // returned: it may still be being written, and is read whole once its newline arrives. Lines longer than
 // the limit are skipped (and reported) without holding them in memory.
-import { open } from 'node:fs/promises';
+import { openRegularFile } from './regular-file.js';
 
 export interface Line {
   text: string;
@@ -33,7 +33,7 @@ export async function readLines(
   onLines: (lines: Line[]) => Promise<void> | void,
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
 ): Promise<ReadResult> {
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path);
   const tooLong: number[] = [];
   try {
     let position = fromOffset;

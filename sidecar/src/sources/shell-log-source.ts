@@ -3,11 +3,12 @@
 // is not a v1 record is reported (`ccotel.record.skipped`, source `shell`) and skipped. In follow mode the
 // files are polled; read positions are committed after delivery, at the oldest command not yet out, so a
 // restart rebuilds every command whole (the deterministic ids drop what was already delivered).
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pipeline } from '../pipeline.js';
 import type { ShellCorrelator, ShellRecord } from '../processors/correlate-shell.js';
 import { readLines } from './line-reader.js';
+import { StateWrites, writeFileAtomic } from './state-file.js';
 
 export interface ShellLogOptions {
   dir: string;
@@ -16,6 +17,8 @@ export interface ShellLogOptions {
   /** Where read positions are kept between runs (none: read every file from its start). */
   checkpointPath?: string;
   pollMs?: number;
+  /** Where a failed checkpoint write is reported (the sidecar's status). */
+  stateWrites?: StateWrites;
   /** Called before each poll in follow mode. */
   onTick?: () => void;
   log?: (message: string) => void;
@@ -43,8 +46,13 @@ export class ShellLogSource {
   private stopping = false;
   /** The checkpoint document last written, so an unchanged one is not written again. */
   private lastCommitted?: string;
+  /** Paths that are not regular files (a FIFO, a symlink): reported once, never opened. */
+  private readonly refused = new Set<string>();
+
+  private readonly stateWrites: StateWrites;
 
   constructor(private readonly options: ShellLogOptions) {
+    this.stateWrites = options.stateWrites ?? new StateWrites(options.log);
     for (const [file, offset] of Object.entries(this.loadCheckpoint())) this.positions.set(file, { offset, size: offset });
   }
 
@@ -89,11 +97,7 @@ export class ShellLogSource {
     for (const [file, position] of this.positions) offsets[file] = Math.min(position.offset, this.options.shell.oldestWaitingOffset(file) ?? position.offset);
     const document = JSON.stringify({ version: 1, offsets });
     if (document === this.lastCommitted) return; // an idle tick changes nothing: no write
-    mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, document, { mode: 0o600 });
-    renameSync(temporary, path);
-    this.lastCommitted = document;
+    if (this.stateWrites.attempt(path, () => writeFileAtomic(path, document, false))) this.lastCommitted = document;
   }
 
   private loadCheckpoint(): Record<string, number> {
@@ -109,7 +113,9 @@ export class ShellLogSource {
   private async readFile(path: string): Promise<void> {
     let size: number;
     try {
-      size = statSync(path).size;
+      const info = lstatSync(path);
+      if (!info.isFile()) return this.refuse(path, info.isSymbolicLink() ? 'a symlink (not followed)' : 'not a regular file');
+      size = info.size;
     } catch {
       return;
     }
@@ -135,6 +141,12 @@ export class ShellLogSource {
     } catch (error) {
       this.options.log?.(`cannot read ${path}: ${(error as Error).message}`);
     }
+  }
+
+  private refuse(path: string, why: string): void {
+    if (this.refused.has(path)) return;
+    this.refused.add(path);
+    this.options.log?.(`not reading ${path}: ${why}`);
   }
 
   private skip(path: string, offset: number, text: string): void {

@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverTranscripts, transcriptRoots } from './transcript-discovery.js';
+import { TranscriptTree } from './transcript-tree.js';
 
 function touch(path: string, content = '{}\n'): void {
   mkdirSync(join(path, '..'), { recursive: true });
@@ -33,4 +34,25 @@ describe('transcript discovery', () => {
     expect(found.filter((f) => f.kind === 'subagent').map((f) => f.agentId).sort()).toEqual(['legacy1', 'n1']);
     expect(found.find((f) => f.agentId === 'n1')?.agentType).toBe('Explore');
   });
+
+  it('follows no symlink: loops and links out of the root are reported once; a link to a transcript in the root is read there only', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ccotel-links-'));
+    const projects = join(base, 'projects');
+    const session = join(projects, '-work-app', 's1.jsonl');
+    touch(session);
+    touch(join(base, 'outside', 'private.jsonl'));
+    symlinkSync('..', join(projects, '-work-app', 'loop'));
+    symlinkSync(join(projects, '-work-app', 'pair-b'), join(projects, '-work-app', 'pair-a'));
+    symlinkSync(join(projects, '-work-app', 'pair-a'), join(projects, '-work-app', 'pair-b'));
+    symlinkSync(join(base, 'outside'), join(projects, '-linked-project'));
+    symlinkSync(join(base, 'outside', 'private.jsonl'), join(projects, '-work-app', 'escape.jsonl'));
+    symlinkSync(session, join(projects, '-work-app', 'alias.jsonl'));
+    const logs: string[] = [];
+    const tree = new TranscriptTree([projects], (message) => logs.push(message));
+    expect((await tree.discover()).map((file) => file.path)).toEqual([session]);
+    expect((await tree.discover()).map((file) => file.path)).toEqual([session]); // the walk `run` repeats when polling
+    const reported = (name: string) => logs.filter((message) => message.startsWith(join(projects, name) + ' ')).length;
+    expect([reported('-work-app/loop'), reported('-work-app/pair-a'), reported('-linked-project'), reported('-work-app/escape.jsonl'), reported('-work-app/alias.jsonl')]).toEqual([1, 1, 1, 1, 0]);
+  });
 });
+

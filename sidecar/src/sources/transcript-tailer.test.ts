@@ -11,7 +11,7 @@ import { buildPipeline } from '../ingest.js';
 import type { Pipeline } from '../pipeline.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { CheckpointStore } from './checkpoints.js';
-import { TranscriptTailer } from './transcript-tailer.js';
+import { TranscriptTailer, type TailerOptions } from './transcript-tailer.js';
 
 // One embedded store per test file (one chdb data directory per process); one database per test.
 let store: Store;
@@ -43,7 +43,7 @@ afterEach(async () => {
   for (const tailer of running.splice(0)) await tailer.stop();
 });
 
-async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleMs = 1_000): Promise<Harness> {
+async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleMs = 1_000, watching: Pick<TailerOptions, 'usePolling' | 'pollIntervalMs'> = {}): Promise<Harness> {
   const configDir = existing?.configDir ?? join(scratch, `config-${++testNumber}`);
   const database = existing?.database ?? `tail_${testNumber}`;
   mkdirSync(join(configDir, 'projects'), { recursive: true });
@@ -53,7 +53,7 @@ async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleM
   const checkpoints = new CheckpointStore(join(configDir, 'checkpoints'), 'test');
   const logs: string[] = [];
   // Records are two hours old and the idle time is one second: every turn closes at the next idle check.
-  const tailer = new TranscriptTailer({ roots: [join(configDir, 'projects')], pipeline, checkpoints, idleMs, log: (m) => logs.push(m) });
+  const tailer = new TranscriptTailer({ roots: [join(configDir, 'projects')], pipeline, checkpoints, idleMs, log: (m) => logs.push(m), ...watching });
   await tailer.start();
   running.push(tailer);
   return { configDir, database, pipeline, tailer, checkpoints, logs };
@@ -97,6 +97,20 @@ describe('transcript tailer', () => {
     appendFileSync(path, first.slice(40) + '\n' + rest.map((line) => line + '\n').join(''));
     await expectTurns(h, 3);
     expect(h.pipeline.stats.lines).toBe(12);
+  });
+
+  it('polling (--polling, or when a watch cannot be added): appends, a new file in a new project dir, a delete', async () => {
+    const start = Date.now() - 2 * HOUR;
+    const h = await harness(undefined, 1_000, { usePolling: true, pollIntervalMs: 200 });
+    expect(h.tailer.watcherMode).toBe('polling');
+    const path = sessionPath(h.configDir, 'session-p');
+    appendTurns(path, 'session-p', 0, 1, start);
+    await expectTurns(h, 1);
+    appendTurns(path, 'session-p', 1, 2, start);
+    appendTurns(sessionPath(h.configDir, 'session-q', '-home-dev-other'), 'session-q', 0, 1, start);
+    await expectTurns(h, 3);
+    unlinkSync(path);
+    await waitFor('the deleted file forgotten', () => h.tailer.filesFollowed === 1);
   });
 
   it('rotation: the renamed file keeps its position and the new file is read from its start', async () => {

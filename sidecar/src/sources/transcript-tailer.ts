@@ -2,16 +2,19 @@
 // A change event only marks a file dirty; one loop reads dirty files one at a time from their read
 // position to the end (so reads of a file are serialized and events coalesce), then waits until the
 // sinks accepted everything before committing positions. While a flush is failing nothing more is read,
-// so memory stays bounded however long the sink is down.
-import { watch, type FSWatcher } from 'chokidar';
-import { open, stat } from 'node:fs/promises';
+// so memory stays bounded however long the sink is down. A file that changed has its size checked again a
+// few times after its last event, so a write whatever watcher missed is still read to the end.
+import { lstat, stat, type FileHandle } from 'node:fs/promises';
 import type { Pipeline } from '../pipeline.js';
 import type { TranscriptFile } from '../processors/correlate-transcripts.js';
 import { CheckpointStore, identityOf, isSameFile, type FileCheckpoint, type FileIdentity } from './checkpoints.js';
 import { readLines } from './line-reader.js';
-import { classifyTranscriptPath, discoverTranscripts } from './transcript-discovery.js';
+import { openRegularFile } from './regular-file.js';
+import { classifyTranscriptPath, TranscriptTree } from './transcript-tree.js';
+import { TranscriptWatcher } from './transcript-watcher.js';
 
 export interface TailerOptions {
+  /** The projects dirs to follow; those that do not exist yet are followed once they appear. */
   roots: string[];
   pipeline: Pipeline;
   checkpoints: CheckpointStore;
@@ -64,16 +67,27 @@ const COMMIT_EVERY_BYTES = 32 << 20;
 const RETRY_FIRST_MS = 500;
 /** Short: a retry is one request, and the store being back should not wait long to be noticed. */
 const RETRY_MAX_MS = 5_000;
+/** After a change event, the file's size is checked this often, for this long after its last event. */
+const RECHECK_EVERY_MS = 250;
+const RECHECK_FOR_MS = 2_000;
+/** A checkpoint that could not be written (disk full, read-only) is tried again this often. */
+const SAVE_RETRY_MS = 5_000;
 
 export class TranscriptTailer {
   readonly sink: SinkState = { state: 'starting', retries: 0 };
-  watcherMode: 'inotify' | 'polling' | 'stopped' = 'stopped';
   private readonly files = new Map<string, TrackedFile>();
   /** Files no longer at their path, kept a while so a rename can be recognised when the new name shows up. */
   private vanished: TrackedFile[] = [];
   /** Paths with unread changes, in the order they changed. */
   private readonly dirty = new Set<string>();
-  private watcher?: FSWatcher;
+  /** Paths changed lately, with the time of their last change event: their size is checked again. */
+  private readonly recent = new Map<string, number>();
+  private recheckTimer?: NodeJS.Timeout;
+  /** Positions committed in memory but not yet written (the last checkpoint write failed). */
+  private unsaved = false;
+  private saveRetryTimer?: NodeJS.Timeout;
+  private readonly tree: TranscriptTree;
+  private readonly watcher: TranscriptWatcher;
   private wake?: () => void;
   private stopping = false;
   private loop?: Promise<void>;
@@ -81,15 +95,28 @@ export class TranscriptTailer {
   private idleDue = false;
   private readSinceCommit = 0;
 
-  constructor(private readonly options: TailerOptions) {}
+  constructor(private readonly options: TailerOptions) {
+    this.tree = new TranscriptTree(options.roots, options.log);
+    this.watcher = new TranscriptWatcher({
+      tree: this.tree,
+      onPath: (path) => this.changed(path),
+      usePolling: options.usePolling ?? false,
+      pollIntervalMs: options.pollIntervalMs ?? 1_000,
+      log: options.log,
+    });
+  }
+
+  get watcherMode(): TranscriptWatcher['mode'] {
+    return this.watcher.mode;
+  }
 
   /** Catch up on every discovered file (from its checkpoint), then follow changes. */
   async start(): Promise<void> {
     // Watch first: a file created between the scan below and the watcher being ready would be missed.
-    await this.startWatcher(this.options.usePolling ?? false);
+    await this.watcher.start();
     const saved = new Map((this.options.checkpoints.load()?.files ?? []).map((checkpoint) => [checkpoint.path, checkpoint]));
     const savedByInode = new Map([...saved.values()].map((checkpoint) => [`${checkpoint.identity.dev}:${checkpoint.identity.ino}`, checkpoint]));
-    for (const found of await discoverTranscripts(this.options.roots)) {
+    for (const found of await this.tree.discover()) {
       const tracked: TrackedFile = { file: found, path: found.path, offset: 0, size: found.size };
       const checkpoint = await this.matchingCheckpoint(found.path, saved, savedByInode);
       if (checkpoint) {
@@ -114,9 +141,10 @@ export class TranscriptTailer {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.idleTimer);
+    clearTimeout(this.recheckTimer);
+    clearTimeout(this.saveRetryTimer);
     this.wake?.();
-    await this.watcher?.close();
-    this.watcherMode = 'stopped';
+    await this.watcher.stop();
     await this.loop;
   }
 
@@ -147,13 +175,13 @@ export class TranscriptTailer {
 
   /** Whether every known change was read and committed (tests and benchmarks wait for this). */
   get settled(): boolean {
-    return this.dirty.size === 0 && [...this.files.values()].every((tracked) => tracked.unreadable !== undefined || tracked.committed?.offset === tracked.offset);
+    return this.dirty.size === 0 && !this.unsaved && [...this.files.values()].every((tracked) => tracked.unreadable !== undefined || tracked.committed?.offset === tracked.offset);
   }
 
   private async matchingCheckpoint(path: string, byPath: Map<string, FileCheckpoint>, byInode: Map<string, FileCheckpoint>): Promise<FileCheckpoint | undefined> {
     let handle;
     try {
-      handle = await open(path, 'r');
+      handle = await openRegularFile(path);
     } catch {
       return undefined;
     }
@@ -169,43 +197,37 @@ export class TranscriptTailer {
     }
   }
 
-  /** Resolves once the watcher has walked the roots and reports changes. */
-  private startWatcher(usePolling: boolean): Promise<void> {
-    if (this.options.roots.length === 0) {
-      // chokidar never reports ready for nothing to watch; the other sources (hooks, shells) still run.
-      this.options.log?.('no transcript directory found (CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude): no transcripts to follow until a restart');
-      return Promise.resolve();
-    }
-    const interval = this.options.pollIntervalMs ?? 1_000;
-    const watcher = watch(this.options.roots, {
-      ignoreInitial: true,
-      usePolling,
-      interval,
-      binaryInterval: interval,
-      // Directories are walked; of the files only transcripts are watched.
-      ignored: (path, stats) => stats?.isFile() === true && !path.endsWith('.jsonl'),
-    });
-    watcher.on('add', (path) => this.changed(path));
-    watcher.on('change', (path) => this.changed(path));
-    watcher.on('unlink', (path) => this.removed(path));
-    watcher.on('error', (error) => {
-      if (usePolling || this.stopping) {
-        this.options.log?.(`watcher error: ${(error as Error).message}`);
-        return;
-      }
-      // Typically the inotify watch limit: fall back to polling rather than miss changes.
-      this.options.log?.(`file watcher failed (${(error as Error).message}); polling every ${interval} ms instead`);
-      void watcher.close();
-      void this.startWatcher(true);
-    });
-    this.watcher = watcher;
-    this.watcherMode = usePolling ? 'polling' : 'inotify';
-    return new Promise((resolveReady) => watcher.once('ready', () => resolveReady()));
-  }
-
   private changed(path: string): void {
     this.dirty.add(path);
+    this.recent.set(path, Date.now());
+    this.armRecheck();
     this.wake?.();
+  }
+
+  /** One timer for all recently changed files, armed only while there are some: nothing runs when idle. */
+  private armRecheck(): void {
+    if (this.recheckTimer || this.stopping) return;
+    this.recheckTimer = setTimeout(() => void this.recheck(), RECHECK_EVERY_MS);
+    this.recheckTimer.unref();
+  }
+
+  /** A recently changed file whose size is not what was last read to is read again. */
+  private async recheck(): Promise<void> {
+    const now = Date.now();
+    for (const [path, lastEventMs] of this.recent) {
+      const tracked = this.files.get(path);
+      if (!tracked || now - lastEventMs > RECHECK_FOR_MS) {
+        this.recent.delete(path);
+        continue;
+      }
+      const size = await stat(path).then((info) => info.size, () => undefined);
+      if (size !== undefined && size !== tracked.size && !this.dirty.has(path)) {
+        this.dirty.add(path);
+        this.wake?.();
+      }
+    }
+    this.recheckTimer = undefined;
+    if (this.recent.size > 0) this.armRecheck();
   }
 
   private removed(path: string): void {
@@ -271,7 +293,17 @@ export class TranscriptTailer {
       }
     }
     this.readSinceCommit = 0;
-    if (changed) this.options.checkpoints.save(this.checkpoints(), now);
+    if (!changed && !this.unsaved) return;
+    this.unsaved = !this.options.checkpoints.save(this.checkpoints(), now);
+    if (this.unsaved && !this.saveRetryTimer) {
+      // Reported by the checkpoint store; retried even if nothing else happens meanwhile.
+      this.saveRetryTimer = setTimeout(() => {
+        this.saveRetryTimer = undefined;
+        this.idleDue = true;
+        this.wake?.();
+      }, SAVE_RETRY_MS);
+      this.saveRetryTimer.unref();
+    }
   }
 
   /** Run a delivery, retrying with backoff while the sink fails; false if stopped before it succeeded. */
@@ -337,13 +369,15 @@ export class TranscriptTailer {
    */
   private async trackedFor(path: string): Promise<TrackedFile | undefined> {
     let tracked = this.files.get(path);
-    const file = tracked?.file ?? classifyTranscriptPath(this.rootOf(path) ?? '', path);
+    const file = tracked?.file ?? classifyTranscriptPath(this.tree.rootOf(path) ?? '', path);
     if (!file) return undefined;
     let handle;
     try {
-      const info = await stat(path);
-      if (!info.isFile()) throw new Error('not a regular file');
-      handle = await open(path, 'r');
+      if ((await lstat(path)).isSymbolicLink()) {
+        await this.tree.symlinkedTranscript(path); // reported once; followed under its own name if it is a transcript
+        return undefined;
+      }
+      handle = await openRegularFile(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         this.removed(path);
@@ -364,7 +398,8 @@ export class TranscriptTailer {
       if (tracked?.identity) this.vanish(path);
       const renamed = tracked && !tracked.identity ? undefined : await this.findRenamed(path, handle);
       if (renamed) {
-        this.files.delete(renamed.path);
+        // Its old path may hold a new file already (a rotation): that entry stays.
+        if (this.files.get(renamed.path) === renamed) this.files.delete(renamed.path);
         this.vanished = this.vanished.filter((other) => other !== renamed);
         renamed.path = path;
         renamed.goneAtMs = undefined;
@@ -382,7 +417,7 @@ export class TranscriptTailer {
   }
 
   /** A known file with the same inode and start as the one open at `path`: it was moved here. */
-  private async findRenamed(path: string, handle: Awaited<ReturnType<typeof open>>): Promise<TrackedFile | undefined> {
+  private async findRenamed(path: string, handle: FileHandle): Promise<TrackedFile | undefined> {
     const info = await handle.stat();
     for (const candidate of [...this.vanished, ...this.files.values()]) {
       const identity = candidate.identity;
@@ -400,7 +435,7 @@ export class TranscriptTailer {
 
   private async refreshIdentity(tracked: TrackedFile): Promise<void> {
     try {
-      const handle = await open(tracked.path, 'r');
+      const handle = await openRegularFile(tracked.path);
       try {
         tracked.identity = await identityOf(handle);
       } finally {
@@ -417,7 +452,4 @@ export class TranscriptTailer {
     this.options.pipeline.reportUnreadable(tracked.path, error);
   }
 
-  private rootOf(path: string): string | undefined {
-    return this.options.roots.find((root) => path.startsWith(root + '/'));
-  }
 }

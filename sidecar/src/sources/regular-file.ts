@@ -1,0 +1,44 @@
+// Open input files (transcripts, shell logs, spool files) so that nothing on the path can block or mislead
+// the sidecar: without following a symlink in the last component (a link out of a root would make it read
+// any file the user can), non-blocking (opening a FIFO would otherwise wait for a writer, holding a thread
+// of the pool or, for a synchronous read, the whole event loop), and only when it is a regular file.
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+/** A path that is not read on purpose: a symlink, a FIFO, a device, a directory (callers name the path). */
+export class NotRegularFileError extends Error {
+  constructor(readonly code: 'ELOOP' | 'ENOTREG') {
+    super(code === 'ELOOP' ? 'a symlink (not followed)' : 'not a regular file');
+  }
+}
+
+function refuseSymlink(error: unknown): never {
+  if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new NotRegularFileError('ELOOP');
+  throw error;
+}
+
+/** Opened and checked: a regular file, not reached through a final symlink. The caller closes it. */
+export async function openRegularFile(path: string): Promise<FileHandle> {
+  const handle = await open(path, READ_FLAGS).catch((error: unknown) => refuseSymlink(error));
+  if ((await handle.stat()).isFile()) return handle;
+  await handle.close();
+  throw new NotRegularFileError('ENOTREG');
+}
+
+/** The whole text of a regular file, read synchronously only once it is known not to block. */
+export function readRegularFileSync(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_FLAGS);
+  } catch (error) {
+    refuseSymlink(error);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new NotRegularFileError('ENOTREG');
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,125 @@
+// Issue 13 row 11 and "nothing kills the process": a state dir on a full disk crashed `run` (ENOSPC from
+// the checkpoint write, uncaught). Every write of a checkpoint or status file now survives ENOSPC, EROFS
+// and EMFILE: the error is logged and shown by `ccotel status`, the previous version is kept, and the
+// write is retried until it succeeds.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CheckpointStore, type SidecarStatus } from '../../sidecar/src/sources/checkpoints.js';
+import { StateWrites } from '../../sidecar/src/sources/state-file.js';
+import { assertBuilt, runCli, startRun } from '../reliability/cli.js';
+import { waitFor } from '../reliability/transcripts.js';
+import { hostileHome, terminate, writeSession, type HostileHome } from './sources-helpers.js';
+
+const STATUS: SidecarStatus = {
+  pid: process.pid, startedMs: 1, updatedMs: 2, store: '', otlpEndpoint: 'http://127.0.0.1:1', roots: [], watcher: 'inotify',
+  sink: { state: 'ok', retries: 0 }, filesFollowed: 0, unreadableFiles: {}, linesSkipped: {},
+};
+
+/** This process's soft limit of open files (from /proc, as prlimit sets it). */
+function openFilesLimit(): number {
+  return Number(/Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))![1]);
+}
+
+/** Whether this machine lets the test mount a tmpfs (root with CAP_SYS_ADMIN, as in the team's containers). */
+function canMount(): boolean {
+  const probe = mkdtempSync(join(tmpdir(), 'ccotel-mount-probe-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', probe]).status === 0;
+  if (mounted) spawnSync('umount', [probe]);
+  rmSync(probe, { recursive: true, force: true });
+  return mounted;
+}
+
+describe('state files on a failing filesystem', () => {
+  it('EMFILE: checkpoint and status writes that find no descriptor are reported, not thrown, and succeed once one is free', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-emfile-'));
+    const logs: string[] = [];
+    const store = new CheckpointStore(dir, 'k', new StateWrites((message) => logs.push(message)));
+    const limit = openFilesLimit();
+    const hogs: number[] = [];
+    execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${Math.min(limit, 4096)}:`]);
+    try {
+      for (;;) hogs.push(openSync('/dev/null', 'r'));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('EMFILE');
+    }
+    let saved: boolean;
+    let statusSaved: boolean;
+    try {
+      saved = store.save([], 1);
+      statusSaved = store.saveStatus(STATUS);
+    } finally {
+      for (const fd of hogs) closeSync(fd);
+      execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${limit}:`]);
+    }
+    expect([saved, statusSaved]).toEqual([false, false]);
+    expect(store.writes.errors[store.path]).toMatch(/EMFILE/);
+    expect(logs.join('\n')).toMatch(/cannot write .*transcripts-k\.json.*EMFILE/);
+    expect(store.save([], 2)).toBe(true);
+    expect(store.load()?.committedAtMs).toBe(2);
+    expect(store.writes.errors).toEqual({ [store.statusPath]: expect.stringMatching(/EMFILE/) });
+    expect(store.saveStatus(STATUS)).toBe(true);
+    expect(store.writes.errors).toEqual({});
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe.runIf(canMount())('a state dir on its own small filesystem (slow: the real CLI)', () => {
+    let h: HostileHome;
+    let stateDir: string;
+    afterEach(() => {
+      spawnSync('umount', ['-l', stateDir]);
+      h.cleanup();
+    });
+
+    it('ENOSPC, then EROFS: run keeps running, status names the failing file, and the checkpoint is written once it can be', async () => {
+      assertBuilt();
+      h = await hostileHome('full-disk');
+      stateDir = join(h.home, 'state');
+      mkdirSync(stateDir);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', stateDir]);
+      // 120 transcripts: a checkpoint of ~30 KB. Fill the disk but 24 KB: the key, the status (~1 KB, twice while it is
+      // replaced) and the shell log positions fit, the checkpoint not.
+      for (let i = 0; i < 120; i++) writeSession(h, `full-${i}`, 1, `-home-dev-project-${i % 5}`);
+      const filler = join(stateDir, 'filler');
+      const fd = openSync(filler, 'w');
+      try {
+        for (;;) writeSync(fd, Buffer.alloc(4096, 1));
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      }
+      closeSync(fd);
+      execFileSync('truncate', ['-s', `-${24 * 1024}`, filler]);
+      const store = join(h.home, 'store'); // embedded, outside the small filesystem: only state files are on it
+      const status = () => JSON.parse(runCli(['status', '--json', '--store', store], h.env).stdout).sources[0] as { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string> } | undefined;
+
+      const sidecar = startRun(['--store', store], h.env);
+      h.sidecars.push(sidecar.child);
+      await waitFor('the query endpoint', () => sidecar.output().includes('queries served on'), 90_000);
+      await waitFor('status to report the checkpoint write failing', () => Object.values(status()?.stateErrors ?? {}).some((error) => error.includes('ENOSPC')), 60_000).catch((error: Error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(status())}; ${sidecar.output()}; ${execFileSync('ls', ['-la', join(stateDir, 'checkpoints')], { encoding: 'utf8' })}`);
+      });
+      expect(status()?.running).toBe(true);
+
+      rmSync(filler);
+      await waitFor('the checkpoint written once there is space', () => {
+        const source = status();
+        return source?.filesFollowed === 120 && source.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
+      }, 120_000);
+
+      execFileSync('mount', ['-o', 'remount,ro', stateDir]);
+      writeSession(h, 'full-0', 1, '-home-dev-project-0');
+      await waitFor('the read-only filesystem to be reported', () => sidecar.output().includes('EROFS'), 120_000);
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 6_000)); // a retry or two
+      expect(sidecar.child.exitCode).toBeNull();
+      execFileSync('mount', ['-o', 'remount,rw', stateDir]);
+      await waitFor('everything committed again', () => {
+        const source = status();
+        return source?.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
+      }, 120_000);
+      expect(await terminate(sidecar)).toBe(0);
+      expect(sidecar.output()).toMatch(/written again/);
+    }, 600_000);
+  });
+});
