@@ -41,14 +41,11 @@ export interface LiveSidecarOptions {
 export async function startLiveSidecar({ root, store = join(root, 'store'), configFile = join(root, 'no-config.yaml') }: LiveSidecarOptions): Promise<LiveSidecar> {
   assertBuilt();
   const home = join(root, 'home');
-  // The transcript root exists before the sidecar starts: roots appearing later are followed only once
-  // the fix of the transcript sources lands (another branch).
-  mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
+  // No transcript root yet: Claude Code makes ~/.claude/projects at its first run, after the sidecar started.
+  mkdirSync(home, { recursive: true });
   installCcotelIntegration(home);
   const env = { PATH: process.env.PATH, HOME: home, CCOTEL_CONFIG: configFile };
-  // --polling: a stop-gap until the transcript tailer reads appended rows reliably with inotify (the
-  // interrupted call's result row is otherwise missed live; fixed on another branch).
-  const run = startRun(['--store', store, '--scan-interval', String(SCAN_INTERVAL_MS), '--polling'], env);
+  const run = startRun(['--store', store, '--scan-interval', String(SCAN_INTERVAL_MS)], env);
   for (let waited = 0; !run.output().includes('queries served on'); waited += 100) {
     if (run.child.exitCode !== null || waited > 60_000) throw new Error(`ccotel run did not come up:\n${run.output()}`);
     await sleep(100);
