@@ -95,6 +95,13 @@ export class Facts {
     return facts;
   }
 
+  /** The call of that id, known from its span or hooks; a new one from what a hook says of it. */
+  callById(toolUseId: string, seen: { sessionId: string; name: string; startMs: number }): ToolCall {
+    let call = this.tools.get(toolUseId);
+    if (!call) this.tools.set(toolUseId, (call = { toolUseId, traceId: '', spanId: '', ...seen }));
+    return call;
+  }
+
   /** `pid` runs `session` now, as seen by evidence from `atMs` (earlier evidence belongs to a previous run). */
   addAgent(session: SessionFacts, pid: number, atMs: number): void {
     if (!(pid > 1) || session.agents.has(pid)) return;

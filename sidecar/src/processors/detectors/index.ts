@@ -65,17 +65,15 @@ export class FailureModeDetector implements Join {
     if (hook.event.agentPid !== undefined) this.facts.addAgent(session, hook.event.agentPid, hook.timeMs);
     const delayMs = SCAN_AFTER[hook.name];
     if (delayMs !== undefined) this.requestScan(delayMs);
-    if (hook.toolUseId && hook.name === 'PreToolUse') {
+    if (hook.toolUseId === undefined) return;
+    // A call is known from its PreToolUse while it runs (its span comes once it is over).
+    const call = () => this.facts.callById(hook.toolUseId!, { sessionId: hook.sessionId, name: hook.toolName ?? 'unknown', startMs: hook.timeMs });
+    if (hook.name === 'PreToolUse') {
       session.openCalls.add(hook.toolUseId);
-      // Running now: its processes are its own while it runs (its span comes once it is over).
-      if (!this.facts.tools.has(hook.toolUseId)) this.facts.tools.set(hook.toolUseId, { toolUseId: hook.toolUseId, sessionId: hook.sessionId, name: hook.toolName ?? 'unknown', traceId: '', spanId: '', startMs: hook.timeMs });
+      call();
     }
-    if (hook.toolUseId && (hook.name === 'PostToolUse' || hook.name === 'PostToolUseFailure')) session.openCalls.delete(hook.toolUseId);
-    if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true && hook.toolUseId) {
-      const call = this.facts.tools.get(hook.toolUseId);
-      if (call) call.interruptedAtMs = hook.timeMs;
-      else this.facts.tools.set(hook.toolUseId, { toolUseId: hook.toolUseId, sessionId: hook.sessionId, name: hook.toolName ?? 'unknown', traceId: '', spanId: '', startMs: hook.timeMs, interruptedAtMs: hook.timeMs });
-    }
+    if (hook.name === 'PostToolUse' || hook.name === 'PostToolUseFailure') session.openCalls.delete(hook.toolUseId);
+    if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true) call().interruptedAtMs = hook.timeMs;
   };
 
   observe(batch: TelemetryBatch): void {
