@@ -39,7 +39,7 @@ export interface InteractiveScript {
   /** Wait for this on the screen before ending. */
   waitFor: string;
   /** `close-terminal`: the pane goes (SIGHUP, Claude Code ends the session); `terminal-dies`: the CLI is
-   * stopped, its pane goes, then it is killed — no SessionEnd can fire, and its terminal is gone. */
+   * killed and its pane goes at once — no SessionEnd can fire, and its terminal is gone. */
   end: 'close-terminal' | 'terminal-dies';
 }
 

@@ -104,10 +104,10 @@ async function runInteractive(script: InteractiveScript, ctx: RunContext): Promi
     // Let the process watcher see the CLI on its terminal (scans run every second).
     await sleep(3_000);
     if (script.end === 'terminal-dies') {
-      // Stopped first, so it cannot fire SessionEnd when its terminal hangs up; killed once the pane is gone.
-      process.kill(agentPid!, 'SIGSTOP');
-      await claude.kill();
+      // Killed first, so it cannot fire SessionEnd when its terminal hangs up (a hang-up also sends SIGCONT);
+      // its window goes a moment later.
       process.kill(agentPid!, 'SIGKILL');
+      await claude.kill();
     } else {
       await claude.kill(); // the terminal closes: SIGHUP
     }
