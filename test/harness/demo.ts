@@ -64,7 +64,10 @@ try {
     detections = await sidecar.detections();
   }
   console.log('Failure modes found on real processes, and where each came from:');
-  const scenarioOf = new Map(failures.map((run) => [run.sessionId, run.scenario.name]));
+  const scenarioOf = new Map([
+    ...outcomes.flatMap((outcome) => outcome.sessions.map((session) => [session.sessionId, outcome.scenario] as const)),
+    ...failures.map((run) => [run.sessionId, run.scenario.name] as const),
+  ]);
   for (const d of detections) {
     const what = [d.cause && `cause ${d.cause}`, d.toolUseId && `call ${d.toolUseId}`, d.pid && `pid ${d.pid}`, d.port && `port ${d.port}`, d.commandLine && `\`${d.commandLine.slice(0, 60)}\``];
     console.log(`  ${d.mode.padEnd(19)} ${(scenarioOf.get(d.sessionId) ?? d.sessionId.slice(0, 8)).padEnd(26)} ${what.filter(Boolean).join(', ')}`);
