@@ -15,8 +15,10 @@ export interface ProcessInfo {
   sid: number;
   /** Controlling terminal (`tty_nr` of /proc/<pid>/stat), 0 when none. */
   ttyNr: number;
-  /** Epoch ms (from boot time + start ticks): with the pid, identifies the process across pid reuse. */
+  /** Epoch ms (from boot time + start ticks). */
   startMs: number;
+  /** Start in clock ticks since boot: exact, so with the pid it identifies the process across pid reuse. */
+  startTicks: number;
   /** CLAUDE_CODE_SESSION_ID of its environment ('' for agent processes, which do not carry it). */
   sessionId: string;
   /** CLAUDE_PID of its environment: the Claude Code process that ran the command. */
@@ -210,7 +212,14 @@ function safeReaddir(path: string): string[] {
   }
 }
 
+/** Boot time to 10 ms from the uptime (`btime` of /proc/stat is whole seconds: a start could be off by 1 s). */
 function bootTimeMs(procRoot: string): number {
+  try {
+    const uptimeSeconds = Number(readFileSync(join(procRoot, 'uptime'), 'utf8').split(' ')[0]);
+    if (uptimeSeconds > 0) return Date.now() - uptimeSeconds * 1000;
+  } catch {
+    // no uptime: btime
+  }
   const match = /^btime (\d+)$/m.exec(readFileSync(join(procRoot, 'stat'), 'utf8'));
   return match ? Number(match[1]) * 1000 : 0;
 }

@@ -76,7 +76,7 @@ export interface SessionFacts {
   interruptedPrompts: Set<string>;
 }
 
-/** Process start times come from boot time (whole seconds) + ticks: allow this much either side. */
+/** Process start times (boot time + ticks) against the shell log's clock: allow this much either side. */
 export const START_SKEW_MS = 2_000;
 /** A call is over this long before a process that outlives it counts as having outlived it. */
 export const OUTLIVE_GRACE_MS = 2_000;
@@ -115,25 +115,29 @@ export class Facts {
    */
   callOf(process: ProcessInfo): { call?: ToolCall; shell?: ShellRun } {
     const mine = this.shells.filter((shell) => shell.sessionId === process.sessionId);
-    const shell =
-      mine.find((run) => run.pid === process.pid || run.pid === process.pgid || run.pid === process.sid) ??
-      mine
-        .filter((run) => process.startMs >= run.startMs - START_SKEW_MS && process.startMs <= (run.endMs ?? Number.POSITIVE_INFINITY) + START_SKEW_MS)
-        .sort((a, b) => b.startMs - a.startMs)[0];
+    const shell = mine.find((run) => run.pid === process.pid || run.pid === process.pgid || run.pid === process.sid) ?? runningAt(mine, process.startMs);
     if (shell?.toolUseId) return { call: this.tools.get(shell.toolUseId), shell };
     if (shell) return { shell };
     // No shell log: the Bash call of the session open when the process started.
-    const call = [...this.tools.values()]
-      .filter((tool) => tool.sessionId === process.sessionId && tool.name === 'Bash')
-      .filter((tool) => process.startMs >= tool.startMs - START_SKEW_MS && process.startMs <= (tool.endMs ?? Number.POSITIVE_INFINITY) + START_SKEW_MS)
-      .sort((a, b) => b.startMs - a.startMs)[0];
-    return { call };
+    return { call: runningAt([...this.tools.values()].filter((tool) => tool.sessionId === process.sessionId && tool.name === 'Bash'), process.startMs) };
   }
 
   /** When the call (or, without one, the shell) of a process ended; undefined while it runs. */
   endOf(found: { call?: ToolCall; shell?: ShellRun }): number | undefined {
     return found.call?.endMs ?? found.shell?.endMs;
   }
+}
+
+/**
+ * The run (shell or call) that was going on at `timeMs`: the one whose time holds it, else the nearest within
+ * START_SKEW_MS; of equals, the latest started. (A resumed session's first command may start a second after
+ * the previous run's last one: the nearer wins.)
+ */
+function runningAt<T extends { startMs: number; endMs?: number }>(runs: T[], timeMs: number): T | undefined {
+  const distance = (run: T) => Math.max(0, run.startMs - timeMs, timeMs - (run.endMs ?? Number.POSITIVE_INFINITY));
+  return runs
+    .filter((run) => distance(run) <= START_SKEW_MS)
+    .sort((a, b) => distance(a) - distance(b) || b.startMs - a.startMs)[0];
 }
 
 /** Whether the agent process is alive in the scan (the same process, not a later one that reused its pid). */

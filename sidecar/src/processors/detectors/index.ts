@@ -1,7 +1,7 @@
 // The failure-mode detectors of DESIGN section 6, fed by the telemetry stream (tool, shell and turn spans), the
 // hook events and the process table. Each detection is a `ccotel.failure_modes{mode}` point and a
 // `ccotel.failure_mode.detected` log record naming the session, tool call, pid, command and (listeners) port.
-// Ids are derived from mode + session + call + process (pid and start time): a re-scan reports nothing twice.
+// Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
 import { emptyBatch } from '../../model.js';
@@ -169,7 +169,7 @@ export class FailureModeDetector implements Join {
         detection.sessionId,
         detection.toolUseId ?? '',
         String(process?.pid ?? ''),
-        String(process?.startMs ?? ''),
+        String(process?.startTicks ?? ''),
         detection.key ?? '',
       );
       if (this.reported.has(id)) continue;

@@ -8,6 +8,7 @@ import type { SpanRecord } from '../../model.js';
 import type { ProcessScan } from '../../sources/process-watcher.js';
 import type { HookEvent } from '../correlate-hooks.js';
 import { ABANDON_GRACE_MS } from './abandoned-session.js';
+import { Facts } from './facts.js';
 import { FailureModeDetector } from './index.js';
 
 const SESSION = 'dddddddd-0000-4000-8000-000000000001';
@@ -159,5 +160,20 @@ describe('abandoned_session when the agent vanishes', () => {
     const reused = started();
     scansFrom(reused, T0 + 2_000, {}, 'other-window');
     expect(abandonments(reused)).toMatchObject([{ cause: 'tty_gone' }]);
+  });
+});
+
+describe('the call a process belongs to', () => {
+  it('is the one running when it started, not a resumed run\'s command that began a second later', () => {
+    const facts = new Facts();
+    const run = (toolUseId: string, startMs: number, endMs: number) => {
+      facts.tools.set(toolUseId, { toolUseId, sessionId: SESSION, name: 'Bash', traceId: 't', spanId: toolUseId, startMs, endMs });
+      facts.shells.push({ sessionId: SESSION, pid: startMs, startMs, endMs, toolUseId });
+    };
+    run('toolu_before_resume', T0, T0 + 50);
+    run('toolu_after_resume', T0 + 1_000, T0 + 1_100);
+    const left = { pid: 9, ppid: 1, pgid: 9, sid: 9, ttyNr: 0, startMs: T0 + 30, startTicks: 0, sessionId: SESSION, hook: false, commandLine: 'sleep 300', listeningPorts: [] };
+    expect(facts.callOf(left).call?.toolUseId).toBe('toolu_before_resume');
+    expect(facts.callOf({ ...left, startMs: T0 + 1_050 }).call?.toolUseId).toBe('toolu_after_resume');
   });
 });
