@@ -19,8 +19,8 @@ const problem = await interactiveProblem();
 /** Print scenarios a few at a time (the slowest first); interactive ones one after another beside them, so no
  * two terminals exist at once (a pseudo-terminal number freed by one may be taken by the next). */
 async function runAll(home: string, workDir: string): Promise<ScenarioRun[]> {
-  const byDuration = (s: FailureScenario) => -(s.print?.({ port: 0 }).flatMap((run) => run.steps).reduce((ms, step) => ms + (step.delayMs ?? 0), 0) ?? 0);
-  const print = FAILURE_SCENARIOS.filter((s) => s.print).sort((a, b) => byDuration(a) - byDuration(b));
+  const thinking = (s: FailureScenario) => s.print!({ port: 0 }).flatMap((run) => run.steps).reduce((ms, step) => ms + (step.delayMs ?? 0), 0);
+  const print = FAILURE_SCENARIOS.filter((s) => s.print).sort((a, b) => thinking(b) - thinking(a));
   const interactive = FAILURE_SCENARIOS.filter((s) => s.interactive);
   const runs = new Map<string, ScenarioRun>();
   const worker = async (queue: FailureScenario[]) => {
