@@ -8,10 +8,11 @@
 # and when the event cannot be written it drains stdin, drops the event and appends a line to
 # hook-dropped.
 #
-# Spool file: SPOOL_DIR/<pid>-<random>.json holding stdin byte-for-byte. The firing time is the file's
-# modification time (no `date` process), and the file is written in place (no `mv`): the reader takes a
-# file that does not parse yet as still being written until it has been quiet for a few seconds
-# (a proper prefix of one JSON object never parses).
+# Spool file: SPOOL_DIR/<pid>-<random>-<agent pid>.json holding stdin byte-for-byte; <agent pid> is the
+# Claude Code process that fired the event. The firing time is the file's modification time (no `date`
+# process), and the file is written in place (no `mv`): the reader takes a file that does not parse yet as
+# still being written until it has been quiet for a few seconds (a proper prefix of one JSON object never
+# parses).
 
 exec >/dev/null 2>&1
 umask 077
@@ -31,8 +32,12 @@ fi
 
 random=
 read -r random </proc/sys/kernel/random/uuid
-file=$spool/$$-${random%-*-*-*}.json
-case $random in ????????-????-*) ;; *) file=$spool/$$-00000000-0000.json ;; esac
+# The Claude Code process that fired the event (it sets CLAUDE_PID for hooks): tells the sidecar which
+# process runs the session now, e.g. the resumed CLI of a resume.
+agent=${CLAUDE_PID:-$PPID}
+case $agent in '' | *[!0-9]*) agent=$PPID ;; esac
+case $random in ????????-????-*) random=${random%-*-*-*} ;; *) random=00000000-0000 ;; esac
+file=$spool/$$-$random-$agent.json
 
 drop() {
   cat >/dev/null

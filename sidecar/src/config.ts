@@ -16,6 +16,8 @@ export interface Config {
   contentMaxLength: number;
   /** A session with no event for this long has its open turn closed (live mode). */
   idleMs: number;
+  /** How often the process table is read for the failure-mode detectors (besides the scans events ask for). */
+  scanIntervalMs: number;
   /** Days raw rows are kept in the store (TTL). */
   rawTtlDays: number;
   paths: StatePaths;
@@ -27,6 +29,7 @@ export const DEFAULTS = {
   contentLevel: 'masked' as ContentLevel,
   contentMaxLength: 4096,
   idleMs: 30 * 60_000,
+  scanIntervalMs: 15_000,
   rawTtlDays: 30,
 };
 
@@ -57,6 +60,7 @@ export interface ConfigOverrides {
   contentLevel?: string;
   contentMaxLength?: number;
   idleMs?: number;
+  scanIntervalMs?: number;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
@@ -71,6 +75,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     contentLevel: String(pick(overrides.contentLevel, env.CCOTEL_CONTENT_LEVEL, file.content_level) ?? DEFAULTS.contentLevel) as ContentLevel,
     contentMaxLength: Number(pick(overrides.contentMaxLength, env.CCOTEL_CONTENT_MAX_LENGTH, file.content_max_length) ?? DEFAULTS.contentMaxLength),
     idleMs: Number(pick(overrides.idleMs, env.CCOTEL_IDLE_MS, file.idle_ms) ?? DEFAULTS.idleMs),
+    scanIntervalMs: Number(pick(overrides.scanIntervalMs, env.CCOTEL_SCAN_INTERVAL_MS, file.scan_interval_ms) ?? DEFAULTS.scanIntervalMs),
     rawTtlDays: Number(pick(undefined, env.CCOTEL_RAW_TTL_DAYS, file.raw_ttl_days) ?? DEFAULTS.rawTtlDays),
     paths,
   };
@@ -97,5 +102,6 @@ function validate(config: Config, env: Env): void {
   ] as const) {
     if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${key} must be a whole number ≥ 0, not ${value}`);
   }
+  if (!Number.isInteger(config.scanIntervalMs) || config.scanIntervalMs < 100) throw new ConfigError(`scan interval must be a whole number of ms ≥ 100, not ${config.scanIntervalMs}`);
   if (config.contentMaxLength < 64) throw new ConfigError('content max length must be at least 64 characters');
 }

@@ -11,6 +11,7 @@ import { Pipeline } from '../../sidecar/src/pipeline.js';
 import { HookCorrelator, type HookEvent } from '../../sidecar/src/processors/correlate-hooks.js';
 import { ShellCorrelator } from '../../sidecar/src/processors/correlate-shell.js';
 import { TranscriptCorrelator } from '../../sidecar/src/processors/correlate-transcripts.js';
+import { ABANDON_GRACE_MS } from '../../sidecar/src/processors/detectors/abandoned-session.js';
 import { FailureModeDetector } from '../../sidecar/src/processors/detectors/index.js';
 import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcript.js';
 import { scanProcesses } from '../../sidecar/src/sources/process-watcher.js';
@@ -91,7 +92,7 @@ function harness() {
       await shellLog.readAll();
       transcripts.finish();
       await pipeline.flush();
-      detector.onScan(scanProcesses('/proc', Date.now() + laterMs));
+      detector.onScan(scanProcesses({ nowMs: Date.now() + laterMs }));
       await pipeline.flush();
       return sink.received;
     },
@@ -112,7 +113,7 @@ const detected = (received: TelemetryBatch, sessionId: string) =>
   received.logs.filter((log) => log.eventName === 'ccotel.failure_mode.detected' && log.attributes['session.id'] === sessionId);
 
 describe('failure-mode detectors on real processes', () => {
-  it('a tool call that leaves a setsid listener on a loopback port: orphan_process and approval_scope; a well-behaved call: nothing', async () => {
+  it('a tool call that leaves a setsid listener on a loopback port: orphan_process and approval_scope; a well-behaved call and a slow hook: nothing', async () => {
     const h = harness();
     const noisy = 'cccccccc-0000-4000-8000-000000000001';
     const quiet = 'cccccccc-0000-4000-8000-000000000002';
@@ -123,6 +124,9 @@ describe('failure-mode detectors on real processes', () => {
     const [pid, port] = (await waitFor(() => (existsSync(portFile) ? readFileSync(portFile, 'utf8') || undefined : undefined), 'the listener')).split(' ').map(Number);
     started.push(pid);
     const good = runTool('sleep 0.05; echo fine | wc -c', quiet, h.envLine);
+    // A slow hook of the quiet session, fired as its call ended, still running: a hook's, not the call's.
+    const hook = spawn('sleep', ['30'], { env: { PATH: process.env.PATH, CLAUDE_CODE_SESSION_ID: quiet, CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: h.dir }, stdio: 'ignore' });
+    started.push(hook.pid!);
     expect([call.status, good.status]).toEqual([0, 0]);
     h.hook(noisy, 'SessionStart', call.fromMs - 100, { source: 'startup' });
     h.hook(quiet, 'SessionStart', good.fromMs - 100, { source: 'startup' });
@@ -141,7 +145,7 @@ describe('failure-mode detectors on real processes', () => {
     expect(detected(received, quiet)).toEqual([]);
     // A re-scan of the same processes reports nothing new.
     const before = received.logs.length;
-    h.detector.onScan(scanProcesses('/proc', Date.now() + 6_000));
+    h.detector.onScan(scanProcesses({ nowMs: Date.now() + 6_000 }));
     expect(h.detector.drain().batch.logs).toHaveLength(0);
     expect(received.logs.length).toBe(before);
   });
@@ -200,8 +204,8 @@ describe('failure-mode detectors on real processes', () => {
     expect(detected(received, killed)).toEqual([]);
     process.kill(doomed.pid!, 'SIGKILL');
     await new Promise((resolve) => doomed.on('exit', resolve));
-    h.detector.onScan(scanProcesses('/proc'));
-    received = await h.scan(0);
+    h.detector.onScan(scanProcesses());
+    received = await h.scan(ABANDON_GRACE_MS);
     const abandoned = detected(received, killed);
     expect(abandoned.map((log) => [log.attributes.mode, log.attributes.cause])).toEqual([['abandoned_session', 'killed']]);
     expect(detected(received, ended)).toEqual([]);

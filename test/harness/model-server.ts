@@ -24,6 +24,8 @@ export interface Step {
   text?: string;
   toolCalls?: ToolCall[];
   usage: Usage;
+  /** The model "thinks" this long before answering (a slow turn, e.g. a long gap after a resume). */
+  delayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -229,6 +231,7 @@ export async function startModelServer(initialSteps: Step[]): Promise<ModelServe
       record.toolUseIds = (step.toolCalls ?? []).map(() => apiId('toolu_01'));
       blocks = blocksOf(step, record.toolUseIds);
       usage = step.usage;
+      if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
     }
     record.messageId = apiId('msg_01');
     record.requestId = apiId('req_011');

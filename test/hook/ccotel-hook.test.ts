@@ -7,7 +7,7 @@ import { CLAUDE_CODE_HOOK_EVENTS } from '../../sidecar/src/install/hook-events.j
 import { hookPayloads } from './payloads.js';
 import { canMountPrivateTmpfs, HOOK_SCRIPT, runHook, runHookAsync, unprivilegedPrefix } from './run.js';
 
-const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})\.json$/;
+const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})-(\d+)\.json$/;
 
 let root: string;
 beforeEach(() => {
@@ -61,6 +61,15 @@ describe.each(['dash', 'bash'])('ccotel-hook.sh under %s', (shell) => {
     expect(statSync(spool).mode & 0o777).toBe(0o700);
     expect(statSync(join(root, 'state')).mode & 0o777).toBe(0o700);
     expect(droppedLines(join(root, 'state'))).toEqual([]);
+  });
+
+  it('names the Claude Code process that fired it: CLAUDE_PID, else its parent', () => {
+    const spool = join(root, 'spool');
+    expect(runHook(shell, spool, '{"hook_event_name":"SessionStart"}', { CLAUDE_PID: '4242' }).status).toBe(0);
+    expect(SPOOL_NAME.exec(spoolFiles(spool)[0])![3]).toBe('4242');
+    rmSync(spool, { recursive: true });
+    expect(runHook(shell, spool, '{"hook_event_name":"SessionStart"}', { CLAUDE_PID: 'not-a-pid' }).status).toBe(0);
+    expect(SPOOL_NAME.exec(spoolFiles(spool)[0])![3]).toBe(String(process.pid));
   });
 
   it('keeps a 5 MB payload and bytes that are not UTF-8 intact', () => {

@@ -22,6 +22,7 @@ import { portOption, storeOption, type GlobalOptions } from './options.js';
 export interface RunOptions extends GlobalOptions {
   otlp?: string;
   idleMs?: number;
+  scanIntervalMs?: number;
   polling?: boolean;
 }
 
@@ -37,15 +38,12 @@ export interface RunningSidecar {
 }
 
 const STATUS_EVERY_MS = 5_000;
-/** How often the process table is read for the failure-mode detectors: each scan reads all of /proc, and a
- * failure mode found within 15 s is soon enough (it is about processes that outlive their calls). */
-const PROCESS_SCAN_EVERY_MS = 15_000;
 /** Short, like the tailer's retries: a run waiting for a backfill should start soon after it ends. */
 const STORE_RETRY_MAX_MS = 5_000;
 
 /** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
-  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs });
+  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs, scanIntervalMs: options.scanIntervalMs });
   requireDestination(config);
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
   let endpoint: QueryEndpoint | undefined;
@@ -90,14 +88,17 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       log,
     });
     shellLog.start();
+    // Each scan reads all of /proc: every scan_interval_ms, and soon after the events that make a detection due.
     const processes = new ProcessWatcher({
-      intervalMs: PROCESS_SCAN_EVERY_MS,
+      intervalMs: config.scanIntervalMs,
       onScan: async (scan) => {
         detector.onScan(scan);
         await pipeline.flush();
       },
+      sessionsToName: () => detector.sessionsWithoutAgent(),
       log,
     });
+    detector.requestScan = (delayMs) => processes.scanIn(delayMs);
     processes.start();
     await tailer.start();
     const statusTimer = setInterval(() => writeStatus(), STATUS_EVERY_MS);
@@ -183,10 +184,11 @@ export function registerRunCommand(program: Command): void {
       .description('Follow Claude Code transcripts live into the store (and/or a collector); Ctrl-C stops cleanly')
       .option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint')
       .option('--idle <ms>', 'close the open turn of a session with no record for this long', (value) => Number(value))
+      .option('--scan-interval <ms>', 'read the process table this often for the failure-mode detectors (default 15000)', (value) => Number(value))
       .option('--polling', 'poll files instead of using inotify (network filesystems)')
       .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
       .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),
-  ).action(async (opts: RunOptions & { idle?: number; ui?: boolean; uiPort?: number }) => {
+  ).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
     const log = (message: string) => console.error(`ccotel run: ${message}`);
     const abort = new AbortController();
     let stopping: Promise<void> | undefined;
@@ -204,7 +206,7 @@ export function registerRunCommand(program: Command): void {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     keepRunningOnStrayErrors(log, stop);
-    sidecar = await startSidecar({ ...opts, idleMs: opts.idle }, log, abort.signal);
+    sidecar = await startSidecar({ ...opts, idleMs: opts.idle, scanIntervalMs: opts.scanInterval }, log, abort.signal);
     // Named without credentials: a server URL may carry a password.
     const where = [sidecar.store ? `store ${storeIdentity(sidecar.config.store)}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');
     log(`following transcripts into ${where}${sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url}` : ''}`);

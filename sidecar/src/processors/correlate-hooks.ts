@@ -21,6 +21,8 @@ export interface HookEvent {
   firedAtMs: number;
   firedAtNs: string;
   hookPid: number;
+  /** The Claude Code process that fired the hook (its CLAUDE_PID), when the spool file name carries it. */
+  agentPid?: number;
   payload: Record<string, unknown>;
   ack: Ack;
 }

@@ -43,10 +43,10 @@ export interface HookSpoolStats {
   dropped: number;
 }
 
-/** Written in place by the hook: `<pid>-<random>.json`, fired at its modification time. */
-const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})\.json$/;
-/** Renamed into place by hooks before that: the firing time (epoch ns) leads the name. */
-const TIMED_SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-zA-Z]+)\.json$/;
+/** Written in place by the hook: `<hook pid>-<random>[-<agent pid>].json`, fired at its modification time. */
+const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})(?:-(\d+))?\.json$/;
+/** Renamed into place by hooks before that: `<fired-at ns>-<hook pid>-<random>[-<agent pid>].json`. */
+const TIMED_SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-zA-Z]+)(?:-(\d+))?\.json$/;
 /** How long a file written in place may stay unparseable before it counts as broken. */
 const SETTLE_MS = 5_000;
 const DEFAULT_STALE_TMP_MS = 60_000;
@@ -55,6 +55,8 @@ interface SpoolEntry {
   name: string;
   firedAtNs: bigint;
   hookPid: number;
+  /** The Claude Code process that fired the event (hooks before it was recorded: unknown). */
+  agentPid: number | undefined;
   /** Written in place: may still be being written while it does not parse. */
   inPlace: boolean;
 }
@@ -102,11 +104,13 @@ export class HookSpoolSource {
 
   private entryOf(name: string): SpoolEntry | undefined {
     const timed = TIMED_SPOOL_NAME.exec(name);
-    if (timed) return { name, firedAtNs: BigInt(timed[1]), hookPid: Number(timed[2]), inPlace: false };
+    const agentPidOf = (match: RegExpExecArray, group: number) => (match[group] === undefined ? undefined : Number(match[group]));
+    if (timed) return { name, firedAtNs: BigInt(timed[1]), hookPid: Number(timed[2]), agentPid: agentPidOf(timed, 4), inPlace: false };
     const match = SPOOL_NAME.exec(name);
     if (!match) return undefined;
     try {
-      return { name, firedAtNs: lstatSync(join(this.options.spoolDir, name), { bigint: true }).mtimeNs, hookPid: Number(match[1]), inPlace: true };
+      const firedAtNs = lstatSync(join(this.options.spoolDir, name), { bigint: true }).mtimeNs;
+      return { name, firedAtNs, hookPid: Number(match[1]), agentPid: agentPidOf(match, 3), inPlace: true };
     } catch {
       return undefined; // gone meanwhile
     }
@@ -140,7 +144,7 @@ export class HookSpoolSource {
     await Promise.all([...this.movingAside]);
   }
 
-  private readOne({ name, firedAtNs, hookPid, inPlace }: SpoolEntry, nowMs: number): boolean {
+  private readOne({ name, firedAtNs, hookPid, agentPid, inPlace }: SpoolEntry, nowMs: number): boolean {
     const path = join(this.options.spoolDir, name);
     const firedAtMs = Number(firedAtNs / 1_000_000n);
     let text: string;
@@ -165,6 +169,7 @@ export class HookSpoolSource {
       firedAtMs,
       firedAtNs: String(firedAtNs).padStart(20, '0'),
       hookPid,
+      agentPid,
       payload: parsed.payload,
       ack: () => this.acknowledge(name, path),
     });

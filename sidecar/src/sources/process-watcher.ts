@@ -15,12 +15,19 @@ export interface ProcessInfo {
   sid: number;
   /** Controlling terminal (`tty_nr` of /proc/<pid>/stat), 0 when none. */
   ttyNr: number;
-  /** Epoch ms (from boot time + start ticks): with the pid, identifies the process across pid reuse. */
+  /** Epoch ms (from boot time + start ticks). */
   startMs: number;
+  /** Start in clock ticks since boot: exact, so with the pid it identifies the process across pid reuse. */
+  startTicks: number;
   /** CLAUDE_CODE_SESSION_ID of its environment ('' for agent processes, which do not carry it). */
   sessionId: string;
   /** CLAUDE_PID of its environment: the Claude Code process that ran the command. */
   agentPid?: number;
+  /**
+   * A hook command (or what it started), not a tool call's: Claude Code (2.1) gives hooks CLAUDE_PROJECT_DIR
+   * and the Bash tool CLAUDE_CODE_EXECPATH instead.
+   */
+  hook: boolean;
   commandLine: string;
   listeningPorts: number[];
 }
@@ -31,8 +38,13 @@ export interface ProcessScan {
   processes: Map<number, ProcessInfo>;
   /** Every live process's parent, for walking ancestor chains. */
   parents: Map<number, number>;
-  /** Every live process's controlling terminal (`tty_nr`). */
+  /** Every live process's controlling terminal (`tty_nr`) and unix session. */
   ttys: Map<number, number>;
+  sids: Map<number, number>;
+  /** Every live process's start time (epoch ms): a pid alive with another start time is another process. */
+  starts: Map<number, number>;
+  /** For the sessions asked about: processes whose command line names the session id (`claude --resume <id>`). */
+  namedBy: Map<string, number[]>;
   /** Agent processes named by CLAUDE_PID that are alive, with their own stat. */
   agents: Map<number, ProcessInfo>;
   /** Processes whose environment could not be read. */
@@ -42,9 +54,16 @@ export interface ProcessScan {
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux architecture in use). */
 const USER_HZ = 100;
 
-export function scanProcesses(procRoot = '/proc', nowMs = Date.now()): ProcessScan {
+export interface ScanOptions {
+  procRoot?: string;
+  nowMs?: number;
+  /** Session ids to look for in every process's command line (sessions whose agent process is not known). */
+  sessionsToName?: Set<string>;
+}
+
+export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessionsToName = new Set() }: ScanOptions = {}): ProcessScan {
   const bootMs = bootTimeMs(procRoot);
-  const scan: ProcessScan = { timeMs: nowMs, processes: new Map(), parents: new Map(), ttys: new Map(), agents: new Map(), unreadable: 0 };
+  const scan: ProcessScan = { timeMs: nowMs, processes: new Map(), parents: new Map(), ttys: new Map(), sids: new Map(), starts: new Map(), namedBy: new Map(), agents: new Map(), unreadable: 0 };
   const stats = new Map<number, ReturnType<typeof readStat>>();
   for (const name of safeReaddir(procRoot)) {
     if (!/^\d+$/.test(name)) continue;
@@ -54,6 +73,9 @@ export function scanProcesses(procRoot = '/proc', nowMs = Date.now()): ProcessSc
     stats.set(pid, stat);
     scan.parents.set(pid, stat.ppid);
     scan.ttys.set(pid, stat.ttyNr);
+    scan.sids.set(pid, stat.sid);
+    scan.starts.set(pid, bootMs + (stat.startTicks * 1000) / USER_HZ);
+    if (sessionsToName.size > 0) noteSessionsNamed(scan, pid, readCommandLine(procRoot, pid), sessionsToName);
     let environ: string;
     try {
       environ = readFileSync(join(procRoot, name, 'environ'), 'latin1');
@@ -67,9 +89,10 @@ export function scanProcesses(procRoot = '/proc', nowMs = Date.now()): ProcessSc
     scan.processes.set(pid, {
       pid,
       ...stat,
-      startMs: bootMs + (stat.startTicks * 1000) / USER_HZ,
+      startMs: scan.starts.get(pid)!,
       sessionId,
       agentPid: Number.isInteger(agent) && agent > 0 ? agent : undefined,
+      hook: envValue(environ, 'CLAUDE_PROJECT_DIR') !== undefined && envValue(environ, 'CLAUDE_CODE_EXECPATH') === undefined,
       commandLine: readCommandLine(procRoot, pid),
       listeningPorts: [],
     });
@@ -83,14 +106,25 @@ export function scanProcesses(procRoot = '/proc', nowMs = Date.now()): ProcessSc
       scan.agents.set(agentPid, {
         pid: agentPid,
         ...agentStat,
-        startMs: bootMs + (agentStat.startTicks * 1000) / USER_HZ,
+        startMs: scan.starts.get(agentPid)!,
         sessionId: '',
+        hook: false,
         commandLine: readCommandLine(procRoot, agentPid),
         listeningPorts: [],
       });
     }
   }
   return scan;
+}
+
+/** A command line naming a session id is the Claude Code process running it (`--resume <id>`, `--session-id <id>`). */
+function noteSessionsNamed(scan: ProcessScan, pid: number, commandLine: string, sessionIds: Set<string>): void {
+  for (const word of commandLine.split(' ')) {
+    if (!sessionIds.has(word)) continue;
+    const pids = scan.namedBy.get(word) ?? [];
+    pids.push(pid);
+    scan.namedBy.set(word, pids);
+  }
 }
 
 /** Whether `ancestor` is `pid` or one of its ancestors in the scan's parent map. */
@@ -114,34 +148,59 @@ export interface ProcessWatcherOptions {
   intervalMs: number;
   onScan: (scan: ProcessScan) => Promise<void> | void;
   procRoot?: string;
+  /** Sessions whose agent process is not known, asked before each scan. */
+  sessionsToName?: () => Set<string>;
   log?: (message: string) => void;
 }
 
-/** Scan every `intervalMs` and hand each scan over (the next waits for the previous to be handled). */
+/**
+ * Scan every `intervalMs`, and sooner when asked (`scanIn`: an event after which a detection may be due);
+ * scans run one at a time, each handed over before the next starts.
+ */
 export class ProcessWatcher {
   private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private nextAtMs = Number.POSITIVE_INFINITY;
+  private running: Promise<void> = Promise.resolve();
+  /** While a scan runs: how soon the next one is wanted. */
+  private afterScanMs?: number;
   private stopping = false;
 
   constructor(private readonly options: ProcessWatcherOptions) {}
 
   start(): void {
-    const tick = async () => {
-      if (this.stopping) return;
-      try {
-        await this.options.onScan(scanProcesses(this.options.procRoot));
-      } catch (error) {
-        this.options.log?.(`process watcher: ${(error as Error).message}`);
-      }
-      if (!this.stopping) this.timer = setTimeout(() => (this.running = tick()), this.options.intervalMs);
-    };
-    this.running = tick();
+    this.scanIn(0);
+  }
+
+  /** Have a scan happen within `delayMs` (a sooner one already planned stands). */
+  scanIn(delayMs: number): void {
+    if (this.afterScanMs !== undefined) {
+      this.afterScanMs = Math.min(this.afterScanMs, delayMs);
+      return;
+    }
+    const atMs = Date.now() + delayMs;
+    if (this.stopping || atMs >= this.nextAtMs) return;
+    clearTimeout(this.timer);
+    this.nextAtMs = atMs;
+    this.timer = setTimeout(() => (this.running = this.scan()), delayMs);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
     await this.running;
+  }
+
+  private async scan(): Promise<void> {
+    this.nextAtMs = Number.POSITIVE_INFINITY;
+    this.afterScanMs = this.options.intervalMs;
+    try {
+      await this.options.onScan(scanProcesses({ procRoot: this.options.procRoot, sessionsToName: this.options.sessionsToName?.() }));
+    } catch (error) {
+      this.options.log?.(`process watcher: ${(error as Error).message}`);
+    }
+    const delayMs = this.afterScanMs;
+    this.afterScanMs = undefined;
+    this.scanIn(delayMs);
   }
 }
 
@@ -153,7 +212,14 @@ function safeReaddir(path: string): string[] {
   }
 }
 
+/** Boot time to 10 ms from the uptime (`btime` of /proc/stat is whole seconds: a start could be off by 1 s). */
 function bootTimeMs(procRoot: string): number {
+  try {
+    const uptimeSeconds = Number(readFileSync(join(procRoot, 'uptime'), 'utf8').split(' ')[0]);
+    if (uptimeSeconds > 0) return Date.now() - uptimeSeconds * 1000;
+  } catch {
+    // no uptime: btime
+  }
   const match = /^btime (\d+)$/m.exec(readFileSync(join(procRoot, 'stat'), 'utf8'));
   return match ? Number(match[1]) * 1000 : 0;
 }

@@ -3,7 +3,7 @@ import { detectAbandonedSessions } from './abandoned-session.js';
 import type { Facts, SessionFacts } from './facts.js';
 
 function factsWith(session: Partial<SessionFacts>): Facts {
-  const full: SessionFacts = { id: 's1', hooked: true, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, interruptedPrompts: new Set(), ...session };
+  const full: SessionFacts = { id: 's1', hooked: true, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, openCalls: new Set(), interruptedPrompts: new Set(), ...session };
   return { sessions: new Map([[full.id, full]]) } as unknown as Facts;
 }
 

@@ -10,6 +10,8 @@ export interface Detection {
   timeMs: number;
   toolUseId?: string;
   process?: ProcessInfo;
+  /** abandoned_session: the Claude Code process that vanished. */
+  agentPid?: number;
   port?: number;
   /** Why, in a word (abandoned_session: tty_gone | killed | no_session_end; replay_divergence: processes_running | turn_rerun). */
   cause?: string;
@@ -40,21 +42,41 @@ export interface ShellRun {
   toolUseId?: string;
 }
 
+/** A Claude Code process running a session, as last seen alive. */
+export interface AgentFacts {
+  /** Controlling terminal while it was alive (0: none, or not seen alive yet), and the unix session on it. */
+  ttyNr: number;
+  sid?: number;
+  /** When the evidence that named it was made: a process of that pid started later is another one. */
+  seenAtMs: number;
+  /** Its start time once seen alive: the same pid with another start time is another process. */
+  startMs?: number;
+}
+
 export interface SessionFacts {
   id: string;
   /** Seen a hook for it: hooks are installed, so a missing SessionEnd means something. */
   hooked: boolean;
   lastEventMs: number;
+  /** The last SessionStart (startup, resume, clear, compact): agents are those since then. */
+  startedAtMs?: number;
   endedAtMs?: number;
   resumedAtMs: number[];
-  /** Claude Code processes that ran its commands, with their controlling terminal while they were alive. */
-  agents: Map<number, { ttyNr: number }>;
+  /**
+   * The Claude Code processes running it since its last start (a resume is a new process: the one before it,
+   * exited, is no evidence about the resumed session).
+   */
+  agents: Map<number, AgentFacts>;
+  /** Since when every agent process is seen gone (undefined while one is alive, or none is known). */
+  agentsGoneAtMs?: number;
   abandoned: boolean;
+  /** Tool calls begun (PreToolUse) and not finished (PostToolUse / PostToolUseFailure), in order. */
+  openCalls: Set<string>;
   /** Prompts (text) of its interrupted turns, and whether a resume happened since. */
   interruptedPrompts: Set<string>;
 }
 
-/** Process start times come from boot time (whole seconds) + ticks: allow this much either side. */
+/** Process start times (boot time + ticks) against the shell log's clock: allow this much either side. */
 export const START_SKEW_MS = 2_000;
 /** A call is over this long before a process that outlives it counts as having outlived it. */
 export const OUTLIVE_GRACE_MS = 2_000;
@@ -67,10 +89,24 @@ export class Facts {
   session(id: string): SessionFacts {
     let facts = this.sessions.get(id);
     if (!facts) {
-      facts = { id, hooked: false, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, interruptedPrompts: new Set() };
+      facts = { id, hooked: false, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, openCalls: new Set(), interruptedPrompts: new Set() };
       this.sessions.set(id, facts);
     }
     return facts;
+  }
+
+  /** The call of that id, known from its span or hooks; a new one from what a hook says of it. */
+  callById(toolUseId: string, seen: { sessionId: string; name: string; startMs: number }): ToolCall {
+    let call = this.tools.get(toolUseId);
+    if (!call) this.tools.set(toolUseId, (call = { toolUseId, traceId: '', spanId: '', ...seen }));
+    return call;
+  }
+
+  /** `pid` runs `session` now, as seen by evidence from `atMs` (earlier evidence belongs to a previous run). */
+  addAgent(session: SessionFacts, pid: number, atMs: number): void {
+    if (!(pid > 1) || session.agents.has(pid)) return;
+    if (session.startedAtMs !== undefined && atMs < session.startedAtMs - START_SKEW_MS) return;
+    session.agents.set(pid, { ttyNr: 0, seenAtMs: atMs });
   }
 
   /**
@@ -79,19 +115,11 @@ export class Facts {
    */
   callOf(process: ProcessInfo): { call?: ToolCall; shell?: ShellRun } {
     const mine = this.shells.filter((shell) => shell.sessionId === process.sessionId);
-    const shell =
-      mine.find((run) => run.pid === process.pid || run.pid === process.pgid || run.pid === process.sid) ??
-      mine
-        .filter((run) => process.startMs >= run.startMs - START_SKEW_MS && process.startMs <= (run.endMs ?? Number.POSITIVE_INFINITY) + START_SKEW_MS)
-        .sort((a, b) => b.startMs - a.startMs)[0];
+    const shell = mine.find((run) => run.pid === process.pid || run.pid === process.pgid || run.pid === process.sid) ?? runningAt(mine, process.startMs);
     if (shell?.toolUseId) return { call: this.tools.get(shell.toolUseId), shell };
     if (shell) return { shell };
     // No shell log: the Bash call of the session open when the process started.
-    const call = [...this.tools.values()]
-      .filter((tool) => tool.sessionId === process.sessionId && tool.name === 'Bash')
-      .filter((tool) => process.startMs >= tool.startMs - START_SKEW_MS && process.startMs <= (tool.endMs ?? Number.POSITIVE_INFINITY) + START_SKEW_MS)
-      .sort((a, b) => b.startMs - a.startMs)[0];
-    return { call };
+    return { call: runningAt([...this.tools.values()].filter((tool) => tool.sessionId === process.sessionId && tool.name === 'Bash'), process.startMs) };
   }
 
   /** When the call (or, without one, the shell) of a process ended; undefined while it runs. */
@@ -100,7 +128,26 @@ export class Facts {
   }
 }
 
-/** Processes of a scan that belong to a session (not the agents themselves). */
+/**
+ * The run (shell or call) that was going on at `timeMs`: the one whose time holds it, else the nearest within
+ * START_SKEW_MS; of equals, the latest started. (A resumed session's first command may start a second after
+ * the previous run's last one: the nearer wins.)
+ */
+function runningAt<T extends { startMs: number; endMs?: number }>(runs: T[], timeMs: number): T | undefined {
+  const distance = (run: T) => Math.max(0, run.startMs - timeMs, timeMs - (run.endMs ?? Number.POSITIVE_INFINITY));
+  return runs
+    .filter((run) => distance(run) <= START_SKEW_MS)
+    .sort((a, b) => distance(a) - distance(b) || b.startMs - a.startMs)[0];
+}
+
+/** Whether the agent process is alive in the scan (the same process, not a later one that reused its pid). */
+export function agentAlive(scan: ProcessScan, pid: number, agent: AgentFacts): boolean {
+  const startMs = scan.starts.get(pid);
+  if (startMs === undefined) return false;
+  return agent.startMs !== undefined ? Math.abs(startMs - agent.startMs) <= START_SKEW_MS : startMs <= agent.seenAtMs + START_SKEW_MS;
+}
+
+/** Processes of a scan that tool calls of a session started (not the agents themselves, nor their hooks). */
 export function sessionProcesses(scan: ProcessScan): ProcessInfo[] {
-  return [...scan.processes.values()].filter((process) => !scan.agents.has(process.pid));
+  return [...scan.processes.values()].filter((process) => !scan.agents.has(process.pid) && !process.hook);
 }

@@ -1,16 +1,16 @@
 // The failure-mode detectors of DESIGN section 6, fed by the telemetry stream (tool, shell and turn spans), the
 // hook events and the process table. Each detection is a `ccotel.failure_modes{mode}` point and a
 // `ccotel.failure_mode.detected` log record naming the session, tool call, pid, command and (listeners) port.
-// Ids are derived from mode + session + call + process (pid and start time): a re-scan reports nothing twice.
+// Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
 import { emptyBatch } from '../../model.js';
 import type { Ack, Join } from '../../pipeline.js';
 import type { ProcessScan } from '../../sources/process-watcher.js';
 import type { Hook } from '../correlate-hooks.js';
-import { detectAbandonedSessions } from './abandoned-session.js';
+import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
 import { detectApprovalScope } from './approval-scope.js';
-import { Facts, type Detection } from './facts.js';
+import { agentAlive, Facts, OUTLIVE_GRACE_MS, type Detection } from './facts.js';
 import { detectOrphanProcesses } from './orphan-process.js';
 import { detectOutputTruncation } from './output-truncation.js';
 import { detectResumedWithProcesses, detectTurnRerun } from './replay-divergence.js';
@@ -25,12 +25,25 @@ export interface FailureModeOptions {
   devRoot?: string;
 }
 
+/**
+ * Hook events after which a process scan is worth having soon, and how soon: a call's processes count as
+ * outliving it only after OUTLIVE_GRACE_MS, so scan just after that; a start, at once (its agent's terminal).
+ */
+const SCAN_AFTER: Record<string, number> = {
+  SessionStart: 0,
+  PostToolUse: OUTLIVE_GRACE_MS + 500,
+  PostToolUseFailure: OUTLIVE_GRACE_MS + 500,
+  Stop: OUTLIVE_GRACE_MS + 500,
+  SessionEnd: OUTLIVE_GRACE_MS + 500,
+};
+
 export class FailureModeDetector implements Join {
   readonly facts = new Facts();
   readonly detections: Detection[] = [];
   private out: TelemetryBatch = emptyBatch();
   private readonly reported = new Set<string>();
-  private lastScan?: ProcessScan;
+  /** Asks for a look at the process table in `delayMs` (set by `run`: an event after which a detection may be due). */
+  requestScan: (delayMs: number) => void = () => {};
 
   constructor(private readonly options: FailureModeOptions) {}
 
@@ -43,13 +56,24 @@ export class FailureModeDetector implements Join {
     if (hook.name === 'SessionStart') {
       session.endedAtMs = undefined;
       session.abandoned = false;
+      session.startedAtMs = hook.timeMs;
+      session.agents.clear();
+      session.openCalls.clear();
       if (hook.attributes.source === 'resume') session.resumedAtMs.push(hook.timeMs);
     }
-    if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true && hook.toolUseId) {
-      const call = this.facts.tools.get(hook.toolUseId);
-      if (call) call.interruptedAtMs = hook.timeMs;
-      else this.facts.tools.set(hook.toolUseId, { toolUseId: hook.toolUseId, sessionId: hook.sessionId, name: hook.toolName ?? 'unknown', traceId: '', spanId: '', startMs: hook.timeMs, interruptedAtMs: hook.timeMs });
+    // The hook names the Claude Code process that fired it (CLAUDE_PID): the session's current agent.
+    if (hook.event.agentPid !== undefined) this.facts.addAgent(session, hook.event.agentPid, hook.timeMs);
+    const delayMs = SCAN_AFTER[hook.name];
+    if (delayMs !== undefined) this.requestScan(delayMs);
+    if (hook.toolUseId === undefined) return;
+    // A call is known from its PreToolUse while it runs (its span comes once it is over).
+    const call = () => this.facts.callById(hook.toolUseId!, { sessionId: hook.sessionId, name: hook.toolName ?? 'unknown', startMs: hook.timeMs });
+    if (hook.name === 'PreToolUse') {
+      session.openCalls.add(hook.toolUseId);
+      call();
     }
+    if (hook.name === 'PostToolUse' || hook.name === 'PostToolUseFailure') session.openCalls.delete(hook.toolUseId);
+    if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true) call().interruptedAtMs = hook.timeMs;
   };
 
   observe(batch: TelemetryBatch): void {
@@ -71,6 +95,7 @@ export class FailureModeDetector implements Join {
           interruptedAtMs: known?.interruptedAtMs ?? (outcome === 'interrupted' ? span.endMs : undefined),
         });
         this.report(detectOutputTruncation(span));
+        this.requestScan(SCAN_AFTER.PostToolUse);
       } else if (span.name.startsWith('shell ')) {
         const ended = span.attributes['ccotel.shell.ended'] !== false;
         this.facts.shells.push({
@@ -80,32 +105,48 @@ export class FailureModeDetector implements Join {
           endMs: ended ? span.endMs : undefined,
           toolUseId: span.attributes.tool_use_id === undefined ? undefined : String(span.attributes.tool_use_id),
         });
-        const agent = Number(span.attributes['process.parent_pid']);
-        const session = this.facts.session(sessionId);
-        if (agent > 1 && !session.agents.has(agent)) session.agents.set(agent, { ttyNr: this.lastScan?.ttys.get(agent) ?? 0 });
+        this.facts.addAgent(this.facts.session(sessionId), Number(span.attributes['process.parent_pid']), span.startMs);
       } else if (span.name === 'invoke_agent claude-code') {
         this.report(detectTurnRerun(span, this.facts));
       }
     }
   }
 
+  /** Live sessions with no agent process known: the process scan looks for a command line naming them. */
+  sessionsWithoutAgent(): Set<string> {
+    const unknown = new Set<string>();
+    for (const session of this.facts.sessions.values()) {
+      if (session.hooked && !session.abandoned && session.endedAtMs === undefined && session.agents.size === 0) unknown.add(session.id);
+    }
+    return unknown;
+  }
+
   /** A new look at the process table: run every process detector. */
   onScan(scan: ProcessScan): void {
-    this.lastScan = scan;
     for (const process of scan.processes.values()) {
       if (process.agentPid === undefined || scan.agents.has(process.pid)) continue;
-      const session = this.facts.session(process.sessionId);
-      if (!session.agents.has(process.agentPid)) session.agents.set(process.agentPid, { ttyNr: 0 });
+      this.facts.addAgent(this.facts.session(process.sessionId), process.agentPid, process.startMs);
     }
-    // Remember each live agent's terminal: once it is gone, /proc no longer says.
+    for (const [sessionId, pids] of scan.namedBy) for (const pid of pids) this.facts.addAgent(this.facts.session(sessionId), pid, scan.timeMs);
+    // Remember each live agent's start and terminal: once it is gone, /proc no longer says.
     for (const session of this.facts.sessions.values()) {
-      for (const [pid, agent] of session.agents) if (scan.ttys.has(pid)) agent.ttyNr = scan.ttys.get(pid)!;
+      for (const [pid, agent] of session.agents) {
+        if (!agentAlive(scan, pid, agent)) continue;
+        agent.startMs = scan.starts.get(pid);
+        // A hang-up takes the terminal from a process that outlives it (tty 0): keep the one it had.
+        if (scan.ttys.get(pid)) {
+          agent.ttyNr = scan.ttys.get(pid)!;
+          agent.sid = scan.sids.get(pid);
+        }
+      }
     }
     this.report(detectOrphanProcesses(scan, this.facts));
     this.report(detectApprovalScope(scan, this.facts));
     this.report(detectSignalPropagation(scan, this.facts));
     this.report(detectResumedWithProcesses(scan, this.facts));
     this.report(detectAbandonedSessions(scan, this.facts, scan.timeMs, this.options.idleMs, this.options.devRoot));
+    const pending = [...this.facts.sessions.values()].some((session) => session.agentsGoneAtMs !== undefined && !session.abandoned && session.endedAtMs === undefined);
+    if (pending) this.requestScan(ABANDON_GRACE_MS); // confirm, or clear, the vanished agent
   }
 
   drain(): { batch: TelemetryBatch; acks: Ack[] } {
@@ -128,7 +169,7 @@ export class FailureModeDetector implements Join {
         detection.sessionId,
         detection.toolUseId ?? '',
         String(process?.pid ?? ''),
-        String(process?.startMs ?? ''),
+        String(process?.startTicks ?? ''),
         detection.key ?? '',
       );
       if (this.reported.has(id)) continue;
@@ -149,6 +190,7 @@ export class FailureModeDetector implements Join {
       attributes['process.command_line'] = detection.process.commandLine;
       attributes['process.parent_pid'] = detection.process.ppid;
     }
+    if (detection.agentPid !== undefined) attributes['process.pid'] = detection.agentPid;
     if (detection.port !== undefined) attributes['network.local.port'] = detection.port;
     if (detection.cause) attributes.cause = detection.cause;
     this.out.logs.push({ id, timeMs: detection.timeMs, eventName: 'ccotel.failure_mode.detected', severity: 'WARN', body: '', attributes, ...context });

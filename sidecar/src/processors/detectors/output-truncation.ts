@@ -1,10 +1,11 @@
 // output_truncation: a tool result the transcript holds truncated while the tool produced more — the model
-// decided on part of the output. Seen as Claude Code's middle-truncation marker in the result, or the hook's
+// decided on part of the output. Seen as Claude Code's middle-truncation marker in the result, or its
+// "Output too large … saved to" preview (2.1.x: the model gets the first 2 KB and a file path), or the hook's
 // PostToolUse response (the whole output) being longer than what the transcript kept.
 import type { SpanRecord } from '../../model.js';
 import type { Detection } from './facts.js';
 
-const TRUNCATION_MARKER = /\.\.\. \[\d+ characters truncated\] \.\.\./;
+const TRUNCATION_MARKER = /\.\.\. \[\d+ characters truncated\] \.\.\.|^<persisted-output>\s*Output too large \(/;
 /** Differences below this are formatting (the transcript joins stdout and stderr), not truncation. */
 const MIN_MISSING_CHARS = 1_000;
 

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const env = { HOME: '/nonexistent', CCOTEL_CONFIG: '/nonexistent/config.yaml' };
+
+describe('scan_interval_ms', () => {
+  it('defaults to 15 s; the environment beats the default and the flag beats both', () => {
+    expect(loadConfig({}, env).scanIntervalMs).toBe(15_000);
+    expect(loadConfig({}, { ...env, CCOTEL_SCAN_INTERVAL_MS: '2000' }).scanIntervalMs).toBe(2_000);
+    expect(loadConfig({ scanIntervalMs: 500 }, { ...env, CCOTEL_SCAN_INTERVAL_MS: '2000' }).scanIntervalMs).toBe(500);
+  });
+
+  it('refuses an interval that is not a whole number of ms ≥ 100', () => {
+    expect(() => loadConfig({ scanIntervalMs: 10 }, env)).toThrow(ConfigError);
+    expect(() => loadConfig({}, { ...env, CCOTEL_SCAN_INTERVAL_MS: 'often' })).toThrow(/scan interval/);
+  });
+});
