@@ -21,7 +21,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { loadConfig } from '../sidecar/src/config.js';
+import { DEFAULTS, loadConfig } from '../sidecar/src/config.js';
 import { buildPipeline, ingestFile } from '../sidecar/src/ingest.js';
 import type { TelemetryBatch } from '../sidecar/src/model.js';
 import { SIDECAR_VERSION, sidecarResource } from '../sidecar/src/resource.js';
@@ -56,7 +56,8 @@ const COLLECTOR_TARGET_UTILISATION = 0.6;
 const README_EVENTS_PER_CORE = 40_000;
 /** Exporter README: one 32-core / 128 GB ClickHouse node takes about 20 billion log rows a day. */
 const README_ROWS_PER_NODE_PER_SECOND = 20e9 / 86_400;
-const RAW_TTL_DAYS = 14;
+/** Raw rows are kept for the default raw window (DESIGN §9). */
+const RAW_TTL_DAYS = DEFAULTS.rawTtlDays;
 /** Disk a ClickHouse node is given for raw rows (assumption, e.g. 4 × 3.84 TB NVMe less headroom). */
 const DISK_PER_NODE_BYTES = 10e12;
 
@@ -499,7 +500,7 @@ async function main(): Promise<void> {
     `in requests of ${saturations[1]!.itemsPerRequest} events (what the sidecars sent at ${realistic.linesPerHostPerSecond} line/s per host), **${fmt(batchedPerCore)} events/s** in requests of 1000.`);
 
   console.log(`\n## Capacity (busy agents: ${BUSY_REQUESTS_PER_HOUR} model requests an hour each, all at once; collectors at ${COLLECTOR_TARGET_UTILISATION * 100} % of their cores; raw rows kept ${RAW_TTL_DAYS} days)\n`);
-  console.log('| agent hosts | events/s | collector cores (sidecar-sized requests) | (requests of 1000) | (README 40k/s/core) | ClickHouse rows/day | raw storage (14 d) | ClickHouse nodes by inserts (README 20 bn rows/day) | by disk (10 TB/node) | nodes with 2 replicas |');
+  console.log(`| agent hosts | events/s | collector cores (sidecar-sized requests) | (requests of 1000) | (README 40k/s/core) | ClickHouse rows/day | raw storage (${RAW_TTL_DAYS} d) | ClickHouse nodes by inserts (README 20 bn rows/day) | by disk (10 TB/node) | nodes with 2 replicas |`);
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const hostCount of [1_000, 10_000, 100_000]) {
     const eventsPerSecond = (hostCount * eventsPerChat * BUSY_REQUESTS_PER_HOUR) / 3600;
