@@ -16,3 +16,16 @@ export function storeCli(storeDir: string, env: () => NodeJS.ProcessEnv) {
       .map((line) => JSON.parse(line) as T);
   return { ccotel, query };
 }
+
+const OPEN_STORE = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src', 'store', 'open-store.js');
+
+/**
+ * Runs one writing statement on an embedded store, in a process of its own (an embedded store belongs to one
+ * process, and `ccotel query` is read-only): for tests that plant rows no input produces, e.g. a detection.
+ */
+export function writeToStore(storeDir: string, sql: string, env: NodeJS.ProcessEnv): void {
+  const script = `const { openStore } = await import(${JSON.stringify(OPEN_STORE)});
+    const store = await openStore(process.argv[1], { command: 'test', access: 'write', rawTtlDays: 0 });
+    try { await store.client.command({ query: process.argv[2] }); } finally { await store.close(); }`;
+  execFileSync(process.execPath, ['--input-type=module', '-e', script, storeDir, sql], { env, encoding: 'utf8' });
+}

@@ -1,7 +1,7 @@
 // Sink down for a while: the real CLI (`npm run build` first) follows transcripts that grow while its store
 // cannot take them; once the store is back it catches up, and the store holds exactly the reference set.
 //  - server: `ccotel run --store http://…` against a ClickHouse HTTP stand-in (this process's embedded store
-//    behind the query endpoint) seen through a proxy that refuses connections, answers 503, or loses the
+//    behind the query endpoint's HTTP side, writes allowed: writable-stand-in.ts) seen through a proxy that refuses connections, answers 503, or loses the
 //    answers of INSERTs that did run;
 //  - embedded: the store directory is held by a real `ccotel backfill` (its lock) when `run` starts.
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -11,12 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
-import { startQueryEndpoint, type QueryEndpoint } from '../../sidecar/src/store/query-endpoint.js';
+import type { QueryEndpoint } from '../../sidecar/src/store/query-endpoint.js';
 import { generateCorpus } from '../generator/corpus.js';
 import { assertBuilt, CLI, cliEnv, runCli, runCliAsync, startRun, type TranscriptStatus } from './cli.js';
 import { compareSpanIds, referenceSpanIds } from './reference.js';
 import { startSwitchableProxy, type SwitchableProxy } from './switchable-proxy.js';
 import { appendTurns, sessionPath, waitFor } from './transcripts.js';
+import { writableStandIn } from './writable-stand-in.js';
 
 const HOUR_AGO = Date.now() - 3_600_000;
 const sleep = (ms: number) => new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
@@ -47,7 +48,7 @@ describe('sink down (slow: the real CLI)', () => {
     const claude = join(home, 'claude');
     const store: Store = await openStore(join(work, 'server-store'), { command: 'test', access: 'write' });
     cleanups.push(() => store.close());
-    const endpoint: QueryEndpoint = await startQueryEndpoint(store.client);
+    const endpoint: QueryEndpoint = await writableStandIn(store.client);
     cleanups.push(() => endpoint.close());
     const proxy: SwitchableProxy = await startSwitchableProxy(endpoint.url);
     cleanups.push(() => proxy.close());

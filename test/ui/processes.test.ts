@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeCli } from '../e2e/store-cli.js';
+import { storeCli, writeToStore } from '../e2e/store-cli.js';
 import { generateCorpus } from '../generator/corpus.js';
 import { launchBrowser, newPage, serve, shown, stop, type Served } from './browser.js';
 
@@ -30,9 +30,9 @@ describe('ccotel ui: a failure mode with its process', () => {
       `SELECT TraceId AS trace, SpanAttributes['session.id'] AS session, SpanAttributes['gen_ai.tool.call.id'] AS tool
        FROM otel_traces WHERE SpanName = 'execute_tool Bash' ORDER BY SpanId LIMIT 1`,
     );
-    ccotel('query', `INSERT INTO otel_logs (Timestamp, TraceId, EventName, SeverityText, LogAttributes) SELECT now64(9), '${turn.trace}',
+    writeToStore(storeDir, `INSERT INTO otel_logs (Timestamp, TraceId, EventName, SeverityText, LogAttributes) SELECT now64(9), '${turn.trace}',
       'ccotel.failure_mode.detected', 'WARN', map('session.id', '${turn.session}', 'mode', 'orphan_process', 'tool_use_id', '${turn.tool}',
-      'process.pid', '4242', 'process.command_line', 'node server.js', 'network.local.port', '8080', 'ccotel.record.id', 'planted-1')`);
+      'process.pid', '4242', 'process.command_line', 'node server.js', 'network.local.port', '8080', 'ccotel.record.id', 'planted-1')`, env);
     served = await serve(['ui', '--store', storeDir], env);
     page = await newPage(browser, consoleErrors);
     await page.goto(served.loginUrl);
