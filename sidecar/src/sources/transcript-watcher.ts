@@ -20,6 +20,8 @@ export interface TranscriptWatcherOptions {
 
 interface Watched extends TreeDir {
   watcher: FSWatcher;
+  /** Which directory is watched: one deleted and created again at the same path is another one, whose old watch sees nothing. */
+  identity: string;
 }
 
 /** Of a polled file: what tells a change. */
@@ -73,7 +75,12 @@ export class TranscriptWatcher {
   private async watchTree(top: TreeDir, announce: boolean): Promise<void> {
     const pending: TreeDir[] = [top];
     for (let dir = pending.pop(); dir && this.mode === 'inotify'; dir = pending.pop()) {
-      if (this.watched.has(dir.path) || !this.addWatch(dir)) continue;
+      const identity = await directoryIdentity(dir.path);
+      if (identity === undefined) continue; // gone meanwhile: its parent's event says so
+      const watched = this.watched.get(dir.path);
+      if (watched?.identity === identity) continue;
+      if (watched) this.unwatchBelow(dir.path);
+      if (!this.addWatch(dir, identity)) continue;
       // Listed after the watch is in place: nothing created in between is missed.
       const listed = await this.options.tree.list(dir);
       if (announce) for (const path of listed.transcripts) this.options.onPath(path);
@@ -81,7 +88,7 @@ export class TranscriptWatcher {
     }
   }
 
-  private addWatch(dir: TreeDir): boolean {
+  private addWatch(dir: TreeDir, identity: string): boolean {
     let watcher: FSWatcher;
     try {
       watcher = watch(dir.path, { persistent: false }, (_event, name) => void this.onEvent(dir, name?.toString()));
@@ -90,7 +97,7 @@ export class TranscriptWatcher {
       return false;
     }
     watcher.on('error', (error) => this.watchFailed(dir.path, error as NodeJS.ErrnoException));
-    this.watched.set(dir.path, { ...dir, watcher });
+    this.watched.set(dir.path, { ...dir, watcher, identity });
     return true;
   }
 
@@ -104,8 +111,8 @@ export class TranscriptWatcher {
 
   private async onEvent(dir: TreeDir, name: string | undefined): Promise<void> {
     if (this.mode !== 'inotify') return;
-    if (name === undefined || (name === basename(dir.path) && !(await exists(dir.path)))) {
-      // The directory itself went away (or the kernel gave no name): look at it again from its parent.
+    if (name === undefined || (name === basename(dir.path) && (await this.replacedOrGone(dir.path)))) {
+      // The directory itself went away, or was deleted and created again (or the kernel gave no name): look again.
       return this.recheckDir(dir);
     }
     const path = join(dir.path, name);
@@ -116,6 +123,11 @@ export class TranscriptWatcher {
     if (info?.isDirectory()) await this.watchTree({ path, role }, true);
     else if (info?.isSymbolicLink()) await this.options.tree.symlinkedDirectory(path);
     else this.unwatchBelow(path);
+  }
+
+  /** Whether the directory watched at `path` is gone or another one now. */
+  private async replacedOrGone(path: string): Promise<boolean> {
+    return (await directoryIdentity(path)) !== this.watched.get(path)?.identity;
   }
 
   private async recheckDir(dir: TreeDir): Promise<void> {
@@ -203,4 +215,13 @@ export class TranscriptWatcher {
 
 async function exists(path: string): Promise<boolean> {
   return (await lstat(path).catch(() => undefined)) !== undefined;
+}
+
+/**
+ * A directory's identity: its inode and birth time (a filesystem reuses a freed inode number at once, so a
+ * directory deleted and created again often has the same one). Undefined when it is not a directory.
+ */
+async function directoryIdentity(path: string): Promise<string | undefined> {
+  const info = await lstat(path, { bigint: true }).catch(() => undefined);
+  return info?.isDirectory() ? `${info.ino}:${info.birthtimeNs}` : undefined;
 }

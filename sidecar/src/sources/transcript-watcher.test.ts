@@ -1,0 +1,36 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TranscriptTree } from './transcript-tree.js';
+import { TranscriptWatcher } from './transcript-watcher.js';
+
+const settle = (ms: number) => new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
+
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await settle(20);
+  return check();
+}
+
+describe('TranscriptWatcher (inotify)', () => {
+  let watcher: TranscriptWatcher | undefined;
+  afterEach(async () => watcher?.stop());
+
+  it('follows a root deleted and created again before its events are handled (a new inode at the same path)', async () => {
+    const root = join(mkdtempSync(join(tmpdir(), 'ccotel-watcher-')), 'projects');
+    const project = join(root, 'p');
+    mkdirSync(project, { recursive: true });
+    const seen: string[] = [];
+    watcher = new TranscriptWatcher({ tree: new TranscriptTree([root]), onPath: (path) => seen.push(path), usePolling: false, pollIntervalMs: 1_000 });
+    await watcher.start();
+
+    // In one go, so the watcher sees the delete only once the directory is back: its old watch is dead.
+    rmSync(root, { recursive: true });
+    mkdirSync(project, { recursive: true });
+    await settle(300);
+    const transcript = join(project, 'late.jsonl');
+    writeFileSync(transcript, '{}\n');
+    expect(await until(() => seen.includes(transcript))).toBe(true);
+  });
+});
