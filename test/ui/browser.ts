@@ -81,6 +81,15 @@ export function serve(args: string[], env: NodeJS.ProcessEnv): Promise<Served> {
   });
 }
 
+/** `ccotel ui` on an embedded store, and a page logged in on its overview. */
+export async function openUi(browser: Browser, storeDir: string, env: NodeJS.ProcessEnv, consoleErrors: string[]): Promise<{ served: Served; page: Page }> {
+  const served = await serve(['ui', '--store', storeDir], env);
+  const page = await newPage(browser, consoleErrors);
+  await page.goto(served.loginUrl);
+  await shown(page, 'overview');
+  return { served, page };
+}
+
 /** SIGTERM, and wait for the exit. */
 export async function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null) return;

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeCli } from '../e2e/store-cli.js';
 import { generateCorpus, type Expected } from '../generator/corpus.js';
-import { launchBrowser, newPage, serve, shown, stop, type Served } from './browser.js';
+import { launchBrowser, openUi, shown, stop, type Served } from './browser.js';
 
 const DAY = 86_400_000;
 interface Usage {
@@ -37,10 +37,7 @@ describe('ccotel ui with history older than the raw window', () => {
     ccotel('backfill', '--no-progress');
     bySession = JSON.parse(ccotel('report', 'session', '--json', '--timezone', 'UTC')) as Usage;
     daily = JSON.parse(ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as Usage;
-    served = await serve(['ui', '--store', storeDir], env);
-    page = await newPage(browser, consoleErrors);
-    await page.goto(served.loginUrl);
-    await shown(page, 'overview');
+    ({ served, page } = await openUi(browser, storeDir, env, consoleErrors));
   });
 
   afterAll(async () => {

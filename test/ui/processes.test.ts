@@ -9,7 +9,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeCli, writeToStore } from '../e2e/store-cli.js';
 import { generateCorpus } from '../generator/corpus.js';
-import { launchBrowser, newPage, serve, shown, stop, type Served } from './browser.js';
+import { launchBrowser, openUi, shown, stop, type Served } from './browser.js';
 
 describe('ccotel ui: a failure mode with its process', () => {
   const root = mkdtempSync(join(tmpdir(), 'ccotel-ui-processes-'));
@@ -33,10 +33,7 @@ describe('ccotel ui: a failure mode with its process', () => {
     writeToStore(storeDir, `INSERT INTO otel_logs (Timestamp, TraceId, EventName, SeverityText, LogAttributes) SELECT now64(9), '${turn.trace}',
       'ccotel.failure_mode.detected', 'WARN', map('session.id', '${turn.session}', 'mode', 'orphan_process', 'tool_use_id', '${turn.tool}',
       'process.pid', '4242', 'process.command_line', 'node server.js', 'network.local.port', '8080', 'ccotel.record.id', 'planted-1')`, env);
-    served = await serve(['ui', '--store', storeDir], env);
-    page = await newPage(browser, consoleErrors);
-    await page.goto(served.loginUrl);
-    await shown(page, 'overview');
+    ({ served, page } = await openUi(browser, storeDir, env, consoleErrors));
   });
 
   afterAll(async () => {
