@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { loadConfig } from '../config.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
+import { selectRows } from '../report/select.js';
 import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport, type UsageRow } from '../report/usage.js';
 import type { TokenFigures } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
@@ -12,13 +13,11 @@ import { storeOption, type GlobalOptions } from './options.js';
 
 export type Report = Record<ReportSection, Record<string, unknown>[]>;
 
+/** The sections in REPORT_QUERIES' order; their queries overlap (report/select.ts). */
 export async function buildReport(client: ClickHouseClient): Promise<Report> {
-  const report = {} as Report;
-  for (const [section, query] of Object.entries(REPORT_QUERIES) as [ReportSection, { sql: string }][]) {
-    const result = await client.query({ query: query.sql, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } });
-    report[section] = await result.json<Record<string, unknown>>();
-  }
-  return report;
+  const sections = Object.entries(REPORT_QUERIES) as [ReportSection, { sql: string }][];
+  const answers = await Promise.all(sections.map(([, query]) => selectRows<Record<string, unknown>>(client, query.sql)));
+  return Object.fromEntries(sections.map(([section], index) => [section, answers[index]])) as Report;
 }
 
 function newTable(head: string[]): Table.Table {

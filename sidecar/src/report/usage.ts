@@ -5,6 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { usageTableNames } from '../../../schemas/usage.js';
 import { billingBlocks, type UsageItem } from './blocks.js';
+import { selectRows } from './select.js';
 import { addTokens, emptyTokens, type TokenFigures } from './tokens.js';
 
 export type UsagePeriod = 'daily' | 'weekly' | 'monthly' | 'session' | 'blocks';
@@ -57,17 +58,22 @@ export interface UsageReport {
   unknown_models: string[];
 }
 
-/** One row per chat, plus, for models without a price, Claude Code's own cost of them in that session. */
+/**
+ * One row per chat, plus, for models without a price, Claude Code's own cost of them in that session. Only
+ * the sums need FINAL (one row per span id); max, argMin and argMax give the same answer over repeats of a row,
+ * so those reads skip its merge.
+ */
 function itemsSql(database: string): string {
   const { spans, events } = usageTableNames(database);
   return `
 WITH
   chats AS (SELECT SessionId, Timestamp, Name AS Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens,
                    CostUsd, UnknownModel FROM ${spans} FINAL WHERE Kind = 'chat'),
-  reported AS (SELECT SessionId, argMax(ReportedCostByModel, ReportedCostUsd) AS ByModel FROM ${events} FINAL
+  reported AS (SELECT SessionId, argMax(ReportedCostByModel, ReportedCostUsd) AS ByModel FROM ${events}
                WHERE EventName = 'ccotel.cost.reported' GROUP BY SessionId),
-  unpriced AS (SELECT SessionId, Model, max(Timestamp) AS Timestamp FROM chats WHERE UnknownModel = 1 GROUP BY SessionId, Model),
-  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project FROM ${spans} FINAL GROUP BY SessionId)
+  unpriced AS (SELECT SessionId, Name AS Model, max(Timestamp) AS Timestamp FROM ${spans}
+               WHERE Kind = 'chat' AND UnknownModel = 1 GROUP BY SessionId, Model),
+  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project FROM ${spans} GROUP BY SessionId)
 SELECT i.*, p.Project AS Project FROM (
   SELECT SessionId, Timestamp, Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens, CostUsd, UnknownModel FROM chats
   UNION ALL
@@ -112,14 +118,6 @@ const TOKEN_SUMS = `sum(InputTokens) AS input_tokens, sum(OutputTokens) AS outpu
   sum(CacheCreationTokens) AS cache_creation_tokens, sum(CacheReadTokens) AS cache_read_tokens, sum(CostUsd) AS cost_usd,
   max(UnknownModel) AS unknown, toUnixTimestamp64Milli(min(Timestamp)) AS first_ms, toUnixTimestamp64Milli(max(Timestamp)) AS last_ms`;
 
-async function select<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
-  const result = await client.query({
-    query, query_params: params, format: 'JSONEachRow',
-    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-  });
-  return result.json<T>();
-}
-
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 export async function usageReport(client: ClickHouseClient, period: UsagePeriod, filter: UsageFilter = {}): Promise<UsageReport> {
@@ -130,14 +128,14 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
   let rows: UsageRow[];
   let slices: { sessions: string[]; model: string; unknown: number }[];
   if (period === 'blocks') {
-    const list = await select<UsageItem & { unknown: number }>(client,
+    const list = await selectRows<UsageItem & { unknown: number }>(client,
       `SELECT SessionId AS session, toUnixTimestamp64Milli(Timestamp) AS time_ms, Model AS model, InputTokens AS input_tokens,
          OutputTokens AS output_tokens, CacheCreationTokens AS cache_creation_tokens, CacheReadTokens AS cache_read_tokens,
          CostUsd AS cost_usd, UnknownModel AS unknown FROM ${items} ORDER BY time_ms, session`, params);
     rows = billingBlocks(list, Date.now());
     slices = list.map((item) => ({ sessions: [item.session], model: item.model, unknown: item.unknown }));
   } else {
-    const groups = await select<GroupRow>(client,
+    const groups = await selectRows<GroupRow>(client,
       `SELECT ${PERIOD_KEY[period]} AS period, Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS},
          argMinIf(Project, Timestamp, Project != '') AS project
        FROM ${items} GROUP BY period, model ORDER BY period, model`, params);
@@ -179,10 +177,10 @@ function groupRows(groups: GroupRow[]): UsageRow[] {
 
 async function addReportedCost(client: ClickHouseClient, rows: UsageRow[], database: string): Promise<void> {
   const { events } = usageTableNames(database);
-  const reported = await select<{ session: string; usd: number }>(client,
-    `SELECT SessionId AS session, max(ReportedCostUsd) AS usd FROM ${events} FINAL
-     WHERE EventName = 'ccotel.cost.reported' AND SessionId IN {sessions:Array(String)} GROUP BY session`,
-    { sessions: rows.map((row) => row.period) });
+  const reported = await selectRows<{ session: string; usd: number }>(client,
+    // Every session's (max needs no FINAL); those without a row are left out below.
+    `SELECT SessionId AS session, max(ReportedCostUsd) AS usd FROM ${events}
+     WHERE EventName = 'ccotel.cost.reported' GROUP BY session`);
   const bySession = new Map(reported.map((r) => [r.session, r.usd]));
   for (const row of rows) {
     row.project ??= '';

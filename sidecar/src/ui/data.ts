@@ -4,6 +4,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 import { buildReport } from '../commands/report.js';
+import { selectRows as rows } from '../report/select.js';
 import { usageReport, type UsageRow } from '../report/usage.js';
 import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS, SPANS_PER_DAY } from './queries.js';
 import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
@@ -33,11 +34,6 @@ export function withRange(client: ClickHouseClient, range: TimeRange): ClickHous
       return (params: Parameters<ClickHouseClient['query']>[0]) => target.query({ ...params, query: `${params.query}\n${settings}` } as never);
     },
   });
-}
-
-async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
-  const result = await client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } });
-  return result.json<T>();
 }
 
 interface SpanDay {
@@ -148,17 +144,21 @@ export class UiData {
 
   async overview(range: TimeRange): Promise<Overview> {
     const client = withRange(this.client, range);
-    const report = await buildReport(client);
-    const usage = await usageReport(client, 'daily', { timezone: TIMEZONE, database: this.database });
-    const days = mergeDays(await rows<SpanDay>(client, SPANS_PER_DAY), await rows<LogDay>(client, LOGS_PER_DAY), usage.rows);
-    const projects = byProject((await usageReport(client, 'session', { timezone: TIMEZONE, database: this.database })).rows);
-    return { range, report, days, projects };
+    // Independent questions, asked at once.
+    const [report, daily, spanDays, logDays, sessions] = await Promise.all([
+      buildReport(client),
+      usageReport(client, 'daily', { timezone: TIMEZONE, database: this.database }),
+      rows<SpanDay>(client, SPANS_PER_DAY),
+      rows<LogDay>(client, LOGS_PER_DAY),
+      usageReport(client, 'session', { timezone: TIMEZONE, database: this.database }),
+    ]);
+    return { range, report, days: mergeDays(spanDays, logDays, daily.rows), projects: byProject(sessions.rows) };
   }
 
   async sessions(range: TimeRange): Promise<SessionRow[]> {
     const client = withRange(this.client, range);
-    const usage = await usageReport(client, 'session', { timezone: TIMEZONE, database: this.database });
-    return joinSessions(await rows<RawSession>(client, SESSIONS), usage.rows);
+    const [raw, usage] = await Promise.all([rows<RawSession>(client, SESSIONS), usageReport(client, 'session', { timezone: TIMEZONE, database: this.database })]);
+    return joinSessions(raw, usage.rows);
   }
 
   failures(range: TimeRange): Promise<FailureRow[]> {
