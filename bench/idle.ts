@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assertBuilt, CLI, cliEnv, startOtlpStub, startRun, transcriptStatus } from '../test/reliability/cli.js';
 import { waitFor, writeManyTranscripts } from '../test/reliability/transcripts.js';
+import { reportGoals } from './goals.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -131,3 +132,9 @@ for (const row of rows) {
   console.log(`  idle CPU ${row.cpuPercent.toFixed(2)}% of a core; RSS first ${Math.round(rss[0])} MB, last ${Math.round(rss[rss.length - 1])} MB, max ${Math.round(Math.max(...rss))} MB; chdb mapped: ${row.chdbLoaded ? 'YES' : 'no'}; load ${row.load}`);
 }
 console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'})`);
+const current = rows[rows.length - 1];
+// Issue #18 goal 3: ≤ 0.3% of a core and ≤ 120 MB RSS (the largest seen in the idle window) with the files followed.
+reportGoals(`idle, ${fileCount} files, OTLP-only`, [
+  { goal: 'idle CPU', measured: Number(current.cpuPercent.toFixed(2)), unit: '% of a core', bound: 0.3, better: 'lower', peer: rows.length > 1 ? `baseline ${rows[0].cpuPercent.toFixed(2)}%` : undefined },
+  { goal: 'idle RSS, largest in the window', measured: Math.round(Math.max(...current.rssMb)), unit: 'MB', bound: 120, better: 'lower' },
+]);
