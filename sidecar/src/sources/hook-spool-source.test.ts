@@ -26,7 +26,7 @@ const SESSION = 'aaaaaaaa-0000-4000-8000-000000000001';
 const nameAt = (ns: bigint, pid = 100) => `${ns.toString().padStart(20, '0')}-${pid}-0a1b2c3d.json`;
 const T0 = 1_790_000_000_000_000_000n;
 
-function setup(options: { safetyPollMs?: number } = {}) {
+function setup() {
   const state = mkdtempSync(join(tmpdir(), 'ccotel-spool-'));
   const spoolDir = join(state, 'spool');
   mkdirSync(spoolDir);
@@ -40,7 +40,6 @@ function setup(options: { safetyPollMs?: number } = {}) {
     hookDroppedPath: join(state, 'hook-dropped'),
     pipeline,
     maskText: async (text) => text.replaceAll('hunter2', '[MASKED]'),
-    ...options,
     addHook: (event) => {
       seen.push(event);
       hooks.add(event);
@@ -133,19 +132,6 @@ describe('HookSpoolSource', () => {
     await pipeline.flush();
     expect(readdirSync(spoolDir)).toEqual([]);
     expect(sink.received.logs.map((log) => log.eventName).sort()).toEqual(['ccotel.hook.session_end', 'ccotel.session.ended']);
-  });
-
-  it('follows the spool: an event written while it waits is read at once, not on the next safety poll', async () => {
-    const { seen, source, write } = setup({ safetyPollMs: 3_600_000 });
-    source.start();
-    try {
-      write(`4242-0a1b2c3d-4e5f.json`, { session_id: SESSION, hook_event_name: 'UserPromptSubmit', prompt: 'hi' });
-      const deadline = Date.now() + 20_000;
-      while (seen.length === 0 && Date.now() < deadline) await new Promise((resolveDelay) => setTimeout(resolveDelay, 20));
-      expect(seen.map((event) => event.payload.hook_event_name)).toEqual(['UserPromptSubmit']);
-    } finally {
-      await source.stop();
-    }
   });
 
   it('keeps files with consume: false (backfill --keep-spool)', async () => {

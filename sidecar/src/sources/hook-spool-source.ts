@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../processors/correlate-hooks.js';
-import { DirectoryFollower } from './directory-follower.js';
 import { readRegularFileSync } from './regular-file.js';
 
 export interface HookSpoolOptions {
@@ -30,8 +29,7 @@ export interface HookSpoolOptions {
   consume?: boolean;
   /** A `.tmp-*` file older than this was left by a hook killed mid-write: deleted. */
   staleTmpMs?: number;
-  /** Follow mode: the spool directory is watched, and scanned this often anyway (inotify can drop events). */
-  safetyPollMs?: number;
+  pollMs?: number;
   /** Called before each scan in follow mode (e.g. to give up waiting for spans that never came). */
   onTick?: () => void;
   log?: (message: string) => void;
@@ -62,7 +60,7 @@ interface SpoolEntry {
   /** Written in place: may still be being written while it does not parse. */
   inPlace: boolean;
 }
-const DEFAULT_SAFETY_POLL_MS = 5_000;
+const DEFAULT_POLL_MS = 500;
 
 export class HookSpoolSource {
   readonly stats: HookSpoolStats = { read: 0, deadLettered: 0, deleted: 0, staleTmpRemoved: 0, dropped: 0 };
@@ -73,7 +71,9 @@ export class HookSpoolSource {
   /** Files that cannot be read (a FIFO or symlink named like a spool file): reported once, then left alone. */
   private readonly refused = new Set<string>();
   private droppedLinesSeen = 0;
-  private follower?: DirectoryFollower;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopping = false;
 
   constructor(private readonly options: HookSpoolOptions) {}
 
@@ -116,9 +116,10 @@ export class HookSpoolSource {
     }
   }
 
-  /** Follow the spool: scan when it changes (and every `safetyPollMs`), delivering after each scan. */
+  /** Follow the spool: scan every `pollMs`, delivering after each scan that found something. */
   start(): void {
     const tick = async () => {
+      if (this.stopping) return;
       try {
         this.options.onTick?.();
         this.scan();
@@ -126,13 +127,15 @@ export class HookSpoolSource {
       } catch (error) {
         this.options.log?.(`hook spool: delivery failed (${(error as Error).message}); the files stay and are retried`);
       }
+      if (!this.stopping) this.timer = setTimeout(() => (this.running = tick()), this.options.pollMs ?? DEFAULT_POLL_MS);
     };
-    this.follower = new DirectoryFollower({ dir: this.options.spoolDir, tick, safetyPollMs: this.options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS });
-    this.follower.start();
+    this.running = tick();
   }
 
   async stop(): Promise<void> {
-    await this.follower?.stop();
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.running;
     await this.settle();
   }
 

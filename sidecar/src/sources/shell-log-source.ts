@@ -1,14 +1,12 @@
 // Read the shell log (docs/HOOKS.md): `shellLogDir/<session id>.jsonl`, one `start` and one `end` line per
 // Bash tool command, appended by ccotel-shell.bash. Lines go to the shell correlator in file order; a line that
 // is not a v1 record is reported (`ccotel.record.skipped`, source `shell`) and skipped. In follow mode the
-// directory is watched (with a slow safety poll); read positions are committed after delivery, at the oldest
-// command not yet out, so a restart rebuilds every command whole (the deterministic ids drop what was
-// already delivered).
+// files are polled; read positions are committed after delivery, at the oldest command not yet out, so a
+// restart rebuilds every command whole (the deterministic ids drop what was already delivered).
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pipeline } from '../pipeline.js';
 import type { ShellCorrelator, ShellRecord } from '../processors/correlate-shell.js';
-import { DirectoryFollower } from './directory-follower.js';
 import { readLines } from './line-reader.js';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 
@@ -18,8 +16,7 @@ export interface ShellLogOptions {
   pipeline: Pipeline;
   /** Where read positions are kept between runs (none: read every file from its start). */
   checkpointPath?: string;
-  /** Follow mode: the directory is watched, and read this often anyway (inotify can drop events). */
-  safetyPollMs?: number;
+  pollMs?: number;
   /** Where a failed checkpoint write is reported (the sidecar's status). */
   stateWrites?: StateWrites;
   /** Called before each poll in follow mode. */
@@ -39,12 +36,14 @@ interface Position {
   size: number;
 }
 
-const DEFAULT_SAFETY_POLL_MS = 5_000;
+const DEFAULT_POLL_MS = 1_000;
 
 export class ShellLogSource {
   readonly stats: ShellLogStats = { files: 0, lines: 0, skipped: 0 };
   private readonly positions = new Map<string, Position>();
-  private follower?: DirectoryFollower;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopping = false;
   /** The checkpoint document last written, so an unchanged one is not written again. */
   private lastCommitted?: string;
   /** Paths that are not regular files (a FIFO, a symlink): reported once, never opened. */
@@ -68,9 +67,9 @@ export class ShellLogSource {
     for (const name of names) await this.readFile(join(this.options.dir, name));
   }
 
-  /** Follow the directory: read when it changes (and every `safetyPollMs`), committing after each delivery. */
   start(): void {
     const tick = async () => {
+      if (this.stopping) return;
       try {
         this.options.onTick?.();
         await this.readAll();
@@ -79,13 +78,15 @@ export class ShellLogSource {
       } catch (error) {
         this.options.log?.(`shell log: ${(error as Error).message}; retrying`);
       }
+      if (!this.stopping) this.timer = setTimeout(() => (this.running = tick()), this.options.pollMs ?? DEFAULT_POLL_MS);
     };
-    this.follower = new DirectoryFollower({ dir: this.options.dir, tick, safetyPollMs: this.options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS });
-    this.follower.start();
+    this.running = tick();
   }
 
   async stop(): Promise<void> {
-    await this.follower?.stop();
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.running;
   }
 
   /** Save read positions (call after a successful flush): each file's oldest command not yet out, or its end. */
