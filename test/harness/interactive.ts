@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -65,7 +66,7 @@ export interface InteractiveClaude {
   acceptApiKey(): Promise<void>;
   /** Shift+Tab until the footer shows `mode` (a pattern of the mode's label). */
   cycleModeTo(mode: RegExp): Promise<void>;
-  /** The CLI's exit status once it has exited (UNKNOWN_STATUS if tmux kept none), undefined while it runs. */
+  /** The CLI's exit status once it has exited, undefined while it runs. */
   exitStatus(): Promise<number | undefined>;
   /** Waits for the CLI to exit by itself (after /exit). */
   waitForExit(timeoutMs?: number): Promise<number>;
@@ -80,16 +81,10 @@ const API_KEY_PROMPT = 'Do you want to use this API key?';
 /** The footer under the prompt box, shown once the TUI takes input. */
 const FOOTER = /shift\+tab to cycle|\? for shortcuts/;
 
-/** The exit status of a CLI that exited without tmux recording one. */
-export const UNKNOWN_STATUS = -1;
-
-function processGone(pid: number): boolean {
-  try {
-    // A zombie still answers signal 0: it has exited, only not been reaped yet.
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
-  } catch {
-    return true;
-  }
+/** Runs `command` in a shell that writes its exit status to `statusFile` (renamed into place: whole or absent). */
+function recordingExitStatus(command: string[], statusFile: string): string[] {
+  const script = '"$@"; echo $? > "$STATUS.part" && mv "$STATUS.part" "$STATUS"';
+  return ['env', `STATUS=${statusFile}`, 'sh', '-c', script, 'sh', ...command];
 }
 
 /** The footer line that names the permission mode. */
@@ -112,11 +107,11 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
   const env = { ...claudeEnv(options), TERM: 'xterm-256color' };
   const command = ['env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), CLAUDE_BINARY, ...(options.args ?? [])];
   const size = ['-x', String(options.columns ?? 150), '-y', String(options.rows ?? 50)];
-  // remain-on-exit keeps the pane (and its exit status) after the CLI quits.
-  await tmux('new-session', '-d', '-s', 'claude', ...size, '-c', options.projectDir, '--', ...command, ';', 'set-option', '-g', 'remain-on-exit', 'on');
+  // tmux does not always record a dead pane's status (seen under load): a wrapping shell writes it to a file.
+  const statusFile = join(tmpdir(), `${socket}.exit-status`);
+  await tmux('new-session', '-d', '-s', 'claude', ...size, '-c', options.projectDir, '--', ...recordingExitStatus(command, statusFile));
 
   const screen = () => tmux('capture-pane', '-p', '-t', 'claude');
-  const paneState = async () => (await tmux('display-message', '-p', '-t', 'claude', '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}:#{pane_pid}')).trim().split(':');
 
   async function waitFor(pattern: ScreenPattern, wait: WaitOptions = {}): Promise<string> {
     const deadline = Date.now() + (wait.timeoutMs ?? DEFAULT_WAIT_MS);
@@ -136,14 +131,8 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
 
   const press = async (...keys: string[]) => void (await tmux('send-keys', '-t', 'claude', ...keys));
   const type = async (text: string) => void (await tmux('send-keys', '-t', 'claude', '-l', text));
-  const exitStatus = async () => {
-    const [dead, status, signal, pid] = await paneState();
-    if (dead !== '1') return undefined;
-    // A process ended by a signal has no status; report it the way a shell does (128 + signal).
-    if (status || signal) return status ? Number(status) : 128 + Number(signal);
-    // tmux marks the pane dead at the end of its output, and may not record a status: gone is gone.
-    return processGone(Number(pid)) ? UNKNOWN_STATUS : undefined;
-  };
+  // The shell's `$?`: a CLI ended by a signal reads as 128 + signal.
+  const exitStatus = async () => (existsSync(statusFile) ? Number(readFileSync(statusFile, 'utf8').trim()) : undefined);
 
   return {
     screen,
@@ -196,6 +185,7 @@ export async function startInteractive(options: InteractiveOptions): Promise<Int
     },
     async kill() {
       await tmux('kill-server').catch(() => undefined);
+      rmSync(statusFile, { force: true });
     },
   };
 }
