@@ -7,6 +7,7 @@ export default defineConfig({
     pool: 'forks',
     include: ['sidecar/**/*.test.ts', 'test/**/*.test.ts', 'dashboards/**/*.test.ts', 'schemas/**/*.test.ts'],
     testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // Set-up hooks start browsers, stores and corpora: minutes on a loaded machine.
+    hookTimeout: 300_000,
   },
 });

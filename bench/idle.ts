@@ -78,8 +78,8 @@ async function measure(cli: string, label: string): Promise<Row> {
     const status = () => transcriptStatus(env, 'none');
     await waitFor(
       `the catch-up on ${fileCount} files`,
-      () => {
-        const source = status();
+      async () => {
+        const source = await status();
         return source?.filesFollowed === fileCount && source.bytesBehind === 0 && source.sink.state === 'ok';
       },
       300_000,
@@ -104,7 +104,7 @@ async function measure(cli: string, label: string): Promise<Row> {
     const cpuPercent = (100 * (cpuSeconds(pid) - cpuBefore)) / ((performance.now() - windowStart) / 1000);
     return {
       label,
-      watcher: status()?.watcher ?? '?',
+      watcher: (await status())?.watcher ?? '?',
       watches: inotifyWatches(pid),
       catchUpSeconds,
       peakCatchUpMb,

@@ -64,7 +64,7 @@ try {
     return { tools: Number(row.tools), roots: Number(row.roots) };
   };
   const catchUpStarted = performance.now();
-  await waitFor('the catch-up', () => transcriptStatus(env, store)?.filesFollowed === otherFiles + 1, 300_000);
+  await waitFor('the catch-up', async () => (await transcriptStatus(env, store))?.filesFollowed === otherFiles + 1, 300_000);
   await waitFor('the first turn', async () => (await counts()).tools >= 1, 60_000);
   console.log(`catch-up on ${otherFiles + 1} files: ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s`);
 

@@ -3,7 +3,6 @@
 // batch over FLUSH_ITEMS (+ one check interval) items, at most SKIPPED_RECORDS_PER_FILE skipped records
 // with text, the heap grows by less than 256 MB, and a real `ccotel backfill` into the embedded store
 // peaks under 1 GiB RSS (it was 4.45 GB; ~370 MB measured, most of it the engine).
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { loadConfig } from '../../sidecar/src/config.js';
 import { buildPipeline, ingestFile } from '../../sidecar/src/ingest.js';
 import { batchSize, type Sink, type TelemetryBatch } from '../../sidecar/src/model.js';
 import { FLUSH_ITEMS, SKIPPED_RECORDS_PER_FILE } from '../../sidecar/src/pipeline.js';
-import { assertBuilt, CLI, cliEnv } from '../reliability/cli.js';
+import { assertBuilt, CLI, cliEnv, runProcess } from '../reliability/cli.js';
 
 const LINES = 300_000;
 
@@ -61,7 +60,7 @@ describe('bounded memory under a transcript of garbage lines', () => {
     expect(heapPeak - heapBefore).toBeLessThan(256 << 20);
   });
 
-  it('row 10: `ccotel backfill` of that transcript into the embedded store peaks under 1 GiB RSS', () => {
+  it('row 10: `ccotel backfill` of that transcript into the embedded store peaks under 1 GiB RSS', async () => {
     assertBuilt();
     const home = join(dir, 'backfill');
     const project = join(home, 'claude', 'projects', 'P');
@@ -71,7 +70,7 @@ describe('bounded memory under a transcript of garbage lines', () => {
     const preload = join(dir, 'peak-rss.cjs');
     const peakFile = join(dir, 'peak-rss.txt');
     writeFileSync(preload, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(peakFile)}, String(process.resourceUsage().maxRSS * 1024)));\n`);
-    const result = spawnSync(process.execPath, ['-r', preload, CLI, 'backfill', '--store', join(home, 'store')], { env: cliEnv(home), encoding: 'utf8', timeout: 300_000 });
+    const result = await runProcess(process.execPath, ['-r', preload, CLI, 'backfill', '--store', join(home, 'store')], cliEnv(home), 300_000);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout + result.stderr).toContain(`malformed_json=${LINES}`);
     expect(Number(readFileSync(peakFile, 'utf8'))).toBeLessThan(1 << 30);

@@ -9,7 +9,7 @@ import { installService, serviceEnvironmentPath, userUnitDir } from '../../sidec
 import { SIDECAR_UNIT } from '../../sidecar/src/service/units.js';
 import { openStore } from '../../sidecar/src/store/open-store.js';
 import { HOOK_SCRIPT } from '../hook/run.js';
-import { assertBuilt, CLI, cliEnv } from '../reliability/cli.js';
+import { assertBuilt, CLI, cliEnv, runProcess } from '../reliability/cli.js';
 
 let home: string;
 let umask: number;
@@ -69,16 +69,12 @@ describe('files other users must not read', () => {
     expect(existsSync(join(stateDir, 'hook-dropped'))).toBe(false);
   });
 
-  it('what held: every file and directory ccotel writes under the state dir is private under umask 000', () => {
+  it('what held: every file and directory ccotel writes under the state dir is private under umask 000', async () => {
     assertBuilt();
     const project = join(home, 'claude', 'projects', 'P');
     mkdirSync(project, { recursive: true });
     writeFileSync(join(project, '11111111-2222-3333-4444-555555555555.jsonl'), 'not json\n');
-    const result = spawnSync('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, CLI, 'backfill', '--store', join(home, 'store')], {
-      env: cliEnv(home),
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const result = await runProcess('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, CLI, 'backfill', '--store', join(home, 'store')], cliEnv(home), 120_000);
     expect(result.status, result.stderr).toBe(0);
     const entries = readdirSync(join(home, 'state'), { recursive: true, withFileTypes: true });
     expect(entries.length).toBeGreaterThan(0);

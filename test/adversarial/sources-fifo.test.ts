@@ -49,7 +49,7 @@ describe('FIFOs named like input files (slow: the real CLI)', () => {
     writeFileSync(event, JSON.stringify({ session_id: 'fifo-a', hook_event_name: 'Notification', message: 'hello' }));
     await waitFor('the spool event to be consumed', () => !existsSync(event), 30_000);
     writeSession(h, 'fifo-a', 1);
-    await waitFor('the appended turn', () => transcriptStatus(h.env, 'none')?.bytesBehind === 0, 60_000);
+    await waitFor('the appended turn', async () => (await transcriptStatus(h.env, 'none'))?.bytesBehind === 0, 60_000);
     expect(await terminate(sidecar)).toBe(0);
     expect(sidecar.output()).toContain('not a regular file');
   }, 300_000);

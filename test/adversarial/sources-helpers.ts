@@ -61,8 +61,8 @@ export async function runCaughtUp(h: HostileHome, files: number, extraArgs: stri
   h.sidecars.push(sidecar.child);
   await waitFor(
     `run to catch up on ${files} files`,
-    () => {
-      const source = transcriptStatus(h.env, 'none');
+    async () => {
+      const source = await transcriptStatus(h.env, 'none');
       return source?.filesFollowed === files && source.bytesBehind === 0 && source.sink.state === 'ok';
     },
     90_000,

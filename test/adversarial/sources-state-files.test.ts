@@ -92,19 +92,19 @@ describe('state files on a failing filesystem', () => {
       closeSync(fd);
       execFileSync('truncate', ['-s', `-${24 * 1024}`, filler]);
       const store = join(h.home, 'store'); // embedded, outside the small filesystem: only state files are on it
-      const status = () => JSON.parse(runCli(['status', '--json', '--store', store], h.env).stdout).sources[0] as { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string> } | undefined;
+      const status = async () => JSON.parse((await runCli(['status', '--json', '--store', store], h.env)).stdout).sources[0] as { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string> } | undefined;
 
       const sidecar = startRun(['--store', store], h.env);
       h.sidecars.push(sidecar.child);
       await waitFor('the query endpoint', () => sidecar.output().includes('queries served on'), 90_000);
-      await waitFor('status to report the checkpoint write failing', () => Object.values(status()?.stateErrors ?? {}).some((error) => error.includes('ENOSPC')), 60_000).catch((error: Error) => {
-        throw new Error(`${error.message}: ${JSON.stringify(status())}; ${sidecar.output()}; ${execFileSync('ls', ['-la', join(stateDir, 'checkpoints')], { encoding: 'utf8' })}`);
+      await waitFor('status to report the checkpoint write failing', async () => Object.values((await status())?.stateErrors ?? {}).some((error) => error.includes('ENOSPC')), 60_000).catch(async (error: Error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(await status())}; ${sidecar.output()}; ${execFileSync('ls', ['-la', join(stateDir, 'checkpoints')], { encoding: 'utf8' })}`);
       });
-      expect(status()?.running).toBe(true);
+      expect((await status())?.running).toBe(true);
 
       rmSync(filler);
-      await waitFor('the checkpoint written once there is space', () => {
-        const source = status();
+      await waitFor('the checkpoint written once there is space', async () => {
+        const source = await status();
         return source?.filesFollowed === 120 && source.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
       }, 120_000);
 
@@ -114,8 +114,8 @@ describe('state files on a failing filesystem', () => {
       await new Promise((resolveDelay) => setTimeout(resolveDelay, 6_000)); // a retry or two
       expect(sidecar.child.exitCode).toBeNull();
       execFileSync('mount', ['-o', 'remount,rw', stateDir]);
-      await waitFor('everything committed again', () => {
-        const source = status();
+      await waitFor('everything committed again', async () => {
+        const source = await status();
         return source?.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
       }, 120_000);
       expect(await terminate(sidecar)).toBe(0);

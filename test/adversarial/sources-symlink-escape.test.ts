@@ -50,7 +50,7 @@ describe('symlinks leading out of the transcript roots (slow: the real CLI)', ()
     // A link created while it runs is not read either.
     symlinkSync(outside, join(project, 'late.jsonl'));
     writeSession(h, 'escape-a', 1);
-    await waitFor('the appended turn', () => transcriptStatus(h.env, 'none')?.bytesBehind === 0, 60_000);
+    await waitFor('the appended turn', async () => (await transcriptStatus(h.env, 'none'))?.bytesBehind === 0, 60_000);
     await waitFor('the late link reported', () => sidecar.output().includes(`${join(project, 'late.jsonl')} is a symlink`), 30_000);
     expect(await terminate(sidecar)).toBe(0);
     expect(sidecar.output()).toContain(`not reading ${join(shellDir, 'escape-a.jsonl')}: a symlink`);

@@ -27,8 +27,8 @@ describe('symlink loops in a transcript root (slow: the real CLI)', () => {
     const sidecar = await runCaughtUp(h, 1);
     writeSession(h, 'loop-a', 1);
     writeSession(h, 'loop-b', 1, '-home-dev-other');
-    await waitFor('the appended turn and the new file', () => {
-      const source = transcriptStatus(h.env, 'none');
+    await waitFor('the appended turn and the new file', async () => {
+      const source = await transcriptStatus(h.env, 'none');
       return source?.filesFollowed === 2 && source.bytesBehind === 0;
     }, 60_000);
     expect(await terminate(sidecar)).toBe(0);

@@ -33,23 +33,23 @@ describe.each([
       CLAUDE_CONFIG_DIR: expected.configDirs.join(','),
       CCOTEL_RAW_TTL_DAYS: '0',
     };
-    ccotel('backfill', '--no-progress');
+    await ccotel('backfill', '--no-progress');
   });
 
-  it('has the expected sessions and turns by outcome', () => {
+  it('has the expected sessions and turns by outcome', async () => {
     // A session is known by its turns or by its start (a copied history may add no turn of its own).
-    const [{ sessions }] = query<{ sessions: number }>(
+    const [{ sessions }] = await query<{ sessions: number }>(
       `SELECT uniqExact(id) AS sessions FROM (
          SELECT SpanAttributes['session.id'] AS id FROM otel_traces WHERE SpanName = 'invoke_agent claude-code'
          UNION ALL SELECT LogAttributes['session.id'] FROM otel_logs WHERE EventName = 'ccotel.session.started')`,
     );
     expect(sessions).toBe(expected.sessions);
-    const byOutcome = toRecord(query(`SELECT SpanAttributes['ccotel.turn.outcome'] AS key, count() AS n FROM ${spans(`SpanName = 'invoke_agent claude-code'`)} GROUP BY key`));
+    const byOutcome = toRecord(await query(`SELECT SpanAttributes['ccotel.turn.outcome'] AS key, count() AS n FROM ${spans(`SpanName = 'invoke_agent claude-code'`)} GROUP BY key`));
     expect(byOutcome).toEqual(nonZero(expected.turnsByOutcome));
   });
 
-  it('has one chat span per API response and the deduplicated token sums', () => {
-    const [row] = query<{ chats: number; input: number; output: number; cacheRead: number; cacheCreation: number }>(
+  it('has one chat span per API response and the deduplicated token sums', async () => {
+    const [row] = await query<{ chats: number; input: number; output: number; cacheRead: number; cacheCreation: number }>(
       `SELECT count() AS chats,
          sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
          sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
@@ -60,8 +60,8 @@ describe.each([
     expect(row).toEqual({ chats: expected.chatSpans, ...expected.tokens });
   });
 
-  it('attributes tokens to their session', () => {
-    const rows = query<{ session: string; input: number; output: number; cacheRead: number; cacheCreation: number }>(
+  it('attributes tokens to their session', async () => {
+    const rows = await query<{ session: string; input: number; output: number; cacheRead: number; cacheCreation: number }>(
       `SELECT SpanAttributes['session.id'] AS session,
          sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
          sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
@@ -77,31 +77,31 @@ describe.each([
     for (const [session, tokens] of comparable) expect(ours[session], session).toEqual(tokens);
   });
 
-  it('has every tool call with its outcome', () => {
-    const byOutcome = toRecord(query(`SELECT SpanAttributes['ccotel.tool.outcome'] AS key, count() AS n FROM ${spans(`startsWith(SpanName, 'execute_tool ')`)} GROUP BY key`));
+  it('has every tool call with its outcome', async () => {
+    const byOutcome = toRecord(await query(`SELECT SpanAttributes['ccotel.tool.outcome'] AS key, count() AS n FROM ${spans(`startsWith(SpanName, 'execute_tool ')`)} GROUP BY key`));
     expect(byOutcome).toEqual(nonZero(expected.toolCallsByOutcome));
   });
 
-  it('has every subagent under a tool call, and the compactions', () => {
-    const bytype = toRecord(query(`SELECT SpanAttributes['gen_ai.agent.name'] AS key, count() AS n FROM ${spans(`startsWith(SpanName, 'invoke_agent ') AND SpanName != 'invoke_agent claude-code'`)} GROUP BY key`));
+  it('has every subagent under a tool call, and the compactions', async () => {
+    const bytype = toRecord(await query(`SELECT SpanAttributes['gen_ai.agent.name'] AS key, count() AS n FROM ${spans(`startsWith(SpanName, 'invoke_agent ') AND SpanName != 'invoke_agent claude-code'`)} GROUP BY key`));
     expect(bytype).toEqual(expected.subagentsByType);
-    const [{ orphans }] = query<{ orphans: number }>(`SELECT count() AS orphans FROM ${spans(`startsWith(SpanName, 'invoke_agent ') AND SpanName != 'invoke_agent claude-code' AND ParentSpanId = ''`)}`);
+    const [{ orphans }] = await query<{ orphans: number }>(`SELECT count() AS orphans FROM ${spans(`startsWith(SpanName, 'invoke_agent ') AND SpanName != 'invoke_agent claude-code' AND ParentSpanId = ''`)}`);
     expect(orphans).toBe(0);
-    const [{ compactions }] = query<{ compactions: number }>(`SELECT count() AS compactions FROM ${logs(`EventName = 'ccotel.compaction.occurred'`)}`);
+    const [{ compactions }] = await query<{ compactions: number }>(`SELECT count() AS compactions FROM ${logs(`EventName = 'ccotel.compaction.occurred'`)}`);
     expect(compactions).toBe(expected.compactions);
   });
 
-  it('counts resume starts and the skipped lines by reason', () => {
-    const [{ resumes }] = query<{ resumes: number }>(`SELECT count() AS resumes FROM ${logs(`EventName = 'ccotel.session.started' AND LogAttributes['source'] = 'resume'`)}`);
+  it('counts resume starts and the skipped lines by reason', async () => {
+    const [{ resumes }] = await query<{ resumes: number }>(`SELECT count() AS resumes FROM ${logs(`EventName = 'ccotel.session.started' AND LogAttributes['source'] = 'resume'`)}`);
     expect(resumes).toBe(expected.resumeStarts);
-    const skipped = toRecord(query(`SELECT LogAttributes['reason'] AS key, count() AS n FROM ${logs(`EventName = 'ccotel.record.skipped'`)} GROUP BY key`));
+    const skipped = toRecord(await query(`SELECT LogAttributes['reason'] AS key, count() AS n FROM ${logs(`EventName = 'ccotel.record.skipped'`)} GROUP BY key`));
     expect(skipped).toEqual(nonZero(expected.skippedLines));
   });
 
-  it('adds no rows when run again', () => {
-    const count = () => query<{ n: number }>(`SELECT (SELECT count() FROM otel_traces) + (SELECT count() FROM otel_logs) + (SELECT count() FROM otel_metrics_sum) + (SELECT count() FROM otel_metrics_histogram) AS n`)[0].n;
-    const before = count();
-    ccotel('backfill', '--no-progress');
-    expect(count()).toBe(before);
+  it('adds no rows when run again', async () => {
+    const count = async () => (await query<{ n: number }>(`SELECT (SELECT count() FROM otel_traces) + (SELECT count() FROM otel_logs) + (SELECT count() FROM otel_metrics_sum) + (SELECT count() FROM otel_metrics_histogram) AS n`))[0].n;
+    const before = await count();
+    await ccotel('backfill', '--no-progress');
+    expect(await count()).toBe(before);
   });
 });

@@ -41,10 +41,10 @@ describe.each([
       CCOTEL_STATE_DIR: stateDir,
       CCOTEL_RAW_TTL_DAYS: '0',
     };
-    summary = JSON.parse(ccotel('backfill', '--no-progress', '--json')) as typeof summary;
+    summary = JSON.parse(await ccotel('backfill', '--no-progress', '--json')) as typeof summary;
   });
 
-  it('reads the generator the same way the corpus answer counts (sanity of the generator)', () => {
+  it('reads the generator the same way the corpus answer counts (sanity of the generator)', async () => {
     const nonZero = Object.fromEntries(Object.entries(corpus.toolCallsByOutcome).filter(([, n]) => n > 0));
     expect(expected.toolCallsByOutcome).toEqual(nonZero);
     expect(expected.sessionStarts.resume).toBe(corpus.resumeStarts);
@@ -52,26 +52,26 @@ describe.each([
     expect(Object.keys(expected.shellCommands).length).toBeGreaterThan(10);
   });
 
-  it('consumes every spool file, none kept aside, and makes one hook log record per hook event', () => {
+  it('consumes every spool file, none kept aside, and makes one hook log record per hook event', async () => {
     expect(summary.hookEvents).toMatchObject({ read: expected.hookEvents, deadLettered: 0 });
     expect(readdirSync(join(stateDir, 'spool')).filter((name) => name.endsWith('.json'))).toEqual([]);
-    const [{ n }] = query<{ n: number }>(`SELECT count() AS n FROM ${logs(`startsWith(EventName, 'ccotel.hook.')`)}`);
+    const [{ n }] = await query<{ n: number }>(`SELECT count() AS n FROM ${logs(`startsWith(EventName, 'ccotel.hook.')`)}`);
     expect(n).toBe(expected.hookEvents);
   });
 
-  it('has one trace per turn, and every prompt of a hooked session carries its UserPromptSubmit', () => {
-    const [turns] = query<{ roots: number; traces: number }>(
+  it('has one trace per turn, and every prompt of a hooked session carries its UserPromptSubmit', async () => {
+    const [turns] = await query<{ roots: number; traces: number }>(
       `SELECT count() AS roots, uniqExact(TraceId) AS traces FROM ${spans(`SpanName = 'invoke_agent claude-code'`)}`,
     );
     expect(turns).toEqual({ roots: corpus.turns, traces: corpus.turns });
-    const withPrompt = query<{ promptId: string }>(
+    const withPrompt = await query<{ promptId: string }>(
       `SELECT SpanAttributes['prompt.id'] AS promptId FROM ${spans(`SpanName = 'invoke_agent claude-code' AND has(Events.Name, 'UserPromptSubmit')`)}`,
     );
     expect(withPrompt.map((row) => row.promptId).sort()).toEqual([...expected.promptIds].sort());
   });
 
-  it('puts each Bash command under its Bash tool span, in the same trace, with the exit status of the call', () => {
-    const rows = query<{ toolUseId: string; exit: string; ended: string; sameTrace: number }>(
+  it('puts each Bash command under its Bash tool span, in the same trace, with the exit status of the call', async () => {
+    const rows = await query<{ toolUseId: string; exit: string; ended: string; sameTrace: number }>(
       `SELECT b.SpanAttributes['tool_use_id'] AS toolUseId, s.SpanAttributes['process.exit.code'] AS exit,
          s.SpanAttributes['ccotel.shell.ended'] AS ended, s.TraceId = b.TraceId AS sameTrace
        FROM ${spans(`startsWith(SpanName, 'shell ')`)} AS s
@@ -82,57 +82,57 @@ describe.each([
     expect(rows.length).toBe(Object.keys(got).length); // one command per call
     expect(got).toEqual(expected.shellCommands);
     // The session whose transcript is gone: its command has no Bash span, and a trace of its own.
-    const [{ alone }] = query<{ alone: number }>(
+    const [{ alone }] = await query<{ alone: number }>(
       `SELECT count() AS alone FROM ${spans(`startsWith(SpanName, 'shell ') AND ParentSpanId = '' AND SpanAttributes['session.id'] = '${expected.hookOnlySessionId}'`)}`,
     );
     expect(alone).toBe(expected.shellWithoutToolSpan);
-    const [{ shells }] = query<{ shells: number }>(`SELECT count() AS shells FROM ${spans(`startsWith(SpanName, 'shell ')`)}`);
+    const [{ shells }] = await query<{ shells: number }>(`SELECT count() AS shells FROM ${spans(`startsWith(SpanName, 'shell ')`)}`);
     expect(shells).toBe(Object.keys(expected.shellCommands).length + expected.shellWithoutToolSpan);
   });
 
-  it('has the hook events of each tool call on its execute_tool span, in firing order', () => {
-    const rows = query<{ toolUseId: string; events: string[] }>(
+  it('has the hook events of each tool call on its execute_tool span, in firing order', async () => {
+    const rows = await query<{ toolUseId: string; events: string[] }>(
       `SELECT SpanAttributes['tool_use_id'] AS toolUseId, Events.Name AS events FROM ${spans(`startsWith(SpanName, 'execute_tool ') AND length(Events.Name) > 0`)}`,
     );
     expect(Object.fromEntries(rows.map((row) => [row.toolUseId, row.events]))).toEqual(expected.toolHookEvents);
   });
 
-  it('counts session starts once each, by source; resume frequency by SQL equals the generator', () => {
-    const starts = toRecord(query(`SELECT LogAttributes['source'] AS key, count() AS n FROM ${logs(`EventName = 'ccotel.session.started'`)} GROUP BY key`));
+  it('counts session starts once each, by source; resume frequency by SQL equals the generator', async () => {
+    const starts = toRecord(await query(`SELECT LogAttributes['source'] AS key, count() AS n FROM ${logs(`EventName = 'ccotel.session.started'`)} GROUP BY key`));
     expect(starts).toEqual(expected.sessionStarts);
-    const metricStarts = toRecord(query(`SELECT Attributes['source'] AS key, sum(Value) AS n FROM ${points('ccotel.session.starts')} GROUP BY key`));
+    const metricStarts = toRecord(await query(`SELECT Attributes['source'] AS key, sum(Value) AS n FROM ${points('ccotel.session.starts')} GROUP BY key`));
     expect(metricStarts).toEqual(expected.sessionStarts);
-    const [{ fromHooks }] = query<{ fromHooks: number }>(`SELECT count() AS fromHooks FROM ${logs(`EventName = 'ccotel.session.started' AND LogAttributes['ccotel.start.origin'] = 'hook'`)}`);
+    const [{ fromHooks }] = await query<{ fromHooks: number }>(`SELECT count() AS fromHooks FROM ${logs(`EventName = 'ccotel.session.started' AND LogAttributes['ccotel.start.origin'] = 'hook'`)}`);
     expect(fromHooks).toBe(expected.hookSessionStarts);
-    const [{ resumeFrequency }] = query<{ resumeFrequency: number }>(
+    const [{ resumeFrequency }] = await query<{ resumeFrequency: number }>(
       `SELECT countIf(Attributes['source'] = 'resume') / count() AS resumeFrequency FROM ${points('ccotel.session.starts')}`,
     );
     expect(resumeFrequency).toBeCloseTo(expected.resumeFrequency, 12);
-    const ends = toRecord(query(`SELECT Attributes['reason'] AS key, sum(Value) AS n FROM ${points('ccotel.session.ends')} GROUP BY key`));
+    const ends = toRecord(await query(`SELECT Attributes['reason'] AS key, sum(Value) AS n FROM ${points('ccotel.session.ends')} GROUP BY key`));
     expect(ends).toEqual(expected.sessionEnds);
   });
 
-  it('counts one permission block per refused call, by tool and source, in the records and the metric', () => {
-    const blocked = toRecord(query(
+  it('counts one permission block per refused call, by tool and source, in the records and the metric', async () => {
+    const blocked = toRecord(await query(
       `SELECT concat(LogAttributes['gen_ai.tool.name'], '|', LogAttributes['source']) AS key, count() AS n FROM ${logs(`EventName = 'ccotel.permission.blocked'`)} GROUP BY key`,
     ));
     expect(blocked).toEqual(expected.permissionBlocks);
-    const metric = toRecord(query(
+    const metric = toRecord(await query(
       `SELECT concat(Attributes['gen_ai.tool.name'], '|', Attributes['source']) AS key, sum(Value) AS n FROM ${points('ccotel.permission.blocks')} GROUP BY key`,
     ));
     expect(metric).toEqual(expected.permissionBlocks);
-    const [{ calls, blocks }] = query<{ calls: number; blocks: number }>(
+    const [{ calls, blocks }] = await query<{ calls: number; blocks: number }>(
       `SELECT uniqExact(LogAttributes['tool_use_id']) AS calls, count() AS blocks FROM ${logs(`EventName = 'ccotel.permission.blocked'`)}`,
     );
     expect(blocks).toBe(calls);
   });
 
-  it('has the tool success rate of the generator, from the spans and from the metric', () => {
-    const [{ rate }] = query<{ rate: number }>(
+  it('has the tool success rate of the generator, from the spans and from the metric', async () => {
+    const [{ rate }] = await query<{ rate: number }>(
       `SELECT countIf(SpanAttributes['ccotel.tool.outcome'] = 'success') / count() AS rate FROM ${spans(`startsWith(SpanName, 'execute_tool ')`)}`,
     );
     expect(rate).toBeCloseTo(expected.toolSuccessRate, 12);
-    const [{ metricRate }] = query<{ metricRate: number }>(
+    const [{ metricRate }] = await query<{ metricRate: number }>(
       `SELECT sumIf(Value, Attributes['outcome'] = 'success') / sum(Value) AS metricRate FROM ${points('ccotel.tool.calls')}`,
     );
     expect(metricRate).toBeCloseTo(expected.toolSuccessRate, 12);

@@ -1,6 +1,6 @@
 // Run the built CLI (`npm run build` first) as a child process with its own HOME, state and config dirs.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,19 +29,28 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
   };
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: timeoutMs });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+export interface ProcessResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
 }
 
-/** As runCli, without blocking this process (needed when this process serves the store the CLI talks to). */
-export function runCliAsync(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/**
+ * A child run to its end without blocking this process: a test worker blocked for a minute (a synchronous
+ * child on a loaded machine) misses its runner's replies, and vitest fails the run.
+ */
+export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ProcessResult> {
   return new Promise((resolveRun) => {
-    execFile(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    execFile(command, args, { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolveRun({ status, stdout, stderr });
     });
   });
+}
+
+/** The built CLI, run to its end (see runProcess). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ProcessResult> {
+  return runProcess(process.execPath, [CLI, ...args], env, timeoutMs);
 }
 
 /** Start `ccotel run` (of `cli`, by default the built one); stderr is collected in `output`. */
@@ -64,14 +73,14 @@ export interface TranscriptStatus {
 }
 
 /** Undefined also when `ccotel status` gave no answer (e.g. timed out on a loaded machine): callers poll again. */
-export function transcriptStatus(env: NodeJS.ProcessEnv, store: string): TranscriptStatus | undefined {
-  const result = runCli(['status', '--json', '--store', store], env);
+export async function transcriptStatus(env: NodeJS.ProcessEnv, store: string): Promise<TranscriptStatus | undefined> {
+  const result = await runCli(['status', '--json', '--store', store], env);
   return result.status === 0 ? JSON.parse(result.stdout).sources[0] : undefined;
 }
 
 /** One number from `ccotel query … --format TSV`. */
-export function queryNumber(sql: string, env: NodeJS.ProcessEnv, store: string): number {
-  const result = runCli(['query', sql, '--format', 'TSV', '--store', store], env);
+export async function queryNumber(sql: string, env: NodeJS.ProcessEnv, store: string): Promise<number> {
+  const result = await runCli(['query', sql, '--format', 'TSV', '--store', store], env);
   if (result.status !== 0) throw new Error(`query failed: ${result.stderr}`);
   return Number(result.stdout.trim());
 }

@@ -89,8 +89,8 @@ interface SpanRow {
   name: string;
 }
 
-function spanRows(env: NodeJS.ProcessEnv, store: string): SpanRow[] {
-  const result = runCli(['query', 'SELECT SpanId, TraceId, ParentSpanId, SpanName FROM otel_traces', '--format', 'TSV', '--store', store], env, 120_000);
+async function spanRows(env: NodeJS.ProcessEnv, store: string): Promise<SpanRow[]> {
+  const result = await runCli(['query', 'SELECT SpanId, TraceId, ParentSpanId, SpanName FROM otel_traces', '--format', 'TSV', '--store', store], env, 120_000);
   if (result.status !== 0) throw new Error(`query on ${store} failed: ${result.stderr}`);
   return result.stdout
     .split('\n')
@@ -113,9 +113,9 @@ export async function crashLoop(options: CrashLoopOptions): Promise<CrashLoopRes
     const staged = join(work, 'staged');
     await generateCorpus({ seed: options.seed, root: staged, hostLayout: 'single-root', sessions: options.sessions });
     const referenceEnv = cliEnv(join(work, 'reference-home'), { CLAUDE_CONFIG_DIR: staged });
-    const backfill = runCli(['backfill', '--store', join(work, 'reference'), '--json'], referenceEnv, 300_000);
+    const backfill = await runCli(['backfill', '--store', join(work, 'reference'), '--json'], referenceEnv, 300_000);
     if (backfill.status !== 0) throw new Error(`reference backfill failed: ${backfill.stderr}`);
-    const reference = new Map(spanRows(referenceEnv, join(work, 'reference')).map((row) => [row.spanId, row]));
+    const reference = new Map((await spanRows(referenceEnv, join(work, 'reference'))).map((row) => [row.spanId, row]));
 
     // The live side: the same files, written little by little while the sidecar is killed and restarted.
     const home = join(work, 'home');
@@ -161,8 +161,8 @@ export async function crashLoop(options: CrashLoopOptions): Promise<CrashLoopRes
     // The last run may close idle sessions (the records are old), as backfill closes everything at the end.
     const last = startRun(['--store', store, '--idle', '1000'], env);
     children.push(last.child);
-    const settled = () => {
-      const status = JSON.parse(runCli(['status', '--json', '--store', store], env).stdout);
+    const settled = async () => {
+      const status = JSON.parse((await runCli(['status', '--json', '--store', store], env)).stdout);
       const source = status.sources[0];
       return source?.sink.state === 'ok' && source.bytesBehind === partialBytes && Date.now() - Date.parse(source.lastCommitTime) > 3_000;
     };
@@ -170,7 +170,7 @@ export async function crashLoop(options: CrashLoopOptions): Promise<CrashLoopRes
     last.child.kill('SIGTERM');
     if ((await last.exited) !== 0) throw new Error(`last run did not stop cleanly: ${last.output()}`);
 
-    const rows = spanRows(env, store);
+    const rows = await spanRows(env, store);
     const stored = new Map(rows.map((row) => [row.spanId, row]));
     const missing = [...reference.values()].filter((row) => !stored.has(row.spanId)).map((row) => row.name);
     const extra = [...stored.values()].filter((row) => !reference.has(row.spanId)).map((row) => row.name);

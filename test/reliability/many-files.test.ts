@@ -39,13 +39,13 @@ describe('10k transcript files (slow: the real CLI)', () => {
     const pid = sidecar.child.pid!;
     await waitFor(
       'the catch-up on 10k files',
-      () => {
-        const source = status();
+      async () => {
+        const source = await status();
         return source?.filesFollowed === FILES && source.bytesBehind === 0;
       },
       60_000,
     );
-    expect(status()?.watcher).toBe('inotify');
+    expect((await status())?.watcher).toBe('inotify');
 
     // Appends to files of both kinds, and 500 files that appear at once (every other one with a turn).
     for (const i of new Set(Array.from({ length: 200 }, () => rng.int(0, FILES - 1)))) {
@@ -53,15 +53,18 @@ describe('10k transcript files (slow: the real CLI)', () => {
     }
     writeManyTranscripts(claude, FILES, FILES + 500, 2, HOUR_AGO);
     const reference = await referenceSpanIds(claude);
-    const stored = () => {
-      const result = runCli(['query', 'SELECT SpanId FROM otel_traces', '--format', 'TSV', '--store', store], env);
+    const stored = async () => {
+      const result = await runCli(['query', 'SELECT SpanId FROM otel_traces', '--format', 'TSV', '--store', store], env);
       return result.status === 0 ? result.stdout.split('\n').filter(Boolean) : [];
     };
-    await waitFor('the appended turns', () => new Set(stored()).size >= reference.size, 60_000).catch(() => {});
-    expect(compareSpanIds(stored(), reference)).toEqual({ missing: 0, extra: 0, duplicates: 0 });
+    await waitFor('the appended turns', async () => new Set(await stored()).size >= reference.size, 60_000).catch(() => {});
+    expect(compareSpanIds(await stored(), reference)).toEqual({ missing: 0, extra: 0, duplicates: 0 });
     // The rows can be stored by a delivery started while reading, before the round's own flush marks the sink ok.
-    await waitFor('status to count the new files', () => status()?.filesFollowed === FILES + 500 && status()?.sink.state === 'ok', 15_000);
-    expect(status()).toMatchObject({ bytesBehind: 0, running: true, sink: { state: 'ok' } });
+    await waitFor('status to count the new files', async () => {
+      const source = await status();
+      return source?.filesFollowed === FILES + 500 && source.sink.state === 'ok';
+    }, 15_000);
+    expect(await status()).toMatchObject({ bytesBehind: 0, running: true, sink: { state: 'ok' } });
     const rssMb = peakRssMb(pid);
     console.log(`10k files: peak RSS ${Math.round(rssMb)} MB`);
     expect(rssMb).toBeLessThan(MAX_RSS_MB);

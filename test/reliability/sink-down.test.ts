@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
 import type { QueryEndpoint } from '../../sidecar/src/store/query-endpoint.js';
 import { generateCorpus } from '../generator/corpus.js';
-import { assertBuilt, CLI, cliEnv, runCli, runCliAsync, startRun, type TranscriptStatus } from './cli.js';
+import { assertBuilt, CLI, cliEnv, runCli, startRun, type TranscriptStatus } from './cli.js';
 import { compareSpanIds, referenceSpanIds } from './reference.js';
 import { startSwitchableProxy, type SwitchableProxy } from './switchable-proxy.js';
 import { appendTurns, sessionPath, waitFor } from './transcripts.js';
@@ -29,7 +29,7 @@ async function storedSpanIds(client: ClickHouseClient): Promise<string[]> {
 
 /** `ccotel status`, run without blocking: this process serves the store it asks. */
 async function sidecarStatus(env: NodeJS.ProcessEnv, store: string): Promise<TranscriptStatus | undefined> {
-  return JSON.parse((await runCliAsync(['status', '--json', '--store', store], env)).stdout).sources[0];
+  return JSON.parse((await runCli(['status', '--json', '--store', store], env)).stdout).sources[0];
 }
 
 describe('sink down (slow: the real CLI)', () => {
@@ -130,13 +130,13 @@ describe('sink down (slow: the real CLI)', () => {
     backfill.kill('SIGCONT');
     expect(await backfillExit).toBe(0);
     const reference = await referenceSpanIds(claude);
-    const stored = () => {
-      const result = runCli(['query', 'SELECT SpanId FROM otel_traces', '--format', 'TSV', '--store', store], env);
+    const stored = async () => {
+      const result = await runCli(['query', 'SELECT SpanId FROM otel_traces', '--format', 'TSV', '--store', store], env);
       return result.status === 0 ? result.stdout.split('\n').filter(Boolean) : [];
     };
-    await waitFor('the store to catch up', () => new Set(stored()).size >= reference.size, 90_000).catch(() => {});
+    await waitFor('the store to catch up', async () => new Set(await stored()).size >= reference.size, 90_000).catch(() => {});
     await sleep(1_500);
-    expect(compareSpanIds(stored(), reference)).toEqual({ missing: 0, extra: 0, duplicates: 0 });
+    expect(compareSpanIds(await stored(), reference)).toEqual({ missing: 0, extra: 0, duplicates: 0 });
     expect(sidecar.output()).toContain('queries served on');
   }, 180_000);
 });

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { installCcotelIntegration } from '../e2e/scenario-runs.js';
-import { assertBuilt, runCliAsync, startRun } from '../reliability/cli.js';
+import { assertBuilt, runCli, startRun } from '../reliability/cli.js';
 
 /** One `ccotel.failure_mode.detected` record, with the fields a detection names. */
 export interface DetectionRow {
@@ -51,7 +51,7 @@ export async function startLiveSidecar({ root, store = join(root, 'store'), conf
     await sleep(100);
   }
   const query = async <T>(sql: string): Promise<T[]> => {
-    const result = await runCliAsync(['query', sql, '-f', 'JSONEachRow', '--store', store], env);
+    const result = await runCli(['query', sql, '-f', 'JSONEachRow', '--store', store], env);
     if (result.status !== 0) throw new Error(`ccotel query failed: ${result.stderr}`);
     return result.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
   };

@@ -16,12 +16,14 @@ export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`the web view tests need a headless Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CCOTEL_CHROMIUM`);
   }
-  return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  // Generous waits: on a loaded machine Chromium takes far longer than puppeteer's 30 s defaults to start and answer.
+  return puppeteer.launch({ executablePath: CHROMIUM, headless: true, timeout: 180_000, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 }
 
 /** A page whose console errors and uncaught exceptions land in `errors`. */
 export async function newPage(browser: Browser, errors: string[]): Promise<Page> {
   const page = await browser.newPage();
+  page.setDefaultTimeout(120_000);
   await page.setViewport({ width: 1200, height: 800 });
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(`${page.url()}: ${message.text()}`);

@@ -34,9 +34,9 @@ describe('ccotel ui with history older than the raw window', () => {
     browser = await launchBrowser();
     old = await generateCorpus({ seed: 21, root: join(root, 'old'), sessions: 5, hostLayout: 'single-root', startMs: Date.now() - 120 * DAY });
     recent = await generateCorpus({ seed: 22, root: join(root, 'recent'), sessions: 5, hostLayout: 'single-root', startMs: Date.now() - 2 * DAY });
-    ccotel('backfill', '--no-progress');
-    bySession = JSON.parse(ccotel('report', 'session', '--json', '--timezone', 'UTC')) as Usage;
-    daily = JSON.parse(ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as Usage;
+    await ccotel('backfill', '--no-progress');
+    bySession = JSON.parse(await ccotel('report', 'session', '--json', '--timezone', 'UTC')) as Usage;
+    daily = JSON.parse(await ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as Usage;
     ({ served, page } = await openUi(browser, storeDir, env, consoleErrors));
   });
 

@@ -25,12 +25,12 @@ describe('ccotel ui: a failure mode with its process', () => {
   beforeAll(async () => {
     browser = await launchBrowser();
     await generateCorpus({ seed: 31, root: join(root, 'corpus'), sessions: 3, hostLayout: 'single-root' });
-    ccotel('backfill', '--no-progress');
-    [turn] = query<{ trace: string; session: string; tool: string }>(
+    await ccotel('backfill', '--no-progress');
+    [turn] = await query<{ trace: string; session: string; tool: string }>(
       `SELECT TraceId AS trace, SpanAttributes['session.id'] AS session, SpanAttributes['gen_ai.tool.call.id'] AS tool
        FROM otel_traces WHERE SpanName = 'execute_tool Bash' ORDER BY SpanId LIMIT 1`,
     );
-    writeToStore(storeDir, `INSERT INTO otel_logs (Timestamp, TraceId, EventName, SeverityText, LogAttributes) SELECT now64(9), '${turn.trace}',
+    await writeToStore(storeDir, `INSERT INTO otel_logs (Timestamp, TraceId, EventName, SeverityText, LogAttributes) SELECT now64(9), '${turn.trace}',
       'ccotel.failure_mode.detected', 'WARN', map('session.id', '${turn.session}', 'mode', 'orphan_process', 'tool_use_id', '${turn.tool}',
       'process.pid', '4242', 'process.command_line', 'node server.js', 'network.local.port', '8080', 'ccotel.record.id', 'planted-1')`, env);
     ({ served, page } = await openUi(browser, storeDir, env, consoleErrors));

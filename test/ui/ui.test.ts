@@ -39,10 +39,10 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     expected = await generateCorpus({ seed: 5, root: join(root, 'corpus'), sessions: 60, hostLayout: 'multi-root' });
     generateHooksAndShell({ seed: 5, configDirs: expected.configDirs, spoolDir: join(root, 'state', 'spool'), shellLogDir: join(root, 'state', 'shell') });
     env = { ...process.env, HOME: join(root, 'corpus', 'home'), CLAUDE_CONFIG_DIR: expected.configDirs.join(','), CCOTEL_STATE_DIR: join(root, 'state'), CCOTEL_RAW_TTL_DAYS: '0' };
-    ccotel('backfill', '--no-progress');
-    report = JSON.parse(ccotel('report', '--json')) as Report;
-    daily = JSON.parse(ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as Usage;
-    bySession = JSON.parse(ccotel('report', 'session', '--json', '--timezone', 'UTC')) as Usage;
+    await ccotel('backfill', '--no-progress');
+    report = JSON.parse(await ccotel('report', '--json')) as Report;
+    daily = JSON.parse(await ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as Usage;
+    bySession = JSON.parse(await ccotel('report', 'session', '--json', '--timezone', 'UTC')) as Usage;
     served = await serve(['ui', '--store', storeDir], env);
     page = await newPage(browser, consoleErrors);
   });
@@ -126,7 +126,7 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     await page.goto(`${served.base}/#/overview?from=${first}&to=${to}`);
     await shown(page, 'overview');
     const range = `Timestamp >= fromUnixTimestamp64Milli(${first}) AND Timestamp < fromUnixTimestamp64Milli(${to})`;
-    const [counts] = query<{ sessions: number; turns: number }>(
+    const [counts] = await query<{ sessions: number; turns: number }>(
       `SELECT uniqExact(SpanAttributes['session.id']) AS sessions, countIf(SpanName = 'invoke_agent claude-code') AS turns FROM ${spans(range)}`,
     );
     expect(counts.turns).toBeGreaterThan(0);
@@ -135,7 +135,7 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     expect(await tile('overview.0.sessions')).toBe(counts.sessions);
     expect(await tile('overview.0.turns')).toBe(counts.turns);
     // The summaries (cost) are limited to the range too.
-    const [{ cost }] = query<{ cost: number }>(`SELECT sum(CostUsd) AS cost FROM ccotel_span_facts FINAL WHERE Kind = 'chat' AND ${range}`);
+    const [{ cost }] = await query<{ cost: number }>(`SELECT sum(CostUsd) AS cost FROM ccotel_span_facts FINAL WHERE Kind = 'chat' AND ${range}`);
     expect(await tile('overview.0.cost_usd')).toBeCloseTo(cost, 6);
     expect(cost).toBeLessThan(daily.totals.cost_usd);
     await page.click('button[data-range="7d"]');
@@ -213,11 +213,11 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
 
   it('shows every span of a turn in tree order, hook events as marks, the masked prompt as stored', async () => {
     // The turn with the most kinds of span: shell commands and a subagent if there are any, then the most spans.
-    const [turn] = query<{ trace: string; session: string }>(
+    const [turn] = await query<{ trace: string; session: string }>(
       `SELECT TraceId AS trace, any(SpanAttributes['session.id']) AS session FROM ${spans('1')} GROUP BY TraceId
        ORDER BY countIf(startsWith(SpanName, 'shell ')) > 0 DESC, countIf(startsWith(SpanName, 'invoke_agent ') AND SpanName != 'invoke_agent claude-code') > 0 DESC, count() DESC, TraceId LIMIT 1`,
     );
-    const stored = query<{ id: string; parent: string; name: string; start: number; marks: number; prompt: string }>(
+    const stored = await query<{ id: string; parent: string; name: string; start: number; marks: number; prompt: string }>(
       `SELECT SpanId AS id, ParentSpanId AS parent, SpanName AS name, toUnixTimestamp64Nano(Timestamp) AS start, length(Events.Name) AS marks,
          SpanAttributes['ccotel.prompt'] AS prompt FROM ${spans(`TraceId = '${turn.trace}'`)}`,
     );
@@ -253,7 +253,7 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
   });
 
   it('colours denied and failed tool calls', async () => {
-    const [denied] = query<{ id: string; session: string }>(
+    const [denied] = await query<{ id: string; session: string }>(
       `SELECT SpanId AS id, SpanAttributes['session.id'] AS session FROM ${spans(`SpanAttributes['ccotel.tool.outcome'] = 'denied'`)} ORDER BY SpanId LIMIT 1`,
     );
     await page.goto(`${served.base}/#/session/${encodeURIComponent(denied.session)}`);
@@ -283,9 +283,9 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
 
   it('exports one self-contained HTML file of the overview and sessions, with no prompt in it', async () => {
     const file = join(root, 'report.html');
-    ccotel('ui', '--export', file);
+    await ccotel('ui', '--export', file);
     const html = readFileSync(file, 'utf8');
-    const prompts = query<{ prompt: string }>(`SELECT SpanAttributes['ccotel.prompt'] AS prompt FROM ${spans(`SpanName = 'invoke_agent claude-code'`)} WHERE length(prompt) > 20 LIMIT 20`);
+    const prompts = await query<{ prompt: string }>(`SELECT SpanAttributes['ccotel.prompt'] AS prompt FROM ${spans(`SpanName = 'invoke_agent claude-code'`)} WHERE length(prompt) > 20 LIMIT 20`);
     expect(prompts.length).toBeGreaterThan(0);
     for (const { prompt } of prompts) expect(html.includes(prompt)).toBe(false);
     const exportPage = await newPage(browser, consoleErrors);

@@ -28,20 +28,20 @@ describe('ccotel run (the built CLI as a child process)', () => {
   });
 
   it('answers query and report through its endpoint while it runs', async () => {
-    await waitFor('3 turns', () => turns() === 3, 30_000);
+    await waitFor('3 turns', async () => (await turns()) === 3, 30_000);
     appendTurns(sessionPath(join(home, 'claude'), 'session-1'), 'session-1', 3, 5, Date.now() - 3_600_000);
-    await waitFor('5 turns', () => turns() === 5, 30_000);
-    const report = runCli(['report', '--json', '--store', store], env);
+    await waitFor('5 turns', async () => (await turns()) === 5, 30_000);
+    const report = await runCli(['report', '--json', '--store', store], env);
     expect(report.status).toBe(0);
     expect(JSON.parse(report.stdout)).toBeTypeOf('object');
   });
 
   it('shows status: files followed, nothing behind, sink ok', async () => {
-    await waitFor('status written', () => {
-      const report = JSON.parse(runCli(['status', '--json', '--store', store], env).stdout);
+    await waitFor('status written', async () => {
+      const report = JSON.parse((await runCli(['status', '--json', '--store', store], env)).stdout);
       return report.sources[0]?.sink.state === 'ok' && report.sources[0].filesFollowed === 1;
     }, 15_000);
-    const report = JSON.parse(runCli(['status', '--json', '--store', store], env).stdout);
+    const report = JSON.parse((await runCli(['status', '--json', '--store', store], env)).stdout);
     expect(report.sources[0]).toMatchObject({ source: 'transcripts', running: true, filesFollowed: 1, bytesBehind: 0, store });
     expect(report.sources[0].lastEventTime).toMatch(/^\d{4}-/);
     expect(report.linesSkipped).toEqual({});
@@ -57,14 +57,14 @@ describe('ccotel run (the built CLI as a child process)', () => {
     const payload = { session_id: 'session-1', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'echo 5' }, tool_response: { stdout: '5' }, tool_use_id: toolUseId };
     writeFileSync(join(spool, `${String(BigInt(startMs) * 1_000_000n).padStart(20, '0')}-1-abc.json`), JSON.stringify(payload));
     appendTurns(sessionPath(join(home, 'claude'), 'session-1'), 'session-1', 5, 6, startMs);
-    const events = () => runCli(['query', `SELECT arrayStringConcat(Events.Name, ',') FROM otel_traces WHERE SpanAttributes['tool_use_id'] = '${toolUseId}'`, '-f', 'TSV', '--store', store], env).stdout.trim();
-    await waitFor('the tool span', () => events() !== '', 30_000);
-    expect(events().split(',')).toContain('PostToolUse');
-    await waitFor('the turn closed by the idle time', () => turns() === 6, 30_000);
+    const events = async () => (await runCli(['query', `SELECT arrayStringConcat(Events.Name, ',') FROM otel_traces WHERE SpanAttributes['tool_use_id'] = '${toolUseId}'`, '-f', 'TSV', '--store', store], env)).stdout.trim();
+    await waitFor('the tool span', async () => (await events()) !== '', 30_000);
+    expect((await events()).split(',')).toContain('PostToolUse');
+    await waitFor('the turn closed by the idle time', async () => (await turns()) === 6, 30_000);
   });
 
-  it('refuses a second run on the same store with a clear error', () => {
-    const second = runCli(['run', '--store', store], env, 30_000);
+  it('refuses a second run on the same store with a clear error', async () => {
+    const second = await runCli(['run', '--store', store], env, 30_000);
     expect(second.status).toBe(1);
     expect(second.stderr).toContain('only one `ccotel run` can own a store');
   });
@@ -73,8 +73,8 @@ describe('ccotel run (the built CLI as a child process)', () => {
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited).toBe(0);
     expect(existsSync(join(store, 'ccotel.lock'))).toBe(false);
-    const report = JSON.parse(runCli(['status', '--json', '--store', store], env).stdout);
+    const report = JSON.parse((await runCli(['status', '--json', '--store', store], env)).stdout);
     expect(report.sources[0]).toMatchObject({ running: false, filesFollowed: 1, bytesBehind: 0 });
-    expect(turns()).toBe(6);
+    expect(await turns()).toBe(6);
   });
 });
