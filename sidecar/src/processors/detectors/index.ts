@@ -6,7 +6,7 @@ import { recordIdOf } from '../../ids.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
 import { emptyBatch } from '../../model.js';
 import type { Ack, Join } from '../../pipeline.js';
-import type { ProcessScan } from '../../sources/process-watcher.js';
+import type { ProcessScan } from '../../records/process-scan.js';
 import type { Hook } from '../correlate-hooks.js';
 import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
 import { detectApprovalScope } from './approval-scope.js';

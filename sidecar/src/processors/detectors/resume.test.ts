@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../model.js';
-import type { ProcessScan } from '../../sources/process-watcher.js';
+import type { ProcessScan } from '../../records/process-scan.js';
 import type { HookEvent } from '../correlate-hooks.js';
 import { ABANDON_GRACE_MS } from './abandoned-session.js';
 import { Facts } from './facts.js';
