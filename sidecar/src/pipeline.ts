@@ -4,7 +4,7 @@
 // through the acks a join hands over with its output) after it (at-least-once).
 import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
-import { batchSize, emptyBatch, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
+import { batchSize, emptyBatch, type Ack, type Join, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
 import { CapProcessor } from './processors/cap.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
@@ -40,22 +40,6 @@ export interface IngestStats {
 function newIngestStats(): IngestStats {
   return { files: 0, bytes: 0, lines: 0, skipped: {}, unreadableFiles: new Map() };
 }
-
-/**
- * A stage that joins another input (hook events, shell commands, the process table) onto the transcript
- * telemetry: it sees every batch on its way out (and may add span events to it), and adds its own items.
- */
-export interface Join {
-  /** Telemetry on its way out (transcript items and the output of the joins before this one). */
-  observe(batch: TelemetryBatch): void;
-  /** Items produced since the last call, with what to do once the sinks accepted them. */
-  drain(): { batch: TelemetryBatch; acks: Ack[] };
-  /** End of input (backfill): give up waiting for anything and emit what is held. */
-  finish(): void;
-}
-
-/** Run once the items it came with were accepted by every sink (e.g. delete a spool file). */
-export type Ack = () => void;
 
 export interface SkippedRecord {
   source: 'transcript' | 'hook' | 'shell';

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyBatch, type LogRecord, type Sink, type SpanRecord, type TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
-import { HookCorrelator, snakeCase, type HookEvent } from './correlate-hooks.js';
+import type { HookEvent } from '../records/hook-spool.js';
+import { HookCorrelator, snakeCase } from './correlate-hooks.js';
 import { TranscriptCorrelator } from './correlate-transcripts.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 

@@ -11,21 +11,9 @@
 //   call denied (same id as the transcript's block: one block per tool_use_id).
 // A spool file is acknowledged (deleted) once everything built from it is in the output.
 import { recordIdOf, spanIdOf } from '../ids.js';
-import type { Attributes, ContentLevel, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
+import type { Ack, Attributes, ContentLevel, Join, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
-import type { Ack, Join } from '../pipeline.js';
-
-export interface HookEvent {
-  /** Spool file name (unique per event): the seed of the event's ids. */
-  file: string;
-  firedAtMs: number;
-  firedAtNs: string;
-  hookPid: number;
-  /** The Claude Code process that fired the hook (its CLAUDE_PID), when the spool file name carries it. */
-  agentPid?: number;
-  payload: Record<string, unknown>;
-  ack: Ack;
-}
+import type { HookEvent } from '../records/hook-spool.js';
 
 /** A hook event with the fields the correlation needs pulled out of its payload. */
 export interface Hook {

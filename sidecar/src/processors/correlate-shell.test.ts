@@ -8,7 +8,8 @@ import { runLikeBashTool, SHELL_SCRIPT } from '../../../test/hook/run.js';
 import { emptyBatch, type Sink, type SpanRecord, type TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
-import { ShellCorrelator, programOf, type ShellRecord } from './correlate-shell.js';
+import type { ShellRecord } from '../records/shell-log.js';
+import { ShellCorrelator, programOf } from './correlate-shell.js';
 import { TranscriptCorrelator } from './correlate-transcripts.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 

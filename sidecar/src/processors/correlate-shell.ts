@@ -5,29 +5,9 @@
 // comes (no transcript, or given up) gets a trace of its own, or the TRACEPARENT's (Claude Code's native trace).
 // A command killed before its EXIT trap ran has no end: it ends with its tool call.
 import { recordIdOf, spanIdOf, traceIdOf } from '../ids.js';
-import type { Attributes, LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
+import type { Ack, Attributes, Join, LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
-import type { Ack, Join } from '../pipeline.js';
-
-/** A line of the shell log (format version 1). */
-export interface ShellRecord {
-  v: number;
-  ev: 'start' | 'end';
-  sid: string;
-  pid: number;
-  seq: number;
-  /** Epoch microseconds. */
-  ts: number;
-  tp?: string;
-  ppid?: number | null;
-  pgid?: number | null;
-  psid?: number | null;
-  tty?: string;
-  cwd?: string;
-  cmd?: string;
-  cmdlen?: number;
-  status?: number;
-}
+import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
 
 export interface ShellCommand {
   sessionId: string;
@@ -67,7 +47,7 @@ const SKEW_MS = 1_000;
 /** Bash spans remembered per session for commands read after their span went out. */
 const SPANS_PER_SESSION = 500;
 
-export class ShellCorrelator implements Join {
+export class ShellCorrelator implements Join, ShellRecordConsumer {
   readonly stats: ShellCorrelatorStats = { commands: 0, underToolSpan: 0, withoutToolSpan: 0, withoutEnd: 0, endWithoutStart: 0 };
   private out: TelemetryBatch = emptyBatch();
   private readonly waiting = new Map<string, ShellCommand>();

@@ -5,9 +5,8 @@
 // Every change is a `ccotel.session.state_changed` log record (state, previous_state, reason); its id comes from
 // the event that caused it, so a re-read reports each change once.
 import { recordIdOf } from '../ids.js';
-import type { Attributes, TelemetryBatch } from '../model.js';
+import type { Ack, Attributes, Join, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
-import type { Ack, Join } from '../pipeline.js';
 import type { Hook } from './correlate-hooks.js';
 
 export type SessionState = 'idle' | 'running' | 'waiting_for_input' | 'resumed' | 'ended' | 'abandoned';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyBatch, type Sink, type TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
-import { HookCorrelator, type HookEvent } from '../processors/correlate-hooks.js';
+import { HookCorrelator } from '../processors/correlate-hooks.js';
+import type { HookEvent } from '../records/hook-spool.js';
 import { TranscriptCorrelator } from '../processors/correlate-transcripts.js';
 import { HookSpoolSource } from './hook-spool-source.js';
 

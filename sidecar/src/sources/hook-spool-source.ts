@@ -13,7 +13,7 @@ import { lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } fr
 import { join } from 'node:path';
 import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
-import type { HookEvent } from '../processors/correlate-hooks.js';
+import type { HookEvent } from '../records/hook-spool.js';
 import { readRegularFileSync } from './regular-file.js';
 
 export interface HookSpoolOptions {

@@ -3,9 +3,8 @@
 // `ccotel.failure_mode.detected` log record naming the session, tool call, pid, command and (listeners) port.
 // Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
-import type { Attributes, TelemetryBatch } from '../../model.js';
+import type { Ack, Attributes, Join, TelemetryBatch } from '../../model.js';
 import { emptyBatch } from '../../model.js';
-import type { Ack, Join } from '../../pipeline.js';
 import type { ProcessScan } from '../../records/process-scan.js';
 import type { Hook } from '../correlate-hooks.js';
 import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../model.js';
 import type { ProcessScan } from '../../records/process-scan.js';
-import type { HookEvent } from '../correlate-hooks.js';
+import type { HookEvent } from '../../records/hook-spool.js';
 import { ABANDON_GRACE_MS } from './abandoned-session.js';
 import { Facts } from './facts.js';
 import { FailureModeDetector } from './index.js';
