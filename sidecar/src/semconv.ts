@@ -83,10 +83,11 @@ export const ATTRS = {
 
 /** Keys the sinks add to carry an item's deterministic id on the wire (ClickHouse rows and OTLP alike). */
 export const RECORD_ID_KEY = 'ccotel.record.id';
+/** Metric attribute carrying nothing but the point's id, inside the exemplar, so repeats can be recognised. */
 export const POINT_ID_KEY = 'ccotel.point.id';
 /** Instrumentation scope of everything the sidecar emits. */
 export const SCOPE_NAME = 'ccotel';
-/** Explicit bounds of every histogram (seconds), the same in the store and over OTLP. */
+/** Explicit bounds of every histogram, the same in the store and over OTLP. Seconds: tool calls range from milliseconds to many minutes. */
 export const HISTOGRAM_BOUNDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
 
 export interface PointFields {
