@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { emptyBatch, type LogRecord, type Sink, type SpanRecord, type TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../records/hook-spool.js';
-import { HookCorrelator, snakeCase } from './correlate-hooks.js';
+import { HookCorrelator } from './correlate-hooks.js';
+import { snakeCase } from './hook-input.js';
 import { TranscriptCorrelator } from './correlate-transcripts.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 

@@ -7,7 +7,7 @@
 import { recordIdOf } from '../ids.js';
 import type { Ack, Attributes, Join, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
-import type { Hook } from './correlate-hooks.js';
+import type { Hook } from './hook-input.js';
 
 export type SessionState = 'idle' | 'running' | 'waiting_for_input' | 'resumed' | 'ended' | 'abandoned';
 

@@ -6,7 +6,7 @@ import { recordIdOf } from '../../ids.js';
 import type { Ack, Attributes, Join, TelemetryBatch } from '../../model.js';
 import { emptyBatch } from '../../model.js';
 import type { ProcessScan } from '../../records/process-scan.js';
-import type { Hook } from '../correlate-hooks.js';
+import type { Hook } from '../hook-input.js';
 import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
 import { detectApprovalScope } from './approval-scope.js';
 import { agentAlive, Facts, OUTLIVE_GRACE_MS, type Detection } from './facts.js';
