@@ -8,6 +8,7 @@ import { batchSize, emptyBatch, type Ack, type Join, type LogRecord, type Metric
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
 import { CapProcessor } from './processors/cap.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
+import { EVENTS, METRICS, metricPoint } from './semconv.js';
 
 /**
  * Characters of a skipped line handed to the processors beyond what the content cap keeps: masking runs on
@@ -149,7 +150,7 @@ export class Pipeline {
     const log: LogRecord = {
       id,
       timeMs: record.timeMs,
-      eventName: 'ccotel.record.skipped',
+      eventName: EVENTS.recordSkipped,
       severity: 'WARN',
       traceId: '',
       spanId: '',
@@ -157,15 +158,12 @@ export class Pipeline {
       attributes,
     };
     this.pending.logs.push(log);
-    this.addHealth(id, 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', record.timeMs, count, {
-      source: record.source,
-      result: record.reason,
-    });
+    this.addHealth(metricPoint(METRICS.sidecarRecords, { id, timeMs: record.timeMs, value: count, attributes: { source: record.source, result: record.reason } }));
   }
 
   /** A `ccotel.sidecar.*` point about the sidecar's own health (deterministic id: a re-read reports it once). */
-  addHealth(id: string, name: string, unit: string, description: string, timeMs: number, value: number, attributes: MetricPoint['attributes']): void {
-    this.pending.metrics.push({ id, name, unit, description, kind: 'sum', timeMs, value, attributes, traceId: '', spanId: '' });
+  addHealth(point: MetricPoint): void {
+    this.pending.metrics.push(point);
   }
 
   /** A file that could not be read at all is reported, and the others go on. */

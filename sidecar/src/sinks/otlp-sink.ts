@@ -15,8 +15,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { emptyBatch, type LogRecord, type MetricPoint, type Resource, type Sink, type TelemetryBatch } from '../model.js';
+import { emptyBatch, type LogRecord, type Resource, type Sink, type TelemetryBatch } from '../model.js';
 import { sidecarResource, SIDECAR_VERSION } from '../resource.js';
+import { EVENTS, METRICS, metricPoint } from '../semconv.js';
 import { DiskQueue, type QueueEntry } from './disk-queue.js';
 import { OtlpEncoder, type Signal } from './otlp-convert.js';
 import { splitExportRequest } from './otlp-split.js';
@@ -323,19 +324,8 @@ export class OtlpSink implements Sink {
     const id = randomUUID(); // a drop is an event of this process, not of an input record
     const timeMs = Date.now();
     const attributes = { signal, reason, 'ccotel.items': items };
-    const log: LogRecord = { id, timeMs, eventName: 'ccotel.export.dropped', severity: 'ERROR', traceId: '', spanId: '', body: message, attributes };
-    const point: MetricPoint = {
-      id,
-      name: 'ccotel.sidecar.export.dropped',
-      unit: '{item}',
-      description: 'Telemetry items the sidecar could not deliver (disk queue full, or rejected by the collector)',
-      kind: 'sum',
-      timeMs,
-      value: items,
-      attributes: { signal, reason },
-      traceId: '',
-      spanId: '',
-    };
+    const log: LogRecord = { id, timeMs, eventName: EVENTS.exportDropped, severity: 'ERROR', traceId: '', spanId: '', body: message, attributes };
+    const point = metricPoint(METRICS.exportDropped, { id, timeMs, value: items, attributes: { signal, reason } });
     this.health.logs.push(log);
     this.health.metrics.push(point);
   }

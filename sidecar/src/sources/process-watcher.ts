@@ -6,7 +6,7 @@
 // (CLAUDE_PID) are followed too, so a vanished agent can be told apart from a live one.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProcessInfo, ProcessScan } from '../records/process-scan.js';
+import type { ProcessScan } from '../records/process-scan.js';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux architecture in use). */
 const USER_HZ = 100;
