@@ -101,6 +101,15 @@ export interface Processor {
   process(batch: TelemetryBatch): Promise<TelemetryBatch>;
 }
 
+/** A processor that also masks text kept outside telemetry (dead-letter files, the sidecar's own log lines). */
+export interface TextMasker {
+  maskString(text: string): Promise<string>;
+}
+
+export function isTextMasker(processor: Processor): processor is Processor & TextMasker {
+  return typeof (processor as Partial<TextMasker>).maskString === 'function';
+}
+
 /**
  * A stage that joins another input (hook events, shell commands, the process table) onto the transcript
  * telemetry: it sees every batch on its way out (and may add span events to it), and adds its own items.

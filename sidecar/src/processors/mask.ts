@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { recordIdOf } from '../ids.js';
-import type { Attributes, LogRecord, MetricPoint, Processor, TelemetryBatch } from '../model.js';
+import type { Attributes, LogRecord, MetricPoint, Processor, TelemetryBatch, TextMasker } from '../model.js';
 import { ATTRS, EVENTS, METRICS, metricPoint } from '../semconv.js';
 import { decodedSecret, type Finding, type SecretDetector } from './secret-detector.js';
 
@@ -105,7 +105,7 @@ export function textFieldsOf(batch: TelemetryBatch): { batch: TelemetryBatch; fi
 /** Attributes of a detection record taken from the item the secret was found in (never the value). */
 const CONTEXT_KEYS = [ATTRS.sessionId, ATTRS.toolUseId, 'ccotel.source.file'] as const;
 
-export class MaskProcessor implements Processor {
+export class MaskProcessor implements Processor, TextMasker {
   readonly name = 'mask';
 
   constructor(
