@@ -36,7 +36,7 @@ interface Exception {
 const EXCEPTIONS: Exception[] = [
   // TranscriptFile is the tailer's record type but is declared in the transcript correlator; it moves to
   // records/transcript.ts once that correlator's split lands (the correlator then imports it from there).
-  { from: 'sources/transcript-tailer.ts', to: 'processors/correlate-transcripts', why: 'TranscriptFile' },
+  { from: 'sources/tracked-files.ts', to: 'processors/correlate-transcripts', why: 'TranscriptFile' },
   { from: 'sources/transcript-tree.ts', to: 'processors/correlate-transcripts', why: 'TranscriptFile' },
 ];
 
