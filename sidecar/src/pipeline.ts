@@ -13,7 +13,7 @@ import { EVENTS, METRICS, metricPoint } from './semconv.js';
 /**
  * Characters of a skipped line handed to the processors beyond what the content cap keeps: masking runs on
  * them, then the cap cuts. A cut here, before masking, may leave the head of a secret unrecognisable, so it
- * falls past the cap by more than the longest secret a detector finds (a PEM body, secret-detector.ts):
+ * falls past the cap by more than the longest secret a detector finds (a PEM body, secret-rules.ts):
  * a secret the cap could keep the head of ends before this cut, whatever CCOTEL_CONTENT_MAX_LENGTH is.
  */
 const SKIPPED_LINE_MARGIN = 64 * 1024;
