@@ -1,7 +1,7 @@
 // Assemble a pipeline from the configuration (store sink, processors) and read transcript files through it.
 // Shared by `backfill` (read once) and `run` (read, then follow).
 import type { Config } from './config.js';
-import type { Processor, Sink } from './model.js';
+import { isTextMasker, type Processor, type Sink } from './model.js';
 import { Pipeline } from './pipeline.js';
 import { CapProcessor } from './processors/cap.js';
 import { NoContentProcessor } from './processors/content-level.js';
@@ -67,7 +67,7 @@ export function buildPipeline(config: Config, store: Store | undefined, extraSin
   // Order matters: the shell join and the detectors see the hook events already on the spans.
   const joins = [hooks, shell, detector, sessionState];
   const processors = buildProcessors(config);
-  const mask = processors.find((processor) => processor instanceof MaskProcessor);
+  const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
   return { pipeline: new Pipeline(correlator, processors, sinks, joins), storeSink, hooks, shell, detector, maskText };
 }

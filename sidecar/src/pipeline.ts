@@ -4,15 +4,16 @@
 // through the acks a join hands over with its output) after it (at-least-once).
 import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
-import { batchSize, emptyBatch, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
+import { batchSize, emptyBatch, type Ack, type Join, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
 import { CapProcessor } from './processors/cap.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
+import { EVENTS, METRICS, metricPoint } from './semconv.js';
 
 /**
  * Characters of a skipped line handed to the processors beyond what the content cap keeps: masking runs on
  * them, then the cap cuts. A cut here, before masking, may leave the head of a secret unrecognisable, so it
- * falls past the cap by more than the longest secret a detector finds (a PEM body, secret-detector.ts):
+ * falls past the cap by more than the longest secret a detector finds (a PEM body, secret-rules.ts):
  * a secret the cap could keep the head of ends before this cut, whatever CCOTEL_CONTENT_MAX_LENGTH is.
  */
 const SKIPPED_LINE_MARGIN = 64 * 1024;
@@ -40,22 +41,6 @@ export interface IngestStats {
 function newIngestStats(): IngestStats {
   return { files: 0, bytes: 0, lines: 0, skipped: {}, unreadableFiles: new Map() };
 }
-
-/**
- * A stage that joins another input (hook events, shell commands, the process table) onto the transcript
- * telemetry: it sees every batch on its way out (and may add span events to it), and adds its own items.
- */
-export interface Join {
-  /** Telemetry on its way out (transcript items and the output of the joins before this one). */
-  observe(batch: TelemetryBatch): void;
-  /** Items produced since the last call, with what to do once the sinks accepted them. */
-  drain(): { batch: TelemetryBatch; acks: Ack[] };
-  /** End of input (backfill): give up waiting for anything and emit what is held. */
-  finish(): void;
-}
-
-/** Run once the items it came with were accepted by every sink (e.g. delete a spool file). */
-export type Ack = () => void;
 
 export interface SkippedRecord {
   source: 'transcript' | 'hook' | 'shell';
@@ -165,7 +150,7 @@ export class Pipeline {
     const log: LogRecord = {
       id,
       timeMs: record.timeMs,
-      eventName: 'ccotel.record.skipped',
+      eventName: EVENTS.recordSkipped,
       severity: 'WARN',
       traceId: '',
       spanId: '',
@@ -173,15 +158,12 @@ export class Pipeline {
       attributes,
     };
     this.pending.logs.push(log);
-    this.addHealth(id, 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', record.timeMs, count, {
-      source: record.source,
-      result: record.reason,
-    });
+    this.addHealth(metricPoint(METRICS.sidecarRecords, { id, timeMs: record.timeMs, value: count, attributes: { source: record.source, result: record.reason } }));
   }
 
   /** A `ccotel.sidecar.*` point about the sidecar's own health (deterministic id: a re-read reports it once). */
-  addHealth(id: string, name: string, unit: string, description: string, timeMs: number, value: number, attributes: MetricPoint['attributes']): void {
-    this.pending.metrics.push({ id, name, unit, description, kind: 'sum', timeMs, value, attributes, traceId: '', spanId: '' });
+  addHealth(point: MetricPoint): void {
+    this.pending.metrics.push(point);
   }
 
   /** A file that could not be read at all is reported, and the others go on. */

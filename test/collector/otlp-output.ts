@@ -1,6 +1,6 @@
 // Reads the collector's file-exporter output (OTLP/JSON, one export per line) into flat records keyed by
 // our ids, and compares them with the telemetry the sidecar handed to its sinks (the reference).
-import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY } from '../../sidecar/src/sinks/clickhouse-rows.js';
+import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY } from '../../sidecar/src/semconv.js';
 import type { AttrValue, Attributes, LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../../sidecar/src/model.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -6,9 +6,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emptyBatch, type Sink, type TelemetryBatch } from '../../sidecar/src/model.js';
+import type { TelemetryBatch } from '../../sidecar/src/model.js';
 import { Pipeline } from '../../sidecar/src/pipeline.js';
-import { HookCorrelator, type HookEvent } from '../../sidecar/src/processors/correlate-hooks.js';
+import { HookCorrelator } from '../../sidecar/src/processors/correlate-hooks.js';
+import type { HookEvent } from '../../sidecar/src/records/hook-spool.js';
 import { ShellCorrelator } from '../../sidecar/src/processors/correlate-shell.js';
 import { TranscriptCorrelator } from '../../sidecar/src/processors/correlate-transcripts.js';
 import { ABANDON_GRACE_MS } from '../../sidecar/src/processors/detectors/abandoned-session.js';
@@ -17,16 +18,7 @@ import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcri
 import { scanProcesses } from '../../sidecar/src/sources/process-watcher.js';
 import { ShellLogSource } from '../../sidecar/src/sources/shell-log-source.js';
 import { bashToolScript, SHELL_SCRIPT } from '../hook/run.js';
-
-class MemorySink implements Sink {
-  readonly name = 'memory';
-  readonly received: TelemetryBatch = emptyBatch();
-  async write(batch: TelemetryBatch): Promise<void> {
-    this.received.logs.push(...batch.logs);
-    this.received.metrics.push(...batch.metrics);
-  }
-  async close(): Promise<void> {}
-}
+import { MemorySink } from '../helpers/memory-sink.js';
 
 const started: number[] = [];
 afterEach(() => {

@@ -1,5 +1,6 @@
 import { recordIdOf } from '../ids.js';
 import type { MetricPoint, Processor, TelemetryBatch } from '../model.js';
+import { METRICS, metricPoint } from '../semconv.js';
 import { MASK_MARKER, textFieldsOf } from './mask.js';
 
 // Content caps, applied after masking: a field longer than the limit keeps its head, an ellipsis, and
@@ -50,18 +51,15 @@ export class CapProcessor implements Processor {
       const capped = capText(field.value, this.maxLength);
       field.set(capped.text);
       field.owner.target[`${field.field}.original_length`] = capped.originalLength;
-      truncations.push({
-        id: recordIdOf('truncation', field.owner.id, field.field),
-        name: 'ccotel.truncations',
-        unit: '{field}',
-        description: 'Content fields cut to the configured maximum length',
-        kind: 'sum',
-        timeMs: field.owner.timeMs,
-        value: 1,
-        attributes: { field: field.field },
-        traceId: field.owner.traceId,
-        spanId: field.owner.spanId,
-      });
+      truncations.push(
+        metricPoint(METRICS.truncations, {
+          id: recordIdOf('truncation', field.owner.id, field.field),
+          timeMs: field.owner.timeMs,
+          attributes: { field: field.field },
+          traceId: field.owner.traceId,
+          spanId: field.owner.spanId,
+        }),
+      );
     }
     return { ...batch, metrics: batch.metrics.concat(truncations) };
   }

@@ -4,24 +4,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emptyBatch, type LogRecord, type Sink, type SpanRecord, type TelemetryBatch } from '../model.js';
+import type { LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
-import { HookCorrelator, snakeCase, type HookEvent } from './correlate-hooks.js';
+import type { HookEvent } from '../records/hook-spool.js';
+import { HookCorrelator } from './correlate-hooks.js';
+import { snakeCase } from './hook-input.js';
 import { TranscriptCorrelator } from './correlate-transcripts.js';
 import { parseTranscriptLine } from './parse-transcript.js';
+import { MemorySink } from '../../../test/helpers/memory-sink.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'real');
-
-class MemorySink implements Sink {
-  readonly name = 'memory';
-  readonly received: TelemetryBatch = emptyBatch();
-  async write(batch: TelemetryBatch): Promise<void> {
-    this.received.spans.push(...batch.spans);
-    this.received.logs.push(...batch.logs);
-    this.received.metrics.push(...batch.metrics);
-  }
-  async close(): Promise<void> {}
-}
 
 function transcriptLines(scenario: string): { path: string; lines: string[] }[] {
   const root = join(FIXTURES, scenario, 'projects');

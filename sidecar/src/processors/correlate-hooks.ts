@@ -10,37 +10,12 @@
 //   PostToolUse / PostToolUseFailure, gives a permission block when the transcript did not already call the
 //   call denied (same id as the transcript's block: one block per tool_use_id).
 // A spool file is acknowledged (deleted) once everything built from it is in the output.
-import { recordIdOf, spanIdOf } from '../ids.js';
-import type { Attributes, ContentLevel, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
+import type { Ack, ContentLevel, Join, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
-import type { Ack, Join } from '../pipeline.js';
-
-export interface HookEvent {
-  /** Spool file name (unique per event): the seed of the event's ids. */
-  file: string;
-  firedAtMs: number;
-  firedAtNs: string;
-  hookPid: number;
-  /** The Claude Code process that fired the hook (its CLAUDE_PID), when the spool file name carries it. */
-  agentPid?: number;
-  payload: Record<string, unknown>;
-  ack: Ack;
-}
-
-/** A hook event with the fields the correlation needs pulled out of its payload. */
-export interface Hook {
-  event: HookEvent;
-  name: string;
-  sessionId: string;
-  timeMs: number;
-  promptId?: string;
-  toolUseId?: string;
-  toolName?: string;
-  /** Span event / log attributes (no content). */
-  attributes: Attributes;
-  /** Log body (content: masked and capped downstream; empty at content level `none`). */
-  body: string;
-}
+import type { HookEvent } from '../records/hook-spool.js';
+import { ATTRS, EVENTS, hookSessionStartSeed, METRICS, pointIdOf, sessionStartSeed, SPANS, toolSpanId } from '../semconv.js';
+import { HookReader, type Hook } from './hook-input.js';
+import { hookLog, NO_SPAN, permissionBlockRecords, sessionEndRecords, sessionStartRecords, type LogAndPoint, type SpanContext, type ToolEvidence } from './hook-records.js';
 
 export type HookListener = (hook: Hook) => void;
 
@@ -74,24 +49,10 @@ const TURN_EVENTS = new Set([
   'TaskCreated',
   'TaskCompleted',
 ]);
-const SEVERITY: Record<string, LogRecord['severity']> = { PostToolUseFailure: 'WARN', PermissionDenied: 'WARN', StopFailure: 'ERROR' };
 /** A turn event without prompt_id (Claude Code < 2.1.196) belongs to the turn whose time span, widened by this, holds it. */
 const TURN_SKEW_MS = 2_000;
 /** Ids of spans already out, remembered for late events (bounded). */
 const REMEMBER_SPANS = 100_000;
-
-interface SpanContext {
-  traceId: string;
-  spanId: string;
-}
-
-interface ToolEvidence {
-  sessionId: string;
-  toolName: string;
-  permissionRequested: boolean;
-  permissionDenied: boolean;
-  ran: boolean;
-}
 
 export class HookCorrelator implements Join {
   readonly stats: HookCorrelatorStats = { events: 0, attached: 0, late: 0, unmatched: 0 };
@@ -102,24 +63,26 @@ export class HookCorrelator implements Join {
   /** SessionStart hooks waiting for the first prompt after them, by session, in firing order. */
   private readonly startWaiting = new Map<string, Hook[]>();
   private readonly evidence = new Map<string, ToolEvidence>();
-  /** Per session: PreToolUse calls by tool name + input, for pairing PermissionRequest. */
-  private readonly lastPreToolUse = new Map<string, Map<string, string>>();
   private readonly toolsOut = new Map<string, SpanContext>();
   private readonly turnsOut = new Map<string, SpanContext>();
   /** Sessions the transcript already reported as started by a fork (its copy was read before the hook came). */
   private readonly forksFromTranscript = new Map<string, true>();
 
-  constructor(private readonly options: HookCorrelatorOptions) {}
+  private readonly reader: HookReader;
+
+  constructor(private readonly options: HookCorrelatorOptions) {
+    this.reader = new HookReader(options.contentLevel);
+  }
 
   add(event: HookEvent): void {
-    const hook = this.normalize(event);
+    const hook = this.reader.normalize(event);
     this.stats.events++;
     for (const listener of this.options.listeners ?? []) listener(hook);
     if (hook.name === 'SessionStart') {
       this.push(this.startWaiting, hook.sessionId, hook);
       return;
     }
-    if (hook.name === 'SessionEnd') this.emitEnd(hook);
+    if (hook.name === 'SessionEnd') this.emitRecords(sessionEndRecords(hook));
     if (hook.toolUseId !== undefined && TOOL_EVENTS.has(hook.name)) {
       const out = this.toolsOut.get(hook.toolUseId);
       // The call's outcome (and block) was decided when its span went out: nothing to gather for it any more.
@@ -134,15 +97,15 @@ export class HookCorrelator implements Join {
       this.turnWaiting.push(hook);
       return;
     }
-    this.emitLog(hook, { traceId: '', spanId: '' });
+    this.emitLog(hook, NO_SPAN);
     this.acks.push(hook.event.ack);
   }
 
   observe(batch: TelemetryBatch): void {
-    for (const log of batch.logs) if (log.eventName === 'ccotel.session.started') this.mergeTranscriptStart(log, batch.metrics);
+    for (const log of batch.logs) if (log.eventName === EVENTS.sessionStarted) this.mergeTranscriptStart(log, batch.metrics);
     for (const span of batch.spans) {
-      if (span.name.startsWith('execute_tool ')) this.attachToTool(span);
-      else if (span.name === 'invoke_agent claude-code') this.attachToTurn(span);
+      if (span.name.startsWith(SPANS.toolPrefix)) this.attachToTool(span);
+      else if (span.name === SPANS.turn) this.attachToTurn(span);
     }
   }
 
@@ -162,7 +125,7 @@ export class HookCorrelator implements Join {
     }
     const [old, recent] = partition(this.turnWaiting, (hook) => hook.timeMs < beforeMs);
     this.turnWaiting = recent;
-    for (const hook of old) this.giveUp(hook, { traceId: '', spanId: '' });
+    for (const hook of old) this.giveUp(hook, NO_SPAN);
     for (const [sessionId, starts] of this.startWaiting) {
       const [old, recentStarts] = partition(starts, (start) => start.timeMs < beforeMs);
       for (const start of old) this.emitStandaloneStart(start);
@@ -173,56 +136,6 @@ export class HookCorrelator implements Join {
 
   finish(): void {
     this.expire(Number.POSITIVE_INFINITY);
-  }
-
-  // ---- input -------------------------------------------------------------------------------------------
-
-  private normalize(event: HookEvent): Hook {
-    const p = event.payload;
-    const name = String(p.hook_event_name);
-    const sessionId = String(p.session_id);
-    const str = (key: string) => (typeof p[key] === 'string' ? (p[key] as string) : undefined);
-    const toolName = str('tool_name');
-    let toolUseId = str('tool_use_id');
-    const inputKey = `${toolName}\u0000${JSON.stringify(p.tool_input ?? null)}`;
-    if (name === 'PreToolUse' && toolUseId) {
-      let calls = this.lastPreToolUse.get(sessionId);
-      if (!calls) this.lastPreToolUse.set(sessionId, (calls = new Map()));
-      calls.set(inputKey, toolUseId);
-    }
-    if (name === 'PermissionRequest' && !toolUseId) toolUseId = this.lastPreToolUse.get(sessionId)?.get(inputKey);
-    const attributes: Attributes = { 'hook.event': name, 'ccotel.hook.fired_at_ns': event.firedAtNs };
-    const copy = (from: string, to = from) => {
-      const value = p[from];
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') attributes[to] = value;
-    };
-    copy('prompt_id', 'prompt.id');
-    copy('agent_id', 'ccotel.agent.id');
-    copy('agent_type', 'ccotel.agent.type');
-    copy('permission_mode');
-    copy('source');
-    copy('reason');
-    copy('trigger');
-    copy('notification_type');
-    copy('is_interrupt');
-    copy('duration_ms');
-    copy('stop_hook_active');
-    if (toolName) attributes['gen_ai.tool.name'] = toolName;
-    if (toolUseId) attributes.tool_use_id = toolUseId;
-    if (typeof p.error === 'string') attributes.error = name === 'PostToolUseFailure' ? firstLine(p.error) : p.error;
-    if (p.tool_response !== undefined) attributes['ccotel.tool.response.length'] = responseLength(p.tool_response);
-    if (Array.isArray(p.tool_calls)) attributes['ccotel.tool.calls'] = p.tool_calls.length;
-    return {
-      event,
-      name,
-      sessionId,
-      timeMs: event.firedAtMs,
-      promptId: str('prompt_id'),
-      toolUseId,
-      toolName,
-      attributes,
-      body: this.options.contentLevel === 'none' ? '' : bodyOf(name, p),
-    };
   }
 
   private recordEvidence(hook: Hook): void {
@@ -239,24 +152,24 @@ export class HookCorrelator implements Join {
   // ---- joining -----------------------------------------------------------------------------------------
 
   private attachToTool(span: SpanRecord): void {
-    const toolUseId = String(span.attributes.tool_use_id ?? '');
+    const toolUseId = String(span.attributes[ATTRS.toolUseId] ?? '');
     if (!toolUseId) return;
     const context = { traceId: span.traceId, spanId: span.spanId };
     remember(this.toolsOut, toolUseId, context);
     const hooks = this.toolWaiting.get(toolUseId) ?? [];
     this.toolWaiting.delete(toolUseId);
     for (const hook of hooks) this.attach(span, hook);
-    const outcome = span.attributes['ccotel.tool.outcome'];
+    const outcome = span.attributes[ATTRS.toolOutcome];
     const evidence = this.evidence.get(toolUseId);
     this.evidence.delete(toolUseId);
     // The transcript's own verdict wins: a refusal it saw, a call cut short while running (a PermissionRequest
     // with no PostToolUse then is an allowed call the user interrupted), or a call never decided.
-    if (evidence && outcome !== 'denied' && outcome !== 'interrupted' && outcome !== 'unanswered') this.blockFromHooks(toolUseId, evidence, context, span.endMs);
+    if (evidence && outcome !== 'denied' && outcome !== 'interrupted' && outcome !== 'unanswered') this.emitRecords(permissionBlockRecords({ toolUseId, evidence, context, timeMs: span.endMs }));
   }
 
   private attachToTurn(span: SpanRecord): void {
-    const sessionId = String(span.attributes['session.id'] ?? '');
-    const promptId = span.attributes['prompt.id'] === undefined ? undefined : String(span.attributes['prompt.id']);
+    const sessionId = String(span.attributes[ATTRS.sessionId] ?? '');
+    const promptId = span.attributes[ATTRS.promptId] === undefined ? undefined : String(span.attributes[ATTRS.promptId]);
     const context = { traceId: span.traceId, spanId: span.spanId };
     if (promptId) remember(this.turnsOut, promptId, context);
     const belongs = (hook: Hook) =>
@@ -275,7 +188,7 @@ export class HookCorrelator implements Join {
     }
     // A SessionStart fired before this turn's prompt is this prompt's session start.
     const start = this.takeStartBefore(sessionId, span.startMs);
-    if (start) this.emitStart(start, span.startMs, recordIdOf('session-start', sessionId, String(span.attributes['message.uuid'] ?? '')));
+    if (start) this.emitStart(start, span.startMs, sessionStartSeed(sessionId, String(span.attributes[ATTRS.messageUuid] ?? '')));
   }
 
   /**
@@ -313,11 +226,11 @@ export class HookCorrelator implements Join {
   }
 
   private giveUpTool(toolUseId: string, hooks: Hook[]): void {
-    const context = { traceId: '', spanId: spanIdOf('tool', toolUseId) };
+    const context = { traceId: '', spanId: toolSpanId(toolUseId) };
     for (const hook of hooks) this.giveUp(hook, context);
     const evidence = this.evidence.get(toolUseId);
     this.evidence.delete(toolUseId);
-    if (evidence) this.blockFromHooks(toolUseId, evidence, context, Math.max(...hooks.map((hook) => hook.timeMs)));
+    if (evidence) this.emitRecords(permissionBlockRecords({ toolUseId, evidence, context, timeMs: Math.max(...hooks.map((hook) => hook.timeMs)) }));
   }
 
   private takeFirstStart(sessionId: string): Hook | undefined {
@@ -332,7 +245,7 @@ export class HookCorrelator implements Join {
    * start. The hook knows its source for sure (clear, compact, fork, resume): it replaces the inferred one.
    */
   private mergeTranscriptStart(log: LogRecord, metrics: MetricPoint[]): void {
-    const sessionId = String(log.attributes['session.id'] ?? '');
+    const sessionId = String(log.attributes[ATTRS.sessionId] ?? '');
     // A fork's start bears the time of its first copied row (the original's), long before the fork's own
     // SessionStart fired: it is the session's first start, whenever that fired.
     const fork = log.attributes.source === 'fork';
@@ -341,11 +254,10 @@ export class HookCorrelator implements Join {
     if (!start) return;
     const source = String(start.attributes.source ?? log.attributes.source);
     log.attributes.source = source;
-    log.attributes['ccotel.start.origin'] = 'hook';
-    const seed = recordIdOf('session-start', sessionId, String(log.attributes['message.uuid'] ?? ''));
-    const pointId = recordIdOf('ccotel.session.starts', seed);
+    log.attributes[ATTRS.startOrigin] = 'hook';
+    const pointId = pointIdOf(METRICS.sessionStarts, sessionStartSeed(sessionId, String(log.attributes[ATTRS.messageUuid] ?? '')));
     for (const point of metrics) if (point.id === pointId) point.attributes.source = source;
-    this.emitLog(start, { traceId: '', spanId: '' });
+    this.emitLog(start, NO_SPAN);
     this.acks.push(start.event.ack);
   }
 
@@ -353,63 +265,25 @@ export class HookCorrelator implements Join {
 
   /** A start with no prompt after it (the session ended, or was compacted/cleared again, before one). */
   private emitStandaloneStart(start: Hook): void {
-    this.emitStart(start, start.timeMs, recordIdOf('session-start', start.sessionId, 'hook', start.event.firedAtNs));
+    this.emitStart(start, start.timeMs, hookSessionStartSeed(start.sessionId, start.event.firedAtNs));
   }
 
   /** A session start seen only by the hook, with the id the transcript would give the same start. */
   private emitStart(hook: Hook, timeMs: number, seed: string): void {
-    const source = String(hook.attributes.source ?? 'unknown');
-    if (source === 'fork' && this.forksFromTranscript.has(hook.sessionId)) {
-      // Came after the transcript's copy told the same start: only its hook record.
-      this.emitLog(hook, { traceId: '', spanId: '' });
-      this.acks.push(hook.event.ack);
-      return;
-    }
-    this.out.logs.push(this.log('ccotel.session.started', recordIdOf('ccotel.session.started', seed), timeMs, hook.sessionId, 'INFO', '', {
-      source,
-      'ccotel.start.origin': 'hook',
-    }));
-    this.metric('ccotel.session.starts', '{session}', 'Session starts by source', recordIdOf('ccotel.session.starts', seed), timeMs, { source });
-    this.emitLog(hook, { traceId: '', spanId: '' });
+    // A fork's start that came after the transcript's copy told the same start: only its hook record.
+    if (hook.attributes.source !== 'fork' || !this.forksFromTranscript.has(hook.sessionId)) this.emitRecords(sessionStartRecords(hook, timeMs, seed));
+    this.emitLog(hook, NO_SPAN);
     this.acks.push(hook.event.ack);
   }
 
-  private emitEnd(hook: Hook): void {
-    const reason = String(hook.attributes.reason ?? 'unknown');
-    const seed = recordIdOf('session-end', hook.sessionId, hook.event.file);
-    this.out.logs.push(this.log('ccotel.session.ended', recordIdOf('ccotel.session.ended', seed), hook.timeMs, hook.sessionId, 'INFO', '', { reason }));
-    this.metric('ccotel.session.ends', '{session}', 'Session ends by reason', recordIdOf('ccotel.session.ends', seed), hook.timeMs, { reason });
-  }
-
-  /** Same ids as the transcript correlator's block for this call, so a call is blocked at most once. */
-  private blockFromHooks(toolUseId: string, evidence: ToolEvidence, context: SpanContext, timeMs: number): void {
-    const denied = evidence.permissionDenied || (evidence.permissionRequested && !evidence.ran);
-    if (!denied) return;
-    // PermissionDenied fires for auto mode's refusals (rules and hooks refuse without it, 2.1.332).
-    const source = evidence.permissionDenied ? 'classifier' : 'user';
-    const seed = `${spanIdOf('tool', toolUseId)}:blocked`;
-    const attributes = { 'gen_ai.tool.name': evidence.toolName, tool_use_id: toolUseId, outcome: 'denied', source, 'ccotel.block.origin': 'hook' };
-    this.out.logs.push({ ...this.log('ccotel.permission.blocked', recordIdOf('ccotel.permission.blocked', seed), timeMs, evidence.sessionId, 'WARN', '', attributes), ...context });
-    this.metric('ccotel.permission.blocks', '{block}', 'Permission blocks by tool and source', recordIdOf('ccotel.permission.blocks', seed), timeMs, {
-      'gen_ai.tool.name': evidence.toolName,
-      source,
-    }, context);
+  private emitRecords(records: LogAndPoint | undefined): void {
+    if (!records) return;
+    this.out.logs.push(records.log);
+    this.out.metrics.push(records.point);
   }
 
   private emitLog(hook: Hook, context: SpanContext): void {
-    const eventName = `ccotel.hook.${snakeCase(hook.name)}`;
-    this.out.logs.push({
-      ...this.log(eventName, recordIdOf('hook', hook.event.file), hook.timeMs, hook.sessionId, SEVERITY[hook.name] ?? 'INFO', hook.body, hook.attributes),
-      ...context,
-    });
-  }
-
-  private log(eventName: string, id: string, timeMs: number, sessionId: string, severity: LogRecord['severity'], body: string, attributes: Attributes): LogRecord {
-    return { id, timeMs, eventName, severity, traceId: '', spanId: '', body, attributes: { 'session.id': sessionId, ...attributes } };
-  }
-
-  private metric(name: string, unit: string, description: string, id: string, timeMs: number, attributes: Attributes, context: SpanContext = { traceId: '', spanId: '' }): void {
-    this.out.metrics.push({ id, name, unit, description, kind: 'sum', timeMs, value: 1, attributes, ...context });
+    this.out.logs.push(hookLog(hook, context));
   }
 
   private push(map: Map<string, Hook[]>, key: string, hook: Hook): void {
@@ -417,32 +291,6 @@ export class HookCorrelator implements Join {
     if (list) list.push(hook);
     else map.set(key, [hook]);
   }
-}
-
-export function snakeCase(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-}
-
-function bodyOf(name: string, p: Record<string, unknown>): string {
-  if (name === 'UserPromptSubmit' && typeof p.prompt === 'string') return p.prompt;
-  if (name === 'Notification' && typeof p.message === 'string') return p.message;
-  if (name === 'PostToolUseFailure' && typeof p.error === 'string') return p.error;
-  if (name === 'StopFailure') return JSON.stringify(p.error_details ?? p.error ?? '');
-  if (p.tool_input !== undefined) return JSON.stringify(p.tool_input);
-  return '';
-}
-
-/** Characters of output a tool produced (Bash: stdout + stderr), as the hook saw it before any truncation. */
-export function responseLength(response: unknown): number {
-  if (typeof response === 'string') return response.length;
-  if (typeof response !== 'object' || response === null) return 0;
-  const r = response as { stdout?: unknown; stderr?: unknown };
-  if (typeof r.stdout === 'string' || typeof r.stderr === 'string') return String(r.stdout ?? '').length + String(r.stderr ?? '').length;
-  return JSON.stringify(response).length;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n', 1)[0] ?? '';
 }
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {

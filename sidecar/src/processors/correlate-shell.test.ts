@@ -5,22 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLikeBashTool, SHELL_SCRIPT } from '../../../test/hook/run.js';
-import { emptyBatch, type Sink, type SpanRecord, type TelemetryBatch } from '../model.js';
+import type { SpanRecord } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
-import { ShellCorrelator, programOf, type ShellRecord } from './correlate-shell.js';
+import type { ShellRecord } from '../records/shell-log.js';
+import { ShellCorrelator, programOf } from './correlate-shell.js';
 import { TranscriptCorrelator } from './correlate-transcripts.js';
 import { parseTranscriptLine } from './parse-transcript.js';
-
-class MemorySink implements Sink {
-  readonly name = 'memory';
-  readonly received: TelemetryBatch = emptyBatch();
-  async write(batch: TelemetryBatch): Promise<void> {
-    this.received.spans.push(...batch.spans);
-    this.received.logs.push(...batch.logs);
-  }
-  async close(): Promise<void> {}
-}
+import { MemorySink } from '../../../test/helpers/memory-sink.js';
 
 const SESSION = 'bbbbbbbb-0000-4000-8000-000000000002';
 

@@ -4,30 +4,11 @@
 // and a `ccotel.shell.command` log record. A command waits until its Bash span goes out; one whose span never
 // comes (no transcript, or given up) gets a trace of its own, or the TRACEPARENT's (Claude Code's native trace).
 // A command killed before its EXIT trap ran has no end: it ends with its tool call.
-import { recordIdOf, spanIdOf, traceIdOf } from '../ids.js';
-import type { Attributes, LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
+import { spanIdOf, traceIdOf } from '../ids.js';
+import type { Ack, Attributes, Join, LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
-import type { Ack, Join } from '../pipeline.js';
-
-/** A line of the shell log (format version 1). */
-export interface ShellRecord {
-  v: number;
-  ev: 'start' | 'end';
-  sid: string;
-  pid: number;
-  seq: number;
-  /** Epoch microseconds. */
-  ts: number;
-  tp?: string;
-  ppid?: number | null;
-  pgid?: number | null;
-  psid?: number | null;
-  tty?: string;
-  cwd?: string;
-  cmd?: string;
-  cmdlen?: number;
-  status?: number;
-}
+import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
+import { ATTRS, EVENTS, logIdOf, SPANS } from '../semconv.js';
 
 export interface ShellCommand {
   sessionId: string;
@@ -67,7 +48,7 @@ const SKEW_MS = 1_000;
 /** Bash spans remembered per session for commands read after their span went out. */
 const SPANS_PER_SESSION = 500;
 
-export class ShellCorrelator implements Join {
+export class ShellCorrelator implements Join, ShellRecordConsumer {
   readonly stats: ShellCorrelatorStats = { commands: 0, underToolSpan: 0, withoutToolSpan: 0, withoutEnd: 0, endWithoutStart: 0 };
   private out: TelemetryBatch = emptyBatch();
   private readonly waiting = new Map<string, ShellCommand>();
@@ -88,7 +69,7 @@ export class ShellCorrelator implements Join {
 
   observe(batch: TelemetryBatch): void {
     for (const span of batch.spans) {
-      if (span.name !== 'execute_tool Bash') continue;
+      if (span.name !== `${SPANS.toolPrefix}Bash`) continue;
       const bash = bashSpanOf(span);
       const list = this.bashSpans.get(bash.sessionId) ?? [];
       list.push(bash);
@@ -184,7 +165,7 @@ export class ShellCorrelator implements Join {
     // The shell script cut the command: its last word may be the head of a secret too short to recognise.
     const commandLine = truncated ? `${(start?.cmd ?? '').replace(/\S*$/, '')}…` : (start?.cmd ?? '');
     const attributes: Attributes = {
-      'session.id': command.sessionId,
+      [ATTRS.sessionId]: command.sessionId,
       'gen_ai.conversation.id': command.sessionId,
       'gen_ai.operation.name': 'execute_command',
       'process.pid': command.pid,
@@ -201,7 +182,7 @@ export class ShellCorrelator implements Join {
       ['ccotel.process.tty', start?.tty],
       ['process.working_directory', start?.cwd ?? command.end?.cwd],
       ['ccotel.shell.traceparent', start?.tp],
-      ['tool_use_id', parent?.toolUseId],
+      [ATTRS.toolUseId, parent?.toolUseId],
     ];
     for (const [key, value] of optional) if (value !== undefined && value !== null && value !== '') attributes[key] = value as string | number;
     const spanId = spanIdOf('shell', command.sessionId, String(command.pid), String(command.seq), String(start?.ts ?? command.end?.ts ?? ''));
@@ -221,17 +202,17 @@ export class ShellCorrelator implements Join {
     };
     this.out.spans.push(span);
     const logAttributes: Attributes = {
-      'session.id': command.sessionId,
+      [ATTRS.sessionId]: command.sessionId,
       'process.command_line': commandLine,
       'process.pid': command.pid,
       cwd: String(attributes['process.working_directory'] ?? ''),
     };
     if (attributes['process.exit.code'] !== undefined) logAttributes['process.exit.code'] = attributes['process.exit.code'];
-    if (parent) logAttributes.tool_use_id = parent.toolUseId;
+    if (parent) logAttributes[ATTRS.toolUseId] = parent.toolUseId;
     const log: LogRecord = {
-      id: recordIdOf('ccotel.shell.command', spanId),
+      id: logIdOf(EVENTS.shellCommand, spanId),
       timeMs: beginMs,
-      eventName: 'ccotel.shell.command',
+      eventName: EVENTS.shellCommand,
       severity: failed ? 'WARN' : 'INFO',
       traceId,
       spanId,
@@ -248,7 +229,7 @@ function startMs(command: ShellCommand): number {
 
 function bashSpanOf(span: SpanRecord): BashSpan {
   let command: string | undefined;
-  const input = span.attributes['ccotel.tool.input'];
+  const input = span.attributes[ATTRS.toolInput];
   if (typeof input === 'string') {
     try {
       const parsed = JSON.parse(input) as { command?: unknown };
@@ -260,8 +241,8 @@ function bashSpanOf(span: SpanRecord): BashSpan {
   return {
     traceId: span.traceId,
     spanId: span.spanId,
-    sessionId: String(span.attributes['session.id'] ?? ''),
-    toolUseId: String(span.attributes.tool_use_id ?? ''),
+    sessionId: String(span.attributes[ATTRS.sessionId] ?? ''),
+    toolUseId: String(span.attributes[ATTRS.toolUseId] ?? ''),
     startMs: span.startMs,
     endMs: span.endMs,
     command,

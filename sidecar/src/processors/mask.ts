@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { recordIdOf } from '../ids.js';
-import type { Attributes, LogRecord, MetricPoint, Processor, TelemetryBatch } from '../model.js';
+import type { Attributes, LogRecord, MetricPoint, Processor, TelemetryBatch, TextMasker } from '../model.js';
+import { ATTRS, EVENTS, METRICS, metricPoint } from '../semconv.js';
 import { decodedSecret, type Finding, type SecretDetector } from './secret-detector.js';
 
 // The masking stage: every string of a batch passes through one batched detection, each secret is
@@ -102,9 +103,9 @@ export function textFieldsOf(batch: TelemetryBatch): { batch: TelemetryBatch; fi
 }
 
 /** Attributes of a detection record taken from the item the secret was found in (never the value). */
-const CONTEXT_KEYS = ['session.id', 'tool_use_id', 'ccotel.source.file'] as const;
+const CONTEXT_KEYS = [ATTRS.sessionId, ATTRS.toolUseId, 'ccotel.source.file'] as const;
 
-export class MaskProcessor implements Processor {
+export class MaskProcessor implements Processor, TextMasker {
   readonly name = 'mask';
 
   constructor(
@@ -152,7 +153,7 @@ function detectionRecord(id: string, field: TextField, rule: string, fingerprint
   return {
     id,
     timeMs: field.owner.timeMs,
-    eventName: 'ccotel.secret.detected',
+    eventName: EVENTS.secretDetected,
     severity: 'WARN',
     traceId: field.owner.traceId,
     spanId: field.owner.spanId,
@@ -162,16 +163,5 @@ function detectionRecord(id: string, field: TextField, rule: string, fingerprint
 }
 
 function redactionPoint(id: string, field: TextField, rule: string): MetricPoint {
-  return {
-    id,
-    name: 'ccotel.redactions',
-    unit: '{secret}',
-    description: 'Secrets masked before export, by detection rule',
-    kind: 'sum',
-    timeMs: field.owner.timeMs,
-    value: 1,
-    attributes: { rule },
-    traceId: field.owner.traceId,
-    spanId: field.owner.spanId,
-  };
+  return metricPoint(METRICS.redactions, { id, timeMs: field.owner.timeMs, attributes: { rule }, traceId: field.owner.traceId, spanId: field.owner.spanId });
 }

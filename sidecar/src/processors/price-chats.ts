@@ -3,6 +3,7 @@
 // A model the table does not know costs 0 and is flagged with `ccotel.cost.unknown_model=true`.
 import { calcPrice, type ModelPrice, type TieredPrices } from '@pydantic/genai-prices';
 import type { MetricPoint, Processor, SpanRecord, TelemetryBatch } from '../model.js';
+import { ATTRS, METRICS, metricPoint, SPANS } from '../semconv.js';
 
 export const COST_ATTRIBUTE = 'ccotel.cost.usd';
 export const UNKNOWN_MODEL_ATTRIBUTE = 'ccotel.cost.unknown_model';
@@ -79,25 +80,23 @@ export class PriceChatsProcessor implements Processor {
   async process(batch: TelemetryBatch): Promise<TelemetryBatch> {
     const points: MetricPoint[] = [];
     for (const span of batch.spans) {
-      if (!span.name.startsWith('chat ')) continue;
-      const model = String(span.attributes['gen_ai.request.model'] ?? span.name.slice('chat '.length));
+      if (!span.name.startsWith(SPANS.chatPrefix)) continue;
+      const model = String(span.attributes[ATTRS.requestModel] ?? span.name.slice(SPANS.chatPrefix.length));
       const cost = priceChat(model, chatTokens(span), span.startMs);
       span.attributes[COST_ATTRIBUTE] = round(cost.usd);
       if (cost.unknownModel) span.attributes[UNKNOWN_MODEL_ATTRIBUTE] = true;
       for (const [type, usd] of Object.entries(cost.byType)) {
         if (usd === 0) continue;
-        points.push({
-          id: `${span.spanId}:cost:${type}`,
-          name: 'ccotel.cost',
-          unit: 'USD',
-          description: 'Cost of the API responses by model and token type, from the price table',
-          kind: 'sum',
-          timeMs: span.endMs,
-          value: round(usd),
-          attributes: { 'gen_ai.request.model': model, 'gen_ai.token.type': type },
-          traceId: span.traceId,
-          spanId: span.spanId,
-        });
+        points.push(
+          metricPoint(METRICS.cost, {
+            id: `${span.spanId}:cost:${type}`,
+            timeMs: span.endMs,
+            value: round(usd),
+            attributes: { [ATTRS.requestModel]: model, 'gen_ai.token.type': type },
+            traceId: span.traceId,
+            spanId: span.spanId,
+          }),
+        );
       }
     }
     if (points.length === 0) return batch;

@@ -3,6 +3,7 @@
 // ccotel's own pricing, and the price of models the table does not know) and `ccotel.lines_of_code` points.
 import { recordIdOf } from '../ids.js';
 import type { LogRecord, MetricPoint } from '../model.js';
+import { ATTRS, EVENTS, METRICS, metricPoint } from '../semconv.js';
 
 export interface CostState {
   totalCostUsd: number;
@@ -44,13 +45,13 @@ export class ReportedCosts {
     const log: LogRecord = {
       id,
       timeMs,
-      eventName: 'ccotel.cost.reported',
+      eventName: EVENTS.costReported,
       severity: 'INFO',
       traceId: '',
       spanId: '',
       body: `Claude Code states the session cost ${state.totalCostUsd} USD so far`,
       attributes: {
-        'session.id': sessionId,
+        [ATTRS.sessionId]: sessionId,
         'gen_ai.conversation.id': sessionId,
         'ccotel.cost.reported_usd': state.totalCostUsd,
         'ccotel.cost.reported_by_model': JSON.stringify(state.costByModel),
@@ -64,18 +65,7 @@ export class ReportedCosts {
     const metrics: MetricPoint[] = [];
     for (const [type, now, before] of [['added', state.linesAdded, last.added], ['removed', state.linesRemoved, last.removed]] as const) {
       if (now <= before) continue;
-      metrics.push({
-        id: `${id}:lines:${type}`,
-        name: 'ccotel.lines_of_code',
-        unit: '{line}',
-        description: 'Lines of code Claude Code added or removed, as it counts them',
-        kind: 'sum',
-        timeMs,
-        value: now - before,
-        attributes: { type, 'session.id': sessionId },
-        traceId: '',
-        spanId: '',
-      });
+      metrics.push(metricPoint(METRICS.linesOfCode, { id: `${id}:lines:${type}`, timeMs, value: now - before, attributes: { type, [ATTRS.sessionId]: sessionId } }));
     }
     return { log, metrics };
   }

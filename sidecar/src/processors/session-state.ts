@@ -5,10 +5,10 @@
 // Every change is a `ccotel.session.state_changed` log record (state, previous_state, reason); its id comes from
 // the event that caused it, so a re-read reports each change once.
 import { recordIdOf } from '../ids.js';
-import type { Attributes, TelemetryBatch } from '../model.js';
+import type { Ack, Attributes, Join, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
-import type { Ack, Join } from '../pipeline.js';
-import type { Hook } from './correlate-hooks.js';
+import { ATTRS, EVENTS } from '../semconv.js';
+import type { Hook } from './hook-input.js';
 
 export type SessionState = 'idle' | 'running' | 'waiting_for_input' | 'resumed' | 'ended' | 'abandoned';
 
@@ -28,8 +28,8 @@ export class SessionStateTracker implements Join {
 
   observe(batch: TelemetryBatch): void {
     for (const log of batch.logs) {
-      if (log.eventName !== 'ccotel.failure_mode.detected' || log.attributes.mode !== 'abandoned_session') continue;
-      this.change(String(log.attributes['session.id']), 'abandoned', log.timeMs, recordIdOf('session-state', log.id), String(log.attributes.cause ?? ''));
+      if (log.eventName !== EVENTS.failureModeDetected || log.attributes.mode !== 'abandoned_session') continue;
+      this.change(String(log.attributes[ATTRS.sessionId]), 'abandoned', log.timeMs, recordIdOf('session-state', log.id), String(log.attributes.cause ?? ''));
     }
   }
 
@@ -41,20 +41,15 @@ export class SessionStateTracker implements Join {
 
   finish(): void {}
 
-  /** The state a session is in now (undefined: never seen, or ended/abandoned and forgotten). */
-  stateOf(sessionId: string): SessionState | undefined {
-    return this.states.get(sessionId);
-  }
-
   private change(sessionId: string, state: SessionState, timeMs: number, id: string, reason: string): void {
     const previous = this.states.get(sessionId);
     if (previous === state) return;
     // A finished session is forgotten (memory stays bounded); a resume brings it back.
     if (state === 'ended' || state === 'abandoned') this.states.delete(sessionId);
     else this.states.set(sessionId, state);
-    const attributes: Attributes = { 'session.id': sessionId, state, previous_state: previous ?? '' };
+    const attributes: Attributes = { [ATTRS.sessionId]: sessionId, state, previous_state: previous ?? '' };
     if (reason) attributes.reason = reason;
-    this.out.logs.push({ id, timeMs, eventName: 'ccotel.session.state_changed', severity: state === 'abandoned' ? 'WARN' : 'INFO', traceId: '', spanId: '', body: '', attributes });
+    this.out.logs.push({ id, timeMs, eventName: EVENTS.sessionStateChanged, severity: state === 'abandoned' ? 'WARN' : 'INFO', traceId: '', spanId: '', body: '', attributes });
   }
 }
 

@@ -3,6 +3,7 @@
 // blocks by tool, session states, skipped input) covers their window, as SQL over the exporter's layout and
 // DESIGN's attribute names. Raw rows may repeat (at-least-once delivery): those counts go through distinct ids.
 import { USAGE_TABLES } from '../../../schemas/usage.js';
+import { RECORD_ID_KEY } from '../semconv.js';
 
 export interface ReportQuery {
   title: string;
@@ -11,7 +12,7 @@ export interface ReportQuery {
 
 const LOGS = 'otel_logs';
 
-export const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
+export const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['${RECORD_ID_KEY}'])`;
 const spanFacts = (kind?: 'turn' | 'tool' | 'chat') => `(SELECT * FROM ${USAGE_TABLES.spans} FINAL${kind ? ` WHERE Kind = '${kind}'` : ''})`;
 const eventFacts = (eventName: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL WHERE EventName = '${eventName}')`;
 

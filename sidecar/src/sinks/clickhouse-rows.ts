@@ -2,11 +2,7 @@
 // embedded store and a Collector-fed server hold identical rows. Value spellings follow the exporter:
 // SpanKind `SPAN_KIND_*`, StatusCode `STATUS_CODE_*`, maps of strings, delta sums with temporality 1.
 import type { Attributes, LogRecord, MetricPoint, Resource, SpanRecord } from '../model.js';
-
-export const SCOPE_NAME = 'ccotel';
-/** Metric attribute carrying nothing but the point's id, inside the exemplar, so repeats can be recognised. */
-export const POINT_ID_KEY = 'ccotel.point.id';
-export const RECORD_ID_KEY = 'ccotel.record.id';
+import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY, SCOPE_NAME } from '../semconv.js';
 
 const SPAN_KIND = { internal: 'SPAN_KIND_INTERNAL', client: 'SPAN_KIND_CLIENT', server: 'SPAN_KIND_SERVER' } as const;
 const STATUS_CODE = { unset: 'STATUS_CODE_UNSET', ok: 'STATUS_CODE_OK', error: 'STATUS_CODE_ERROR' } as const;
@@ -138,6 +134,3 @@ export class RowMapper {
     };
   }
 }
-
-/** Seconds: tool calls range from milliseconds to many minutes. */
-export const HISTOGRAM_BOUNDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];

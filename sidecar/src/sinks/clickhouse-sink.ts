@@ -5,7 +5,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import type { LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../model.js';
-import { clickhouseTime, POINT_ID_KEY, RECORD_ID_KEY, RowMapper } from './clickhouse-rows.js';
+import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
+import { clickhouseTime, RowMapper } from './clickhouse-rows.js';
 
 /** Ids remembered in memory instead of asked from the store (about 100 MB at the bound). */
 const MAX_OWN_IDS = 2_000_000;

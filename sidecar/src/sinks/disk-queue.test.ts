@@ -18,19 +18,19 @@ describe('DiskQueue', () => {
     await queue.append('traces', 3, bytes(10, 1));
     await queue.append('logs', 2, bytes(20, 2));
     await queue.append('metrics', 5, bytes(30, 3));
-    await queue.remove(queue.oldest()!);
+    await queue.remove(queue.nextToSend()!);
     writeFileSync(join(dir, '000000000099.traces.1.pb.tmp'), 'half');
 
     const reopened = new DiskQueue(dir, 1000);
     expect([reopened.length, reopened.items, reopened.bytes]).toEqual([2, 7, 50]);
-    expect(reopened.oldest()).toMatchObject({ signal: 'logs', items: 2 });
-    expect(await reopened.read(reopened.oldest()!)).toEqual(Buffer.from(bytes(20, 2)));
+    expect(reopened.nextToSend()).toMatchObject({ signal: 'logs', items: 2 });
+    expect(await reopened.read(reopened.nextToSend()!)).toEqual(Buffer.from(bytes(20, 2)));
     expect(readdirSync(dir).some((name) => name.endsWith('.tmp'))).toBe(false);
     // New entries go after the old ones.
     await reopened.append('traces', 1, bytes(5, 4));
-    await reopened.remove(reopened.oldest()!);
-    await reopened.remove(reopened.oldest()!);
-    expect(await reopened.read(reopened.oldest()!)).toEqual(Buffer.from(bytes(5, 4)));
+    await reopened.remove(reopened.nextToSend()!);
+    await reopened.remove(reopened.nextToSend()!);
+    expect(await reopened.read(reopened.nextToSend()!)).toEqual(Buffer.from(bytes(5, 4)));
   });
 
   it('belongs to one process at a time, and a lock left by a dead process is taken over', async () => {
@@ -48,7 +48,7 @@ describe('DiskQueue', () => {
     const queue = new DiskQueue(dir, 100);
     await queue.append('traces', 1, bytes(40, 1));
     await queue.append('logs', 2, bytes(40, 2));
-    queue.inFlight.add(queue.oldest()!);
+    queue.inFlight.add(queue.nextToSend()!);
     const dropped = await queue.append('metrics', 3, bytes(40, 3));
     expect(dropped.map((entry) => [entry.signal, entry.items])).toEqual([['logs', 2]]);
     expect([queue.length, queue.bytes]).toEqual([2, 80]);

@@ -91,10 +91,6 @@ export class DiskQueue {
     return this.entries.reduce((sum, entry) => sum + entry.items, 0);
   }
 
-  oldest(): QueueEntry | undefined {
-    return this.entries[0];
-  }
-
   /** The oldest entry nobody is sending yet. */
   nextToSend(): QueueEntry | undefined {
     return this.entries.find((entry) => !this.inFlight.has(entry));

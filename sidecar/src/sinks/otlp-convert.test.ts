@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keyValues, Message } from '../../../test/collector/otlp-wire.js';
 import type { LogRecord, MetricPoint, SpanRecord } from '../model.js';
-import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY } from './clickhouse-rows.js';
+import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
 import { OtlpEncoder, partialRejection } from './otlp-convert.js';
 
 const resource = { 'service.name': 'ccotel', 'host.name': 'test-host', 'user.name': 'tester' };

@@ -25,7 +25,7 @@ import { resourceFromAttributes, type Resource as OtelResource } from '@opentele
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { LogRecord, MetricPoint, Resource, SpanRecord } from '../model.js';
-import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY, SCOPE_NAME } from './clickhouse-rows.js';
+import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY, SCOPE_NAME } from '../semconv.js';
 
 export type Signal = 'traces' | 'logs' | 'metrics';
 

@@ -15,11 +15,12 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { emptyBatch, type LogRecord, type MetricPoint, type Resource, type Sink, type TelemetryBatch } from '../model.js';
+import { emptyBatch, type LogRecord, type Resource, type Sink, type TelemetryBatch } from '../model.js';
 import { sidecarResource, SIDECAR_VERSION } from '../resource.js';
+import { EVENTS, METRICS, metricPoint } from '../semconv.js';
 import { DiskQueue, type QueueEntry } from './disk-queue.js';
 import { OtlpEncoder, type Signal } from './otlp-convert.js';
-import { splitExportRequest } from './otlp-split.js';
+import { queuedHalves, RequestBuilder, type Request } from './otlp-requests.js';
 import { resolveTargets, sendRequest, SIGNALS, type SendOutcome, type SignalTarget } from './otlp-transport.js';
 
 export const DEFAULT_QUEUE_MAX_BYTES = 256 * 1024 * 1024;
@@ -71,20 +72,12 @@ export interface OtlpSinkStats {
   droppedByReason: Record<string, number>;
 }
 
-interface Request {
-  signal: Signal;
-  items: number;
-  body: Uint8Array;
-  /** The same items in two requests, for a collector that answers 413 (not kept for queued requests). */
-  halves?: () => Request[];
-}
-
 const perSignal = (): Record<Signal, number> => ({ traces: 0, logs: 0, metrics: 0 });
 
 export class OtlpSink implements Sink {
   readonly name = 'otlp';
   readonly stats: OtlpSinkStats = { sent: perSignal(), requests: 0, failedAttempts: 0, spilled: perSignal(), dropped: perSignal(), droppedByReason: {} };
-  private readonly encoder: OtlpEncoder;
+  private readonly requests: RequestBuilder;
   private readonly queue: DiskQueue;
   /** Our own drop reports, sent with the next batch. */
   private health: TelemetryBatch = emptyBatch();
@@ -96,7 +89,8 @@ export class OtlpSink implements Sink {
   private failingSince: number | undefined;
 
   constructor(private readonly options: OtlpSinkOptions) {
-    this.encoder = new OtlpEncoder(options.resource, SIDECAR_VERSION);
+    const encoder = new OtlpEncoder(options.resource, SIDECAR_VERSION);
+    this.requests = new RequestBuilder({ ...options, encoder, drop: (signal, items, reason, message) => this.drop(signal, items, reason, message) });
     this.queue = new DiskQueue(options.queueDir, options.queueMaxBytes);
     if (this.queue.length > 0) {
       options.log(`OTLP: ${this.queue.length} queued requests (${this.queue.items} items) from an earlier run; sending them first`);
@@ -134,7 +128,7 @@ export class OtlpSink implements Sink {
 
   private async deliver(batch: TelemetryBatch): Promise<void> {
     if (this.stopping.signal.aborted) throw new Error('OTLP sink is closed');
-    const requests = this.encode(this.takeHealth(batch));
+    const requests = this.requests.build(this.takeHealth(batch));
     if (this.queue.length > 0 || this.sender) {
       for (const request of requests) await this.enqueue(request);
       return;
@@ -156,53 +150,6 @@ export class OtlpSink implements Sink {
     const health = this.health;
     this.health = emptyBatch();
     return { spans: batch.spans, logs: batch.logs.concat(health.logs), metrics: batch.metrics.concat(health.metrics) };
-  }
-
-  /**
-   * Requests of at most maxItemsPerRequest items and (unless one item alone is bigger) maxRequestBytes.
-   * An item whose ids are not OTLP ids would make the collector refuse its whole request: it is dropped
-   * (counted and reported) here instead.
-   */
-  private encode(input: TelemetryBatch): Request[] {
-    const batch: TelemetryBatch = {
-      spans: this.validIds('traces', input.spans, (s) => isId(s.traceId, 32) && isId(s.spanId, 16) && (s.parentSpanId === '' || isId(s.parentSpanId, 16))),
-      logs: this.validIds('logs', input.logs, (l) => isOptionalId(l.traceId, 32) && isOptionalId(l.spanId, 16)),
-      metrics: this.validIds('metrics', input.metrics, (p) => isOptionalId(p.traceId, 32) && isOptionalId(p.spanId, 16)),
-    };
-    const requests: Request[] = [];
-    const add = <T>(signal: Signal, items: T[], encode: (items: T[]) => Uint8Array) => {
-      for (let i = 0; i < items.length; i += this.options.maxItemsPerRequest) {
-        this.split(signal, items.slice(i, i + this.options.maxItemsPerRequest), encode, requests);
-      }
-    };
-    add('traces', batch.spans, (spans) => this.encoder.traces(spans));
-    add('logs', batch.logs, (logs) => this.encoder.logs(logs));
-    add('metrics', batch.metrics, (points) => this.encoder.metrics(points));
-    return requests;
-  }
-
-  private validIds<T>(signal: Signal, items: T[], valid: (item: T) => boolean): T[] {
-    const kept = items.filter(valid);
-    if (kept.length < items.length) {
-      this.drop(signal, items.length - kept.length, 'invalid_id', `${items.length - kept.length} ${signal} items have trace or span ids that are not lowercase hex of the right length; not sent`);
-    }
-    return kept;
-  }
-
-  private split<T>(signal: Signal, items: T[], encode: (items: T[]) => Uint8Array, into: Request[]): void {
-    const body = encode(items);
-    const half = Math.ceil(items.length / 2);
-    const halves = () => {
-      const parts: Request[] = [];
-      this.split(signal, items.slice(0, half), encode, parts);
-      this.split(signal, items.slice(half), encode, parts);
-      return parts;
-    };
-    if (body.length <= this.options.maxRequestBytes || items.length === 1) {
-      into.push({ signal, items: items.length, body, ...(items.length > 1 ? { halves } : {}) });
-      return;
-    }
-    into.push(...halves());
   }
 
   /**
@@ -275,7 +222,7 @@ export class OtlpSink implements Sink {
     for (let entry = this.queue.nextToSend(); entry && !this.stopping.signal.aborted; entry = this.queue.nextToSend()) {
       this.queue.inFlight.add(entry);
       const body = await this.readEntry(entry);
-      const request: Request | undefined = body && { signal: entry.signal, items: entry.items, body, ...this.queuedHalves(entry.signal, entry.items, body) };
+      const request: Request | undefined = body && { signal: entry.signal, items: entry.items, body, ...queuedHalves(entry.signal, entry.items, body) };
       const result = request && (await this.sendWithRetry(request, Infinity));
       if (result === 'gave_up') {
         this.queue.inFlight.delete(entry);
@@ -285,14 +232,6 @@ export class OtlpSink implements Sink {
       if (result === 'too_large') await this.requeueHalves(request!);
       await this.queue.remove(entry);
     }
-  }
-
-  /** A queued request keeps no items: its encoded body is split instead (otlp-split.ts). */
-  private queuedHalves(signal: Signal, items: number, body: Uint8Array): Pick<Request, 'halves'> {
-    if (items < 2) return {};
-    return {
-      halves: () => (splitExportRequest(body) ?? []).map((half) => ({ signal, ...half, ...this.queuedHalves(signal, half.items, half.body) })),
-    };
   }
 
   private async requeueHalves(request: Request): Promise<void> {
@@ -323,31 +262,11 @@ export class OtlpSink implements Sink {
     const id = randomUUID(); // a drop is an event of this process, not of an input record
     const timeMs = Date.now();
     const attributes = { signal, reason, 'ccotel.items': items };
-    const log: LogRecord = { id, timeMs, eventName: 'ccotel.export.dropped', severity: 'ERROR', traceId: '', spanId: '', body: message, attributes };
-    const point: MetricPoint = {
-      id,
-      name: 'ccotel.sidecar.export.dropped',
-      unit: '{item}',
-      description: 'Telemetry items the sidecar could not deliver (disk queue full, or rejected by the collector)',
-      kind: 'sum',
-      timeMs,
-      value: items,
-      attributes: { signal, reason },
-      traceId: '',
-      spanId: '',
-    };
+    const log: LogRecord = { id, timeMs, eventName: EVENTS.exportDropped, severity: 'ERROR', traceId: '', spanId: '', body: message, attributes };
+    const point = metricPoint(METRICS.exportDropped, { id, timeMs, value: items, attributes: { signal, reason } });
     this.health.logs.push(log);
     this.health.metrics.push(point);
   }
-}
-
-/** A trace (32) or span (16) id as OTLP carries it: lowercase hex, not all zeros. */
-function isId(id: string, length: number): boolean {
-  return id.length === length && /^[0-9a-f]+$/.test(id) && /[1-9a-f]/.test(id);
-}
-
-function isOptionalId(id: string, length: number): boolean {
-  return id === '' || isId(id, length);
 }
 
 /** Run `task` over `items` with at most `limit` running at once; rejects with the first failure. */

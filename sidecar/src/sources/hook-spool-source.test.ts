@@ -2,26 +2,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emptyBatch, type Sink, type TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
-import { HookCorrelator, type HookEvent } from '../processors/correlate-hooks.js';
+import { HookCorrelator } from '../processors/correlate-hooks.js';
+import type { HookEvent } from '../records/hook-spool.js';
 import { TranscriptCorrelator } from '../processors/correlate-transcripts.js';
 import { HookSpoolSource } from './hook-spool-source.js';
+import { MemorySink } from '../../../test/helpers/memory-sink.js';
 
 /** Keeps what it was given; fails while `failing` is set (a sink that is down). */
-class MemorySink implements Sink {
-  readonly name = 'memory';
-  readonly received: TelemetryBatch = emptyBatch();
-  failing = false;
-  async write(batch: TelemetryBatch): Promise<void> {
-    if (this.failing) throw new Error('sink down');
-    this.received.spans.push(...batch.spans);
-    this.received.logs.push(...batch.logs);
-    this.received.metrics.push(...batch.metrics);
-  }
-  async close(): Promise<void> {}
-}
-
 const SESSION = 'aaaaaaaa-0000-4000-8000-000000000001';
 const nameAt = (ns: bigint, pid = 100) => `${ns.toString().padStart(20, '0')}-${pid}-0a1b2c3d.json`;
 const T0 = 1_790_000_000_000_000_000n;

@@ -13,7 +13,8 @@ import { lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } fr
 import { join } from 'node:path';
 import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
-import type { HookEvent } from '../processors/correlate-hooks.js';
+import type { HookEvent } from '../records/hook-spool.js';
+import { METRICS, metricPoint } from '../semconv.js';
 import { readRegularFileSync } from './regular-file.js';
 
 export interface HookSpoolOptions {
@@ -234,11 +235,8 @@ export class HookSpoolSource {
     for (let index = this.droppedLinesSeen; index < lines.length; index++) {
       const [ns, stage = 'unknown'] = lines[index].split(' ');
       const timeMs = /^\d+$/.test(ns) ? Number(BigInt(ns) / 1_000_000n) : Date.now();
-      this.options.pipeline.addHealth(recordIdOf('hook-dropped', String(index), lines[index]), 'ccotel.sidecar.records', '{record}', 'Input records the sidecar could not use, by source and reason', timeMs, 1, {
-        source: 'hook',
-        result: 'dropped',
-        stage,
-      });
+      const attributes = { source: 'hook', result: 'dropped', stage };
+      this.options.pipeline.addHealth(metricPoint(METRICS.sidecarRecords, { id: recordIdOf('hook-dropped', String(index), lines[index]), timeMs, attributes }));
       this.stats.dropped++;
     }
     this.droppedLinesSeen = lines.length;

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessWatcher, scanProcesses, type ProcessScan } from './process-watcher.js';
+import type { ProcessScan } from '../records/process-scan.js';
+import { ProcessWatcher, scanProcesses } from './process-watcher.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => children.splice(0).forEach((child) => child.kill('SIGKILL')));

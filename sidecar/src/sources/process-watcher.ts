@@ -4,52 +4,9 @@
 // /proc/net/tcp{,6} in LISTEN state matched against the process's fds). Processes whose environment cannot be
 // read (another user's, without privilege) are skipped and counted. The agent processes those commands name
 // (CLAUDE_PID) are followed too, so a vanished agent can be told apart from a live one.
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-
-export interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  /** Unix session id (the session leader's pid). */
-  sid: number;
-  /** Controlling terminal (`tty_nr` of /proc/<pid>/stat), 0 when none. */
-  ttyNr: number;
-  /** Epoch ms (from boot time + start ticks). */
-  startMs: number;
-  /** Start in clock ticks since boot: exact, so with the pid it identifies the process across pid reuse. */
-  startTicks: number;
-  /** CLAUDE_CODE_SESSION_ID of its environment ('' for agent processes, which do not carry it). */
-  sessionId: string;
-  /** CLAUDE_PID of its environment: the Claude Code process that ran the command. */
-  agentPid?: number;
-  /**
-   * A hook command (or what it started), not a tool call's: Claude Code (2.1) gives hooks CLAUDE_PROJECT_DIR
-   * and the Bash tool CLAUDE_CODE_EXECPATH instead.
-   */
-  hook: boolean;
-  commandLine: string;
-  listeningPorts: number[];
-}
-
-export interface ProcessScan {
-  timeMs: number;
-  /** Processes of Claude Code sessions, by pid. */
-  processes: Map<number, ProcessInfo>;
-  /** Every live process's parent, for walking ancestor chains. */
-  parents: Map<number, number>;
-  /** Every live process's controlling terminal (`tty_nr`) and unix session. */
-  ttys: Map<number, number>;
-  sids: Map<number, number>;
-  /** Every live process's start time (epoch ms): a pid alive with another start time is another process. */
-  starts: Map<number, number>;
-  /** For the sessions asked about: processes whose command line names the session id (`claude --resume <id>`). */
-  namedBy: Map<string, number[]>;
-  /** Agent processes named by CLAUDE_PID that are alive, with their own stat. */
-  agents: Map<number, ProcessInfo>;
-  /** Processes whose environment could not be read. */
-  unreadable: number;
-}
+import type { ProcessScan } from '../records/process-scan.js';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux architecture in use). */
 const USER_HZ = 100;
@@ -127,22 +84,6 @@ function noteSessionsNamed(scan: ProcessScan, pid: number, commandLine: string, 
   }
 }
 
-/** Whether `ancestor` is `pid` or one of its ancestors in the scan's parent map. */
-export function descendsFrom(scan: ProcessScan, pid: number, ancestor: number): boolean {
-  for (let current: number | undefined = pid, hops = 0; current !== undefined && current > 0 && hops < 1000; hops++) {
-    if (current === ancestor) return true;
-    current = scan.parents.get(current);
-  }
-  return false;
-}
-
-/** Whether the terminal device of a `tty_nr` still exists (pseudo-terminals only; others are assumed present). */
-export function ttyExists(ttyNr: number, devRoot = '/dev'): boolean {
-  const major = (ttyNr >> 8) & 0xfff;
-  const minor = (ttyNr & 0xff) | ((ttyNr >> 12) & 0xfff00);
-  if (major < 136 || major > 143) return true; // not a pty
-  return existsSync(join(devRoot, 'pts', String((major - 136) * 256 + minor)));
-}
 
 export interface ProcessWatcherOptions {
   intervalMs: number;

@@ -6,7 +6,7 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pipeline } from '../pipeline.js';
-import type { ShellCorrelator, ShellRecord } from '../processors/correlate-shell.js';
+import type { ShellRecord, ShellRecordConsumer as ShellCorrelator } from '../records/shell-log.js';
 import { readLines } from './line-reader.js';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 

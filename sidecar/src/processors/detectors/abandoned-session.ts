@@ -5,7 +5,8 @@
 // idle time (no_session_end). Only sessions seen through hooks count: without hooks no SessionEnd is expected.
 // An agent must stay gone for ABANDON_GRACE_MS: a CLI that exits normally fires SessionEnd just before, and its
 // spool file may be read a moment after the process table shows it gone.
-import { ttyExists, type ProcessScan } from '../../sources/process-watcher.js';
+import type { ProcessScan } from '../../records/process-scan.js';
+import { ttyExists } from '../../tty-device.js';
 import { agentAlive, type AgentFacts, type Detection, type Facts, type SessionFacts } from './facts.js';
 
 export const ABANDON_GRACE_MS = 5_000;

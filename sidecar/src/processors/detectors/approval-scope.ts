@@ -1,6 +1,6 @@
 // approval_scope: an approved tool call whose process tree opened a listening socket, or outlived the call — the
 // approval covered one command, not a server left running.
-import type { ProcessScan } from '../../sources/process-watcher.js';
+import type { ProcessScan } from '../../records/process-scan.js';
 import { OUTLIVE_GRACE_MS, sessionProcesses, type Detection, type Facts } from './facts.js';
 
 export function detectApprovalScope(scan: ProcessScan, facts: Facts): Detection[] {

@@ -1,6 +1,6 @@
 // What the failure-mode detectors know, gathered from the telemetry stream (tool spans, shell spans, turn roots)
 // and the hook events, and how a process found in /proc is tied to the tool call that started it.
-import type { ProcessInfo, ProcessScan } from '../../sources/process-watcher.js';
+import type { ProcessInfo, ProcessScan } from '../../records/process-scan.js';
 
 export type FailureMode = 'orphan_process' | 'approval_scope' | 'signal_propagation' | 'output_truncation' | 'replay_divergence' | 'abandoned_session';
 

@@ -3,11 +3,11 @@
 // `ccotel.failure_mode.detected` log record naming the session, tool call, pid, command and (listeners) port.
 // Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
-import type { Attributes, TelemetryBatch } from '../../model.js';
+import type { Ack, Attributes, Join, TelemetryBatch } from '../../model.js';
 import { emptyBatch } from '../../model.js';
-import type { Ack, Join } from '../../pipeline.js';
-import type { ProcessScan } from '../../sources/process-watcher.js';
-import type { Hook } from '../correlate-hooks.js';
+import type { ProcessScan } from '../../records/process-scan.js';
+import { abandonedSessionEndSeed, ATTRS, EVENTS, logIdOf, METRICS, metricPoint, pointIdOf, SPANS } from '../../semconv.js';
+import type { Hook } from '../hook-input.js';
 import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
 import { detectApprovalScope } from './approval-scope.js';
 import { agentAlive, Facts, OUTLIVE_GRACE_MS, type Detection } from './facts.js';
@@ -39,7 +39,6 @@ const SCAN_AFTER: Record<string, number> = {
 
 export class FailureModeDetector implements Join {
   readonly facts = new Facts();
-  readonly detections: Detection[] = [];
   private out: TelemetryBatch = emptyBatch();
   private readonly reported = new Set<string>();
   /** Asks for a look at the process table in `delayMs` (set by `run`: an event after which a detection may be due). */
@@ -78,15 +77,15 @@ export class FailureModeDetector implements Join {
 
   observe(batch: TelemetryBatch): void {
     for (const span of batch.spans) {
-      const sessionId = String(span.attributes['session.id'] ?? '');
-      if (span.name.startsWith('execute_tool ')) {
-        const toolUseId = String(span.attributes.tool_use_id ?? '');
+      const sessionId = String(span.attributes[ATTRS.sessionId] ?? '');
+      if (span.name.startsWith(SPANS.toolPrefix)) {
+        const toolUseId = String(span.attributes[ATTRS.toolUseId] ?? '');
         const known = this.facts.tools.get(toolUseId);
-        const outcome = String(span.attributes['ccotel.tool.outcome'] ?? '');
+        const outcome = String(span.attributes[ATTRS.toolOutcome] ?? '');
         this.facts.tools.set(toolUseId, {
           toolUseId,
           sessionId,
-          name: String(span.attributes['gen_ai.tool.name'] ?? ''),
+          name: String(span.attributes[ATTRS.toolName] ?? ''),
           traceId: span.traceId,
           spanId: span.spanId,
           startMs: span.startMs,
@@ -96,17 +95,17 @@ export class FailureModeDetector implements Join {
         });
         this.report(detectOutputTruncation(span));
         this.requestScan(SCAN_AFTER.PostToolUse);
-      } else if (span.name.startsWith('shell ')) {
+      } else if (span.name.startsWith(SPANS.shellPrefix)) {
         const ended = span.attributes['ccotel.shell.ended'] !== false;
         this.facts.shells.push({
           sessionId,
           pid: Number(span.attributes['process.pid']),
           startMs: span.startMs,
           endMs: ended ? span.endMs : undefined,
-          toolUseId: span.attributes.tool_use_id === undefined ? undefined : String(span.attributes.tool_use_id),
+          toolUseId: span.attributes[ATTRS.toolUseId] === undefined ? undefined : String(span.attributes[ATTRS.toolUseId]),
         });
         this.facts.addAgent(this.facts.session(sessionId), Number(span.attributes['process.parent_pid']), span.startMs);
-      } else if (span.name === 'invoke_agent claude-code') {
+      } else if (span.name === SPANS.turn) {
         this.report(detectTurnRerun(span, this.facts));
       }
     }
@@ -175,7 +174,6 @@ export class FailureModeDetector implements Join {
       if (this.reported.has(id)) continue;
       this.reported.add(id);
       if (detection.mode === 'abandoned_session') this.facts.session(detection.sessionId).abandoned = true;
-      this.detections.push(detection);
       this.emit(id, detection);
     }
   }
@@ -183,8 +181,8 @@ export class FailureModeDetector implements Join {
   private emit(id: string, detection: Detection): void {
     const call = detection.toolUseId ? this.facts.tools.get(detection.toolUseId) : undefined;
     const context = { traceId: call?.traceId ?? '', spanId: call?.spanId ?? '' };
-    const attributes: Attributes = { 'session.id': detection.sessionId, mode: detection.mode };
-    if (detection.toolUseId) attributes.tool_use_id = detection.toolUseId;
+    const attributes: Attributes = { [ATTRS.sessionId]: detection.sessionId, mode: detection.mode };
+    if (detection.toolUseId) attributes[ATTRS.toolUseId] = detection.toolUseId;
     if (detection.process) {
       attributes['process.pid'] = detection.process.pid;
       attributes['process.command_line'] = detection.process.commandLine;
@@ -193,23 +191,14 @@ export class FailureModeDetector implements Join {
     if (detection.agentPid !== undefined) attributes['process.pid'] = detection.agentPid;
     if (detection.port !== undefined) attributes['network.local.port'] = detection.port;
     if (detection.cause) attributes.cause = detection.cause;
-    this.out.logs.push({ id, timeMs: detection.timeMs, eventName: 'ccotel.failure_mode.detected', severity: 'WARN', body: '', attributes, ...context });
-    this.out.metrics.push({
-      id: recordIdOf('ccotel.failure_modes', id),
-      name: 'ccotel.failure_modes',
-      unit: '{event}',
-      description: 'Failure modes of the agent runtime detected, by mode',
-      kind: 'sum',
-      timeMs: detection.timeMs,
-      value: 1,
-      attributes: { mode: detection.mode },
-      ...context,
-    });
+    this.out.logs.push({ id, timeMs: detection.timeMs, eventName: EVENTS.failureModeDetected, severity: 'WARN', body: '', attributes, ...context });
+    this.out.metrics.push(metricPoint(METRICS.failureModes, { id: pointIdOf(METRICS.failureModes, id), timeMs: detection.timeMs, attributes: { mode: detection.mode }, ...context }));
     if (detection.mode === 'abandoned_session') {
       // DESIGN: a session that went idle with no SessionEnd ends as `abandoned`.
-      const endId = recordIdOf('session-end', detection.sessionId, 'abandoned', id);
-      this.out.logs.push({ id: recordIdOf('ccotel.session.ended', endId), timeMs: detection.timeMs, eventName: 'ccotel.session.ended', severity: 'WARN', traceId: '', spanId: '', body: '', attributes: { 'session.id': detection.sessionId, reason: 'abandoned', cause: detection.cause ?? '' } });
-      this.out.metrics.push({ id: recordIdOf('ccotel.session.ends', endId), name: 'ccotel.session.ends', unit: '{session}', description: 'Session ends by reason', kind: 'sum', timeMs: detection.timeMs, value: 1, attributes: { reason: 'abandoned' }, traceId: '', spanId: '' });
+      const seed = abandonedSessionEndSeed(detection.sessionId, id);
+      const attributes = { [ATTRS.sessionId]: detection.sessionId, reason: 'abandoned', cause: detection.cause ?? '' };
+      this.out.logs.push({ id: logIdOf(EVENTS.sessionEnded, seed), timeMs: detection.timeMs, eventName: EVENTS.sessionEnded, severity: 'WARN', traceId: '', spanId: '', body: '', attributes });
+      this.out.metrics.push(metricPoint(METRICS.sessionEnds, { id: pointIdOf(METRICS.sessionEnds, seed), timeMs: detection.timeMs, attributes: { reason: 'abandoned' } }));
     }
   }
 }

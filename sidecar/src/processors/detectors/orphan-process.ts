@@ -1,6 +1,6 @@
 // orphan_process: a process carrying the session's CLAUDE_CODE_SESSION_ID still alive after its tool call or its
 // session ended, re-parented away from the agent (no longer a descendant of the Claude Code process that ran it).
-import { descendsFrom, type ProcessScan } from '../../sources/process-watcher.js';
+import { descendsFrom, type ProcessScan } from '../../records/process-scan.js';
 import { OUTLIVE_GRACE_MS, sessionProcesses, type Detection, type Facts } from './facts.js';
 
 export function detectOrphanProcesses(scan: ProcessScan, facts: Facts): Detection[] {

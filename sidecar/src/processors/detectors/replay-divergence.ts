@@ -1,6 +1,6 @@
 // replay_divergence: conversation resume is not process resume. A resumed session whose previous processes are
 // still running (started before the resume), or a turn interrupted and then run again after a resume.
-import type { ProcessScan } from '../../sources/process-watcher.js';
+import type { ProcessScan } from '../../records/process-scan.js';
 import type { SpanRecord } from '../../model.js';
 import { sessionProcesses, type Detection, type Facts } from './facts.js';
 

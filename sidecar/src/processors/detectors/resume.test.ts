@@ -4,9 +4,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SpanRecord } from '../../model.js';
-import type { ProcessScan } from '../../sources/process-watcher.js';
-import type { HookEvent } from '../correlate-hooks.js';
+import type { LogRecord, SpanRecord } from '../../model.js';
+import type { ProcessScan } from '../../records/process-scan.js';
+import type { HookEvent } from '../../records/hook-spool.js';
+import { ATTRS, EVENTS } from '../../semconv.js';
 import { ABANDON_GRACE_MS } from './abandoned-session.js';
 import { Facts } from './facts.js';
 import { FailureModeDetector } from './index.js';
@@ -54,7 +55,23 @@ function shellSpan(agentPid: number, timeMs: number): SpanRecord {
   } as unknown as SpanRecord;
 }
 
-const abandonments = (detector: FailureModeDetector) => detector.detections.filter((d) => d.mode === 'abandoned_session');
+/** Per detector, the abandoned_session records it emitted so far. */
+const emitted = new WeakMap<FailureModeDetector, LogRecord[]>();
+
+/** The abandoned_session detections a detector reported so far, read back from the records it emitted. */
+function abandonments(detector: FailureModeDetector) {
+  const logs = emitted.get(detector) ?? [];
+  emitted.set(detector, logs);
+  const fresh = detector.drain().batch.logs.filter((log) => log.eventName === EVENTS.failureModeDetected && log.attributes.mode === 'abandoned_session');
+  logs.push(...fresh);
+  return logs.map((log) => ({
+    sessionId: log.attributes[ATTRS.sessionId],
+    cause: log.attributes.cause,
+    timeMs: log.timeMs,
+    agentPid: log.attributes['process.pid'],
+    toolUseId: log.attributes[ATTRS.toolUseId],
+  }));
+}
 
 /** Scans at `atMs` and past the grace after it, with `agents` (none: every agent gone). */
 function scansFrom(detector: FailureModeDetector, atMs: number, agents: Record<number, number> = {}, onTerminal: Parameters<typeof scanAt>[2] = 'nobody'): void {

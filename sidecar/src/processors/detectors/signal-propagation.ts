@@ -1,6 +1,6 @@
 // signal_propagation: an interrupted or cancelled tool call whose processes kept running — the interrupt
 // reached the agent, not the process tree the call started.
-import type { ProcessScan } from '../../sources/process-watcher.js';
+import type { ProcessScan } from '../../records/process-scan.js';
 import { OUTLIVE_GRACE_MS, sessionProcesses, type Detection, type Facts } from './facts.js';
 
 export function detectSignalPropagation(scan: ProcessScan, facts: Facts): Detection[] {

@@ -1,0 +1,103 @@
+// Hook events as the correlation reads them: the fields it needs pulled out of the payload, the span event /
+// log attributes (no content) and the log body. A PermissionRequest carries no tool_use_id: it is paired with the
+// PreToolUse just before it in the same session, same tool and input.
+import type { Attributes, ContentLevel } from '../model.js';
+import type { HookEvent } from '../records/hook-spool.js';
+import { ATTRS } from '../semconv.js';
+
+/** A hook event with the fields the correlation needs pulled out of its payload. */
+export interface Hook {
+  event: HookEvent;
+  name: string;
+  sessionId: string;
+  timeMs: number;
+  promptId?: string;
+  toolUseId?: string;
+  toolName?: string;
+  /** Span event / log attributes (no content). */
+  attributes: Attributes;
+  /** Log body (content: masked and capped downstream; empty at content level `none`). */
+  body: string;
+}
+
+/** Turns spool events into `Hook`s; remembers each session's PreToolUse calls to pair PermissionRequest. */
+export class HookReader {
+  /** Per session: PreToolUse calls by tool name + input. */
+  private readonly lastPreToolUse = new Map<string, Map<string, string>>();
+
+  constructor(private readonly contentLevel: ContentLevel) {}
+
+  normalize(event: HookEvent): Hook {
+    const p = event.payload;
+    const name = String(p.hook_event_name);
+    const sessionId = String(p.session_id);
+    const str = (key: string) => (typeof p[key] === 'string' ? (p[key] as string) : undefined);
+    const toolName = str('tool_name');
+    let toolUseId = str('tool_use_id');
+    const inputKey = `${toolName}\u0000${JSON.stringify(p.tool_input ?? null)}`;
+    if (name === 'PreToolUse' && toolUseId) {
+      let calls = this.lastPreToolUse.get(sessionId);
+      if (!calls) this.lastPreToolUse.set(sessionId, (calls = new Map()));
+      calls.set(inputKey, toolUseId);
+    }
+    if (name === 'PermissionRequest' && !toolUseId) toolUseId = this.lastPreToolUse.get(sessionId)?.get(inputKey);
+    const attributes: Attributes = { 'hook.event': name, 'ccotel.hook.fired_at_ns': event.firedAtNs };
+    const copy = (from: string, to = from) => {
+      const value = p[from];
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') attributes[to] = value;
+    };
+    copy('prompt_id', ATTRS.promptId);
+    copy('agent_id', ATTRS.agentId);
+    copy('agent_type', 'ccotel.agent.type');
+    copy('permission_mode');
+    copy('source');
+    copy('reason');
+    copy('trigger');
+    copy('notification_type');
+    copy('is_interrupt');
+    copy('duration_ms');
+    copy('stop_hook_active');
+    if (toolName) attributes[ATTRS.toolName] = toolName;
+    if (toolUseId) attributes[ATTRS.toolUseId] = toolUseId;
+    if (typeof p.error === 'string') attributes.error = name === 'PostToolUseFailure' ? firstLine(p.error) : p.error;
+    if (p.tool_response !== undefined) attributes[ATTRS.toolResponseLength] = responseLength(p.tool_response);
+    if (Array.isArray(p.tool_calls)) attributes['ccotel.tool.calls'] = p.tool_calls.length;
+    return {
+      event,
+      name,
+      sessionId,
+      timeMs: event.firedAtMs,
+      promptId: str('prompt_id'),
+      toolUseId,
+      toolName,
+      attributes,
+      body: this.contentLevel === 'none' ? '' : bodyOf(name, p),
+    };
+  }
+}
+
+export function snakeCase(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+function bodyOf(name: string, p: Record<string, unknown>): string {
+  if (name === 'UserPromptSubmit' && typeof p.prompt === 'string') return p.prompt;
+  if (name === 'Notification' && typeof p.message === 'string') return p.message;
+  if (name === 'PostToolUseFailure' && typeof p.error === 'string') return p.error;
+  if (name === 'StopFailure') return JSON.stringify(p.error_details ?? p.error ?? '');
+  if (p.tool_input !== undefined) return JSON.stringify(p.tool_input);
+  return '';
+}
+
+/** Characters of output a tool produced (Bash: stdout + stderr), as the hook saw it before any truncation. */
+function responseLength(response: unknown): number {
+  if (typeof response === 'string') return response.length;
+  if (typeof response !== 'object' || response === null) return 0;
+  const r = response as { stdout?: unknown; stderr?: unknown };
+  if (typeof r.stdout === 'string' || typeof r.stderr === 'string') return String(r.stdout ?? '').length + String(r.stderr ?? '').length;
+  return JSON.stringify(response).length;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? '';
+}

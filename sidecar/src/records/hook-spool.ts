@@ -1,0 +1,14 @@
+// What the hook spool source hands on: one event per spool file (sources/hook-spool-source.ts, docs/HOOKS.md).
+import type { Ack } from '../model.js';
+
+export interface HookEvent {
+  /** Spool file name (unique per event): the seed of the event's ids. */
+  file: string;
+  firedAtMs: number;
+  firedAtNs: string;
+  hookPid: number;
+  /** The Claude Code process that fired the hook (its CLAUDE_PID), when the spool file name carries it. */
+  agentPid?: number;
+  payload: Record<string, unknown>;
+  ack: Ack;
+}

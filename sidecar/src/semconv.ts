@@ -1,0 +1,147 @@
+// The sidecar's semantic conventions (DESIGN section 5), written once: every metric with its unit and description,
+// the log event, span and attribute names more than one stage relies on, the keys the sinks put on the wire, and
+// the id recipes two stages must agree on (a start the hook and the transcript both see is one start because
+// both compute its id here).
+import { recordIdOf, spanIdOf } from './ids.js';
+import type { Attributes, MetricPoint } from './model.js';
+
+export interface MetricDefinition {
+  readonly name: string;
+  readonly unit: string;
+  readonly description: string;
+  readonly kind: MetricPoint['kind'];
+}
+
+export const METRICS = {
+  turns: { name: 'ccotel.turns', unit: '{turn}', description: 'Turns by outcome', kind: 'sum' },
+  tokens: { name: 'ccotel.tokens', unit: '{token}', description: 'Tokens by type and model', kind: 'sum' },
+  toolCalls: { name: 'ccotel.tool.calls', unit: '{call}', description: 'Tool calls by tool and outcome', kind: 'sum' },
+  toolDuration: { name: 'ccotel.tool.duration', unit: 's', description: 'Tool call duration', kind: 'histogram' },
+  sessionStarts: { name: 'ccotel.session.starts', unit: '{session}', description: 'Session starts by source', kind: 'sum' },
+  sessionEnds: { name: 'ccotel.session.ends', unit: '{session}', description: 'Session ends by reason', kind: 'sum' },
+  permissionBlocks: { name: 'ccotel.permission.blocks', unit: '{block}', description: 'Permission blocks by tool and source', kind: 'sum' },
+  failureModes: { name: 'ccotel.failure_modes', unit: '{event}', description: 'Failure modes of the agent runtime detected, by mode', kind: 'sum' },
+  cost: { name: 'ccotel.cost', unit: 'USD', description: 'Cost of the API responses by model and token type, from the price table', kind: 'sum' },
+  linesOfCode: { name: 'ccotel.lines_of_code', unit: '{line}', description: 'Lines of code Claude Code added or removed, as it counts them', kind: 'sum' },
+  redactions: { name: 'ccotel.redactions', unit: '{secret}', description: 'Secrets masked before export, by detection rule', kind: 'sum' },
+  truncations: { name: 'ccotel.truncations', unit: '{field}', description: 'Content fields cut to the configured maximum length', kind: 'sum' },
+  sidecarRecords: { name: 'ccotel.sidecar.records', unit: '{record}', description: 'Input records the sidecar could not use, by source and reason', kind: 'sum' },
+  exportDropped: {
+    name: 'ccotel.sidecar.export.dropped',
+    unit: '{item}',
+    description: 'Telemetry items the sidecar could not deliver (disk queue full, or rejected by the collector)',
+    kind: 'sum',
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+/** Log record event names (`ccotel.<noun>.<verb>`). Hook records are `HOOK_EVENT_PREFIX` + the hook in snake_case. */
+export const EVENTS = {
+  turnEnded: 'ccotel.turn.ended',
+  promptSubmitted: 'ccotel.prompt.submitted',
+  toolCompleted: 'ccotel.tool.completed',
+  apiError: 'ccotel.api.error',
+  compactionOccurred: 'ccotel.compaction.occurred',
+  shellCommand: 'ccotel.shell.command',
+  permissionModeChanged: 'ccotel.permission_mode.changed',
+  permissionBlocked: 'ccotel.permission.blocked',
+  sessionStarted: 'ccotel.session.started',
+  sessionEnded: 'ccotel.session.ended',
+  sessionStateChanged: 'ccotel.session.state_changed',
+  failureModeDetected: 'ccotel.failure_mode.detected',
+  costReported: 'ccotel.cost.reported',
+  secretDetected: 'ccotel.secret.detected',
+  recordSkipped: 'ccotel.record.skipped',
+  exportDropped: 'ccotel.export.dropped',
+} as const;
+
+export const HOOK_EVENT_PREFIX = 'ccotel.hook.';
+
+/** Span names: the turn root is one name; the others are a prefix followed by the model, tool or program. */
+export const SPANS = {
+  turn: 'invoke_agent claude-code',
+  chatPrefix: 'chat ',
+  toolPrefix: 'execute_tool ',
+  shellPrefix: 'shell ',
+} as const;
+
+/** Attribute names that one stage writes and another reads. */
+export const ATTRS = {
+  sessionId: 'session.id',
+  messageUuid: 'message.uuid',
+  promptId: 'prompt.id',
+  toolUseId: 'tool_use_id',
+  toolName: 'gen_ai.tool.name',
+  requestModel: 'gen_ai.request.model',
+  toolOutcome: 'ccotel.tool.outcome',
+  toolInput: 'ccotel.tool.input',
+  toolResponseLength: 'ccotel.tool.response.length',
+  agentId: 'ccotel.agent.id',
+  permissionMode: 'ccotel.permission.mode',
+  startOrigin: 'ccotel.start.origin',
+  blockOrigin: 'ccotel.block.origin',
+} as const;
+
+/** Keys the sinks add to carry an item's deterministic id on the wire (ClickHouse rows and OTLP alike). */
+export const RECORD_ID_KEY = 'ccotel.record.id';
+/** Metric attribute carrying nothing but the point's id, inside the exemplar, so repeats can be recognised. */
+export const POINT_ID_KEY = 'ccotel.point.id';
+/** Instrumentation scope of everything the sidecar emits. */
+export const SCOPE_NAME = 'ccotel';
+/** Explicit bounds of every histogram, the same in the store and over OTLP. Seconds: tool calls range from milliseconds to many minutes. */
+export const HISTOGRAM_BOUNDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
+
+export interface PointFields {
+  id: string;
+  timeMs: number;
+  /** 1 when not given: most points count one event. */
+  value?: number;
+  attributes: Attributes;
+  traceId?: string;
+  spanId?: string;
+}
+
+/** A point of `metric`; a point outside any trace leaves the context empty. */
+export function metricPoint(metric: MetricDefinition, fields: PointFields): MetricPoint {
+  const { name, unit, description, kind } = metric;
+  return { id: fields.id, name, unit, description, kind, timeMs: fields.timeMs, value: fields.value ?? 1, attributes: fields.attributes, traceId: fields.traceId ?? '', spanId: fields.spanId ?? '' };
+}
+
+// ---- ids: a log record and a metric point of the same fact share a seed; each is `recordIdOf(its name, seed)` --
+
+export function logIdOf(eventName: string, seed: string): string {
+  return recordIdOf(eventName, seed);
+}
+
+export function pointIdOf(metric: MetricDefinition, seed: string): string {
+  return recordIdOf(metric.name, seed);
+}
+
+/** The `execute_tool` span of a tool call. */
+export function toolSpanId(toolUseId: string): string {
+  return spanIdOf('tool', toolUseId);
+}
+
+/** Seed of the session start at the prompt `messageUuid`: the transcript infers it, a SessionStart hook before that prompt confirms it. */
+export function sessionStartSeed(sessionId: string, messageUuid: string): string {
+  return recordIdOf('session-start', sessionId, messageUuid);
+}
+
+/** Seed of a session start only a hook saw (no prompt followed it). */
+export function hookSessionStartSeed(sessionId: string, firedAtNs: string): string {
+  return recordIdOf('session-start', sessionId, 'hook', firedAtNs);
+}
+
+/** Seed of a session end told by the SessionEnd hook of spool file `spoolFile`. */
+export function hookSessionEndSeed(sessionId: string, spoolFile: string): string {
+  return recordIdOf('session-end', sessionId, spoolFile);
+}
+
+/** Seed of the end of a session found abandoned by the detection `detectionId`. */
+export function abandonedSessionEndSeed(sessionId: string, detectionId: string): string {
+  return recordIdOf('session-end', sessionId, 'abandoned', detectionId);
+}
+
+/** Seed of the permission block of a tool call: the transcript and the hooks block a call at most once. */
+export function permissionBlockSeed(toolSpanIdOfCall: string): string {
+  return `${toolSpanIdOfCall}:blocked`;
+}
