@@ -19,7 +19,7 @@ describe('ccotel run (the built CLI as a child process)', () => {
     store = join(home, 'store');
     appendTurns(sessionPath(join(home, 'claude'), 'session-1'), 'session-1', 0, 3, Date.now() - 3_600_000);
     sidecar = startRun(['--store', store, '--idle', '1000'], env);
-    await waitFor('the endpoint', () => sidecar.output().includes('queries served on'), 30_000);
+    await waitFor('the endpoint', () => sidecar.output().includes('queries served on'), 90_000);
   });
 
   afterAll(async () => {
@@ -28,9 +28,9 @@ describe('ccotel run (the built CLI as a child process)', () => {
   });
 
   it('answers query and report through its endpoint while it runs', async () => {
-    await waitFor('3 turns', async () => (await turns()) === 3, 30_000);
+    await waitFor('3 turns', async () => (await turns()) === 3, 90_000);
     appendTurns(sessionPath(join(home, 'claude'), 'session-1'), 'session-1', 3, 5, Date.now() - 3_600_000);
-    await waitFor('5 turns', async () => (await turns()) === 5, 30_000);
+    await waitFor('5 turns', async () => (await turns()) === 5, 90_000);
     const report = await runCli(['report', '--json', '--store', store], env);
     expect(report.status).toBe(0);
     expect(JSON.parse(report.stdout)).toBeTypeOf('object');
@@ -40,7 +40,7 @@ describe('ccotel run (the built CLI as a child process)', () => {
     await waitFor('status written', async () => {
       const report = JSON.parse((await runCli(['status', '--json', '--store', store], env)).stdout);
       return report.sources[0]?.sink.state === 'ok' && report.sources[0].filesFollowed === 1;
-    }, 15_000);
+    }, 60_000);
     const report = JSON.parse((await runCli(['status', '--json', '--store', store], env)).stdout);
     expect(report.sources[0]).toMatchObject({ source: 'transcripts', running: true, filesFollowed: 1, bytesBehind: 0, store });
     expect(report.sources[0].lastEventTime).toMatch(/^\d{4}-/);
@@ -58,13 +58,13 @@ describe('ccotel run (the built CLI as a child process)', () => {
     writeFileSync(join(spool, `${String(BigInt(startMs) * 1_000_000n).padStart(20, '0')}-1-abc.json`), JSON.stringify(payload));
     appendTurns(sessionPath(join(home, 'claude'), 'session-1'), 'session-1', 5, 6, startMs);
     const events = async () => (await runCli(['query', `SELECT arrayStringConcat(Events.Name, ',') FROM otel_traces WHERE SpanAttributes['tool_use_id'] = '${toolUseId}'`, '-f', 'TSV', '--store', store], env)).stdout.trim();
-    await waitFor('the tool span', async () => (await events()) !== '', 30_000);
+    await waitFor('the tool span', async () => (await events()) !== '', 90_000);
     expect((await events()).split(',')).toContain('PostToolUse');
-    await waitFor('the turn closed by the idle time', async () => (await turns()) === 6, 30_000);
+    await waitFor('the turn closed by the idle time', async () => (await turns()) === 6, 90_000);
   });
 
   it('refuses a second run on the same store with a clear error', async () => {
-    const second = await runCli(['run', '--store', store], env, 30_000);
+    const second = await runCli(['run', '--store', store], env, 60_000);
     expect(second.status).toBe(1);
     expect(second.stderr).toContain('only one `ccotel run` can own a store');
   });
