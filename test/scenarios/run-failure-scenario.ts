@@ -98,15 +98,25 @@ async function runInteractive(script: InteractiveScript, ctx: RunContext): Promi
       if (tries % 3 === 2) await claude.press('Enter');
     }
     await claude.waitFor('Do you want to proceed?', { timeoutMs: 60_000 });
-    await claude.press('Enter'); // 1. Yes (this once)
-    const agentPid = await readPid(join(ctx.projectDir, 'agent.pid'), 60_000);
+    // 1. Yes (this once); Enter again while the prompt stays (a busy TUI can swallow a key).
+    for (let presses = 0; presses < 5; presses++) {
+      await claude.press('Enter');
+      try {
+        await claude.waitFor('Do you want to proceed?', { absent: true, timeoutMs: 10_000 });
+        break;
+      } catch {
+        // still asking
+      }
+    }
+    const agentPid = await readPid(join(ctx.projectDir, 'agent.pid'), 120_000);
+    if (agentPid === undefined) throw new Error(`the approved Bash command never wrote agent.pid:\n${await claude.screen()}`);
     await claude.waitFor(script.waitFor, { timeoutMs: 60_000 });
     // Let the process watcher see the CLI on its terminal (scans run every second).
     await sleep(3_000);
     if (script.end === 'terminal-dies') {
       // Killed first, so it cannot fire SessionEnd when its terminal hangs up (a hang-up also sends SIGCONT);
       // its window goes a moment later.
-      process.kill(agentPid!, 'SIGKILL');
+      process.kill(agentPid, 'SIGKILL');
       await claude.kill();
     } else {
       await claude.kill(); // the terminal closes: SIGHUP
