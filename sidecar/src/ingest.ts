@@ -9,7 +9,7 @@ import { loadOrCreateInstallationKey } from './processors/installation-key.js';
 import { MaskProcessor } from './processors/mask.js';
 import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
-import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
+import { TranscriptCorrelator, type TranscriptFile } from './processors/transcripts/correlator.js';
 import { HookCorrelator } from './processors/correlate-hooks.js';
 import { ShellCorrelator } from './processors/correlate-shell.js';
 import { FailureModeDetector } from './processors/detectors/index.js';

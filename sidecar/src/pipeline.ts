@@ -5,7 +5,7 @@
 import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
 import { batchSize, emptyBatch, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
-import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
+import { TranscriptCorrelator, type TranscriptFile } from './processors/transcripts/correlator.js';
 import { CapProcessor } from './processors/cap.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
 

@@ -10,7 +10,7 @@ import { emptyBatch, type Sink, type TelemetryBatch } from '../../sidecar/src/mo
 import { Pipeline } from '../../sidecar/src/pipeline.js';
 import { HookCorrelator, type HookEvent } from '../../sidecar/src/processors/correlate-hooks.js';
 import { ShellCorrelator } from '../../sidecar/src/processors/correlate-shell.js';
-import { TranscriptCorrelator } from '../../sidecar/src/processors/correlate-transcripts.js';
+import { TranscriptCorrelator } from '../../sidecar/src/processors/transcripts/correlator.js';
 import { ABANDON_GRACE_MS } from '../../sidecar/src/processors/detectors/abandoned-session.js';
 import { FailureModeDetector } from '../../sidecar/src/processors/detectors/index.js';
 import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcript.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyBatch, type LogRecord, type Sink, type SpanRecord, type TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import { HookCorrelator, snakeCase, type HookEvent } from './correlate-hooks.js';
-import { TranscriptCorrelator } from './correlate-transcripts.js';
+import { TranscriptCorrelator } from './transcripts/correlator.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'real');

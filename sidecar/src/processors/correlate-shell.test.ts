@@ -9,7 +9,7 @@ import { emptyBatch, type Sink, type SpanRecord, type TelemetryBatch } from '../
 import { Pipeline } from '../pipeline.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import { ShellCorrelator, programOf, type ShellRecord } from './correlate-shell.js';
-import { TranscriptCorrelator } from './correlate-transcripts.js';
+import { TranscriptCorrelator } from './transcripts/correlator.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 
 class MemorySink implements Sink {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyBatch, type Sink, type TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import { HookCorrelator, type HookEvent } from '../processors/correlate-hooks.js';
-import { TranscriptCorrelator } from '../processors/correlate-transcripts.js';
+import { TranscriptCorrelator } from '../processors/transcripts/correlator.js';
 import { HookSpoolSource } from './hook-spool-source.js';
 
 /** Keeps what it was given; fails while `failing` is set (a sink that is down). */

@@ -6,7 +6,7 @@
 // few times after its last event (TailRecheck), so a write any watcher missed is still read to the end.
 import { lstat, type FileHandle } from 'node:fs/promises';
 import type { Pipeline } from '../pipeline.js';
-import type { TranscriptFile } from '../processors/correlate-transcripts.js';
+import type { TranscriptFile } from '../processors/transcripts/correlator.js';
 import { CheckpointStore, identityOf, isSameFile, type FileCheckpoint, type FileIdentity } from './checkpoints.js';
 import { readLines } from './line-reader.js';
 import { openRegularFile } from './regular-file.js';
