@@ -61,7 +61,7 @@ export function commonAttributes(sessionId: string, operation: string): Attribut
 
 export class Output {
   private out: TelemetryBatch = emptyBatch();
-  readonly held = new HeldRecords();
+  private readonly held = new HeldRecords();
 
   /** Take everything emitted so far. */
   drain(): TelemetryBatch {
@@ -87,6 +87,11 @@ export class Output {
   push(logs: LogRecord[], metrics: MetricPoint[]): void {
     this.out.logs.push(...logs);
     this.out.metrics.push(...metrics);
+  }
+
+  /** Hold a subagent's records from now on: its trace is not known yet. */
+  hold(agentId: string): void {
+    this.held.hold(agentId);
   }
 
   /** Move a subagent's held records out under its trace id. */

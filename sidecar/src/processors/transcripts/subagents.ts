@@ -3,7 +3,7 @@
 // agent's records are held until it is linked (or, with no call found, given a trace of its own).
 import { spanIdOf, traceIdOf } from '../../ids.js';
 import { commonAttributes } from './output.js';
-import type { Agent, Parts, PendingTool, Row, Session, TaskCall } from './types.js';
+import type { Agent, Chat, Parts, PendingTool, Row, Session, TaskCall } from './types.js';
 
 const AGENT_TOOLS = new Set(['Task', 'Agent']);
 /**
@@ -47,7 +47,7 @@ export class Subagents {
         startOffset: offset,
       };
       this.agents.set(agentId, agent);
-      this.parts.out.held.hold(agentId);
+      this.parts.out.hold(agentId);
       const known = this.linksByAgentId.get(agentId);
       if (known) this.link(agent, known);
     }
@@ -129,7 +129,7 @@ export class Subagents {
     if (chat) chat.scope.traceId = traceId;
   }
 
-  private openChatOf(agent: Agent) {
+  private openChatOf(agent: Agent): Chat | undefined {
     const session = this.parts.sessions.find(agent.sessionId);
     return session && this.parts.chats.openOf(session, `agent:${agent.id}`);
   }
