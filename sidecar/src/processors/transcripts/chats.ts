@@ -113,8 +113,7 @@ export class Chats {
     }, scope);
     for (const [type, value] of Object.entries(tokens)) {
       if (value === 0) continue;
-      out.metric({
-        ...TOKENS,
+      out.metric(TOKENS, {
         timeMs: chat.endMs,
         value,
         attributes: { 'gen_ai.token.type': type, 'gen_ai.request.model': chat.model },

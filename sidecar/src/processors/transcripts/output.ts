@@ -27,7 +27,8 @@ export interface MetricDefinition {
   kind: MetricPoint['kind'];
 }
 
-export interface MetricSpec extends MetricDefinition {
+/** One point of a metric. */
+export interface MetricSpec {
   timeMs: number;
   value: number;
   attributes: Attributes;
@@ -49,8 +50,9 @@ export function logRecord(spec: LogSpec): LogRecord {
   };
 }
 
-export function metricPoint(spec: MetricSpec): MetricPoint {
-  const { name, unit, description, kind, timeMs, value, attributes } = spec;
+export function metricPoint(metric: MetricDefinition, spec: MetricSpec): MetricPoint {
+  const { name, unit, description, kind } = metric;
+  const { timeMs, value, attributes } = spec;
   return { id: recordIdOf(name, spec.idSeed), name, unit, description, kind, timeMs, value, attributes, traceId: spec.traceId ?? '', spanId: spec.spanId ?? '' };
 }
 
@@ -79,8 +81,8 @@ export class Output {
     this.target(scope).logs.push(logRecord(spec));
   }
 
-  metric(spec: MetricSpec, scope?: Scope): void {
-    this.target(scope).metrics.push(metricPoint(spec));
+  metric(metric: MetricDefinition, spec: MetricSpec, scope?: Scope): void {
+    this.target(scope).metrics.push(metricPoint(metric, spec));
   }
 
   /** Records made elsewhere (Claude Code's own cost figures), straight out. */

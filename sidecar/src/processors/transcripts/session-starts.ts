@@ -63,7 +63,7 @@ export class SessionStarts {
     if (session.permissionMode) attributes['ccotel.permission.mode'] = session.permissionMode;
     const { out } = this.parts;
     out.log({ eventName: 'ccotel.session.started', severity: 'INFO', timeMs: entry.timeMs, sessionId: session.id, attributes, idSeed: id });
-    out.metric({ ...SESSION_STARTS, timeMs: entry.timeMs, value: 1, attributes: { source }, idSeed: id });
+    out.metric(SESSION_STARTS, { timeMs: entry.timeMs, value: 1, attributes: { source }, idSeed: id });
   }
 
   /** Tell the start a turn's prompt makes, at its first response (a replayed one makes a startup a resume). */

@@ -96,15 +96,17 @@ export class ToolCalls {
       attributes,
       events: [],
     }, scope);
-    const onSpan = { traceId: scope.traceId, spanId, timeMs: endMs };
+    const { traceId, sessionId } = scope;
     const metricAttrs = { 'gen_ai.tool.name': tool.name, outcome };
     const seconds = Math.max(0, endMs - tool.startMs) / 1000;
-    out.metric({ ...TOOL_CALLS, ...onSpan, value: 1, attributes: metricAttrs, idSeed: `${spanId}:calls` }, scope);
-    out.metric({ ...TOOL_DURATION, ...onSpan, value: seconds, attributes: metricAttrs, idSeed: `${spanId}:duration` }, scope);
+    out.metric(TOOL_CALLS, { timeMs: endMs, value: 1, attributes: metricAttrs, traceId, spanId, idSeed: `${spanId}:calls` }, scope);
+    out.metric(TOOL_DURATION, { timeMs: endMs, value: seconds, attributes: metricAttrs, traceId, spanId, idSeed: `${spanId}:duration` }, scope);
     const logAttrs: Attributes = { 'gen_ai.tool.name': tool.name, tool_use_id: tool.id, outcome };
-    const inSession = { ...onSpan, sessionId: scope.sessionId };
     out.log({
-      ...inSession,
+      timeMs: endMs,
+      sessionId,
+      traceId,
+      spanId,
       eventName: 'ccotel.tool.completed',
       severity: outcome === 'error' ? 'WARN' : 'INFO',
       body: inputText,
@@ -115,8 +117,9 @@ export class ToolCalls {
     if (!block) return;
     const blockAttrs: Attributes = { ...logAttrs, source: block };
     if (tool.permissionMode) blockAttrs['ccotel.permission.mode'] = tool.permissionMode;
-    out.log({ ...inSession, eventName: 'ccotel.permission.blocked', severity: 'WARN', attributes: blockAttrs, idSeed: `${spanId}:blocked` }, scope);
-    out.metric({ ...PERMISSION_BLOCKS, ...onSpan, value: 1, attributes: { 'gen_ai.tool.name': tool.name, source: block }, idSeed: `${spanId}:blocked` }, scope);
+    const blocked = `${spanId}:blocked`;
+    out.log({ eventName: 'ccotel.permission.blocked', severity: 'WARN', timeMs: endMs, sessionId, traceId, spanId, attributes: blockAttrs, idSeed: blocked }, scope);
+    out.metric(PERMISSION_BLOCKS, { timeMs: endMs, value: 1, attributes: { 'gen_ai.tool.name': tool.name, source: block }, traceId, spanId, idSeed: blocked }, scope);
   }
 }
 

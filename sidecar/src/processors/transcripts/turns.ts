@@ -114,17 +114,29 @@ export class Turns {
     });
     const promptAttributes: Attributes = { 'message.uuid': turn.promptUuid, 'ccotel.prompt.length': turn.promptText.length };
     if (turn.promptId) promptAttributes['prompt.id'] = turn.promptId;
-    const inTurn = { traceId, spanId: rootSpanId, sessionId, idSeed: rootSpanId };
     if (turn.promptSeen !== false) {
-      out.log({ ...inTurn, eventName: 'ccotel.prompt.submitted', severity: 'INFO', timeMs: turn.startMs, body: turn.promptText, attributes: promptAttributes });
+      out.log({
+        eventName: 'ccotel.prompt.submitted',
+        severity: 'INFO',
+        timeMs: turn.startMs,
+        sessionId,
+        traceId,
+        spanId: rootSpanId,
+        body: turn.promptText,
+        attributes: promptAttributes,
+        idSeed: rootSpanId,
+      });
     }
     out.log({
-      ...inTurn,
+      sessionId,
+      traceId,
+      spanId: rootSpanId,
+      idSeed: rootSpanId,
       eventName: 'ccotel.turn.ended',
       severity: outcome === 'error' ? 'WARN' : 'INFO',
       timeMs: turn.lastMs,
       attributes: { outcome, 'message.uuid': turn.promptUuid },
     });
-    out.metric({ ...TURNS, timeMs: turn.lastMs, value: 1, attributes: { outcome }, traceId, spanId: rootSpanId, idSeed: rootSpanId });
+    out.metric(TURNS, { timeMs: turn.lastMs, value: 1, attributes: { outcome }, traceId, spanId: rootSpanId, idSeed: rootSpanId });
   }
 }
