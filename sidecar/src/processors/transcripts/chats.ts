@@ -14,24 +14,28 @@ export class Chats {
    * none): any other copy of one is a replay. 1.0.x resume copies drop the request id.
    */
   private readonly claimed = new Map<string, string>();
-  /** The chat of each thread whose rows are still arriving, by session and thread. */
-  private readonly open = new Map<string, Chat>();
+  /** The chat of each thread whose rows are still arriving, by session id and thread. */
+  private readonly open = new Map<string, Map<string, Chat>>();
 
   constructor(private readonly parts: Parts) {}
 
   /** The open chat of a thread, kept with the session given. */
   openOf(session: Session, thread: string): Chat | undefined {
-    return this.open.get(threadKey(session, thread));
+    return this.open.get(session.id)?.get(thread);
   }
 
   /** A row of the response `messageId`: it extends the thread's open chat, is a replay, or opens a chat. */
   addResponse(row: ThreadRow, messageId: string, previousRowMs: number): void {
     const { entry, session, thread, scope, turn } = row;
     const key = `${messageId}|${entry.requestId ?? ''}`;
-    const threadAt = threadKey(session, thread);
-    const open = this.open.get(threadAt);
+    let threads = this.open.get(session.id);
+    if (!threads) {
+      threads = new Map();
+      this.open.set(session.id, threads);
+    }
+    const open = threads.get(thread);
     if (open && open.key !== key) this.finish(session, thread);
-    const current = this.open.get(threadAt);
+    const current = threads.get(thread);
     if (current) {
       current.endMs = entry.timeMs;
       if (entry.message.usage) current.usage = entry.message.usage;
@@ -45,7 +49,7 @@ export class Chats {
     } else {
       if (turn) this.parts.starts.tell(session, turn, false);
       this.claimed.set(messageId, entry.requestId ?? '');
-      this.open.set(threadAt, {
+      threads.set(thread, {
         key,
         spanId: spanIdOf('chat', key),
         messageId,
@@ -70,10 +74,10 @@ export class Chats {
 
   /** End the thread's open chat: its span and token counts. */
   finish(session: Session, thread: string): void {
-    const threadAt = threadKey(session, thread);
-    const chat = this.open.get(threadAt);
+    const threads = this.open.get(session.id);
+    const chat = threads?.get(thread);
     if (!chat) return;
-    this.open.delete(threadAt);
+    threads!.delete(thread);
     const { usage, scope } = chat;
     const tokens = {
       input: usage.input_tokens ?? 0,
@@ -123,8 +127,4 @@ export class Chats {
       }, scope);
     }
   }
-}
-
-function threadKey(session: Session, thread: string): string {
-  return `${session.id}\u0000${thread}`;
 }
