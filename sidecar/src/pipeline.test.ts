@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRecord, Sink } from './model.js';
 import { Pipeline } from './pipeline.js';
-import { TranscriptCorrelator } from './processors/correlate-transcripts.js';
+import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { Line } from './sources/line-reader.js';
 
 function lines(...texts: string[]): Line[] {

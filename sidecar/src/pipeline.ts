@@ -5,7 +5,8 @@
 import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
 import { batchSize, emptyBatch, type Ack, type Join, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
-import { TranscriptCorrelator, type TranscriptFile } from './processors/correlate-transcripts.js';
+import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
+import type { TranscriptFile } from './records/transcript.js';
 import { CapProcessor } from './processors/cap.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
 import { EVENTS, METRICS, metricPoint } from './semconv.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Pipeline } from './pipeline.js';
 import { CapProcessor } from './processors/cap.js';
-import { TranscriptCorrelator } from './processors/correlate-transcripts.js';
+import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { PriceChatsProcessor } from './processors/price-chats.js';
 import { METRICS, metricPoint } from './semconv.js';
 import { MemorySink } from '../../test/helpers/memory-sink.js';

@@ -22,24 +22,6 @@ const FORBIDDEN: Record<Layer, Layer[]> = {
   other: [],
 };
 
-interface Exception {
-  from: string;
-  /** Prefix of the imported path (without extension). */
-  to: string;
-  why: string;
-}
-
-/**
- * Imports that still go the wrong way, each to be removed by the change named here. An exception nothing needs
- * any more fails the test too, so the list only shrinks.
- */
-const EXCEPTIONS: Exception[] = [
-  // TranscriptFile is the tailer's record type but is declared in the transcript correlator; it moves to
-  // records/transcript.ts once that correlator's split lands (the correlator then imports it from there).
-  { from: 'sources/tracked-files.ts', to: 'processors/correlate-transcripts', why: 'TranscriptFile' },
-  { from: 'sources/transcript-tree.ts', to: 'processors/correlate-transcripts', why: 'TranscriptFile' },
-];
-
 function layerOf(path: string): Layer {
   const top = path.split('/')[0];
   if (top === 'sources' || top === 'processors' || top === 'sinks' || top === 'records') return top;
@@ -80,19 +62,12 @@ function violationsIn(files: Map<string, string>): Violation[] {
   return found;
 }
 
-const excepted = (violation: Violation) => EXCEPTIONS.find((e) => e.from === violation.from && violation.to.startsWith(e.to));
-
 describe('dependency direction', () => {
   const tree = new Map(sourceFiles().map((path) => [path, readFileSync(join(SRC, path), 'utf8')]));
-  const violations = violationsIn(tree);
 
   it('sources import no processor or sink, processors no source, sink or the pipeline, sinks neither, contracts nothing of them', () => {
     expect(tree.size).toBeGreaterThan(50);
-    expect(violations.filter((violation) => !excepted(violation))).toEqual([]);
-  });
-
-  it('every listed exception is still needed', () => {
-    expect(EXCEPTIONS.filter((exception) => !violations.some((violation) => excepted(violation) === exception))).toEqual([]);
+    expect(violationsIn(tree)).toEqual([]);
   });
 
   it('finds an import that goes the wrong way, type-only, re-exported or dynamic', () => {

@@ -11,7 +11,7 @@ import { Pipeline } from '../../sidecar/src/pipeline.js';
 import { HookCorrelator } from '../../sidecar/src/processors/correlate-hooks.js';
 import type { HookEvent } from '../../sidecar/src/records/hook-spool.js';
 import { ShellCorrelator } from '../../sidecar/src/processors/correlate-shell.js';
-import { TranscriptCorrelator } from '../../sidecar/src/processors/correlate-transcripts.js';
+import { TranscriptCorrelator } from '../../sidecar/src/processors/transcripts/correlator.js';
 import { ABANDON_GRACE_MS } from '../../sidecar/src/processors/detectors/abandoned-session.js';
 import { FailureModeDetector } from '../../sidecar/src/processors/detectors/index.js';
 import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcript.js';

@@ -1,7 +1,8 @@
 // Transcript rows shaped like Claude Code's (field names of the recorded samples), for correlator tests: each
 // call advances a shared clock by a second and takes a fresh uuid, so rows are in file order and time order.
 import type { TelemetryBatch } from '../../sidecar/src/model.js';
-import { TranscriptCorrelator, type TranscriptFile } from '../../sidecar/src/processors/correlate-transcripts.js';
+import { TranscriptCorrelator } from '../../sidecar/src/processors/transcripts/correlator.js';
+import type { TranscriptFile } from '../../sidecar/src/records/transcript.js';
 import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcript.js';
 
 export const SESSION = '0b9a5c1e-0000-4000-8000-000000000001';

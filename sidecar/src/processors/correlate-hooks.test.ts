@@ -9,7 +9,7 @@ import { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { HookCorrelator } from './correlate-hooks.js';
 import { snakeCase } from './hook-input.js';
-import { TranscriptCorrelator } from './correlate-transcripts.js';
+import { TranscriptCorrelator } from './transcripts/correlator.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 import { MemorySink } from '../../../test/helpers/memory-sink.js';
 

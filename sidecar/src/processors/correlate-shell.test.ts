@@ -10,7 +10,7 @@ import { Pipeline } from '../pipeline.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import type { ShellRecord } from '../records/shell-log.js';
 import { ShellCorrelator, programOf } from './correlate-shell.js';
-import { TranscriptCorrelator } from './correlate-transcripts.js';
+import { TranscriptCorrelator } from './transcripts/correlator.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 import { MemorySink } from '../../../test/helpers/memory-sink.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Pipeline } from '../pipeline.js';
 import { HookCorrelator } from '../processors/correlate-hooks.js';
 import type { HookEvent } from '../records/hook-spool.js';
-import { TranscriptCorrelator } from '../processors/correlate-transcripts.js';
+import { TranscriptCorrelator } from '../processors/transcripts/correlator.js';
 import { HookSpoolSource } from './hook-spool-source.js';
 import { MemorySink } from '../../../test/helpers/memory-sink.js';
 

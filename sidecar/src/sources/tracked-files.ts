@@ -1,7 +1,7 @@
 // The transcript files the tailer knows, and what the file at a path is: the one known there (maybe truncated),
 // a known file renamed there (same inode and start), or a new one (created, or recreated after a delete).
 import { lstat, type FileHandle } from 'node:fs/promises';
-import type { TranscriptFile } from '../processors/correlate-transcripts.js';
+import type { TranscriptFile } from '../records/transcript.js';
 import { identityOf, isSameFile, type FileCheckpoint, type FileIdentity } from './checkpoints.js';
 import { openRegularFile } from './regular-file.js';
 import { classifyTranscriptPath, type TranscriptTree } from './transcript-tree.js';

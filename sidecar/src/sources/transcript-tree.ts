@@ -8,7 +8,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import type { TranscriptFile } from '../processors/correlate-transcripts.js';
+import type { TranscriptFile } from '../records/transcript.js';
 import { readRegularFileSync } from './regular-file.js';
 
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;

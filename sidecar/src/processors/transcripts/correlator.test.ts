@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { TelemetryBatch } from '../model.js';
+import type { TelemetryBatch } from '../../model.js';
 import {
   MAIN, SESSION, advanceClock, assistant, base, correlate, prompt, result, spansNamed, toolUse, turnRoots,
-} from '../../../test/generators/transcript-rows.js';
+} from '../../../../test/generators/transcript-rows.js';
 
 describe('TranscriptCorrelator', () => {
   it('counts one chat span per API response written as several rows, with the last row usage', () => {

@@ -3,12 +3,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TelemetryBatch } from '../model.js';
-import { spansNamed, turnRoots } from '../../../test/generators/transcript-rows.js';
-import { TranscriptCorrelator } from './correlate-transcripts.js';
-import { parseTranscriptLine } from './parse-transcript.js';
+import type { TelemetryBatch } from '../../model.js';
+import { spansNamed, turnRoots } from '../../../../test/generators/transcript-rows.js';
+import { TranscriptCorrelator } from './correlator.js';
+import { parseTranscriptLine } from '../parse-transcript.js';
 
-const RECORDED = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'formats', '2.1.332');
+const RECORDED = join(import.meta.dirname, '..', '..', '..', '..', 'test', 'fixtures', 'formats', '2.1.332');
 
 function correlateRecorded(sample: string): { batch: TelemetryBatch; skipped: string[] } {
   const dir = join(RECORDED, sample);

@@ -1,11 +1,11 @@
 // What users type besides prompts (slash commands, bash mode, permission-mode switches) and row orders of
 // real transcripts of older releases (claude-code-formats.md section 7): rows shaped like those releases wrote.
 import { describe, expect, it } from 'vitest';
-import type { SpanRecord, TelemetryBatch } from '../model.js';
-import { Rng } from '../../../test/generator/random.js';
-import { MAIN, SESSION, assistant, base, correlate, prompt, result, spansNamed, toolUse, turnRoots } from '../../../test/generators/transcript-rows.js';
-import { TranscriptCorrelator } from './correlate-transcripts.js';
-import { parseTranscriptLine } from './parse-transcript.js';
+import type { SpanRecord, TelemetryBatch } from '../../model.js';
+import { Rng } from '../../../../test/generator/random.js';
+import { MAIN, SESSION, assistant, base, correlate, prompt, result, spansNamed, toolUse, turnRoots } from '../../../../test/generators/transcript-rows.js';
+import { TranscriptCorrelator } from './correlator.js';
+import { parseTranscriptLine } from '../parse-transcript.js';
 
 const text = (value: string) => [{ type: 'text', text: value }];
 /** 1.0.x / 2.0.x: a prompt command is a command row, then the expanded prompt as a meta row. */

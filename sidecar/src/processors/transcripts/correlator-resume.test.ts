@@ -1,9 +1,9 @@
 // Resumed runs of older releases (docs/VERSIONS.md gaps B and C): rows shaped like test/fixtures/real/2.1.258/resume,
 // 2.1.114/compaction, 2.0.42/resume and 2.0.77/resume.
 import { describe, expect, it } from 'vitest';
-import type { TelemetryBatch } from '../model.js';
-import { MAIN, SESSION, assistant, correlate, prompt, spansNamed } from '../../../test/generators/transcript-rows.js';
-import type { TranscriptFile } from './correlate-transcripts.js';
+import type { TelemetryBatch } from '../../model.js';
+import { MAIN, SESSION, assistant, correlate, prompt, spansNamed } from '../../../../test/generators/transcript-rows.js';
+import type { TranscriptFile } from '../../records/transcript.js';
 
 const queued = (content?: string) => [
   { type: 'queue-operation', operation: 'enqueue', timestamp: new Date().toISOString(), sessionId: SESSION, ...(content ? { content } : {}) },

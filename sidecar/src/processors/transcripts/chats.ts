@@ -1,0 +1,130 @@
+// One `chat {model}` span per API response across all files: a response's rows (one per content block) extend the
+// open chat of their thread; a copy of a response already claimed (a resume's or fork's history) is a replay.
+import { spanIdOf } from '../../ids.js';
+import type { Attributes } from '../../model.js';
+import { CACHE_WRITE_1H_ATTRIBUTE } from '../price-chats.js';
+import { commonAttributes, type MetricDefinition } from './output.js';
+import type { Chat, Parts, Session, ThreadRow } from './types.js';
+
+const TOKENS: MetricDefinition = { name: 'ccotel.tokens', unit: '{token}', description: 'Tokens by type and model', kind: 'sum' };
+
+export class Chats {
+  /**
+   * API responses already attributed to a span (open or emitted), message id → request id ('' when the row had
+   * none): any other copy of one is a replay. 1.0.x resume copies drop the request id.
+   */
+  private readonly claimed = new Map<string, string>();
+  /** The chat of each thread whose rows are still arriving, by session id and thread. */
+  private readonly open = new Map<string, Map<string, Chat>>();
+
+  constructor(private readonly parts: Parts) {}
+
+  /** The open chat of a thread, kept with the session given. */
+  openOf(session: Session, thread: string): Chat | undefined {
+    return this.open.get(session.id)?.get(thread);
+  }
+
+  /** A row of the response `messageId`: it extends the thread's open chat, is a replay, or opens a chat. */
+  addResponse(row: ThreadRow, messageId: string, previousRowMs: number): void {
+    const { entry, session, thread, scope, turn } = row;
+    const key = `${messageId}|${entry.requestId ?? ''}`;
+    let threads = this.open.get(session.id);
+    if (!threads) {
+      threads = new Map();
+      this.open.set(session.id, threads);
+    }
+    const open = threads.get(thread);
+    if (open && open.key !== key) this.finish(session, thread);
+    const current = threads.get(thread);
+    if (current) {
+      current.endMs = entry.timeMs;
+      if (entry.message.usage) current.usage = entry.message.usage;
+      current.reportedCostUsd = entry.costUSD ?? current.reportedCostUsd;
+      current.stopReason = entry.message.stop_reason ?? current.stopReason;
+    } else if (this.isClaimed(messageId, entry.requestId ?? '')) {
+      if (turn) {
+        turn.replayedChats++;
+        this.parts.starts.tell(session, turn, true);
+      }
+    } else {
+      if (turn) this.parts.starts.tell(session, turn, false);
+      this.claimed.set(messageId, entry.requestId ?? '');
+      threads.set(thread, {
+        key,
+        spanId: spanIdOf('chat', key),
+        messageId,
+        requestId: entry.requestId,
+        model: entry.message.model ?? 'unknown',
+        startMs: Math.min(previousRowMs, entry.timeMs),
+        endMs: entry.timeMs,
+        usage: entry.message.usage ?? {},
+        stopReason: entry.message.stop_reason,
+        reportedCostUsd: entry.costUSD,
+        scope,
+      });
+      if (turn) turn.newChats++;
+    }
+  }
+
+  /** The same response, unless both copies name different requests (a copy without request id matches any). */
+  private isClaimed(messageId: string, requestId: string): boolean {
+    const claimed = this.claimed.get(messageId);
+    return claimed !== undefined && (claimed === requestId || claimed === '' || requestId === '');
+  }
+
+  /** End the thread's open chat: its span and token counts. */
+  finish(session: Session, thread: string): void {
+    const threads = this.open.get(session.id);
+    const chat = threads?.get(thread);
+    if (!chat) return;
+    threads!.delete(thread);
+    const { usage, scope } = chat;
+    const tokens = {
+      input: usage.input_tokens ?? 0,
+      output: usage.output_tokens ?? 0,
+      cache_read: usage.cache_read_input_tokens ?? 0,
+      cache_creation: usage.cache_creation_input_tokens ?? 0,
+    };
+    const attributes: Attributes = {
+      ...commonAttributes(scope.sessionId, 'chat'),
+      'gen_ai.request.model': chat.model,
+      'gen_ai.response.model': chat.model,
+      'gen_ai.response.id': chat.messageId,
+      'gen_ai.usage.input_tokens': tokens.input,
+      'gen_ai.usage.output_tokens': tokens.output,
+      'gen_ai.usage.cache_read.input_tokens': tokens.cache_read,
+      'gen_ai.usage.cache_creation.input_tokens': tokens.cache_creation,
+    };
+    const writes1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+    if (writes1h > 0) attributes[CACHE_WRITE_1H_ATTRIBUTE] = writes1h;
+    if (chat.reportedCostUsd !== undefined) attributes['ccotel.cost.reported_usd'] = chat.reportedCostUsd;
+    if (chat.requestId) attributes.request_id = chat.requestId;
+    if (chat.stopReason) attributes['gen_ai.response.finish_reasons'] = chat.stopReason;
+    if (scope.agentId) attributes['ccotel.agent.id'] = scope.agentId;
+    const { out } = this.parts;
+    out.span({
+      traceId: scope.traceId,
+      spanId: chat.spanId,
+      parentSpanId: scope.parentSpanId,
+      name: `chat ${chat.model}`,
+      kind: 'client',
+      startMs: chat.startMs,
+      endMs: chat.endMs,
+      status: 'unset',
+      statusMessage: '',
+      attributes,
+      events: [],
+    }, scope);
+    for (const [type, value] of Object.entries(tokens)) {
+      if (value === 0) continue;
+      out.metric(TOKENS, {
+        timeMs: chat.endMs,
+        value,
+        attributes: { 'gen_ai.token.type': type, 'gen_ai.request.model': chat.model },
+        traceId: scope.traceId,
+        spanId: chat.spanId,
+        idSeed: `${chat.spanId}:${type}`,
+      }, scope);
+    }
+  }
+}

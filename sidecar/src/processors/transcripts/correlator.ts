@@ -1,0 +1,126 @@
+// Correlate transcript entries into the DESIGN model: one trace per turn, `chat {model}` per API response
+// (deduplicated across all files), `execute_tool {tool}` per tool call paired by id, subagents as
+// `invoke_agent {type}` under the tool call that started them. Items are emitted once they are final, so a
+// sink that keeps the first copy of an id keeps the right one; every id and timestamp comes from the input.
+// This class routes each row to the part that owns its concern (files of this folder) and closes idle sessions.
+import type { TelemetryBatch } from '../../model.js';
+import type { TranscriptEntry } from '../parse-transcript.js';
+import { ReportedCosts } from '../reported-cost.js';
+import { Chats } from './chats.js';
+import { Conversation } from './conversation.js';
+import { MainThread } from './main-thread.js';
+import { Output } from './output.js';
+import { oldestOpenOffsets } from './resume-offsets.js';
+import { SessionStarts } from './session-starts.js';
+import { Sessions } from './sessions.js';
+import { Subagents } from './subagents.js';
+import { ToolCalls } from './tool-calls.js';
+import { Turns } from './turns.js';
+import type { Parts, TranscriptFile } from './types.js';
+import { UserInputs } from './user-inputs.js';
+
+
+export class TranscriptCorrelator {
+  private readonly parts: Parts;
+  /** Claude Code's own cost figures (cost-state rows). */
+  private readonly reportedCosts = new ReportedCosts();
+
+  constructor() {
+    const parts = {} as Parts;
+    Object.assign(parts, {
+      out: new Output(),
+      sessions: new Sessions(parts),
+      starts: new SessionStarts(parts),
+      main: new MainThread(parts),
+      conversation: new Conversation(parts),
+      inputs: new UserInputs(parts),
+      turns: new Turns(parts),
+      chats: new Chats(parts),
+      tools: new ToolCalls(parts),
+      agents: new Subagents(parts),
+    } satisfies Parts);
+    this.parts = parts;
+  }
+
+  readingFromStart(path: string): void {
+    this.parts.starts.readingFromStart(path);
+  }
+
+  /** Take everything emitted so far. */
+  drain(): TelemetryBatch {
+    return this.parts.out.drain();
+  }
+
+  add(entry: TranscriptEntry, file: TranscriptFile, offset: number): void {
+    const { sessions, starts, tools } = this.parts;
+    if (entry.costState) {
+      const lastMs = sessions.find(entry.sessionId)?.lastMs ?? 0;
+      const timeMs = lastMs || (Number.isFinite(entry.timeMs) ? entry.timeMs : 0);
+      const { log, metrics } = this.reportedCosts.telemetry(entry.sessionId, timeMs, entry.costState);
+      this.parts.out.push([log], metrics);
+      return;
+    }
+    if (entry.hookBlock) {
+      // A PreToolUse hook that exits 2 stops the call: its result is the hook's message, not a tool error.
+      if (entry.hookBlock.hookEvent === 'PreToolUse') tools.blockedByHook(entry.hookBlock.toolUseId);
+      return;
+    }
+    if (entry.type === 'permission-mode') {
+      sessions.addPermissionModeRow(entry, file);
+      return;
+    }
+    if (entry.type === 'summary') {
+      starts.summary(entry.leafUuid!, file.path);
+      return;
+    }
+    const session = sessions.get(entry.sessionId);
+    if (entry.type === 'queue-operation') {
+      if (session.started) session.nextRunResumes = true;
+      return;
+    }
+    starts.conversationIn(file.path);
+    session.lastMs = Math.max(session.lastMs, entry.timeMs);
+    sessions.timeUntimedMode(session, entry.timeMs, file);
+    if (entry.forkedFromSessionId) {
+      // A fork's copy of another session's rows (same uuids, same messages): the original file reports them,
+      // whichever of the two is read first. The copy only tells that this session started as a fork.
+      if (!session.started) starts.start(session, entry, 'fork');
+      session.forked = true;
+      return;
+    }
+    const row = { entry, file, offset };
+    const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? entry.agentId ?? `sidechain-${entry.sessionId}` : undefined;
+    if (agentId !== undefined) this.parts.agents.add(row, session, agentId);
+    else this.parts.main.add(row, session);
+  }
+
+  /** Close turns and subagents of sessions with no row since `idleBeforeMs` (live mode), as the end of input would. */
+  closeIdle(idleBeforeMs: number): void {
+    const { sessions, starts, turns, chats, tools, agents } = this.parts;
+    starts.startResumed();
+    const idle = new Set<string>();
+    for (const session of sessions.all()) {
+      if (session.lastMs >= idleBeforeMs) continue;
+      turns.close(session);
+      chats.finish(session, 'main'); // a response outside any turn ends with its session too
+      const command = session.firstCommand;
+      if (!session.started && command?.source) starts.start(session, command.entry, command.source);
+      idle.add(session.id);
+    }
+    tools.closeIdle(idle);
+    agents.closeIdle(idleBeforeMs);
+  }
+
+  /** End of input (backfill): close every open turn, tool call and subagent. */
+  finish(): void {
+    this.closeIdle(Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Per file, the offset of the oldest line a re-read must start from so everything still open is rebuilt
+   * whole (`resume-offsets.ts`).
+   */
+  oldestOpenOffsets(): Map<string, number> {
+    return oldestOpenOffsets(this.parts);
+  }
+}

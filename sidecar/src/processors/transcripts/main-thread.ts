@@ -1,0 +1,82 @@
+// Rows of a session's main thread: prompts and commands open turns, compactions mark them, everything else is a
+// conversation row under the open turn (or, after a turn closed for idleness, under the last one).
+import type { Attributes } from '../../model.js';
+import { isInterruptMarker, realPromptText } from '../classify.js';
+import type { TranscriptEntry } from '../parse-transcript.js';
+import { isResumedCompaction } from './session-starts.js';
+import type { Parts, Row, Session } from './types.js';
+
+const THREAD = 'main';
+
+export class MainThread {
+  constructor(private readonly parts: Parts) {}
+
+  add(row: Row, session: Session): void {
+    const { entry, file } = row;
+    const { sessions, starts, inputs, turns } = this.parts;
+    if (entry.permissionMode) sessions.changePermissionMode(session, entry.permissionMode, entry.timeMs, file);
+    starts.noteRunStart(session, entry);
+    const prompt = realPromptText(entry);
+    if (prompt !== undefined) {
+      session.pendingInput = undefined;
+      turns.close(session);
+      turns.start(row, session, prompt);
+      session.lastRowMs.set(THREAD, entry.timeMs);
+      return;
+    }
+    if (inputs.add(row, session)) {
+      session.lastRowMs.set(THREAD, entry.timeMs);
+      return;
+    }
+    if (entry.type === 'assistant' && session.pendingInput?.answerable) turns.startFromInput(session);
+    const turn = session.turn;
+    if (turn) turn.lastMs = Math.max(turn.lastMs, entry.timeMs);
+    if (isResumedCompaction(entry, session)) starts.start(session, entry, 'resume');
+    if (entry.type === 'system') {
+      this.addSystemRow(entry, session);
+      return;
+    }
+    if (!turn) {
+      const last = session.lastTurn;
+      // Rows after a turn closed for idleness are its late rows.
+      const scope = last && { sessionId: session.id, traceId: last.traceId, parentSpanId: last.rootSpanId };
+      if (scope) this.parts.conversation.add({ entry, session, thread: THREAD, scope, turn: undefined });
+      else if (entry.type === 'assistant') {
+        turns.startPromptless(row, session);
+        this.add(row, session);
+      }
+      return;
+    }
+    if (isInterruptMarker(entry)) turn.interrupted = true;
+    const scope = { sessionId: session.id, traceId: turn.traceId, parentSpanId: turn.rootSpanId };
+    this.parts.conversation.add({ entry, session, thread: THREAD, scope, turn });
+  }
+
+  /** A system row ends the open response; a compaction is an event of its turn and a log record. */
+  private addSystemRow(entry: TranscriptEntry, session: Session): void {
+    const turn = session.turn;
+    this.parts.chats.finish(session, THREAD);
+    if (entry.subtype !== 'compact_boundary') return;
+    session.lastCompactTrigger = entry.compactMetadata?.trigger;
+    if (!turn) return;
+    turn.events.push({ name: 'compaction', timeMs: entry.timeMs, attributes: compactAttributes(entry) });
+    this.parts.out.log({
+      eventName: 'ccotel.compaction.occurred',
+      severity: 'INFO',
+      timeMs: entry.timeMs,
+      sessionId: session.id,
+      traceId: turn.traceId,
+      spanId: turn.rootSpanId,
+      attributes: { ...compactAttributes(entry), 'message.uuid': entry.uuid },
+      // Keyed by time, not uuid: a copy of the history in another file repeats it with a fresh uuid.
+      idSeed: `${entry.timeMs}:${entry.compactMetadata?.preTokens ?? ''}`,
+    });
+  }
+}
+
+function compactAttributes(entry: TranscriptEntry): Attributes {
+  return {
+    trigger: entry.compactMetadata?.trigger ?? 'unknown',
+    'ccotel.compaction.pre_tokens': entry.compactMetadata?.preTokens ?? 0,
+  };
+}

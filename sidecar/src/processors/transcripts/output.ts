@@ -1,0 +1,108 @@
+// Where the correlator's records go, and how they are built: one object per record, ids from a seed unique per
+// record name (a re-read rebuilds the same ids). A record of a subagent not linked yet is held (`HeldRecords`).
+import { recordIdOf } from '../../ids.js';
+import type { Attributes, LogRecord, MetricPoint, SpanRecord, TelemetryBatch } from '../../model.js';
+import { emptyBatch } from '../../model.js';
+import { HeldRecords } from './held-records.js';
+import type { Scope } from './types.js';
+
+export interface LogSpec {
+  eventName: string;
+  severity: LogRecord['severity'];
+  timeMs: number;
+  sessionId: string;
+  attributes: Attributes;
+  /** With the event name, the record's id: the same fact read twice gets the same id. */
+  idSeed: string;
+  body?: string;
+  traceId?: string;
+  spanId?: string;
+}
+
+/** A metric: its name, unit, description and kind, written once where the points are made. */
+export interface MetricDefinition {
+  name: string;
+  unit: string;
+  description: string;
+  kind: MetricPoint['kind'];
+}
+
+/** One point of a metric. */
+export interface MetricSpec {
+  timeMs: number;
+  value: number;
+  attributes: Attributes;
+  idSeed: string;
+  traceId?: string;
+  spanId?: string;
+}
+
+export function logRecord(spec: LogSpec): LogRecord {
+  return {
+    id: recordIdOf(spec.eventName, spec.idSeed),
+    timeMs: spec.timeMs,
+    eventName: spec.eventName,
+    severity: spec.severity,
+    traceId: spec.traceId ?? '',
+    spanId: spec.spanId ?? '',
+    body: spec.body ?? '',
+    attributes: { 'session.id': spec.sessionId, ...spec.attributes },
+  };
+}
+
+export function metricPoint(metric: MetricDefinition, spec: MetricSpec): MetricPoint {
+  const { name, unit, description, kind } = metric;
+  const { timeMs, value, attributes } = spec;
+  return { id: recordIdOf(name, spec.idSeed), name, unit, description, kind, timeMs, value, attributes, traceId: spec.traceId ?? '', spanId: spec.spanId ?? '' };
+}
+
+/** The attributes every span of a session carries. */
+export function commonAttributes(sessionId: string, operation: string): Attributes {
+  return { 'session.id': sessionId, 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': operation };
+}
+
+export class Output {
+  private out: TelemetryBatch = emptyBatch();
+  private readonly held = new HeldRecords();
+
+  /** Take everything emitted so far. */
+  drain(): TelemetryBatch {
+    const batch = this.out;
+    this.out = emptyBatch();
+    return batch;
+  }
+
+  /** Records with a scope go where it points: out, or held while their subagent's trace is not known. */
+  span(span: SpanRecord, scope?: Scope): void {
+    this.target(scope).spans.push(span);
+  }
+
+  log(spec: LogSpec, scope?: Scope): void {
+    this.target(scope).logs.push(logRecord(spec));
+  }
+
+  metric(metric: MetricDefinition, spec: MetricSpec, scope?: Scope): void {
+    this.target(scope).metrics.push(metricPoint(metric, spec));
+  }
+
+  /** Records made elsewhere (Claude Code's own cost figures), straight out. */
+  push(logs: LogRecord[], metrics: MetricPoint[]): void {
+    this.out.logs.push(...logs);
+    this.out.metrics.push(...metrics);
+  }
+
+  /** Hold a subagent's records from now on: its trace is not known yet. */
+  hold(agentId: string): void {
+    this.held.hold(agentId);
+  }
+
+  /** Move a subagent's held records out under its trace id. */
+  release(agentId: string, traceId: string): void {
+    this.held.release(agentId, traceId, this.out);
+  }
+
+  private target(scope: Scope | undefined): TelemetryBatch {
+    if (!scope || scope.traceId !== '' || scope.agentId === undefined) return this.out;
+    return this.held.batchOf(scope.agentId) ?? this.out;
+  }
+}

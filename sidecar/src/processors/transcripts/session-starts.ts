@@ -1,0 +1,126 @@
+// How a session started (startup, resume, fork), told once per start. Newer Claude Code numbers prompts; older
+// releases are recognised from copies of history read elsewhere and from the marks a resumed run leaves.
+import { recordIdOf } from '../../ids.js';
+import type { Attributes } from '../../model.js';
+import { realPromptText, userInput } from '../classify.js';
+import type { TranscriptEntry } from '../parse-transcript.js';
+import type { MetricDefinition } from './output.js';
+import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
+import type { Parts, Session, Turn } from './types.js';
+
+const SESSION_STARTS: MetricDefinition = { name: 'ccotel.session.starts', unit: '{session}', description: 'Session starts by source', kind: 'sum' };
+
+export class SessionStarts {
+  /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
+  private readonly filesReadFromStart = new Set<string>();
+  /** Inputs read so far, by time and text. */
+  private readonly seenPrompts = new Set<string>();
+  /** The session each prompt uuid was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
+  private readonly promptSessions = new Map<string, string>();
+  private readonly resumeMarks = new ResumeMarks<{ session: Session; entry: TranscriptEntry }>();
+
+  constructor(private readonly parts: Parts) {}
+
+  readingFromStart(path: string): void {
+    this.filesReadFromStart.add(path);
+  }
+
+  isReadFromStart(path: string): boolean {
+    return this.filesReadFromStart.has(path);
+  }
+
+  /** Whether this input (by time and text, or by uuid) was read before in another session: history an old-style resume copied. */
+  seenBefore(entry: TranscriptEntry, text: string): boolean {
+    const key = `${entry.timeMs}\u0000${text}`;
+    const firstSession = this.promptSessions.get(entry.uuid);
+    const seen = this.seenPrompts.has(key) || (firstSession !== undefined && firstSession !== entry.sessionId);
+    this.seenPrompts.add(key);
+    if (firstSession === undefined) this.promptSessions.set(entry.uuid, entry.sessionId);
+    return seen;
+  }
+
+  /** A `summary` row: it may name the row a resumed run continues from. */
+  summary(leafUuid: string, path: string): void {
+    this.resumeMarks.summary(leafUuid, path);
+  }
+
+  /** A conversation row was read in this file (its summaries mark no resume). */
+  conversationIn(path: string): void {
+    this.resumeMarks.conversationIn(path);
+  }
+
+  /** Tell the resumes a summary named after their first row was read. */
+  startResumed(): void {
+    for (const { session, entry } of this.resumeMarks.takeResumed()) this.start(session, entry, 'resume');
+  }
+
+  start(session: Session, entry: TranscriptEntry, source: string): void {
+    session.started = true;
+    const id = recordIdOf('session-start', session.id, entry.uuid);
+    // message.uuid names the prompt: the hook correlator merges a SessionStart hook into this start by it.
+    const attributes: Attributes = { source, 'message.uuid': entry.uuid };
+    if (entry.promptId) attributes['prompt.id'] = entry.promptId;
+    if (session.permissionMode) attributes['ccotel.permission.mode'] = session.permissionMode;
+    const { out } = this.parts;
+    out.log({ eventName: 'ccotel.session.started', severity: 'INFO', timeMs: entry.timeMs, sessionId: session.id, attributes, idSeed: id });
+    out.metric(SESSION_STARTS, { timeMs: entry.timeMs, value: 1, attributes: { source }, idSeed: id });
+  }
+
+  /** Tell the start a turn's prompt makes, at its first response (a replayed one makes a startup a resume). */
+  tell(session: Session, turn: Turn, replayedResponse: boolean): void {
+    const start = turn.pendingStart;
+    if (!start) return;
+    turn.pendingStart = undefined;
+    this.start(session, start.entry, replayedResponse && start.source === 'startup' ? 'resume' : start.source);
+  }
+
+  /**
+   * A resumed run appends to the same file; without `turnPosition` (before 2.1.3xx) only a mark before it tells its
+   * first row from a next prompt: print mode (2.0.42 on) queues each run's prompt; 1.0.x / 2.0.0 write a summary
+   * naming the last row before it (`ResumeMarks`). In interactive use a queue means a prompt typed while Claude
+   * worked: no resume.
+   */
+  noteRunStart(session: Session, entry: TranscriptEntry): void {
+    if (opensRun(entry)) {
+      const unnumbered = entry.turnPosition === undefined;
+      if (session.nextRunResumes && unnumbered && entry.entrypoint !== 'cli') this.start(session, entry, 'resume');
+      else if (session.started && unnumbered) this.resumeMarks.opening(session.rowsBeforeOpening, { session, entry });
+      session.nextRunResumes = false;
+      session.rowsBeforeOpening = [];
+    }
+    if (session.started && this.resumeMarks.isLeaf(entry.uuid)) session.nextRunResumes = true;
+    session.rowsBeforeOpening.push(entry.uuid);
+    if (session.rowsBeforeOpening.length > ROWS_BEFORE_OPENING) session.rowsBeforeOpening.shift();
+  }
+}
+
+/**
+ * Whether a prompt starts a session, and how. Newer Claude Code numbers prompts (`turnPosition`): turn 1 is the
+ * startup, and a process's first prompt in a later turn is a resume (it appends to the same file). Older
+ * versions resumed or forked by copying the history into a new file: a session whose first prompt repeats one
+ * seen elsewhere is a resume, or a fork when its rows say `forkedFrom`. Without numbering, the first prompt is
+ * known only in a file read from its start (a re-read from a checkpoint must not report the start again).
+ */
+export function sessionStartSource(entry: TranscriptEntry, sessionStarted: boolean, replayed: boolean, fileReadFromStart: boolean): string | undefined {
+  const position = entry.turnPosition;
+  if (position?.promptIndex === 0 && ((position.turnIndex ?? 1) > 1 || sessionStarted)) return 'resume';
+  if (sessionStarted) return undefined;
+  if (entry.forkedFromSessionId) return 'fork';
+  if (replayed) return 'resume';
+  if (position?.turnIndex === 1) return 'startup';
+  return position === undefined && fileReadFromStart ? 'startup' : undefined;
+}
+
+/** The first row of a run: a prompt, a command, or the summary of a `/compact` run. */
+function opensRun(entry: TranscriptEntry): boolean {
+  return realPromptText(entry) !== undefined || userInput(entry) !== undefined || entry.isCompactSummary;
+}
+
+/**
+ * `claude --resume <id>` running only `/compact` writes no prompt: its compaction summary is the new process's
+ * first row (prompt index 0) after a manual compaction. An automatic compaction inside a running process is no
+ * resume.
+ */
+export function isResumedCompaction(entry: TranscriptEntry, session: { started: boolean; lastCompactTrigger?: string }): boolean {
+  return entry.isCompactSummary && session.started && entry.turnPosition?.promptIndex === 0 && session.lastCompactTrigger === 'manual';
+}

@@ -1,0 +1,64 @@
+// Sessions by id, and their permission mode: a change of mode is a log record of its own.
+import type { Attributes } from '../../model.js';
+import type { TranscriptEntry } from '../parse-transcript.js';
+import type { Parts, Session, TranscriptFile } from './types.js';
+
+export class Sessions {
+  private readonly byId = new Map<string, Session>();
+
+  constructor(private readonly parts: Parts) {}
+
+  /** The session of this id, new if none was seen. */
+  get(id: string): Session {
+    let session = this.byId.get(id);
+    if (!session) {
+      session = { id, started: false, forked: false, turns: 0, lastMs: 0, lastRowMs: new Map(), rowsBeforeOpening: [] };
+      this.byId.set(id, session);
+    }
+    return session;
+  }
+
+  find(id: string): Session | undefined {
+    return this.byId.get(id);
+  }
+
+  all(): IterableIterator<Session> {
+    return this.byId.values();
+  }
+
+  /** A `permission-mode` row: it may have no time of its own. */
+  addPermissionModeRow(entry: TranscriptEntry, file: TranscriptFile): void {
+    const session = this.get(entry.sessionId);
+    const mode = entry.permissionMode!;
+    if (!Number.isNaN(entry.timeMs)) this.changePermissionMode(session, mode, entry.timeMs, file);
+    else if (session.lastMs > 0) this.changePermissionMode(session, mode, session.lastMs, file); // the row before it
+    else session.untimedMode = mode;
+  }
+
+  /** A row with a time: it dates a mode read before it. */
+  timeUntimedMode(session: Session, timeMs: number, file: TranscriptFile): void {
+    if (session.untimedMode === undefined) return;
+    this.changePermissionMode(session, session.untimedMode, timeMs, file);
+    session.untimedMode = undefined;
+  }
+
+  /** A new permission mode of a session (Claude Code repeats the current one often: only a change is news). */
+  changePermissionMode(session: Session, mode: string, timeMs: number, file: TranscriptFile): void {
+    const previous = session.permissionMode;
+    if (mode === previous) return;
+    session.permissionMode = mode;
+    // The first mode of a session is told only from the file's start: a re-read from a checkpoint would repeat it.
+    if (previous === undefined && !this.parts.starts.isReadFromStart(file.path)) return;
+    const attributes: Attributes = { 'ccotel.permission.mode': mode };
+    if (previous !== undefined) attributes['ccotel.permission.previous_mode'] = previous;
+    const severity = mode === 'bypassPermissions' ? 'WARN' : 'INFO';
+    this.parts.out.log({
+      eventName: 'ccotel.permission_mode.changed',
+      severity,
+      timeMs,
+      sessionId: session.id,
+      attributes,
+      idSeed: `${session.id}:${timeMs}:${mode}`,
+    });
+  }
+}
