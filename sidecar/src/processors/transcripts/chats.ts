@@ -2,11 +2,11 @@
 // open chat of their thread; a copy of a response already claimed (a resume's or fork's history) is a replay.
 import { spanIdOf } from '../../ids.js';
 import type { Attributes } from '../../model.js';
+import { METRICS } from '../../semconv.js';
 import { CACHE_WRITE_1H_ATTRIBUTE } from '../price-chats.js';
-import { commonAttributes, type MetricDefinition } from './output.js';
+import { commonAttributes } from './output.js';
 import type { Chat, Parts, Session, ThreadRow } from './types.js';
 
-const TOKENS: MetricDefinition = { name: 'ccotel.tokens', unit: '{token}', description: 'Tokens by type and model', kind: 'sum' };
 
 export class Chats {
   /**
@@ -117,7 +117,7 @@ export class Chats {
     }, scope);
     for (const [type, value] of Object.entries(tokens)) {
       if (value === 0) continue;
-      out.metric(TOKENS, {
+      out.metric(METRICS.tokens, {
         timeMs: chat.endMs,
         value,
         attributes: { 'gen_ai.token.type': type, 'gen_ai.request.model': chat.model },

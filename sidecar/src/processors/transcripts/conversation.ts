@@ -1,4 +1,5 @@
 // Conversation rows of any thread (main or subagent): responses become chats and tool calls, results end calls.
+import { EVENTS } from '../../semconv.js';
 import { toolResults, toolUses } from '../classify.js';
 import type { TranscriptEntry } from '../parse-transcript.js';
 import type { Parts, ThreadRow } from './types.js';
@@ -26,7 +27,7 @@ export class Conversation {
       if (turn && entry.isApiErrorMessage) {
         turn.lastAssistantWasApiError = true;
         this.parts.out.log({
-          eventName: 'ccotel.api.error',
+          eventName: EVENTS.apiError,
           severity: 'ERROR',
           timeMs: entry.timeMs,
           sessionId: session.id,

@@ -1,6 +1,7 @@
 // Rows of a session's main thread: prompts and commands open turns, compactions mark them, everything else is a
 // conversation row under the open turn (or, after a turn closed for idleness, under the last one).
 import type { Attributes } from '../../model.js';
+import { EVENTS } from '../../semconv.js';
 import { isInterruptMarker, realPromptText } from '../classify.js';
 import type { TranscriptEntry } from '../parse-transcript.js';
 import { isResumedCompaction } from './session-starts.js';
@@ -61,7 +62,7 @@ export class MainThread {
     if (!turn) return;
     turn.events.push({ name: 'compaction', timeMs: entry.timeMs, attributes: compactAttributes(entry) });
     this.parts.out.log({
-      eventName: 'ccotel.compaction.occurred',
+      eventName: EVENTS.compactionOccurred,
       severity: 'INFO',
       timeMs: entry.timeMs,
       sessionId: session.id,

@@ -1,8 +1,8 @@
 // Where the correlator's records go, and how they are built: one object per record, ids from a seed unique per
 // record name (a re-read rebuilds the same ids). A record of a subagent not linked yet is held (`HeldRecords`).
-import { recordIdOf } from '../../ids.js';
 import type { Attributes, LogRecord, MetricPoint, SpanRecord, TelemetryBatch } from '../../model.js';
 import { emptyBatch } from '../../model.js';
+import { ATTRS, logIdOf, metricPoint, pointIdOf, type MetricDefinition } from '../../semconv.js';
 import { HeldRecords } from './held-records.js';
 import type { Scope } from './types.js';
 
@@ -19,14 +19,6 @@ export interface LogSpec {
   spanId?: string;
 }
 
-/** A metric: its name, unit, description and kind, written once where the points are made. */
-export interface MetricDefinition {
-  name: string;
-  unit: string;
-  description: string;
-  kind: MetricPoint['kind'];
-}
-
 /** One point of a metric. */
 export interface MetricSpec {
   timeMs: number;
@@ -39,26 +31,20 @@ export interface MetricSpec {
 
 export function logRecord(spec: LogSpec): LogRecord {
   return {
-    id: recordIdOf(spec.eventName, spec.idSeed),
+    id: logIdOf(spec.eventName, spec.idSeed),
     timeMs: spec.timeMs,
     eventName: spec.eventName,
     severity: spec.severity,
     traceId: spec.traceId ?? '',
     spanId: spec.spanId ?? '',
     body: spec.body ?? '',
-    attributes: { 'session.id': spec.sessionId, ...spec.attributes },
+    attributes: { [ATTRS.sessionId]: spec.sessionId, ...spec.attributes },
   };
-}
-
-export function metricPoint(metric: MetricDefinition, spec: MetricSpec): MetricPoint {
-  const { name, unit, description, kind } = metric;
-  const { timeMs, value, attributes } = spec;
-  return { id: recordIdOf(name, spec.idSeed), name, unit, description, kind, timeMs, value, attributes, traceId: spec.traceId ?? '', spanId: spec.spanId ?? '' };
 }
 
 /** The attributes every span of a session carries. */
 export function commonAttributes(sessionId: string, operation: string): Attributes {
-  return { 'session.id': sessionId, 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': operation };
+  return { [ATTRS.sessionId]: sessionId, 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': operation };
 }
 
 export class Output {
@@ -82,7 +68,8 @@ export class Output {
   }
 
   metric(metric: MetricDefinition, spec: MetricSpec, scope?: Scope): void {
-    this.target(scope).metrics.push(metricPoint(metric, spec));
+    const { timeMs, value, attributes, traceId, spanId } = spec;
+    this.target(scope).metrics.push(metricPoint(metric, { id: pointIdOf(metric, spec.idSeed), timeMs, value, attributes, traceId, spanId }));
   }
 
   /** Records made elsewhere (Claude Code's own cost figures), straight out. */

@@ -1,14 +1,12 @@
 // How a session started (startup, resume, fork), told once per start. Newer Claude Code numbers prompts; older
 // releases are recognised from copies of history read elsewhere and from the marks a resumed run leaves.
-import { recordIdOf } from '../../ids.js';
 import type { Attributes } from '../../model.js';
+import { EVENTS, METRICS, sessionStartSeed } from '../../semconv.js';
 import { realPromptText, userInput } from '../classify.js';
 import type { TranscriptEntry } from '../parse-transcript.js';
-import type { MetricDefinition } from './output.js';
 import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
 import type { Parts, Session, Turn } from './types.js';
 
-const SESSION_STARTS: MetricDefinition = { name: 'ccotel.session.starts', unit: '{session}', description: 'Session starts by source', kind: 'sum' };
 
 export class SessionStarts {
   /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
@@ -56,14 +54,14 @@ export class SessionStarts {
 
   start(session: Session, entry: TranscriptEntry, source: string): void {
     session.started = true;
-    const id = recordIdOf('session-start', session.id, entry.uuid);
+    const id = sessionStartSeed(session.id, entry.uuid);
     // message.uuid names the prompt: the hook correlator merges a SessionStart hook into this start by it.
     const attributes: Attributes = { source, 'message.uuid': entry.uuid };
     if (entry.promptId) attributes['prompt.id'] = entry.promptId;
     if (session.permissionMode) attributes['ccotel.permission.mode'] = session.permissionMode;
     const { out } = this.parts;
-    out.log({ eventName: 'ccotel.session.started', severity: 'INFO', timeMs: entry.timeMs, sessionId: session.id, attributes, idSeed: id });
-    out.metric(SESSION_STARTS, { timeMs: entry.timeMs, value: 1, attributes: { source }, idSeed: id });
+    out.log({ eventName: EVENTS.sessionStarted, severity: 'INFO', timeMs: entry.timeMs, sessionId: session.id, attributes, idSeed: id });
+    out.metric(METRICS.sessionStarts, { timeMs: entry.timeMs, value: 1, attributes: { source }, idSeed: id });
   }
 
   /** Tell the start a turn's prompt makes, at its first response (a replayed one makes a startup a resume). */

@@ -1,5 +1,6 @@
 // Sessions by id, and their permission mode: a change of mode is a log record of its own.
 import type { Attributes } from '../../model.js';
+import { EVENTS } from '../../semconv.js';
 import type { TranscriptEntry } from '../parse-transcript.js';
 import type { Parts, Session, TranscriptFile } from './types.js';
 
@@ -53,7 +54,7 @@ export class Sessions {
     if (previous !== undefined) attributes['ccotel.permission.previous_mode'] = previous;
     const severity = mode === 'bypassPermissions' ? 'WARN' : 'INFO';
     this.parts.out.log({
-      eventName: 'ccotel.permission_mode.changed',
+      eventName: EVENTS.permissionModeChanged,
       severity,
       timeMs,
       sessionId: session.id,

@@ -1,16 +1,13 @@
 // Tool calls paired by id: a `tool_use` block opens a call, its `tool_result` ends it (or the session's idleness
 // or the end of input leaves it unanswered). An ended call is an `execute_tool {tool}` span, a completion log,
 // call and duration metrics, and for a blocked call a permission block.
-import { spanIdOf } from '../../ids.js';
 import type { Attributes } from '../../model.js';
+import { EVENTS, METRICS, permissionBlockSeed, toolSpanId } from '../../semconv.js';
 import { resultText, toolVerdict, type BlockSource, type ToolOutcome } from '../classify.js';
 import type { ContentBlock, TranscriptEntry } from '../parse-transcript.js';
-import { commonAttributes, type MetricDefinition } from './output.js';
+import { commonAttributes } from './output.js';
 import type { Parts, PendingTool, ThreadRow, Turn } from './types.js';
 
-const TOOL_CALLS: MetricDefinition = { name: 'ccotel.tool.calls', unit: '{call}', description: 'Tool calls by tool and outcome', kind: 'sum' };
-const TOOL_DURATION: MetricDefinition = { name: 'ccotel.tool.duration', unit: 's', description: 'Tool call duration', kind: 'histogram' };
-const PERMISSION_BLOCKS: MetricDefinition = { name: 'ccotel.permission.blocks', unit: '{block}', description: 'Permission blocks by tool and source', kind: 'sum' };
 
 export class ToolCalls {
   private readonly seen = new Set<string>();
@@ -39,7 +36,7 @@ export class ToolCalls {
     this.seen.add(id);
     const { agents, sessions } = this.parts;
     const permissionMode = (scope.agentId ? agents.permissionModeOf(scope.agentId) : undefined) ?? sessions.find(scope.sessionId)?.permissionMode;
-    const tool: PendingTool = { id, spanId: spanIdOf('tool', id), name: block.name ?? 'unknown', input: block.input, startMs: entry.timeMs, scope, turn, permissionMode };
+    const tool: PendingTool = { id, spanId: toolSpanId(id), name: block.name ?? 'unknown', input: block.input, startMs: entry.timeMs, scope, turn, permissionMode };
     this.pending.set(id, tool);
     turn?.toolIds.push(id);
     agents.toolCallStarted(tool);
@@ -99,15 +96,15 @@ export class ToolCalls {
     const { traceId, sessionId } = scope;
     const metricAttrs = { 'gen_ai.tool.name': tool.name, outcome };
     const seconds = Math.max(0, endMs - tool.startMs) / 1000;
-    out.metric(TOOL_CALLS, { timeMs: endMs, value: 1, attributes: metricAttrs, traceId, spanId, idSeed: `${spanId}:calls` }, scope);
-    out.metric(TOOL_DURATION, { timeMs: endMs, value: seconds, attributes: metricAttrs, traceId, spanId, idSeed: `${spanId}:duration` }, scope);
+    out.metric(METRICS.toolCalls, { timeMs: endMs, value: 1, attributes: metricAttrs, traceId, spanId, idSeed: `${spanId}:calls` }, scope);
+    out.metric(METRICS.toolDuration, { timeMs: endMs, value: seconds, attributes: metricAttrs, traceId, spanId, idSeed: `${spanId}:duration` }, scope);
     const logAttrs: Attributes = { 'gen_ai.tool.name': tool.name, tool_use_id: tool.id, outcome };
     out.log({
       timeMs: endMs,
       sessionId,
       traceId,
       spanId,
-      eventName: 'ccotel.tool.completed',
+      eventName: EVENTS.toolCompleted,
       severity: outcome === 'error' ? 'WARN' : 'INFO',
       body: inputText,
       attributes: logAttrs,
@@ -117,9 +114,9 @@ export class ToolCalls {
     if (!block) return;
     const blockAttrs: Attributes = { ...logAttrs, source: block };
     if (tool.permissionMode) blockAttrs['ccotel.permission.mode'] = tool.permissionMode;
-    const blocked = `${spanId}:blocked`;
-    out.log({ eventName: 'ccotel.permission.blocked', severity: 'WARN', timeMs: endMs, sessionId, traceId, spanId, attributes: blockAttrs, idSeed: blocked }, scope);
-    out.metric(PERMISSION_BLOCKS, { timeMs: endMs, value: 1, attributes: { 'gen_ai.tool.name': tool.name, source: block }, traceId, spanId, idSeed: blocked }, scope);
+    const blocked = permissionBlockSeed(spanId);
+    out.log({ eventName: EVENTS.permissionBlocked, severity: 'WARN', timeMs: endMs, sessionId, traceId, spanId, attributes: blockAttrs, idSeed: blocked }, scope);
+    out.metric(METRICS.permissionBlocks, { timeMs: endMs, value: 1, attributes: { 'gen_ai.tool.name': tool.name, source: block }, traceId, spanId, idSeed: blocked }, scope);
   }
 }
 

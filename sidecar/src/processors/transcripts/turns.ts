@@ -2,12 +2,12 @@
 // it; a closed turn becomes the `invoke_agent claude-code` root span, its prompt and end logs and a turn count.
 import { spanIdOf, traceIdOf } from '../../ids.js';
 import type { Attributes } from '../../model.js';
+import { EVENTS, METRICS, SPANS } from '../../semconv.js';
 import type { TurnOutcome } from '../classify.js';
-import { commonAttributes, type MetricDefinition } from './output.js';
+import { commonAttributes } from './output.js';
 import { sessionStartSource } from './session-starts.js';
 import type { Parts, Row, Session, Turn } from './types.js';
 
-const TURNS: MetricDefinition = { name: 'ccotel.turns', unit: '{turn}', description: 'Turns by outcome', kind: 'sum' };
 
 export class Turns {
   constructor(private readonly parts: Parts) {}
@@ -103,7 +103,7 @@ export class Turns {
       traceId,
       spanId: rootSpanId,
       parentSpanId: '',
-      name: 'invoke_agent claude-code',
+      name: SPANS.turn,
       kind: 'internal',
       startMs: turn.startMs,
       endMs: turn.lastMs,
@@ -116,7 +116,7 @@ export class Turns {
     if (turn.promptId) promptAttributes['prompt.id'] = turn.promptId;
     if (turn.promptSeen !== false) {
       out.log({
-        eventName: 'ccotel.prompt.submitted',
+        eventName: EVENTS.promptSubmitted,
         severity: 'INFO',
         timeMs: turn.startMs,
         sessionId,
@@ -132,11 +132,11 @@ export class Turns {
       traceId,
       spanId: rootSpanId,
       idSeed: rootSpanId,
-      eventName: 'ccotel.turn.ended',
+      eventName: EVENTS.turnEnded,
       severity: outcome === 'error' ? 'WARN' : 'INFO',
       timeMs: turn.lastMs,
       attributes: { outcome, 'message.uuid': turn.promptUuid },
     });
-    out.metric(TURNS, { timeMs: turn.lastMs, value: 1, attributes: { outcome }, traceId, spanId: rootSpanId, idSeed: rootSpanId });
+    out.metric(METRICS.turns, { timeMs: turn.lastMs, value: 1, attributes: { outcome }, traceId, spanId: rootSpanId, idSeed: rootSpanId });
   }
 }

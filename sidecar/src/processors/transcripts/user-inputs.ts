@@ -1,5 +1,6 @@
 // Slash commands and bash-mode commands (`!`) with their outputs: rows between turns, never prompts. A command
 // waits on its session until the model answers it (then it is a turn's prompt) or its output shows it was local.
+import { EVENTS } from '../../semconv.js';
 import { isCommandExpansion, isCommandOutput, userInput } from '../classify.js';
 import type { TranscriptEntry } from '../parse-transcript.js';
 import { sessionStartSource } from './session-starts.js';
@@ -35,7 +36,7 @@ export class UserInputs {
    */
   private emitUserShellCommand(session: Session, entry: TranscriptEntry, command: string): void {
     this.parts.out.log({
-      eventName: 'ccotel.shell.command',
+      eventName: EVENTS.shellCommand,
       severity: 'INFO',
       timeMs: entry.timeMs,
       sessionId: session.id,
