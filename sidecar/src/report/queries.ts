@@ -4,9 +4,19 @@
 // DESIGN's attribute names. Raw rows may repeat (at-least-once delivery): those counts go through distinct ids.
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 
+export type ReportRows = Record<string, unknown>[];
+
 export interface ReportQuery {
   title: string;
   sql: string;
+}
+
+/** A section whose rows come out of a query it shares with other sections (SHARED_QUERIES): one read for them all. */
+export interface SharedSection {
+  title: string;
+  shared: keyof typeof SHARED_QUERIES;
+  /** Its rows out of the shared answer, in its order. */
+  pick: (rows: ReportRows) => ReportRows;
 }
 
 const LOGS = 'otel_logs';
@@ -14,6 +24,42 @@ const LOGS = 'otel_logs';
 export const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
 const spanFacts = (kind?: 'turn' | 'tool' | 'chat') => `(SELECT * FROM ${USAGE_TABLES.spans} FINAL${kind ? ` WHERE Kind = '${kind}'` : ''})`;
 const eventFacts = (eventName: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL WHERE EventName = '${eventName}')`;
+
+/** Descending by `figure` if given, then ascending by each of `keys` (text compared as ClickHouse does, by code unit). */
+function ordered(rows: ReportRows, keys: string[], figure?: string): ReportRows {
+  const text = (row: Record<string, unknown>, key: string) => String(row[key]);
+  return rows.sort((a, b) => {
+    const byFigure = figure === undefined ? 0 : Number(b[figure]) - Number(a[figure]);
+    if (byFigure !== 0) return byFigure;
+    for (const key of keys) if (text(a, key) !== text(b, key)) return text(a, key) < text(b, key) ? -1 : 1;
+    return 0;
+  });
+}
+
+/**
+ * Reads several sections answer together. The raw logs: EventName is not in their sort key, so each question
+ * of them scans every part; permission blocks and skipped input are one scan. The chats by model: one read
+ * of the facts with FINAL for the tokens and the cost.
+ */
+export const SHARED_QUERIES = {
+  rawLogCounts: `SELECT EventName AS event,
+        if(event = 'ccotel.permission.blocked', LogAttributes['gen_ai.tool.name'], LogAttributes['ccotel.source']) AS name,
+        if(event = 'ccotel.permission.blocked', LogAttributes['source'], LogAttributes['reason']) AS detail,
+        count() AS records,
+        sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1))) AS lines,
+        uniqExact(LogAttributes['ccotel.source.file']) AS files
+      FROM (SELECT * FROM ${LOGS} WHERE EventName IN ('ccotel.permission.blocked', 'ccotel.record.skipped')
+            LIMIT 1 BY EventName, LogAttributes['ccotel.record.id'])
+      GROUP BY event, name, detail`,
+  chatsByModel: `SELECT Name AS model, count() AS api_responses, sum(InputTokens) AS input, sum(OutputTokens) AS output,
+        sum(CacheReadTokens) AS cache_read, sum(CacheCreationTokens) AS cache_creation,
+        sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS tokens,
+        round(sum(CostUsd), 6) AS cost_usd, max(UnknownModel) = 1 AS unknown_model
+      FROM ${spanFacts('chat')}
+      GROUP BY model`,
+};
+
+const ofEvent = (rows: ReportRows, event: string) => rows.filter((row) => row.event === event);
 
 export const REPORT_QUERIES = {
   overview: {
@@ -47,9 +93,8 @@ export const REPORT_QUERIES = {
   },
   permissionBlocks: {
     title: 'Permission blocks (raw window)',
-    sql: `SELECT LogAttributes['gen_ai.tool.name'] AS tool, LogAttributes['source'] AS source, count() AS blocks
-      FROM ${uniqueLogs(`EventName = 'ccotel.permission.blocked'`)}
-      GROUP BY tool, source ORDER BY blocks DESC, tool, source`,
+    shared: 'rawLogCounts',
+    pick: (rows) => ordered(ofEvent(rows, 'ccotel.permission.blocked').map((row) => ({ tool: row.name, source: row.detail, blocks: row.records })), ['tool', 'source'], 'blocks'),
   },
   sessionStarts: {
     title: 'Session starts and resume frequency',
@@ -72,26 +117,19 @@ export const REPORT_QUERIES = {
   },
   tokens: {
     title: 'Tokens by model',
-    sql: `SELECT Name AS model, sum(InputTokens) AS input, sum(OutputTokens) AS output,
-        sum(CacheReadTokens) AS cache_read, sum(CacheCreationTokens) AS cache_creation
-      FROM ${spanFacts('chat')}
-      GROUP BY model ORDER BY model`,
+    shared: 'chatsByModel',
+    pick: (rows) => ordered(rows.map(({ model, input, output, cache_read, cache_creation }) => ({ model, input, output, cache_read, cache_creation })), ['model']),
   },
   cost: {
     title: 'Cost by model, all history (from the summaries; USD)',
-    sql: `SELECT Name AS model, count() AS api_responses, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS tokens,
-        round(sum(CostUsd), 6) AS cost_usd, max(UnknownModel) = 1 AS unknown_model
-      FROM ${spanFacts('chat')}
-      GROUP BY model ORDER BY cost_usd DESC, model`,
+    shared: 'chatsByModel',
+    pick: (rows) => ordered(rows.map(({ model, api_responses, tokens, cost_usd, unknown_model }) => ({ model, api_responses, tokens, cost_usd, unknown_model })), ['model'], 'cost_usd'),
   },
   skipped: {
     title: 'Input lines skipped (raw window)',
-    sql: `SELECT LogAttributes['ccotel.source'] AS source, LogAttributes['reason'] AS reason,
-        sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1))) AS lines,
-        uniqExact(LogAttributes['ccotel.source.file']) AS files
-      FROM ${uniqueLogs(`EventName = 'ccotel.record.skipped'`)}
-      GROUP BY source, reason ORDER BY lines DESC, reason`,
+    shared: 'rawLogCounts',
+    pick: (rows) => ordered(ofEvent(rows, 'ccotel.record.skipped').map((row) => ({ source: row.name, reason: row.detail, lines: row.lines, files: row.files })), ['reason', 'source'], 'lines'),
   },
-} satisfies Record<string, ReportQuery>;
+} satisfies Record<string, ReportQuery | SharedSection>;
 
 export type ReportSection = keyof typeof REPORT_QUERIES;
