@@ -16,7 +16,8 @@ export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`the web view tests need a headless Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CCOTEL_CHROMIUM`);
   }
-  return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  // Generous: on a loaded machine Chromium takes longer than puppeteer's 30 s default to start.
+  return puppeteer.launch({ executablePath: CHROMIUM, headless: true, timeout: 120_000, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 }
 
 /** A page whose console errors and uncaught exceptions land in `errors`. */

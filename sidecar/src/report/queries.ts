@@ -38,8 +38,9 @@ function ordered(rows: ReportRows, keys: string[], figure?: string): ReportRows 
 
 /**
  * Reads several sections answer together. The raw logs: EventName is not in their sort key, so each question
- * of them scans every part; permission blocks and skipped input are one scan. The chats by model: one read
- * of the facts with FINAL for the tokens and the cost.
+ * of them scans every part; permission blocks and skipped input are one scan. The span facts: one read with
+ * FINAL (its merge is most of a read's cost) for turns by outcome, tools, tokens and cost — by kind, name and
+ * outcome, and by kind and name (`by_name` = 1: every outcome together).
  */
 export const SHARED_QUERIES = {
   rawLogCounts: `SELECT EventName AS event,
@@ -51,13 +52,19 @@ export const SHARED_QUERIES = {
       FROM (SELECT * FROM ${LOGS} WHERE EventName IN ('ccotel.permission.blocked', 'ccotel.record.skipped')
             LIMIT 1 BY EventName, LogAttributes['ccotel.record.id'])
       GROUP BY event, name, detail`,
-  chatsByModel: `SELECT Name AS model, count() AS api_responses, sum(InputTokens) AS input, sum(OutputTokens) AS output,
-        sum(CacheReadTokens) AS cache_read, sum(CacheCreationTokens) AS cache_creation,
+  spanGroups: `SELECT Kind AS kind, Name AS name, Outcome AS outcome, grouping(Outcome) AS by_name, count() AS spans,
+        countIf(Outcome = 'success') AS success, countIf(Outcome = 'error') AS error, countIf(Outcome = 'denied') AS denied,
+        countIf(Outcome = 'interrupted') AS interrupted, countIf(Outcome = 'unanswered') AS unanswered,
+        round(success / spans, 3) AS success_rate,
+        sum(InputTokens) AS input, sum(OutputTokens) AS output, sum(CacheReadTokens) AS cache_read, sum(CacheCreationTokens) AS cache_creation,
         sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS tokens,
         round(sum(CostUsd), 6) AS cost_usd, max(UnknownModel) = 1 AS unknown_model
-      FROM ${spanFacts('chat')}
-      GROUP BY model`,
+      FROM ${spanFacts()}
+      GROUP BY GROUPING SETS ((Kind, Name, Outcome), (Kind, Name))`,
 };
+
+/** The span groups of `kind`, by kind and name (every outcome together) or by outcome too. */
+const spanGroups = (rows: ReportRows, kind: string, byName: boolean) => rows.filter((row) => row.kind === kind && Number(row.by_name) === (byName ? 1 : 0));
 
 const ofEvent = (rows: ReportRows, event: string) => rows.filter((row) => row.event === event);
 
@@ -76,20 +83,14 @@ export const REPORT_QUERIES = {
   },
   turns: {
     title: 'Turns by outcome',
-    sql: `SELECT Outcome AS outcome, count() AS turns FROM ${spanFacts('turn')}
-      GROUP BY outcome ORDER BY turns DESC, outcome`,
+    shared: 'spanGroups',
+    pick: (rows) => ordered(spanGroups(rows, 'turn', false).map((row) => ({ outcome: row.outcome, turns: row.spans })), ['outcome'], 'turns'),
   },
   tools: {
     title: 'Tool calls by tool',
-    sql: `SELECT Name AS tool, count() AS calls,
-        countIf(Outcome = 'success') AS success,
-        countIf(Outcome = 'error') AS error,
-        countIf(Outcome = 'denied') AS denied,
-        countIf(Outcome = 'interrupted') AS interrupted,
-        countIf(Outcome = 'unanswered') AS unanswered,
-        round(success / calls, 3) AS success_rate
-      FROM ${spanFacts('tool')}
-      GROUP BY tool ORDER BY calls DESC, tool`,
+    shared: 'spanGroups',
+    pick: (rows) => ordered(spanGroups(rows, 'tool', true).map(({ name, spans, success, error, denied, interrupted, unanswered, success_rate }) =>
+      ({ tool: name, calls: spans, success, error, denied, interrupted, unanswered, success_rate })), ['tool'], 'calls'),
   },
   permissionBlocks: {
     title: 'Permission blocks (raw window)',
@@ -117,13 +118,13 @@ export const REPORT_QUERIES = {
   },
   tokens: {
     title: 'Tokens by model',
-    shared: 'chatsByModel',
-    pick: (rows) => ordered(rows.map(({ model, input, output, cache_read, cache_creation }) => ({ model, input, output, cache_read, cache_creation })), ['model']),
+    shared: 'spanGroups',
+    pick: (rows) => ordered(spanGroups(rows, 'chat', true).map(({ name, input, output, cache_read, cache_creation }) => ({ model: name, input, output, cache_read, cache_creation })), ['model']),
   },
   cost: {
     title: 'Cost by model, all history (from the summaries; USD)',
-    shared: 'chatsByModel',
-    pick: (rows) => ordered(rows.map(({ model, api_responses, tokens, cost_usd, unknown_model }) => ({ model, api_responses, tokens, cost_usd, unknown_model })), ['model'], 'cost_usd'),
+    shared: 'spanGroups',
+    pick: (rows) => ordered(spanGroups(rows, 'chat', true).map(({ name, spans, tokens, cost_usd, unknown_model }) => ({ model: name, api_responses: spans, tokens, cost_usd, unknown_model })), ['model'], 'cost_usd'),
   },
   skipped: {
     title: 'Input lines skipped (raw window)',
