@@ -137,7 +137,8 @@ function answerCache(version: () => Promise<string>) {
 
 /** The query's error, with what a refused connection means here. */
 function explain(error: Error): string {
-  if (!/ECONNREFUSED/.test(error.message)) return error.message;
+  // Refused: nothing listens any more; reset: it went away while answering (run stopping mid-query).
+  if (!/ECONNREFUSED|ECONNRESET/.test(error.message)) return error.message;
   return `${error.message}: the store's server, or the ccotel run serving this store, is not answering (restart ccotel ui once it is back)`;
 }
 
