@@ -114,8 +114,8 @@ async function main(): Promise<void> {
     execFileSync(process.execPath, [CLI, 'report', '--json', '--store', store], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     reportTimes.push(performance.now() - started);
   }
-  const served = await serve(['ui', '--store', store], env);
   const browser = await launchBrowser();
+  const served = await serve(['ui', '--store', store], env);
   const errors: string[] = [];
   try {
     const page = await newPage(browser, errors);

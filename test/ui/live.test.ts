@@ -63,7 +63,7 @@ describe('ccotel run --ui: live refresh, and a query error shown as a message', 
     await shown(page, 'overview', 'error');
     const alert = await page.$eval('[role=alert]', (element) => ({ text: element.textContent ?? '', hidden: (element as HTMLElement).hidden }));
     expect(alert.hidden).toBe(false);
-    expect(alert.text).toMatch(/^Query failed: 500: .*ECONNREFUSED.*the ccotel run serving this store, is not answering/);
+    expect(alert.text).toMatch(/^Query failed: 500: .*(ECONNREFUSED|ECONNRESET).*the ccotel run serving this store, is not answering/);
     // The page keeps what it showed last, with the message above it.
     expect(await page.$('.tiles')).not.toBeNull();
     await page.close();

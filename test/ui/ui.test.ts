@@ -15,7 +15,7 @@ import { figures, launchBrowser, newPage, screenshot, serve, shown, shownAs, sto
 
 type Report = Record<string, Record<string, unknown>[]>;
 interface Usage {
-  rows: { period: string; total_tokens: number; cost_usd: number }[];
+  rows: { period: string; total_tokens: number; cost_usd: number; project?: string }[];
   totals: { total_tokens: number; cost_usd: number; sessions: number };
 }
 const spans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
@@ -118,6 +118,25 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     const detections = Object.values(days.failureModes as Record<string, number[]>).reduce((sum, values) => sum + total(values), 0);
     expect(detections).toBe(report.failureModes.reduce((sum, row) => sum + Number(row.detections), 0));
     expect(await page.$$eval('figure.chart canvas', (canvases) => canvases.length)).toBeGreaterThanOrEqual(4);
+  });
+
+  it("shows each project's sessions, tokens and cost as `report session --json` adds them up", async () => {
+    const shownProjects = (await page.evaluate(async () => (await (await fetch('/api/overview')).json()).projects)) as { project: string; sessions: number; tokens: number; cost_usd: number }[];
+    const projects = new Map<string, { project: string; sessions: number; tokens: number; cost_usd: number }>();
+    for (const session of bySession.rows) {
+      const row = projects.get(session.project ?? '') ?? { project: session.project ?? '', sessions: 0, tokens: 0, cost_usd: 0 };
+      projects.set(row.project, { ...row, sessions: row.sessions + 1, tokens: row.tokens + session.total_tokens, cost_usd: row.cost_usd + session.cost_usd });
+    }
+    expect(projects.size).toBeGreaterThan(1);
+    expect(shownProjects.map((row) => row.project).sort()).toEqual([...projects.keys()].sort());
+    for (const row of shownProjects) {
+      expect(row, row.project).toMatchObject({ sessions: projects.get(row.project)!.sessions, tokens: projects.get(row.project)!.tokens });
+      expect(row.cost_usd, row.project).toBeCloseTo(projects.get(row.project)!.cost_usd, 8);
+    }
+    // The most costly first, as the page draws them.
+    expect(shownProjects.map((row) => row.cost_usd)).toEqual(shownProjects.map((row) => row.cost_usd).sort((a, b) => b - a));
+    const cells = await page.$$eval('section.report.wide tbody tr td.path', (elements) => elements.map((element) => element.textContent));
+    expect(cells).toEqual(shownProjects.map((row) => row.project || '(unknown)'));
   });
 
   it('limits every figure to a custom time range, and offers the presets', async () => {

@@ -4,7 +4,7 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { loadConfig } from '../config.js';
-import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
+import { REPORT_QUERIES, SHARED_QUERIES, type ReportRows, type ReportSection } from '../report/queries.js';
 import { selectRows } from '../report/select.js';
 import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport, type UsageRow } from '../report/usage.js';
 import type { TokenFigures } from '../report/tokens.js';
@@ -13,10 +13,16 @@ import { storeOption, type GlobalOptions } from './options.js';
 
 export type Report = Record<ReportSection, Record<string, unknown>[]>;
 
-/** The sections in REPORT_QUERIES' order; their queries overlap (report/select.ts). */
+/** The sections in REPORT_QUERIES' order; their queries overlap (report/select.ts), a shared one asked once. */
 export async function buildReport(client: ClickHouseClient): Promise<Report> {
-  const sections = Object.entries(REPORT_QUERIES) as [ReportSection, { sql: string }][];
-  const answers = await Promise.all(sections.map(([, query]) => selectRows<Record<string, unknown>>(client, query.sql)));
+  const shared = new Map<string, Promise<ReportRows>>();
+  const answer = (sql: string) => {
+    if (!shared.has(sql)) shared.set(sql, selectRows<Record<string, unknown>>(client, sql));
+    return shared.get(sql)!;
+  };
+  const sections = Object.entries(REPORT_QUERIES) as [ReportSection, (typeof REPORT_QUERIES)[ReportSection]][];
+  const answers = await Promise.all(sections.map(([, query]) =>
+    'sql' in query ? answer(query.sql) : answer(SHARED_QUERIES[query.shared]).then((rows) => query.pick(rows))));
   return Object.fromEntries(sections.map(([section], index) => [section, answers[index]])) as Report;
 }
 

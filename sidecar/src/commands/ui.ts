@@ -6,7 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { serveStore } from '../store/query-endpoint.js';
+import { statePaths } from '../paths.js';
 import { exportHtml } from '../ui/export.js';
+import { freshLoginUrl, recordUi } from '../ui/login-record.js';
 import { startUiServer, type UiServer } from '../ui/server.js';
 import { parseSince, portOption, storeOption, type GlobalOptions } from './options.js';
 
@@ -14,6 +16,7 @@ interface UiOptions extends GlobalOptions {
   port?: number;
   export?: string;
   since?: string;
+  loginUrl?: boolean;
 }
 
 /** How often a live page refreshes (CCOTEL_UI_REFRESH_MS; tests shorten it). */
@@ -22,8 +25,9 @@ const refreshMs = (): number | undefined => Number(process.env.CCOTEL_UI_REFRESH
 /** `run --ui`: the web view of the store the sidecar is writing. */
 export async function serveUiOf(store: Store, port: number | undefined, log: (message: string) => void): Promise<UiServer> {
   const ui = await startUiServer({ client: store.client, database: store.database, port, live: true, store: store.target, refreshMs: refreshMs() });
-  log(`web view: open ${ui.loginUrl} (the link logs one browser in, once)`);
-  return ui;
+  const unrecord = recordUi(statePaths().stateDir, ui, log);
+  log(`web view: open ${ui.loginUrl} (the link logs one browser in, once; ccotel ui --login-url prints another)`);
+  return { ...ui, close: () => ui.close().finally(unrecord) };
 }
 
 export function registerUiCommand(program: Command): void {
@@ -33,8 +37,13 @@ export function registerUiCommand(program: Command): void {
       .description('Serve the web view on 127.0.0.1 (cost, sessions, turn traces, failure modes); prints a one-time login URL')
       .option('--port <n>', 'port to listen on (default: a random free port)', portOption)
       .option('--export <file>', 'write one self-contained HTML file of the overview and sessions instead of serving')
-      .option('--since <when>', 'with --export: only this recent (e.g. 7d, or a date)'),
+      .option('--since <when>', 'with --export: only this recent (e.g. 7d, or a date)')
+      .option('--login-url', 'print a new one-time login URL of the web view already running (ccotel ui or run --ui), and exit'),
   ).action(async (opts: UiOptions) => {
+    if (opts.loginUrl) {
+      console.log(await freshLoginUrl(statePaths().stateDir));
+      return;
+    }
     const config = loadConfig({ store: opts.store });
     if (config.store === '') throw new Error('ccotel ui shows what a store holds: pass --store PATH|URL (not none)');
     const store = await openStore(config.store, { command: 'ui', access: 'read', rawTtlDays: config.rawTtlDays });
@@ -50,11 +59,13 @@ export function registerUiCommand(program: Command): void {
     const endpoint = store.kind === 'embedded' ? await serveStore(store, 'ui') : undefined;
     // Through a running sidecar (or a server the collector fills), the data changes while we look.
     const ui = await startUiServer({ client: store.client, database: store.database, port: opts.port, live: store.kind !== 'embedded', store: store.target, refreshMs: refreshMs() });
+    const unrecord = recordUi(statePaths().stateDir, ui, (message) => console.error(`ccotel ui: ${message}`));
     console.log(`ccotel ui: open ${ui.loginUrl}`);
-    console.log('(the link logs one browser in, once; Ctrl-C stops)');
+    console.log('(the link logs one browser in, once; ccotel ui --login-url prints another; Ctrl-C stops)');
     const stop = () => {
       void ui
         .close()
+        .then(unrecord)
         .then(() => endpoint?.close())
         .then(() => store.close())
         .then(() => process.exit(0));

@@ -5,9 +5,19 @@
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 import { RECORD_ID_KEY } from '../semconv.js';
 
+export type ReportRows = Record<string, unknown>[];
+
 export interface ReportQuery {
   title: string;
   sql: string;
+}
+
+/** A section whose rows come out of a query it shares with other sections (SHARED_QUERIES): one read for them all. */
+export interface SharedSection {
+  title: string;
+  shared: keyof typeof SHARED_QUERIES;
+  /** Its rows out of the shared answer, in its order. */
+  pick: (rows: ReportRows) => ReportRows;
 }
 
 const LOGS = 'otel_logs';
@@ -15,6 +25,49 @@ const LOGS = 'otel_logs';
 export const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['${RECORD_ID_KEY}'])`;
 const spanFacts = (kind?: 'turn' | 'tool' | 'chat') => `(SELECT * FROM ${USAGE_TABLES.spans} FINAL${kind ? ` WHERE Kind = '${kind}'` : ''})`;
 const eventFacts = (eventName: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL WHERE EventName = '${eventName}')`;
+
+/** Descending by `figure` if given, then ascending by each of `keys` (text compared as ClickHouse does, by code unit). */
+function ordered(rows: ReportRows, keys: string[], figure?: string): ReportRows {
+  const text = (row: Record<string, unknown>, key: string) => String(row[key]);
+  return rows.sort((a, b) => {
+    const byFigure = figure === undefined ? 0 : Number(b[figure]) - Number(a[figure]);
+    if (byFigure !== 0) return byFigure;
+    for (const key of keys) if (text(a, key) !== text(b, key)) return text(a, key) < text(b, key) ? -1 : 1;
+    return 0;
+  });
+}
+
+/**
+ * Reads several sections answer together. The raw logs: EventName is not in their sort key, so each question
+ * of them scans every part; permission blocks and skipped input are one scan. The span facts: one read with
+ * FINAL (its merge is most of a read's cost) for turns by outcome, tools, tokens and cost — by kind, name and
+ * outcome, and by kind and name (`by_name` = 1: every outcome together).
+ */
+export const SHARED_QUERIES = {
+  rawLogCounts: `SELECT EventName AS event,
+        if(event = 'ccotel.permission.blocked', LogAttributes['gen_ai.tool.name'], LogAttributes['ccotel.source']) AS name,
+        if(event = 'ccotel.permission.blocked', LogAttributes['source'], LogAttributes['reason']) AS detail,
+        count() AS records,
+        sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1))) AS lines,
+        uniqExact(LogAttributes['ccotel.source.file']) AS files
+      FROM (SELECT * FROM ${LOGS} WHERE EventName IN ('ccotel.permission.blocked', 'ccotel.record.skipped')
+            LIMIT 1 BY EventName, LogAttributes['ccotel.record.id'])
+      GROUP BY event, name, detail`,
+  spanGroups: `SELECT Kind AS kind, Name AS name, Outcome AS outcome, grouping(Outcome) AS by_name, count() AS spans,
+        countIf(Outcome = 'success') AS success, countIf(Outcome = 'error') AS error, countIf(Outcome = 'denied') AS denied,
+        countIf(Outcome = 'interrupted') AS interrupted, countIf(Outcome = 'unanswered') AS unanswered,
+        round(success / spans, 3) AS success_rate,
+        sum(InputTokens) AS input, sum(OutputTokens) AS output, sum(CacheReadTokens) AS cache_read, sum(CacheCreationTokens) AS cache_creation,
+        sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS tokens,
+        round(sum(CostUsd), 6) AS cost_usd, max(UnknownModel) = 1 AS unknown_model
+      FROM ${spanFacts()}
+      GROUP BY GROUPING SETS ((Kind, Name, Outcome), (Kind, Name))`,
+};
+
+/** The span groups of `kind`, by kind and name (every outcome together) or by outcome too. */
+const spanGroups = (rows: ReportRows, kind: string, byName: boolean) => rows.filter((row) => row.kind === kind && Number(row.by_name) === (byName ? 1 : 0));
+
+const ofEvent = (rows: ReportRows, event: string) => rows.filter((row) => row.event === event);
 
 export const REPORT_QUERIES = {
   overview: {
@@ -31,26 +84,19 @@ export const REPORT_QUERIES = {
   },
   turns: {
     title: 'Turns by outcome',
-    sql: `SELECT Outcome AS outcome, count() AS turns FROM ${spanFacts('turn')}
-      GROUP BY outcome ORDER BY turns DESC, outcome`,
+    shared: 'spanGroups',
+    pick: (rows) => ordered(spanGroups(rows, 'turn', false).map((row) => ({ outcome: row.outcome, turns: row.spans })), ['outcome'], 'turns'),
   },
   tools: {
     title: 'Tool calls by tool',
-    sql: `SELECT Name AS tool, count() AS calls,
-        countIf(Outcome = 'success') AS success,
-        countIf(Outcome = 'error') AS error,
-        countIf(Outcome = 'denied') AS denied,
-        countIf(Outcome = 'interrupted') AS interrupted,
-        countIf(Outcome = 'unanswered') AS unanswered,
-        round(success / calls, 3) AS success_rate
-      FROM ${spanFacts('tool')}
-      GROUP BY tool ORDER BY calls DESC, tool`,
+    shared: 'spanGroups',
+    pick: (rows) => ordered(spanGroups(rows, 'tool', true).map(({ name, spans, success, error, denied, interrupted, unanswered, success_rate }) =>
+      ({ tool: name, calls: spans, success, error, denied, interrupted, unanswered, success_rate })), ['tool'], 'calls'),
   },
   permissionBlocks: {
     title: 'Permission blocks (raw window)',
-    sql: `SELECT LogAttributes['gen_ai.tool.name'] AS tool, LogAttributes['source'] AS source, count() AS blocks
-      FROM ${uniqueLogs(`EventName = 'ccotel.permission.blocked'`)}
-      GROUP BY tool, source ORDER BY blocks DESC, tool, source`,
+    shared: 'rawLogCounts',
+    pick: (rows) => ordered(ofEvent(rows, 'ccotel.permission.blocked').map((row) => ({ tool: row.name, source: row.detail, blocks: row.records })), ['tool', 'source'], 'blocks'),
   },
   sessionStarts: {
     title: 'Session starts and resume frequency',
@@ -73,26 +119,19 @@ export const REPORT_QUERIES = {
   },
   tokens: {
     title: 'Tokens by model',
-    sql: `SELECT Name AS model, sum(InputTokens) AS input, sum(OutputTokens) AS output,
-        sum(CacheReadTokens) AS cache_read, sum(CacheCreationTokens) AS cache_creation
-      FROM ${spanFacts('chat')}
-      GROUP BY model ORDER BY model`,
+    shared: 'spanGroups',
+    pick: (rows) => ordered(spanGroups(rows, 'chat', true).map(({ name, input, output, cache_read, cache_creation }) => ({ model: name, input, output, cache_read, cache_creation })), ['model']),
   },
   cost: {
     title: 'Cost by model, all history (from the summaries; USD)',
-    sql: `SELECT Name AS model, count() AS api_responses, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS tokens,
-        round(sum(CostUsd), 6) AS cost_usd, max(UnknownModel) = 1 AS unknown_model
-      FROM ${spanFacts('chat')}
-      GROUP BY model ORDER BY cost_usd DESC, model`,
+    shared: 'spanGroups',
+    pick: (rows) => ordered(spanGroups(rows, 'chat', true).map(({ name, spans, tokens, cost_usd, unknown_model }) => ({ model: name, api_responses: spans, tokens, cost_usd, unknown_model })), ['model'], 'cost_usd'),
   },
   skipped: {
     title: 'Input lines skipped (raw window)',
-    sql: `SELECT LogAttributes['ccotel.source'] AS source, LogAttributes['reason'] AS reason,
-        sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1))) AS lines,
-        uniqExact(LogAttributes['ccotel.source.file']) AS files
-      FROM ${uniqueLogs(`EventName = 'ccotel.record.skipped'`)}
-      GROUP BY source, reason ORDER BY lines DESC, reason`,
+    shared: 'rawLogCounts',
+    pick: (rows) => ordered(ofEvent(rows, 'ccotel.record.skipped').map((row) => ({ source: row.name, reason: row.detail, lines: row.lines, files: row.files })), ['reason', 'source'], 'lines'),
   },
-} satisfies Record<string, ReportQuery>;
+} satisfies Record<string, ReportQuery | SharedSection>;
 
 export type ReportSection = keyof typeof REPORT_QUERIES;

@@ -5,7 +5,7 @@ import { chTime } from '../../../schemas/corpus.js';
 import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
 import { renderUsage } from '../commands/report.js';
 import { billingBlocks } from './blocks.js';
-import { usageReport } from './usage.js';
+import { usageByProject, usageReport } from './usage.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 9, 5, 22, 30); // a Monday, 22:30 UTC
@@ -59,6 +59,17 @@ describe('usageReport', () => {
     const text = renderUsage(report, true);
     expect(text).toContain('$2.00 (ccotel -$0.25)');
     expect(text).toContain('no list price for claude-future-9');
+  });
+
+  it("sums the session rows by project, Claude Code's cost of an unpriced model included; only session rows name one", async () => {
+    const sessions = await usageReport(store.client, 'session', { timezone: 'UTC' });
+    const projects = await usageByProject(store.client, { timezone: 'UTC' });
+    expect(projects.sort((x, y) => x.project.localeCompare(y.project))).toEqual(sessions.rows.map((row) => ({
+      project: row.project, sessions: 1, tokens: row.total_tokens, cost_usd: row.cost_usd,
+    })).sort((x, y) => x.project!.localeCompare(y.project!)));
+    expect(projects.find((row) => row.project === '/src/web')).toMatchObject({ tokens: 120, cost_usd: 1.75 });
+    expect(await usageByProject(store.client, { timezone: 'UTC', model: 'claude-sonnet-4-5' })).toEqual([{ project: '/src/web', sessions: 1, tokens: 50, cost_usd: 0.25 }]);
+    expect((await usageReport(store.client, 'daily', { timezone: 'UTC' })).rows.map((row) => row.project)).toEqual([undefined, undefined, undefined]);
   });
 
   it('filters by day, project, model and session', async () => {

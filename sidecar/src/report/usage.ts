@@ -63,8 +63,16 @@ export interface UsageReport {
  * the sums need FINAL (one row per span id); max, argMin and argMax give the same answer over repeats of a row,
  * so those reads skip its merge.
  */
-function itemsSql(database: string): string {
+function itemsSql(database: string, withProject: boolean): string {
   const { spans, events } = usageTableNames(database);
+  // The session's project is a join over every span fact: only asked for when it is shown or filtered on.
+  const project = withProject
+    ? {
+        table: `,\n  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project FROM ${spans} GROUP BY SessionId)`,
+        column: ', p.Project AS Project',
+        join: ' LEFT JOIN projects AS p USING (SessionId)',
+      }
+    : { table: '', column: '', join: '' };
   return `
 WITH
   chats AS (SELECT SessionId, Timestamp, Name AS Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens,
@@ -72,13 +80,12 @@ WITH
   reported AS (SELECT SessionId, argMax(ReportedCostByModel, ReportedCostUsd) AS ByModel FROM ${events}
                WHERE EventName = 'ccotel.cost.reported' GROUP BY SessionId),
   unpriced AS (SELECT SessionId, Name AS Model, max(Timestamp) AS Timestamp FROM ${spans}
-               WHERE Kind = 'chat' AND UnknownModel = 1 GROUP BY SessionId, Model),
-  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project FROM ${spans} GROUP BY SessionId)
-SELECT i.*, p.Project AS Project FROM (
+               WHERE Kind = 'chat' AND UnknownModel = 1 GROUP BY SessionId, Model)${project.table}
+SELECT i.*${project.column} FROM (
   SELECT SessionId, Timestamp, Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens, CostUsd, UnknownModel FROM chats
   UNION ALL
   SELECT u.SessionId, u.Timestamp, u.Model, 0, 0, 0, 0, r.ByModel[u.Model], 1 FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
-) AS i LEFT JOIN projects AS p USING (SessionId)`;
+) AS i${project.join}`;
 }
 
 const PERIOD_KEY: Record<Exclude<UsagePeriod, 'blocks'>, string> = {
@@ -111,7 +118,8 @@ interface GroupRow {
   unknown: number;
   first_ms: number;
   last_ms: number;
-  project: string;
+  /** Sessions only. */
+  project?: string;
 }
 
 const TOKEN_SUMS = `sum(InputTokens) AS input_tokens, sum(OutputTokens) AS output_tokens,
@@ -120,10 +128,15 @@ const TOKEN_SUMS = `sum(InputTokens) AS input_tokens, sum(OutputTokens) AS outpu
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-export async function usageReport(client: ClickHouseClient, period: UsagePeriod, filter: UsageFilter = {}): Promise<UsageReport> {
+/** The usage items `filter` selects, and the query parameters their SQL takes. */
+function filteredItems(filter: UsageFilter, withProject: boolean): { items: string; params: Record<string, unknown>; timezone: string } {
   const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const params = { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', sessions: filter.sessionIds ?? [] };
-  const items = `(${itemsSql(filter.database ?? 'default')}) WHERE ${filterSql(filter)}`;
+  return { items: `(${itemsSql(filter.database ?? 'default', withProject || filter.project !== undefined)}) WHERE ${filterSql(filter)}`, params, timezone };
+}
+
+export async function usageReport(client: ClickHouseClient, period: UsagePeriod, filter: UsageFilter = {}): Promise<UsageReport> {
+  const { items, params, timezone } = filteredItems(filter, period === 'session');
   // One query per report: the totals' sessions and the unpriced models come out of the same rows.
   let rows: UsageRow[];
   let slices: { sessions: string[]; model: string; unknown: number }[];
@@ -135,9 +148,9 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
     rows = billingBlocks(list, Date.now());
     slices = list.map((item) => ({ sessions: [item.session], model: item.model, unknown: item.unknown }));
   } else {
+    const project = period === 'session' ? `, argMinIf(Project, Timestamp, Project != '') AS project` : '';
     const groups = await selectRows<GroupRow>(client,
-      `SELECT ${PERIOD_KEY[period]} AS period, Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS},
-         argMinIf(Project, Timestamp, Project != '') AS project
+      `SELECT ${PERIOD_KEY[period]} AS period, Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS}${project}
        FROM ${items} GROUP BY period, model ORDER BY period, model`, params);
     rows = groupRows(groups);
     slices = groups;
@@ -147,6 +160,30 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
   for (const row of rows) addTokens(totals, row);
   const unknownModels = [...new Set(slices.filter((slice) => Number(slice.unknown) === 1).map((slice) => slice.model))].sort();
   return { period, timezone, rows, totals, unknown_models: unknownModels };
+}
+
+export interface ProjectUsage {
+  project: string;
+  sessions: number;
+  /** total_tokens of its sessions. */
+  tokens: number;
+  cost_usd: number;
+}
+
+/**
+ * `usageReport(…, 'session')`'s rows summed by project (a session's project is its first cwd), in SQL: the
+ * same figures without a row per session and model leaving the store. Unordered.
+ */
+export async function usageByProject(client: ClickHouseClient, filter: UsageFilter = {}): Promise<ProjectUsage[]> {
+  const { items, params } = filteredItems(filter, true);
+  const projects = await selectRows<ProjectUsage>(client,
+    `SELECT Project AS project, count() AS sessions, sum(Tokens) AS tokens, sum(Cost) AS cost_usd FROM (
+       SELECT SessionId, any(Project) AS Project, sum(CostUsd) AS Cost,
+         sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens
+       FROM ${items} GROUP BY SessionId
+     ) GROUP BY project`, params);
+  // Rounded as addTokens rounds the per-session sums.
+  return projects.map((row) => ({ ...row, cost_usd: Math.round(row.cost_usd * 1e9) / 1e9 }));
 }
 
 function groupRows(groups: GroupRow[]): UsageRow[] {

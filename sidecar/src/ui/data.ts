@@ -5,7 +5,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 import { buildReport } from '../commands/report.js';
 import { selectRows as rows } from '../report/select.js';
-import { usageReport, type UsageRow } from '../report/usage.js';
+import { usageByProject, usageReport, type UsageRow } from '../report/usage.js';
 import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS, SPANS_PER_DAY } from './queries.js';
 import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
 
@@ -116,19 +116,8 @@ export function joinSessions(raw: RawSession[], usage: UsageRow[]): SessionRow[]
   return rows.sort((a, b) => b.start_ms - a.start_ms || a.session.localeCompare(b.session));
 }
 
-/** Sessions, tokens and cost by project, from the usage rows of `report session` (a session's project is its first cwd). */
-export function byProject(sessions: UsageRow[]): ProjectRow[] {
-  const projects = new Map<string, ProjectRow>();
-  for (const session of sessions) {
-    const project = session.project ?? '';
-    const row = projects.get(project) ?? { project, sessions: 0, tokens: 0, cost_usd: 0 };
-    row.sessions += 1;
-    row.tokens += session.total_tokens;
-    row.cost_usd = Math.round((row.cost_usd + session.cost_usd) * 1e9) / 1e9;
-    projects.set(project, row);
-  }
-  return [...projects.values()].sort((a, b) => b.cost_usd - a.cost_usd || b.tokens - a.tokens || a.project.localeCompare(b.project));
-}
+/** The most costly project first. */
+const byCost = (a: ProjectRow, b: ProjectRow): number => b.cost_usd - a.cost_usd || b.tokens - a.tokens || a.project.localeCompare(b.project);
 
 export class UiData {
   constructor(
@@ -145,14 +134,14 @@ export class UiData {
   async overview(range: TimeRange): Promise<Overview> {
     const client = withRange(this.client, range);
     // Independent questions, asked at once.
-    const [report, daily, spanDays, logDays, sessions] = await Promise.all([
+    const [report, daily, spanDays, logDays, projects] = await Promise.all([
       buildReport(client),
       usageReport(client, 'daily', { timezone: TIMEZONE, database: this.database }),
       rows<SpanDay>(client, SPANS_PER_DAY),
       rows<LogDay>(client, LOGS_PER_DAY),
-      usageReport(client, 'session', { timezone: TIMEZONE, database: this.database }),
+      usageByProject(client, { timezone: TIMEZONE, database: this.database }),
     ]);
-    return { range, report, days: mergeDays(spanDays, logDays, daily.rows), projects: byProject(sessions.rows) };
+    return { range, report, days: mergeDays(spanDays, logDays, daily.rows), projects: projects.sort(byCost) };
   }
 
   async sessions(range: TimeRange): Promise<SessionRow[]> {

@@ -3,7 +3,7 @@
 // spans. (Tokens and cost per day and per session come from the report's usage views, report/usage.ts.) Every
 // count goes through distinct ids, as the report's do, so a repeat is never counted twice.
 // Time ranges are not in this SQL: `withRange` (data.ts) applies them to every table read.
-import { CHAT_SPAN_PREFIX, TOOL_SPAN_PREFIX, TURN_SPAN, USAGE_TABLES } from '../../../schemas/usage.js';
+import { CHAT_SPAN_PREFIX, LOG_RECORD_ID, TOOL_SPAN_PREFIX, TURN_SPAN, USAGE_TABLES } from '../../../schemas/usage.js';
 import { uniqueLogs } from '../report/queries.js';
 
 /** One row per span id: repeats of a span (same id) are the same span (at-least-once delivery). */
@@ -64,15 +64,33 @@ export const SESSION_SPANS = `SELECT TraceId AS trace_id, SpanId AS span_id, Par
   FROM ${uniqueSpans(`SpanAttributes['session.id'] = {session:String}`)}
   ORDER BY start_ms, span_id LIMIT ${SESSION_SPAN_LIMIT + 1}`;
 
-export const SESSION_LOGS = `SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, EventName AS event, TraceId AS trace_id, SpanId AS span_id,
-    LogAttributes AS attributes
-  FROM ${uniqueLogs(`LogAttributes['session.id'] = {session:String} AND EventName IN ('ccotel.session.state_changed',
-    'ccotel.session.started', 'ccotel.session.ended', 'ccotel.permission.blocked', 'ccotel.failure_mode.detected')`)}
-  ORDER BY time_ms, event LIMIT 10000`;
+/**
+ * The event facts of `facts` whose raw records (`raw`, the same records over otel_logs) the raw window no longer
+ * holds: session, event, time, source, mode and reason of history older than the raw TTL, without the detail.
+ */
+const factsBeyondRaw = (facts: string, raw: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL
+  WHERE ${facts} AND RecordId NOT IN (SELECT ${LOG_RECORD_ID} FROM otel_logs WHERE ${raw}))`;
 
-export const FAILURES = `SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, LogAttributes['mode'] AS mode,
-    LogAttributes['session.id'] AS session, LogAttributes['tool_use_id'] AS tool_use_id, LogAttributes['process.pid'] AS pid,
-    LogAttributes['process.command_line'] AS command_line, LogAttributes['network.local.port'] AS port,
-    LogAttributes['cause'] AS cause, TraceId AS trace_id
-  FROM ${uniqueLogs(`EventName = 'ccotel.failure_mode.detected'`)}
-  ORDER BY time_ms DESC, session LIMIT 10000`;
+const SESSION_EVENTS = `EventName IN ('ccotel.session.started', 'ccotel.session.ended', 'ccotel.permission.blocked', 'ccotel.failure_mode.detected')`;
+
+export const SESSION_LOGS = `SELECT * FROM (
+    SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, EventName AS event, TraceId AS trace_id, SpanId AS span_id,
+      LogAttributes AS attributes
+    FROM ${uniqueLogs(`LogAttributes['session.id'] = {session:String} AND (${SESSION_EVENTS} OR EventName = 'ccotel.session.state_changed')`)}
+    UNION ALL
+    SELECT toUnixTimestamp64Milli(Timestamp), EventName, '', '',
+      mapFilter((key, value) -> value != '', map('session.id', SessionId, 'source', Source, 'mode', Mode, 'reason', Reason))
+    FROM ${factsBeyondRaw(`SessionId = {session:String} AND ${SESSION_EVENTS}`, `LogAttributes['session.id'] = {session:String} AND ${SESSION_EVENTS}`)}
+  ) ORDER BY time_ms, event LIMIT 10000`;
+
+const DETECTED = `EventName = 'ccotel.failure_mode.detected'`;
+
+export const FAILURES = `SELECT * FROM (
+    SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, LogAttributes['mode'] AS mode,
+      LogAttributes['session.id'] AS session, LogAttributes['tool_use_id'] AS tool_use_id, LogAttributes['process.pid'] AS pid,
+      LogAttributes['process.command_line'] AS command_line, LogAttributes['network.local.port'] AS port,
+      LogAttributes['cause'] AS cause, TraceId AS trace_id
+    FROM ${uniqueLogs(DETECTED)}
+    UNION ALL
+    SELECT toUnixTimestamp64Milli(Timestamp), Mode, SessionId, '', '', '', '', '', '' FROM ${factsBeyondRaw(DETECTED, DETECTED)}
+  ) ORDER BY time_ms DESC, session LIMIT 10000`;

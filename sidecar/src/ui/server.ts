@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { UiLogin } from './auth.js';
+import { bearerSecret, sameSecret, UiLogin } from './auth.js';
 import { UiData } from './data.js';
 import type { Meta, TimeRange } from './types.js';
 
@@ -27,6 +27,8 @@ export interface UiServer {
   url: string;
   /** Open once: logs the browser in. */
   loginUrl: string;
+  /** Bearer token of `POST /login/new`, which answers a fresh login URL (ccotel ui --login-url). */
+  loginMinter: string;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export function readAsset(name: 'index.html' | 'app.js' | 'app.css'): string {
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const assets = { '/': readAsset('index.html'), '/assets/app.js': readAsset('app.js'), '/assets/app.css': readAsset('app.css') } as Record<string, string>;
   const login = new UiLogin();
+  const minter = bearerSecret();
   const data = new UiData(options.client, options.database);
   const meta: Meta = { live: options.live, store: options.store, refreshMs: options.refreshMs ?? 10_000 };
   let origin = '';
@@ -67,9 +70,14 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (request.headers.host !== new URL(origin).host) return send(response, 421, 'text/plain; charset=utf-8', 'wrong host\n');
     if (url.pathname === '/login') {
       const cookie = login.exchange(url.searchParams.get('code'));
-      if (!cookie) return send(response, 401, 'text/plain; charset=utf-8', 'This login link is not valid or was used already; restart ccotel ui for a new one.\n');
+      if (!cookie) return send(response, 401, 'text/plain; charset=utf-8', 'This login link is not valid or was used already; ccotel ui --login-url prints a new one.\n');
       response.writeHead(303, { ...SECURITY_HEADERS, 'Set-Cookie': cookie, Location: '/' }).end();
       return;
+    }
+    if (url.pathname === '/login/new') {
+      const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      if (request.method !== 'POST' || !sameSecret(bearer, minter.digest)) return send(response, 401, 'text/plain; charset=utf-8', 'not allowed\n');
+      return send(response, 200, 'text/plain; charset=utf-8', `${origin}/login?code=${login.newCode()}\n`);
     }
     if (!login.authorized(request)) return send(response, 401, 'text/plain; charset=utf-8', 'Not logged in: open the login URL that ccotel ui printed.\n');
     const asset = assets[url.pathname];
@@ -97,6 +105,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   return {
     url: origin,
     loginUrl: `${origin}/login?code=${login.code}`,
+    loginMinter: minter.secret,
     close: () =>
       new Promise<void>((resolveClose) => {
         server.close(() => resolveClose());
@@ -128,7 +137,8 @@ function answerCache(version: () => Promise<string>) {
 
 /** The query's error, with what a refused connection means here. */
 function explain(error: Error): string {
-  if (!/ECONNREFUSED/.test(error.message)) return error.message;
+  // Refused: nothing listens any more; reset: it went away while answering (run stopping mid-query).
+  if (!/ECONNREFUSED|ECONNRESET/.test(error.message)) return error.message;
   return `${error.message}: the store's server, or the ccotel run serving this store, is not answering (restart ccotel ui once it is back)`;
 }
 

@@ -1,0 +1,65 @@
+// Detections and session events older than the raw window (the raw TTL drops whole days of otel_logs) still
+// show on the failure-modes and session pages, from the event facts, once each; those the raw rows hold keep
+// their detail (tool call, pid, port, command).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTempChdb, runAll, type TempChdb } from '../../../schemas/chdb-testing.js';
+import { otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { chTime } from '../../../schemas/corpus.js';
+import { usageTablesDdl } from '../../../schemas/usage.js';
+import { UiData } from './data.js';
+
+const OLD = Date.UTC(2026, 7, 1, 10);
+const RECENT = Date.UTC(2026, 9, 5, 10);
+
+describe('the web view beyond the raw window', () => {
+  let store: TempChdb;
+  let data: UiData;
+
+  beforeAll(async () => {
+    store = openTempChdb();
+    await runAll(store.client, [...otelTablesDdl({ database: 'default', rawTtlDays: 0 }), ...usageTablesDdl({ database: 'default' })]);
+    const record = (atMs: number, event: string, session: string, attributes: Record<string, string>) => ({
+      Timestamp: chTime(atMs), EventName: event, TraceId: `trace-${session}`,
+      LogAttributes: { 'ccotel.record.id': `${event}-${session}-${atMs}`, 'session.id': session, ...attributes },
+    });
+    const detected = (atMs: number, session: string) => record(atMs, 'ccotel.failure_mode.detected', session, {
+      mode: 'orphan_process', tool_use_id: `toolu_${session}`, 'process.pid': '4242', 'network.local.port': '8080', 'process.command_line': 'python -m http.server',
+    });
+    const values = [
+      record(OLD, 'ccotel.session.started', 'old', { source: 'startup' }), detected(OLD + 1000, 'old'), record(OLD + 2000, 'ccotel.session.ended', 'old', { reason: 'exit' }),
+      record(RECENT, 'ccotel.session.started', 'recent', { source: 'resume' }), detected(RECENT + 1000, 'recent'),
+    ];
+    // Twice: a repeat (at-least-once delivery) is one record.
+    for (let copy = 0; copy < 2; copy++) await store.client.insert({ table: 'otel_logs', values, format: 'JSONEachRow' });
+    // What the raw TTL does to the old day (ttl_only_drop_parts): its rows are gone, the facts stay.
+    await store.client.command({ query: `ALTER TABLE otel_logs DROP PARTITION '2026-08-01'` });
+    data = new UiData(store.client);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('lists every detection: the old one from the facts, the recent one with its detail', async () => {
+    const failures = await data.failures({});
+    expect(failures).toEqual([
+      { time_ms: RECENT + 1000, mode: 'orphan_process', session: 'recent', tool_use_id: 'toolu_recent', pid: '4242', command_line: 'python -m http.server', port: '8080', cause: '', trace_id: 'trace-recent' },
+      { time_ms: OLD + 1000, mode: 'orphan_process', session: 'old', tool_use_id: '', pid: '', command_line: '', port: '', cause: '', trace_id: '' },
+    ]);
+    expect(await data.failures({ toMs: RECENT })).toHaveLength(1);
+  });
+
+  it("shows an old session's starts, ends and detections from the facts", async () => {
+    const old = await data.session('old');
+    expect(old.logs.map((log) => [log.time_ms, log.event, log.attributes])).toEqual([
+      [OLD, 'ccotel.session.started', { 'session.id': 'old', source: 'startup' }],
+      [OLD + 1000, 'ccotel.failure_mode.detected', { 'session.id': 'old', mode: 'orphan_process' }],
+      [OLD + 2000, 'ccotel.session.ended', { 'session.id': 'old', reason: 'exit' }],
+    ]);
+    const recent = await data.session('recent');
+    expect(recent.logs.map((log) => [log.event, log.trace_id, log.attributes.tool_use_id ?? ''])).toEqual([
+      ['ccotel.session.started', 'trace-recent', ''],
+      ['ccotel.failure_mode.detected', 'trace-recent', 'toolu_recent'],
+    ]);
+  });
+});
