@@ -50,6 +50,16 @@ describe('query endpoint', () => {
     expect(text.trim()).toBe('2');
   });
 
+  it('answers in the default_format a plain HTTP client asks for, as ClickHouse does', async () => {
+    const response = await fetch(`${endpoint.url}/?default_format=JSONEachRow`, {
+      method: 'POST',
+      body: 'SELECT toUInt8(1) AS one',
+      headers: { authorization: `Basic ${Buffer.from(`ccotel:${endpoint.token}`).toString('base64')}` },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('{"one":1}\n');
+  });
+
   it('sends large parameter lists as multipart and still binds them', async () => {
     const many = createClient({ url: endpoint.url, username: 'ccotel', password: endpoint.token, use_multipart_params: true } as never);
     const ids = Array.from({ length: 5000 }, (_, i) => `id-${i}`);

@@ -35,8 +35,8 @@ export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = {
   maxConcurrentQueries: 4,
 };
 
-/** URL parameters of the ClickHouse HTTP interface that are not settings. */
-const NOT_SETTINGS = new Set(['query', 'database', 'query_id', 'session_id', 'session_timeout', 'session_check', 'role', 'user', 'password', 'quota_key', 'compress', 'decompress']);
+/** URL parameters of the ClickHouse HTTP interface that are not settings (`default_format` is the output format when the SQL names none). */
+const NOT_SETTINGS = new Set(['query', 'default_format', 'database', 'query_id', 'session_id', 'session_timeout', 'session_check', 'role', 'user', 'password', 'quota_key', 'compress', 'decompress']);
 /** Settings of the HTTP layer, not of the engine: this endpoint handles them itself (or has nothing to do). */
 const HTTP_SETTINGS = new Set(['enable_http_compression', 'wait_end_of_query', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms', 'http_response_buffer_size', 'http_zlib_compression_level']);
 
@@ -142,7 +142,8 @@ async function handle(handler: Handler, request: IncomingMessage, response: Serv
   try {
     const body = await readBody(request, limits.maxBodyBytes);
     const { sql, queryParams } = await statement(url, request, body);
-    result = await reader.query({ sql, format: 'TabSeparated', params: queryParams, settings: settingsOf(url) });
+    const format = url.searchParams.get('default_format') || 'TabSeparated';
+    result = await reader.query({ sql, format, params: queryParams, settings: settingsOf(url) });
   } finally {
     handler.running--;
   }
