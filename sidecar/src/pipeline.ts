@@ -17,9 +17,9 @@ import { parseTranscriptLine, type SkipReason } from './processors/parse-transcr
  */
 const SKIPPED_LINE_MARGIN = 64 * 1024;
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
-export const FLUSH_ITEMS = 20_000;
+export const FLUSH_ITEMS = 5_000;
 /** Input bytes read before a flush: with FLUSH_ITEMS, bounds a batch whatever the lines hold. */
-export const FLUSH_INPUT_BYTES = 32 << 20;
+export const FLUSH_INPUT_BYTES = 8 << 20;
 /** Lines read between checks of the two bounds above (a check gathers what the correlator emitted). */
 const CHECK_EVERY_LINES = 1000;
 /**
