@@ -29,12 +29,15 @@ describe('IdSet', () => {
     expect(ids.has(traceIdOf('t'))).toBe(true);
   });
 
-  it('keeps ids that are not hex digests (or are all zero) as they are', () => {
+  it('holds ids that are not hex digests (or are all zero), apart from the digest ids', () => {
     const ids = new IdSet();
-    for (const id of ['hook:1', '', '0000000000000000', 'ABCDEF0123456789']) ids.add(id);
-    expect(ids.size).toBe(4);
-    for (const id of ['hook:1', '', '0000000000000000', 'ABCDEF0123456789']) expect(ids.has(id)).toBe(true);
+    const others = ['hook:1', '', '0000000000000000', 'ABCDEF0123456789', ...Array.from({ length: 5_000 }, (_, i) => `${spanIdOf(String(i))}:cost:input`)];
+    for (const id of others) ids.add(id);
+    expect(ids.size).toBe(others.length);
+    for (const id of others) expect(ids.has(id)).toBe(true);
     expect(ids.has('hook:2')).toBe(false);
     expect(ids.has('abcdef0123456789')).toBe(false);
+    expect(ids.has(`${spanIdOf('0')}:cost:output`)).toBe(false);
+    expect(ids.has(spanIdOf('0'))).toBe(false);
   });
 });

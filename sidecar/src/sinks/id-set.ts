@@ -1,7 +1,9 @@
 // A set of the ids a sink wrote, compact enough to hold a whole backfill's worth: the ids are hex digests
 // (16 or 32 hex digits, ids.ts), kept as 32-bit words in open-addressed tables (8 or 16 bytes an id instead of
-// the ~150 a string in a Set costs, the slice of a digest keeping the digest alive). Exact: an id is found
-// only if that very id was added. Any other id (not such a digest) goes to an ordinary Set.
+// the ~150 a string in a Set costs, the slice of a digest keeping the digest alive). Exact for those: an id is
+// found only if that very id was added. Any other id (e.g. `<span id>:cost:input`) is kept as the first 128 bits
+// of its SHA-256 (127 of them decide), as unlikely to collide as two digest ids.
+import { createHash } from 'node:crypto';
 
 const HEX_ID = /^(?:[0-9a-f]{16}|[0-9a-f]{32})$/;
 const MAX_LOAD = 0.7;
@@ -63,27 +65,34 @@ class WordTable {
 export class IdSet {
   private readonly short = new WordTable(2);
   private readonly long = new WordTable(4);
-  private readonly other = new Set<string>();
+  /** Digests of the other ids: a table of their own, so one never meets a digest id. */
+  private readonly other = new WordTable(4);
 
   get size(): number {
     return this.short.size + this.long.size + this.other.size;
   }
 
   add(id: string): void {
-    const words = wordsOf(id);
-    if (words) (words.length === 2 ? this.short : this.long).add(words);
-    else this.other.add(id);
+    const { table, words } = this.place(id);
+    table.add(words);
   }
 
   has(id: string): boolean {
-    const words = wordsOf(id);
-    return words ? (words.length === 2 ? this.short : this.long).has(words) : this.other.has(id);
+    const { table, words } = this.place(id);
+    return table.has(words);
+  }
+
+  private place(id: string): { table: WordTable; words: Uint32Array } {
+    const words = HEX_ID.test(id) ? hexWords(id) : undefined;
+    if (words && words.some((word) => word !== 0)) return { table: words.length === 2 ? this.short : this.long, words };
+    const digest = createHash('sha256').update(id).digest();
+    // Never all zero (a free slot): the last word's low bit is set, the other 127 bits decide.
+    return { table: this.other, words: Uint32Array.of(digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12) | 1) };
   }
 }
 
-function wordsOf(id: string): Uint32Array | undefined {
-  if (!HEX_ID.test(id)) return undefined;
+function hexWords(id: string): Uint32Array {
   const words = new Uint32Array(id.length / 8);
   for (let word = 0; word < words.length; word++) words[word] = Number.parseInt(id.slice(word * 8, word * 8 + 8), 16);
-  return words.some((word) => word !== 0) ? words : undefined;
+  return words;
 }
