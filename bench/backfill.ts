@@ -114,9 +114,11 @@ async function timedThroughRunningSidecar(store: string, env: NodeJS.ProcessEnv)
     const storeSeconds: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
-      const response = await fetch(`${url}/?default_format=JSONEachRow`, {
+      // The format in the statement: the endpoint passes URL parameters to the engine as settings, and
+      // default_format is none.
+      const response = await fetch(`${url}/`, {
         method: 'POST',
-        body: PER_SESSION_SQL,
+        body: `${PER_SESSION_SQL} FORMAT JSONEachRow`,
         headers: { authorization: `Basic ${Buffer.from(`ccotel:${token}`).toString('base64')}` },
       });
       if (!response.ok) throw new Error(`endpoint answered ${response.status}: ${await response.text()}`);
@@ -166,6 +168,7 @@ async function main(): Promise<void> {
   const base = await floor(expected.configDirs);
   console.error('ccotel backfill …');
   const ingest = timed(process.execPath, [cli, 'backfill', '--store', store, '--json', '--no-progress'], env);
+  if (args.before) console.error(`ccotel backfill of ${args.before} …`);
   const beforeStore = mkdtempSync(join(tmpdir(), 'ccotel-bench-store-'));
   const before = args.before ? timed(process.execPath, [resolve(args.before), 'backfill', '--store', beforeStore, '--json', '--no-progress'], env) : undefined;
   rmSync(beforeStore, { recursive: true, force: true });
