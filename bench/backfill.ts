@@ -5,7 +5,7 @@
 //   npm run build && node dist/bench/backfill.js [--bytes 1G] [--seed 1] [--dir .cache/bench]
 import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { cpus, totalmem, tmpdir } from 'node:os';
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -24,6 +24,9 @@ const { values: args } = parseArgs({
     // Multiplier of the large non-conversation rows: 1 = the generator's default mix; higher comes closer to the
     // ~4% conversation share of the real transcripts recorded in test/fixtures/real.
     scale: { type: 'string', default: '1' },
+    // Another build's CLI (dist/sidecar/src/cli.js of a checkout of the commit before a change): its backfill runs
+    // in the same minutes, for a before/after under the same load.
+    before: { type: 'string' },
   },
 });
 
@@ -111,9 +114,11 @@ async function timedThroughRunningSidecar(store: string, env: NodeJS.ProcessEnv)
     const storeSeconds: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
-      const response = await fetch(`${url}/?default_format=JSONEachRow`, {
+      // The format in the statement: the endpoint passes URL parameters to the engine as settings, and
+      // default_format is none.
+      const response = await fetch(`${url}/`, {
         method: 'POST',
-        body: PER_SESSION_SQL,
+        body: `${PER_SESSION_SQL} FORMAT JSONEachRow`,
         headers: { authorization: `Basic ${Buffer.from(`ccotel:${token}`).toString('base64')}` },
       });
       if (!response.ok) throw new Error(`endpoint answered ${response.status}: ${await response.text()}`);
@@ -163,6 +168,10 @@ async function main(): Promise<void> {
   const base = await floor(expected.configDirs);
   console.error('ccotel backfill …');
   const ingest = timed(process.execPath, [cli, 'backfill', '--store', store, '--json', '--no-progress'], env);
+  if (args.before) console.error(`ccotel backfill of ${args.before} …`);
+  const beforeStore = mkdtempSync(join(tmpdir(), 'ccotel-bench-store-'));
+  const before = args.before ? timed(process.execPath, [resolve(args.before), 'backfill', '--store', beforeStore, '--json', '--no-progress'], env) : undefined;
+  rmSync(beforeStore, { recursive: true, force: true });
   console.error('ccotel backfill without masking (content level raw) …');
   const rawStore = mkdtempSync(join(tmpdir(), 'ccotel-bench-store-'));
   const unmasked = timed(process.execPath, [cli, 'backfill', '--store', rawStore, '--json', '--no-progress', '--content-level', 'raw'], { ...env, CCOTEL_ALLOW_RAW_CONTENT: '1' });
@@ -220,6 +229,14 @@ async function main(): Promise<void> {
       ofFloor: Number((base.seconds / ingest.seconds).toFixed(2)),
       bytesRead: ingestSummary.bytes,
     },
+    backfillBefore: before && {
+      cli: args.before,
+      seconds: Number(before.seconds.toFixed(2)),
+      cpuSeconds: Number(before.cpuSeconds.toFixed(2)),
+      maxRssMb: Math.round(before.maxRssMb),
+      ofFloor: Number((base.seconds / before.seconds).toFixed(2)),
+    },
+    loadAverage: loadavg().map((load) => Number(load.toFixed(1))),
     masking: {
       backfillSecondsOff: Number(unmasked.seconds.toFixed(2)),
       mbPerSecondOff: Number((mb / unmasked.seconds).toFixed(1)),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRecord, Sink } from './model.js';
-import { Pipeline } from './pipeline.js';
+import { batchSize, type LogRecord, type Sink } from './model.js';
+import { FLUSH_ITEMS, Pipeline } from './pipeline.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { Line } from './sources/line-reader.js';
 
@@ -36,5 +36,23 @@ describe('Pipeline: skipped lines', () => {
     const skipped = await skippedRecords(['not json', JSON.stringify({ type: 'some-future-row' })]);
     expect(skipped).toHaveLength(2);
     for (const record of skipped) expect(record.timeMs).toBeGreaterThanOrEqual(before);
+  });
+});
+
+describe('Pipeline: bounded batches', () => {
+  it('delivers what the end of input closes at once (a last turn open in every session) in parts of at most FLUSH_ITEMS', async () => {
+    const sizes: number[] = [];
+    const sink: Sink = { name: 'sizes', write: async (batch) => void sizes.push(batchSize(batch)), close: async () => {} };
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
+    const sessions = Math.ceil(FLUSH_ITEMS * 1.5);
+    const prompts = Array.from({ length: sessions }, (_, i) =>
+      JSON.stringify({ type: 'user', uuid: `u${i}`, sessionId: `s${i}`, timestamp: '2026-11-01T10:00:05.000Z', message: { role: 'user', content: 'hi' } }),
+    );
+    await pipeline.addLines({ path: '/p/s.jsonl', kind: 'main' }, lines(...prompts));
+    expect(sizes).toEqual([]); // every turn is still open
+    await pipeline.finish();
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThanOrEqual(sessions);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(FLUSH_ITEMS);
   });
 });

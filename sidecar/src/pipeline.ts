@@ -19,9 +19,9 @@ import { EVENTS, METRICS, metricPoint } from './semconv.js';
  */
 const SKIPPED_LINE_MARGIN = 64 * 1024;
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
-export const FLUSH_ITEMS = 20_000;
+export const FLUSH_ITEMS = 5_000;
 /** Input bytes read before a flush: with FLUSH_ITEMS, bounds a batch whatever the lines hold. */
-export const FLUSH_INPUT_BYTES = 32 << 20;
+export const FLUSH_INPUT_BYTES = 8 << 20;
 /** Lines read between checks of the two bounds above (a check gathers what the correlator emitted). */
 const CHECK_EVERY_LINES = 1000;
 /**
@@ -218,9 +218,12 @@ export class Pipeline {
     this.pendingAcks = [];
     if (batchSize(taken) > 0) {
       try {
-        let batch = taken;
-        for (const processor of this.processors) batch = await processor.process(batch);
-        for (const sink of this.sinks) await sink.write(batch);
+        // In parts: what the end of input closes at once (every session's last turn) is not one batch.
+        for (const part of partsOf(taken, FLUSH_ITEMS)) {
+          let batch = part;
+          for (const processor of this.processors) batch = await processor.process(batch);
+          for (const sink of this.sinks) await sink.write(batch);
+        }
       } catch (error) {
         // Keep the batch for the next flush: the lines it came from are read already (a sink that took it
         // in part drops the repeats by id).
@@ -257,6 +260,16 @@ export class Pipeline {
     const batch = this.pending;
     this.pending = emptyBatch();
     return batch;
+  }
+}
+
+function* partsOf(batch: TelemetryBatch, items: number): Generator<TelemetryBatch> {
+  for (let from = 0; from < batchSize(batch); from += items) {
+    const spans = batch.spans.slice(from, from + items);
+    const logs = batch.logs.slice(Math.max(0, from - batch.spans.length), Math.max(0, from + items - batch.spans.length));
+    const metricsFrom = from - batch.spans.length - batch.logs.length;
+    const metrics = batch.metrics.slice(Math.max(0, metricsFrom), Math.max(0, metricsFrom + items));
+    yield { spans, logs, metrics };
   }
 }
 

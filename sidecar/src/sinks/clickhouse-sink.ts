@@ -7,9 +7,12 @@ import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import type { LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
 import { clickhouseTime, RowMapper } from './clickhouse-rows.js';
+import { IdSet } from './id-set.js';
 
-/** Ids remembered in memory instead of asked from the store (about 100 MB at the bound). */
-const MAX_OWN_IDS = 2_000_000;
+/** Ids remembered in memory instead of asked from the store (about 40 MB at the bound, id-set.ts). */
+const MAX_OWN_IDS = 1_000_000;
+/** JSON bytes per INSERT statement: large enough for the engine to insert fast, small enough to bound memory. */
+export const INSERT_CHARS = 8 << 20;
 /** Ids per existence query: keeps the query (and, on a server, its URL) small. */
 const IDS_PER_QUERY = 2000;
 
@@ -41,7 +44,7 @@ export class ClickHouseSink implements Sink {
    * then nothing stored can repeat an id but what this sink wrote, so the ids it wrote are checked in memory
    * instead of asking the store for every batch. Dropped past a bound, falling back to the store.
    */
-  private ownIds?: Set<string>;
+  private ownIds?: IdSet;
   private started = false;
 
   constructor(
@@ -54,7 +57,7 @@ export class ClickHouseSink implements Sink {
   async write(batch: TelemetryBatch): Promise<void> {
     if (!this.started) {
       this.started = true;
-      if (this.singleWriter && (await this.storeIsEmpty())) this.ownIds = new Set();
+      if (this.singleWriter && (await this.storeIsEmpty())) this.ownIds = new IdSet();
     }
     const spans = await this.fresh(batch.spans, (span) => span.spanId, (span) => span.startMs, SPAN_IDS);
     const logs = await this.fresh(batch.logs, (log) => log.id, (log) => log.timeMs, LOG_IDS);
@@ -62,11 +65,10 @@ export class ClickHouseSink implements Sink {
     const histograms = batch.metrics.filter((point) => point.kind === 'histogram');
     const newSums = await this.fresh(sums, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.sum));
     const newHistograms = await this.fresh(histograms, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.histogram));
-    await this.insert(OTEL_TABLES.traces, spans.map((span: SpanRecord) => this.mapper.span(span)));
-    await this.insert(OTEL_TABLES.logs, logs.map((log: LogRecord) => this.mapper.log(log)));
-    await this.insert(OTEL_TABLES.sum, newSums.map((point: MetricPoint) => this.mapper.sum(point)));
-    await this.insert(OTEL_TABLES.histogram, newHistograms.map((point: MetricPoint) => this.mapper.histogram(point)));
-    this.remember([...spans.map((span) => span.spanId), ...logs.map((log) => log.id), ...newSums.map((p) => p.id), ...newHistograms.map((p) => p.id)]);
+    await this.insert(OTEL_TABLES.traces, spans, (span: SpanRecord) => this.mapper.span(span), (span) => span.spanId);
+    await this.insert(OTEL_TABLES.logs, logs, (log: LogRecord) => this.mapper.log(log), (log) => log.id);
+    await this.insert(OTEL_TABLES.sum, newSums, (point: MetricPoint) => this.mapper.sum(point), (point) => point.id);
+    await this.insert(OTEL_TABLES.histogram, newHistograms, (point: MetricPoint) => this.mapper.histogram(point), (point) => point.id);
     this.stats.inserted.spans += spans.length;
     this.stats.inserted.logs += logs.length;
     this.stats.inserted.metrics += newSums.length + newHistograms.length;
@@ -98,12 +100,25 @@ export class ClickHouseSink implements Sink {
    * Rows go inline after `FORMAT JSONEachRow` in one statement: on chdb this is several times faster than the
    * client's streaming insert, and a server reads it the same way over HTTP. Tables are partitioned by day, and a
    * backfill of a year of history puts rows of hundreds of days in one insert: ClickHouse's default limit of 100
-   * partitions per insert would refuse it, so it is lifted for these inserts.
+   * partitions per insert would refuse it, so it is lifted for these inserts. Rows are turned into JSON and
+   * sent INSERT_CHARS at a time, so a batch never exists as rows or text all at once. The ids of each part
+   * are remembered once it is stored: a batch retried after a failure repeats none of it.
    */
-  private async insert(table: string, rows: object[]): Promise<void> {
-    if (rows.length === 0) return;
-    const data = rows.map((row) => JSON.stringify(row)).join('\n');
-    await this.client.command({ query: `INSERT INTO ${this.database}.${table} SETTINGS max_partitions_per_insert_block = 0 FORMAT JSONEachRow\n${data}` });
+  private async insert<T>(table: string, items: T[], rowOf: (item: T) => object, idOf: (item: T) => string): Promise<void> {
+    let from = 0;
+    let lines: string[] = [];
+    let chars = 0;
+    for (let to = 0; to < items.length; ) {
+      const line = JSON.stringify(rowOf(items[to++]));
+      lines.push(line);
+      chars += line.length;
+      if (chars < INSERT_CHARS && to < items.length) continue;
+      await this.client.command({ query: `INSERT INTO ${this.database}.${table} SETTINGS max_partitions_per_insert_block = 0 FORMAT JSONEachRow\n${lines.join('\n')}` });
+      this.remember(items.slice(from, to).map(idOf));
+      from = to;
+      lines = [];
+      chars = 0;
+    }
   }
 
   /** The items of `items` whose id is neither repeated earlier in the batch nor already stored. */

@@ -1,0 +1,98 @@
+// A set of the ids a sink wrote, compact enough to hold a whole backfill's worth: the ids are hex digests
+// (16 or 32 hex digits, ids.ts), kept as 32-bit words in open-addressed tables (8 or 16 bytes an id instead of
+// the ~150 a string in a Set costs, the slice of a digest keeping the digest alive). Exact for those: an id is
+// found only if that very id was added. Any other id (e.g. `<span id>:cost:input`) is kept as the first 128 bits
+// of its SHA-256 (127 of them decide), as unlikely to collide as two digest ids.
+import { createHash } from 'node:crypto';
+
+const HEX_ID = /^(?:[0-9a-f]{16}|[0-9a-f]{32})$/;
+const MAX_LOAD = 0.7;
+const INITIAL_SLOTS = 1 << 12;
+
+/** Ids of one width (in 32-bit words), linear probing; an all-zero id never gets here, so zero marks a free slot. */
+class WordTable {
+  private slots: Uint32Array;
+  private mask = INITIAL_SLOTS - 1;
+  size = 0;
+
+  constructor(private readonly words: number) {
+    this.slots = new Uint32Array(INITIAL_SLOTS * words);
+  }
+
+  /** True if the id was not there before. */
+  add(id: Uint32Array): boolean {
+    if ((this.size + 1) / (this.mask + 1) > MAX_LOAD) this.grow();
+    const slot = this.find(id);
+    if (!this.isFree(slot)) return false;
+    this.slots.set(id, slot * this.words);
+    this.size++;
+    return true;
+  }
+
+  has(id: Uint32Array): boolean {
+    return !this.isFree(this.find(id));
+  }
+
+  /** The slot holding `id`, or the free slot where it would go. */
+  private find(id: Uint32Array): number {
+    // The words are digest bits already: the first one is a good hash.
+    for (let slot = id[0] & this.mask; ; slot = (slot + 1) & this.mask) {
+      if (this.isFree(slot) || this.holds(slot, id)) return slot;
+    }
+  }
+
+  private holds(slot: number, id: Uint32Array): boolean {
+    for (let word = 0; word < this.words; word++) if (this.slots[slot * this.words + word] !== id[word]) return false;
+    return true;
+  }
+
+  private isFree(slot: number): boolean {
+    for (let word = 0; word < this.words; word++) if (this.slots[slot * this.words + word] !== 0) return false;
+    return true;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    this.slots = new Uint32Array(old.length * 2);
+    this.mask = this.mask * 2 + 1;
+    for (let at = 0; at < old.length; at += this.words) {
+      const id = old.subarray(at, at + this.words);
+      if (id.some((word) => word !== 0)) this.slots.set(id, this.find(id) * this.words);
+    }
+  }
+}
+
+export class IdSet {
+  private readonly short = new WordTable(2);
+  private readonly long = new WordTable(4);
+  /** Digests of the other ids: a table of their own, so one never meets a digest id. */
+  private readonly other = new WordTable(4);
+
+  get size(): number {
+    return this.short.size + this.long.size + this.other.size;
+  }
+
+  add(id: string): void {
+    const { table, words } = this.place(id);
+    table.add(words);
+  }
+
+  has(id: string): boolean {
+    const { table, words } = this.place(id);
+    return table.has(words);
+  }
+
+  private place(id: string): { table: WordTable; words: Uint32Array } {
+    const words = HEX_ID.test(id) ? hexWords(id) : undefined;
+    if (words && words.some((word) => word !== 0)) return { table: words.length === 2 ? this.short : this.long, words };
+    const digest = createHash('sha256').update(id).digest();
+    // Never all zero (a free slot): the last word's low bit is set, the other 127 bits decide.
+    return { table: this.other, words: Uint32Array.of(digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12) | 1) };
+  }
+}
+
+function hexWords(id: string): Uint32Array {
+  const words = new Uint32Array(id.length / 8);
+  for (let word = 0; word < words.length; word++) words[word] = Number.parseInt(id.slice(word * 8, word * 8 + 8), 16);
+  return words;
+}
