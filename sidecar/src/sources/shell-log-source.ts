@@ -36,6 +36,8 @@ interface Position {
   /** Everything before it was given to the correlator. */
   offset: number;
   size: number;
+  /** Which file was read (inode and birth time; unknown for a position from the checkpoint). */
+  identity?: string;
 }
 
 const DEFAULT_SAFETY_POLL_MS = 5_000;
@@ -113,10 +115,12 @@ export class ShellLogSource {
 
   private async readFile(path: string): Promise<void> {
     let size: number;
+    let identity: string;
     try {
       const info = lstatSync(path);
       if (!info.isFile()) return this.refuse(path, info.isSymbolicLink() ? 'a symlink (not followed)' : 'not a regular file');
       size = info.size;
+      identity = `${info.ino}:${info.birthtimeMs}`;
     } catch {
       return;
     }
@@ -126,7 +130,9 @@ export class ShellLogSource {
       this.positions.set(path, position);
       this.stats.files++;
     }
-    if (size < position.offset) position.offset = 0; // truncated or replaced: read again (repeats are dropped by id)
+    // Truncated, or another file now (rotated: renamed away and a new one written): read from its start (repeats are dropped by id).
+    if (size < position.offset || (position.identity !== undefined && position.identity !== identity)) position.offset = 0;
+    position.identity = identity;
     if (size === position.offset) return;
     try {
       const result = await readLines(path, position.offset, (lines) => {
