@@ -1,8 +1,8 @@
 // Read the shell log (docs/HOOKS.md): `shellLogDir/<session id>.jsonl`, one `start` and one `end` line per
 // Bash tool command, appended by ccotel-shell.bash. Lines go to the shell correlator in file order; a line that
 // is not a v1 record is reported (`ccotel.record.skipped`, source `shell`) and skipped. In follow mode the
-// directory is watched (DirectoryFollower); read positions are committed after delivery, at the oldest command not yet out, so a
-// restart rebuilds every command whole (the deterministic ids drop what was already delivered).
+// directory is watched (DirectoryFollower); read positions are committed after delivery, at the oldest command
+// not yet out, so a restart rebuilds every command whole (the deterministic ids drop what was already delivered).
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pipeline } from '../pipeline.js';
@@ -130,7 +130,7 @@ export class ShellLogSource {
       this.positions.set(path, position);
       this.stats.files++;
     }
-    // Truncated, or another file now (rotated: renamed away and a new one written): read from its start (repeats are dropped by id).
+    // Truncated, or another file now (rotated: renamed away, a new one written): read from its start (repeats are dropped by id).
     if (size < position.offset || (position.identity !== undefined && position.identity !== identity)) position.offset = 0;
     position.identity = identity;
     if (size === position.offset) return;
