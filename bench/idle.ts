@@ -1,13 +1,14 @@
 // Benchmark (not a test): what an idle `ccotel run` costs while it follows many transcript files, OTLP-only
 // (`--store none`, so the embedded engine is never loaded) and exporting to a loopback OTLP/HTTP stub.
-// After the catch-up on every file, nothing is written for --seconds; CPU is the process's utime + stime
-// from /proc/<pid>/stat over that window, as % of one core; RSS is sampled every second.
+// After the catch-up on every file and the first idle check's exports, nothing is written: --settle seconds for
+// V8 to give back the memory of that burst (the largest RSS in it is printed), then the window of --seconds. CPU
+// is the process's utime + stime from /proc/<pid>/stat over the window, as % of one core; RSS is sampled every second.
 //
 // --baseline <cli.js> measures another build first (e.g. an older commit's `dist/sidecar/src/cli.js`), the
 // same way in the same run, so the two rows compare. --embedded also measures this build writing to the embedded
 // store as well (`--store <dir> --otlp …`: chdb in the process), the figure for a host that keeps its own store.
 //
-//   npm run build && node dist/bench/idle.js [--files 10000] [--seconds 60] [--baseline <cli.js>] [--embedded]
+//   npm run build && node dist/bench/idle.js [--files 10000] [--seconds 60] [--settle 60] [--baseline <cli.js>] [--embedded]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,12 +22,14 @@ const { values: args } = parseArgs({
   options: {
     files: { type: 'string', default: '10000' },
     seconds: { type: 'string', default: '60' },
+    settle: { type: 'string', default: '60' },
     baseline: { type: 'string' },
     embedded: { type: 'boolean', default: false },
   },
 });
 const fileCount = Number(args.files);
 const windowSeconds = Number(args.seconds);
+const settleSeconds = Number(args.settle);
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 const sleep = (ms: number) => new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
 /** The tailer checks for idle sessions every idle time / 4, at most every minute (the default idle time is 30 min). */
@@ -65,8 +68,17 @@ interface Row {
   peakCatchUpMb: number;
   cpuPercent: number;
   rssMb: number[];
+  /** The largest RSS seen between the burst and the window. */
+  settleRssMaxMb: number;
   chdbLoaded: boolean;
   load: string;
+}
+
+/** RSS every second for `seconds`. */
+async function sampleRss(pid: number, seconds: number): Promise<number[]> {
+  const rssMb: number[] = [];
+  for (const start = performance.now(); performance.now() - start < seconds * 1000; await sleep(1_000)) rssMb.push(memoryMb(pid, 'VmRSS'));
+  return rssMb;
 }
 
 async function measure(cli: string, label: string, embedded = false): Promise<Row> {
@@ -92,23 +104,21 @@ async function measure(cli: string, label: string, embedded = false): Promise<Ro
     const catchUpSeconds = (performance.now() - started) / 1000;
     const peakCatchUpMb = memoryMb(pid, 'VmHWM');
     // The first idle check (a minute after the tailer started, with the default idle time) closes the turns read
-    // in the catch-up: part of starting up, not of being idle. Wait for its exports (the catch-up's are over by
-    // then; on a loaded machine the check may come well after a minute), then for the exports to stop.
+    // in the catch-up: part of starting up, not of being idle. Wait for its exports (on a loaded machine the check
+    // may come well after a minute; after a catch-up that long it may have come during it), then for them to stop.
     await sleep(Math.max(0, FIRST_IDLE_CHECK_MS - 5_000 - (performance.now() - started)));
     const exportedBeforeClose = otlp.bodies.length;
-    await waitFor('the exports of the first idle check', () => otlp.bodies.length > exportedBeforeClose, 300_000);
+    for (let waited = 0; otlp.bodies.length === exportedBeforeClose && waited < FIRST_IDLE_CHECK_MS; waited += 1_000) await sleep(1_000);
     let exported = -1;
     while (exported !== otlp.bodies.length) {
       exported = otlp.bodies.length;
       await sleep(5_000);
     }
+    // V8 gives the memory of that burst back some tens of seconds later, in a full collection: the settle time.
+    const settleRssMb = await sampleRss(pid, settleSeconds);
     const cpuBefore = cpuSeconds(pid);
     const windowStart = performance.now();
-    const rssMb: number[] = [];
-    while (performance.now() - windowStart < windowSeconds * 1000) {
-      rssMb.push(memoryMb(pid, 'VmRSS'));
-      await sleep(1_000);
-    }
+    const rssMb = await sampleRss(pid, windowSeconds);
     const cpuPercent = (100 * (cpuSeconds(pid) - cpuBefore)) / ((performance.now() - windowStart) / 1000);
     return {
       label,
@@ -118,6 +128,7 @@ async function measure(cli: string, label: string, embedded = false): Promise<Ro
       peakCatchUpMb,
       cpuPercent,
       rssMb,
+      settleRssMaxMb: Math.max(...settleRssMb, 0),
       chdbLoaded: /chdb/i.test(readFileSync(`/proc/${pid}/maps`, 'utf8')),
       load: loadavg().map((n) => n.toFixed(2)).join(' '),
     };
@@ -134,10 +145,10 @@ const rows: Row[] = [];
 if (args.baseline) rows.push(await measure(args.baseline, `baseline ${args.baseline}`));
 rows.push(await measure(CLI, 'this build'));
 const embeddedRow = args.embedded ? await measure(CLI, 'this build, embedded store too', true) : undefined;
-console.log(`idle ccotel run, OTLP-only (--store none; the last row also --store <dir>) to a loopback stub, ${fileCount} transcript files followed; idle window ${windowSeconds} s`);
+console.log(`idle ccotel run, OTLP-only (--store none; the last row also --store <dir>) to a loopback stub, ${fileCount} transcript files followed; idle window ${windowSeconds} s after ${settleSeconds} s to settle`);
 for (const row of embeddedRow ? [...rows, embeddedRow] : rows) {
   const rss = row.rssMb;
-  console.log(`${row.label}: ${row.watcher}, ${row.watches} inotify watches; catch-up ${row.catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(row.peakCatchUpMb)} MB`);
+  console.log(`${row.label}: ${row.watcher}, ${row.watches} inotify watches; catch-up ${row.catchUpSeconds.toFixed(1)} s, peak RSS ${Math.round(row.peakCatchUpMb)} MB; largest RSS in the settle time ${Math.round(row.settleRssMaxMb)} MB`);
   console.log(`  idle CPU ${row.cpuPercent.toFixed(2)}% of a core; RSS first ${Math.round(rss[0])} MB, last ${Math.round(rss[rss.length - 1])} MB, max ${Math.round(Math.max(...rss))} MB; chdb mapped: ${row.chdbLoaded ? 'YES' : 'no'}; load ${row.load}`);
 }
 console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'})`);
