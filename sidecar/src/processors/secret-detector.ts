@@ -1,6 +1,4 @@
-import { lintSource } from '@secretlint/core';
-import { secretLintProfiler } from '@secretlint/profiler';
-import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
+import type { lintSource as LintSource } from '@secretlint/core';
 import { mayHoldSecret, OWN_RULES } from './secret-rules.js';
 
 // Finds secrets in text: secretlint's recommended preset plus ccotel's own rules for what the preset
@@ -27,12 +25,8 @@ export interface SecretDetectorOptions {
   charsPerLint?: number;
 }
 
-// secretlint's profiler records a performance mark per rule per call and keeps every entry forever:
-// most of the CPU and an unbounded leak in a long-running process.
-secretLintProfiler.setEnabled(false);
-
-type LintConfig = Parameters<typeof lintSource>[0]['options']['config'];
-type LintMessage = Awaited<ReturnType<typeof lintSource>>['messages'][number];
+type LintConfig = Parameters<typeof LintSource>[0]['options']['config'];
+type LintMessage = Awaited<ReturnType<typeof LintSource>>['messages'][number];
 
 // The recommended preset's rules, listed one by one: `disabled` on a rule inside a preset is ignored
 // by secretlint's core, and the comment filter must go — `secretlint-disable` comments in transcripts
@@ -42,11 +36,36 @@ const RULE_OPTIONS: Record<string, object> = {
   // Access key ids (AKIA…) and account ids are only scanned with this option.
   '@secretlint/secretlint-rule-aws': { enableIDScanRule: true },
 };
-export const SECRETLINT_CONFIG: LintConfig = {
-  rules: recommendedRules
-    .filter((rule) => rule.meta.id !== FILTER_COMMENTS_RULE)
-    .map((rule) => ({ id: rule.meta.id, rule, options: RULE_OPTIONS[rule.meta.id] ?? {} })),
-};
+
+export interface Secretlint {
+  lintSource: typeof LintSource;
+  config: LintConfig;
+}
+let secretlint: Promise<Secretlint> | undefined;
+
+/**
+ * secretlint and its rules, loaded when the first text that may hold a secret comes (a process that never
+ * sees one, e.g. an idle sidecar, does not hold them in memory).
+ */
+export function loadSecretlint(): Promise<Secretlint> {
+  secretlint ??= (async () => {
+    const [{ lintSource }, { secretLintProfiler }, { rules }] = await Promise.all([
+      import('@secretlint/core'),
+      import('@secretlint/profiler'),
+      import('@secretlint/secretlint-rule-preset-recommend'),
+    ]);
+    // secretlint's profiler records a performance mark per rule per call and keeps every entry forever:
+    // most of the CPU and an unbounded leak in a long-running process.
+    secretLintProfiler.setEnabled(false);
+    const config: LintConfig = {
+      rules: rules
+        .filter((rule) => rule.meta.id !== FILTER_COMMENTS_RULE)
+        .map((rule) => ({ id: rule.meta.id, rule, options: RULE_OPTIONS[rule.meta.id] ?? {} })),
+    };
+    return { lintSource, config };
+  })();
+  return secretlint;
+}
 
 // A text as the rules see it: JSON string escapes decoded (repeatedly, for JSON inside JSON), with the
 // position in the original text of every character, so findings map back.
@@ -147,6 +166,8 @@ export function createSecretDetector(options: SecretDetectorOptions = {}): Secre
 
   /** Runs secretlint once per chunk of joined views and adds its findings to each view's list. */
   async function lintInto(views: TextView[], indices: number[], found: Finding[][]): Promise<void> {
+    if (indices.length === 0) return;
+    const { lintSource, config } = await loadSecretlint();
     for (let first = 0; first < indices.length; ) {
       // Views joined by newlines; starts[k] is where view indices[first + k] begins in the joined content.
       const starts: number[] = [];
@@ -162,7 +183,7 @@ export function createSecretDetector(options: SecretDetectorOptions = {}): Secre
       const content = parts.join('\n');
       const result = await lintSource({
         source: { content, filePath: 'ccotel-content.txt', ext: '.txt', contentType: 'text' },
-        options: { config: SECRETLINT_CONFIG, noPhysicFilePath: true },
+        options: { config, noPhysicFilePath: true },
       });
       for (const message of result.messages) {
         const [start, end] = secretRangeOf(message, content);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,10 +14,10 @@ const SESSION = 'aaaaaaaa-0000-4000-8000-000000000001';
 const nameAt = (ns: bigint, pid = 100) => `${ns.toString().padStart(20, '0')}-${pid}-0a1b2c3d.json`;
 const T0 = 1_790_000_000_000_000_000n;
 
-function setup() {
+function setup({ spoolExists = true, safetyPollMs }: { spoolExists?: boolean; safetyPollMs?: number } = {}) {
   const state = mkdtempSync(join(tmpdir(), 'ccotel-spool-'));
   const spoolDir = join(state, 'spool');
-  mkdirSync(spoolDir);
+  if (spoolExists) mkdirSync(spoolDir);
   const sink = new MemorySink();
   const seen: HookEvent[] = [];
   const hooks = new HookCorrelator({ contentLevel: 'masked' });
@@ -28,6 +28,7 @@ function setup() {
     hookDroppedPath: join(state, 'hook-dropped'),
     pipeline,
     maskText: async (text) => text.replaceAll('hunter2', '[MASKED]'),
+    safetyPollMs,
     addHook: (event) => {
       seen.push(event);
       hooks.add(event);
@@ -143,5 +144,64 @@ describe('HookSpoolSource', () => {
     expect(new Set(dropped.map((point) => point.id)).size).toBe(3);
     expect(dropped[0].name).toBe('ccotel.sidecar.records');
     expect(source.stats.dropped).toBe(3);
+  });
+});
+
+describe('HookSpoolSource following the spool (start)', () => {
+  /** Longer than any test: what is read was read because the spool changed, not by the safety poll. */
+  const HOUR_MS = 3_600_000;
+  const event = (prompt: string) => ({ session_id: SESSION, hook_event_name: 'UserPromptSubmit', prompt });
+  const prompts = (seen: HookEvent[]) => seen.map((hook) => hook.payload.prompt);
+
+  async function waitUntil(what: string, condition: () => boolean): Promise<void> {
+    for (const deadline = Date.now() + 20_000; !condition(); await new Promise((resolveDelay) => setTimeout(resolveDelay, 20))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    }
+  }
+
+  async function following(spoolExists: boolean) {
+    const spool = setup({ spoolExists, safetyPollMs: HOUR_MS });
+    spool.source.start();
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, 200)); // its first scan is over
+    return spool;
+  }
+
+  it('reads an event written while it waits at once', async () => {
+    const { seen, source, write } = await following(true);
+    try {
+      write(nameAt(T0), event('first'));
+      await waitUntil('the event', () => seen.length === 1);
+      expect(prompts(seen)).toEqual(['first']);
+    } finally {
+      await source.stop();
+    }
+  });
+
+  it('reads at once from a spool created after the start (the first hook creates it)', async () => {
+    const { seen, source, spoolDir, write } = await following(false);
+    try {
+      mkdirSync(spoolDir);
+      write(nameAt(T0), event('first'));
+      await waitUntil('the first event', () => seen.length === 1);
+      write(nameAt(T0 + 1n), event('second'));
+      await waitUntil('the second event', () => seen.length === 2);
+      expect(prompts(seen)).toEqual(['first', 'second']);
+    } finally {
+      await source.stop();
+    }
+  });
+
+  it('reads at once from a spool deleted and created again', async () => {
+    const { seen, source, spoolDir, write } = await following(true);
+    try {
+      rmSync(spoolDir, { recursive: true });
+      mkdirSync(spoolDir); // at once: often on the same inode number
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 200));
+      write(nameAt(T0), event('after'));
+      await waitUntil('the event in the new spool', () => seen.length === 1);
+      expect(prompts(seen)).toEqual(['after']);
+    } finally {
+      await source.stop();
+    }
   });
 });

@@ -15,6 +15,7 @@ import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { METRICS, metricPoint } from '../semconv.js';
+import { DirectoryFollower } from './directory-follower.js';
 import { readRegularFileSync } from './regular-file.js';
 
 export interface HookSpoolOptions {
@@ -30,7 +31,8 @@ export interface HookSpoolOptions {
   consume?: boolean;
   /** A `.tmp-*` file older than this was left by a hook killed mid-write: deleted. */
   staleTmpMs?: number;
-  pollMs?: number;
+  /** Follow mode: the spool directory is watched, and scanned this often anyway (inotify can drop events). */
+  safetyPollMs?: number;
   /** Called before each scan in follow mode (e.g. to give up waiting for spans that never came). */
   onTick?: () => void;
   log?: (message: string) => void;
@@ -61,7 +63,9 @@ interface SpoolEntry {
   /** Written in place: may still be being written while it does not parse. */
   inPlace: boolean;
 }
-const DEFAULT_POLL_MS = 500;
+const DEFAULT_SAFETY_POLL_MS = 5_000;
+/** How often the spool is scanned when it cannot be watched (out of inotify watches). */
+const UNWATCHED_POLL_MS = 500;
 
 export class HookSpoolSource {
   readonly stats: HookSpoolStats = { read: 0, deadLettered: 0, deleted: 0, staleTmpRemoved: 0, dropped: 0 };
@@ -72,9 +76,7 @@ export class HookSpoolSource {
   /** Files that cannot be read (a FIFO or symlink named like a spool file): reported once, then left alone. */
   private readonly refused = new Set<string>();
   private droppedLinesSeen = 0;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopping = false;
+  private follower?: DirectoryFollower;
 
   constructor(private readonly options: HookSpoolOptions) {}
 
@@ -117,10 +119,9 @@ export class HookSpoolSource {
     }
   }
 
-  /** Follow the spool: scan every `pollMs`, delivering after each scan that found something. */
+  /** Follow the spool: scan when it changes (and every `safetyPollMs`), delivering after each scan. */
   start(): void {
     const tick = async () => {
-      if (this.stopping) return;
       try {
         this.options.onTick?.();
         this.scan();
@@ -128,15 +129,14 @@ export class HookSpoolSource {
       } catch (error) {
         this.options.log?.(`hook spool: delivery failed (${(error as Error).message}); the files stay and are retried`);
       }
-      if (!this.stopping) this.timer = setTimeout(() => (this.running = tick()), this.options.pollMs ?? DEFAULT_POLL_MS);
     };
-    this.running = tick();
+    const { spoolDir: dir, safetyPollMs = DEFAULT_SAFETY_POLL_MS, log } = this.options;
+    this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
+    this.follower.start();
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.follower?.stop();
     await this.settle();
   }
 

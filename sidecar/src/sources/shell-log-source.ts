@@ -1,25 +1,27 @@
 // Read the shell log (docs/HOOKS.md): `shellLogDir/<session id>.jsonl`, one `start` and one `end` line per
 // Bash tool command, appended by ccotel-shell.bash. Lines go to the shell correlator in file order; a line that
 // is not a v1 record is reported (`ccotel.record.skipped`, source `shell`) and skipped. In follow mode the
-// files are polled; read positions are committed after delivery, at the oldest command not yet out, so a
-// restart rebuilds every command whole (the deterministic ids drop what was already delivered).
+// directory is watched (DirectoryFollower); read positions are committed after delivery, at the oldest command
+// not yet out, so a restart rebuilds every command whole (the deterministic ids drop what was already delivered).
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pipeline } from '../pipeline.js';
-import type { ShellRecord, ShellRecordConsumer as ShellCorrelator } from '../records/shell-log.js';
+import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
+import { DirectoryFollower } from './directory-follower.js';
 import { readLines } from './line-reader.js';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 
 export interface ShellLogOptions {
   dir: string;
-  shell: ShellCorrelator;
+  shell: ShellRecordConsumer;
   pipeline: Pipeline;
   /** Where read positions are kept between runs (none: read every file from its start). */
   checkpointPath?: string;
-  pollMs?: number;
+  /** Follow mode: the directory is watched, and read this often anyway (inotify can drop events). */
+  safetyPollMs?: number;
   /** Where a failed checkpoint write is reported (the sidecar's status). */
   stateWrites?: StateWrites;
-  /** Called before each poll in follow mode. */
+  /** Called before each read in follow mode. */
   onTick?: () => void;
   log?: (message: string) => void;
 }
@@ -34,16 +36,18 @@ interface Position {
   /** Everything before it was given to the correlator. */
   offset: number;
   size: number;
+  /** Which file was read (inode and birth time; unknown for a position from the checkpoint). */
+  identity?: string;
 }
 
-const DEFAULT_POLL_MS = 1_000;
+const DEFAULT_SAFETY_POLL_MS = 5_000;
+/** How often the directory is read when it cannot be watched (out of inotify watches). */
+const UNWATCHED_POLL_MS = 1_000;
 
 export class ShellLogSource {
   readonly stats: ShellLogStats = { files: 0, lines: 0, skipped: 0 };
   private readonly positions = new Map<string, Position>();
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopping = false;
+  private follower?: DirectoryFollower;
   /** The checkpoint document last written, so an unchanged one is not written again. */
   private lastCommitted?: string;
   /** Paths that are not regular files (a FIFO, a symlink): reported once, never opened. */
@@ -67,9 +71,9 @@ export class ShellLogSource {
     for (const name of names) await this.readFile(join(this.options.dir, name));
   }
 
+  /** Follow the directory: read when it changes (and every `safetyPollMs`), committing after each delivery. */
   start(): void {
     const tick = async () => {
-      if (this.stopping) return;
       try {
         this.options.onTick?.();
         await this.readAll();
@@ -78,15 +82,14 @@ export class ShellLogSource {
       } catch (error) {
         this.options.log?.(`shell log: ${(error as Error).message}; retrying`);
       }
-      if (!this.stopping) this.timer = setTimeout(() => (this.running = tick()), this.options.pollMs ?? DEFAULT_POLL_MS);
     };
-    this.running = tick();
+    const { dir, safetyPollMs = DEFAULT_SAFETY_POLL_MS, log } = this.options;
+    this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
+    this.follower.start();
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.follower?.stop();
   }
 
   /** Save read positions (call after a successful flush): each file's oldest command not yet out, or its end. */
@@ -112,10 +115,12 @@ export class ShellLogSource {
 
   private async readFile(path: string): Promise<void> {
     let size: number;
+    let identity: string;
     try {
       const info = lstatSync(path);
       if (!info.isFile()) return this.refuse(path, info.isSymbolicLink() ? 'a symlink (not followed)' : 'not a regular file');
       size = info.size;
+      identity = `${info.ino}:${info.birthtimeMs}`;
     } catch {
       return;
     }
@@ -125,7 +130,9 @@ export class ShellLogSource {
       this.positions.set(path, position);
       this.stats.files++;
     }
-    if (size < position.offset) position.offset = 0; // truncated or replaced: read again (repeats are dropped by id)
+    // Truncated, or another file now (rotated: renamed away, a new one written): read from its start (repeats are dropped by id).
+    if (size < position.offset || (position.identity !== undefined && position.identity !== identity)) position.offset = 0;
+    position.identity = identity;
     if (size === position.offset) return;
     try {
       const result = await readLines(path, position.offset, (lines) => {
