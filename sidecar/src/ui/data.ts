@@ -14,12 +14,20 @@ const TIMED_TABLES = ['otel_traces', 'otel_logs', USAGE_TABLES.spans, USAGE_TABL
 /** Days and sessions counted in UTC, the same days as the per-day queries. */
 const TIMEZONE = 'UTC';
 
+/** A read of one of TIMED_TABLES in a statement (with its FINAL, if any); no statement aliases these tables. */
+const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+(${TIMED_TABLES.join('|')})\\b(\\s+FINAL\\b)?`, 'g');
+
 /**
- * `client`, with every read of the raw tables and the summaries limited to `range` (ClickHouse's `additional_table_filters`):
- * the report's own SQL answers for a time range without a second copy of it. The setting goes into the
- * statement's SETTINGS clause, not `clickhouse_settings`: the embedded store turns those into `SET`s that
- * would stay on its one session and filter every later query.
+ * `sql` with every read of the raw tables and the summaries limited to `filter`: each becomes a subquery of the
+ * rows in range under the table's own name, so the report's own SQL answers for a time range without a second
+ * copy of it. Not ClickHouse's `additional_table_filters`: a setting, which the read-only query endpoint of a
+ * running sidecar refuses, and which the embedded store's client would turn into a `SET` that stays.
  */
+export function restrictToRange(sql: string, filter: string): string {
+  return sql.replace(TIMED_READ, (_read, keyword: string, table: string, final = '') => `${keyword} (SELECT * FROM ${table}${final} WHERE ${filter}) AS ${table}`);
+}
+
+/** `client`, with every read of the raw tables and the summaries limited to `range` (restrictToRange). */
 export function withRange(client: ClickHouseClient, range: TimeRange): ClickHouseClient {
   const conditions = [
     range.fromMs === undefined ? '' : `Timestamp >= fromUnixTimestamp64Milli(${Math.trunc(range.fromMs)})`,
@@ -27,11 +35,10 @@ export function withRange(client: ClickHouseClient, range: TimeRange): ClickHous
   ].filter(Boolean);
   if (conditions.length === 0) return client;
   const filter = conditions.join(' AND ');
-  const settings = `SETTINGS additional_table_filters = {${TIMED_TABLES.map((table) => `'${table}': '${filter}'`).join(', ')}}`;
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property !== 'query') return Reflect.get(target, property, receiver);
-      return (params: Parameters<ClickHouseClient['query']>[0]) => target.query({ ...params, query: `${params.query}\n${settings}` } as never);
+      return (params: Parameters<ClickHouseClient['query']>[0]) => target.query({ ...params, query: restrictToRange(params.query, filter) } as never);
     },
   });
 }
