@@ -7,7 +7,7 @@ import { Pipeline } from './pipeline.js';
 import { CapProcessor } from './processors/cap.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { PriceChatsProcessor } from './processors/price-chats.js';
-import { METRICS, metricPoint } from './semconv.js';
+import { METRICS, metricPoint, type MetricDefinition } from './semconv.js';
 import { MemorySink } from '../../test/helpers/memory-sink.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'real');
@@ -35,7 +35,7 @@ describe('semconv', () => {
       await pipeline.addLines({ path, kind: path.includes('/subagents/') || /agent-[^/]*\.jsonl$/.test(path) ? 'subagent' : 'main' }, lines);
     }
     await pipeline.finish();
-    const byName = new Map(Object.values(METRICS).map((metric) => [metric.name, metric]));
+    const byName = new Map<string, MetricDefinition>(Object.values(METRICS).map((metric) => [metric.name, metric]));
     const points = sink.received.metrics;
     const seen = new Set(points.map((point) => point.name));
     for (const name of ['ccotel.turns', 'ccotel.tokens', 'ccotel.tool.calls', 'ccotel.tool.duration', 'ccotel.session.starts', 'ccotel.cost', 'ccotel.truncations']) {

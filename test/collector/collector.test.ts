@@ -147,16 +147,17 @@ describe('ccotel collector (real binary)', () => {
   });
 
   async function startGateway(extraEnv: Record<string, string> = {}) {
-    workDir = mkdtempSync(join(tmpdir(), 'ccotel-collector-'));
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-collector-'));
+    workDir = dir;
     const token = alnum(32);
-    const exportPath = join(workDir, 'export.jsonl');
+    const exportPath = join(dir, 'export.jsonl');
     const gateway = await startCollector({
       configs: ['gateway.yaml', 'test-overlay-file.yaml'],
       env: {
         CCOTEL_GATEWAY_TOKEN: token,
         CCOTEL_GATEWAY_NAME: 'gateway-under-test',
         CCOTEL_FILE_EXPORT_PATH: exportPath,
-        CCOTEL_STORAGE_DIR: join(workDir, 'gateway-queue'),
+        CCOTEL_STORAGE_DIR: join(dir, 'gateway-queue'),
         CCOTEL_TAIL_DECISION_WAIT: '3s',
         CCOTEL_TAIL_ROOT_WAIT: '1s',
         CCOTEL_SLOW_TURN_MS: '60000',
@@ -164,7 +165,7 @@ describe('ccotel collector (real binary)', () => {
       },
     });
     collectors.push(gateway);
-    return { gateway, token, exportPath };
+    return { gateway, token, exportPath, dir };
   }
 
   it('refuses senders without the bearer token', async () => {
@@ -366,13 +367,13 @@ describe('ccotel collector (real binary)', () => {
   });
 
   it('carries data from agent.yaml and scale-out.yaml into the gateway', async () => {
-    const { gateway, token, exportPath } = await startGateway({ CCOTEL_TRACE_SAMPLE_PERCENT: '100' });
+    const { gateway, token, exportPath, dir } = await startGateway({ CCOTEL_TRACE_SAMPLE_PERCENT: '100' });
     const agent = await startCollector({
       configs: ['agent.yaml'],
       env: {
         CCOTEL_GATEWAY_ENDPOINT: `http://127.0.0.1:${gateway.ports.http}`,
         CCOTEL_GATEWAY_TOKEN: token,
-        CCOTEL_STORAGE_DIR: join(workDir, 'agent-queue'),
+        CCOTEL_STORAGE_DIR: join(dir, 'agent-queue'),
       },
     });
     collectors.push(agent);
@@ -381,7 +382,7 @@ describe('ccotel collector (real binary)', () => {
       env: {
         CCOTEL_GATEWAYS: `[127.0.0.1:${gateway.ports.grpc}]`,
         CCOTEL_GATEWAY_TOKEN: token,
-        CCOTEL_STORAGE_DIR: join(workDir, 'scale-out-queue'),
+        CCOTEL_STORAGE_DIR: join(dir, 'scale-out-queue'),
       },
     });
     collectors.push(scaleOut);

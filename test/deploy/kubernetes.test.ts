@@ -2,7 +2,7 @@
 // kubernetes-models, the operator's custom resources against deploy/kubernetes/schemas/), the names
 // the objects use to find each other resolve, the generated parts are fresh, and the collector
 // configs the pods load are valid collector configs with the environment the pods set.
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,7 +76,7 @@ describe('Kubernetes manifests', () => {
         if (custom) {
           const validate = ajv.compile(JSON.parse(readFileSync(join(KUBERNETES_DIR, 'schemas', custom), 'utf8')));
           if (!validate(object)) failures.push(`${where}: ${ajv.errorsText(validate.errors)}`);
-          const templates = (object as { spec: { templates?: { podTemplates?: { spec: unknown }[]; volumeClaimTemplates?: { spec: unknown }[] } } }).spec.templates;
+          const templates = (object.spec as { templates?: { podTemplates?: { spec: unknown }[]; volumeClaimTemplates?: { spec: unknown }[] } } | undefined)?.templates;
           for (const pod of templates?.podTemplates ?? []) new (await modelFor('v1', 'PodSpec'))(pod.spec).validate();
           for (const claim of templates?.volumeClaimTemplates ?? []) new (await modelFor('v1', 'PersistentVolumeClaimSpec'))(claim.spec).validate();
         } else {
@@ -137,8 +137,11 @@ describe('Kubernetes manifests', () => {
           const configMapName = volume?.configMap?.name;
           if (!configMapName) continue;
           const configMap = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata?.name === configMapName && m.metadata.namespace === workload.metadata.namespace);
-          if (!configMap) problems.push(`${workload.metadata.name}: ConfigMap ${configMapName} is not defined`);
-          else if (mount.subPath && !(mount.subPath in (configMap.data as Record<string, string>))) problems.push(`${workload.metadata.name}: ${configMapName} has no key ${mount.subPath}`);
+          if (!configMap) {
+            problems.push(`${workload.metadata.name}: ConfigMap ${configMapName} is not defined`);
+            continue;
+          }
+          if (mount.subPath && !(mount.subPath in (configMap.data as Record<string, string>))) problems.push(`${workload.metadata.name}: ${configMapName} has no key ${mount.subPath}`);
           // a collector's --config file must be a key of the ConfigMap mounted there
           for (const arg of container.args ?? []) {
             const path = /^(?:--config=)?(\/etc\/otelcol-ccotel\/.+)$/.exec(arg)?.[1];

@@ -20,7 +20,8 @@ export function base(sessionId = SESSION) {
   clock += 1000;
   return { uuid: `u-${++uuidCounter}`, sessionId, timestamp: new Date(clock).toISOString(), isSidechain: false };
 }
-export const prompt = (text: string, extra: object = {}) => ({ ...base(), type: 'user', message: { role: 'user', content: text }, ...extra });
+/** A user row: its content is the typed text, or content blocks (as meta rows of expanded commands hold). */
+export const prompt = (content: string | object[], extra: object = {}) => ({ ...base(), type: 'user', message: { role: 'user', content }, ...extra });
 export const assistant = (id: string, requestId: string, content: object[], usage: object, stop: string | null = null, extra: object = {}) => ({
   ...base(),
   type: 'assistant',

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pipeline } from '../pipeline.js';
-import { ShellCorrelator, type ShellRecord } from '../processors/correlate-shell.js';
-import { TranscriptCorrelator } from '../processors/correlate-transcripts.js';
+import { ShellCorrelator } from '../processors/correlate-shell.js';
+import type { ShellRecord } from '../records/shell-log.js';
+import { TranscriptCorrelator } from '../processors/transcripts/correlator.js';
 import { ShellLogSource } from './shell-log-source.js';
 
 /** Longer than any test: what is read was read because the directory changed, not by the safety poll. */
@@ -14,7 +15,7 @@ const SESSION = 'cccccccc-0000-4000-8000-000000000003';
 /** Keeps the sequence number of every record it is given. */
 class RecordingShell extends ShellCorrelator {
   readonly seqs: number[] = [];
-  add(record: ShellRecord, file: string, offset: number): void {
+  override add(record: ShellRecord, file: string, offset: number): void {
     this.seqs.push(record.seq);
     super.add(record, file, offset);
   }

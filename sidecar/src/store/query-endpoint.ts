@@ -197,7 +197,7 @@ async function statement(url: URL, request: IncomingMessage, body: Buffer): Prom
   let text = body.toString('utf8');
   const contentType = request.headers['content-type'] ?? '';
   if (contentType.startsWith('multipart/form-data')) {
-    const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+    const form = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
     for (const [key, value] of form) fields.set(key, String(value));
     text = '';
   }
