@@ -1,6 +1,7 @@
 // The dependency rule of sidecar/README.md, checked on the import statements of every source file: data flows
 // sources → pipeline → processors → sinks, and each layer knows only the shared contracts (model.ts, semconv.ts,
-// ids.ts, records/), never a neighbour's implementation.
+// ids.ts, records/), never a neighbour's implementation. And no function takes more than MAX_POSITIONAL arguments
+// (more go in one object, whose fields have names at the call site).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,23 @@ function importsOf(path: string, text: string): string[] {
     .map((specifier) => posix.normalize(posix.join(posix.dirname(path), specifier)).replace(/\.js$/, '.ts'));
 }
 
+const MAX_POSITIONAL = 5;
+
+/** `file:line name` of every function, method, constructor or arrow in `text` with more than MAX_POSITIONAL parameters. */
+function longArgumentLists(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && node.parameters.length > MAX_POSITIONAL) {
+      const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+      found.push(`${file}:${line} ${node.name?.getText(source) ?? '(anonymous)'}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 interface Violation {
   from: string;
   to: string;
@@ -86,5 +104,19 @@ describe('dependency direction', () => {
       { from: 'records/d.ts', to: 'config.ts' },
       { from: 'semconv.ts', to: 'records/v.ts' },
     ]);
+  });
+});
+
+describe('argument lists', () => {
+  it(`no function in sidecar/src takes more than ${MAX_POSITIONAL} positional arguments`, () => {
+    const files = sourceFiles();
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.flatMap((path) => longArgumentLists(path, readFileSync(join(SRC, path), 'utf8')))).toEqual([]);
+  });
+
+  it('finds a long list in a function, a method, a constructor and an arrow', () => {
+    const six = 'a: number, b: number, c: number, d: number, e: number, f: number';
+    const text = `function f(${six}) {}\nclass C {\n  constructor(${six}) {}\n  m(${six}) {}\n}\nconst g = (${six}) => 0;\nfunction five(a: number, b: number, c: number, d: number, e: number) {}`;
+    expect(longArgumentLists('x.ts', text)).toEqual(['x.ts:1 f', 'x.ts:3 (anonymous)', 'x.ts:4 m', 'x.ts:6 (anonymous)']);
   });
 });
