@@ -6,12 +6,13 @@
 // When nothing can be watched (out of inotify watches) it ticks every `pollMs`, as a plain poll would.
 import { type BigIntStats, type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, dirname, relative, sep } from 'node:path';
+import { inodeIdentity } from './inode-identity.js';
 
 export interface DirectoryFollowerOptions {
   dir: string;
   tick: () => Promise<void>;
-  /** Tick this often while watching (the directory, or the ancestor it will appear in). */
-  safetyPollMs: number;
+  /** Tick this often while watching (the directory, or the ancestor it will appear in); default 5 s. */
+  safetyPollMs?: number;
   /** Tick this often while no watch could be added. */
   pollMs: number;
   /** Changes within this long after the first one are handled by one tick (a file written in several pieces). */
@@ -27,6 +28,7 @@ interface Watched {
 }
 
 const DEFAULT_DEBOUNCE_MS = 20;
+const DEFAULT_SAFETY_POLL_MS = 5_000;
 
 export class DirectoryFollower {
   private watched?: Watched;
@@ -61,7 +63,7 @@ export class DirectoryFollower {
       if (this.stopping || this.changed) continue;
       await new Promise<void>((resolveWait) => {
         this.wake = resolveWait;
-        this.timer = setTimeout(resolveWait, this.watched ? this.options.safetyPollMs : this.options.pollMs);
+        this.timer = setTimeout(resolveWait, this.watched ? (this.options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS) : this.options.pollMs);
       });
       clearTimeout(this.timer);
       this.wake = undefined;
@@ -110,7 +112,7 @@ export class DirectoryFollower {
 function nearestDirectory(dir: string): { path: string; identity: string } | undefined {
   for (let path = dir; ; path = dirname(path)) {
     const info = statOrUndefined(path);
-    if (info?.isDirectory()) return { path, identity: `${info.ino}:${info.birthtimeNs}` };
+    if (info?.isDirectory()) return { path, identity: inodeIdentity(info) };
     if (dirname(path) === path) return undefined;
   }
 }

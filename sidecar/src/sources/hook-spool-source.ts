@@ -63,7 +63,6 @@ interface SpoolEntry {
   /** Written in place: may still be being written while it does not parse. */
   inPlace: boolean;
 }
-const DEFAULT_SAFETY_POLL_MS = 5_000;
 /** How often the spool is scanned when it cannot be watched (out of inotify watches). */
 const UNWATCHED_POLL_MS = 500;
 
@@ -130,7 +129,7 @@ export class HookSpoolSource {
         this.options.log?.(`hook spool: delivery failed (${(error as Error).message}); the files stay and are retried`);
       }
     };
-    const { spoolDir: dir, safetyPollMs = DEFAULT_SAFETY_POLL_MS, log } = this.options;
+    const { spoolDir: dir, safetyPollMs, log } = this.options;
     this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
     this.follower.start();
   }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Pipeline } from '../pipeline.js';
 import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
 import { DirectoryFollower } from './directory-follower.js';
+import { inodeIdentity } from './inode-identity.js';
 import { readLines } from './line-reader.js';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 
@@ -40,7 +41,6 @@ interface Position {
   identity?: string;
 }
 
-const DEFAULT_SAFETY_POLL_MS = 5_000;
 /** How often the directory is read when it cannot be watched (out of inotify watches). */
 const UNWATCHED_POLL_MS = 1_000;
 
@@ -83,7 +83,7 @@ export class ShellLogSource {
         this.options.log?.(`shell log: ${(error as Error).message}; retrying`);
       }
     };
-    const { dir, safetyPollMs = DEFAULT_SAFETY_POLL_MS, log } = this.options;
+    const { dir, safetyPollMs, log } = this.options;
     this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
     this.follower.start();
   }
@@ -117,10 +117,10 @@ export class ShellLogSource {
     let size: number;
     let identity: string;
     try {
-      const info = lstatSync(path);
+      const info = lstatSync(path, { bigint: true });
       if (!info.isFile()) return this.refuse(path, info.isSymbolicLink() ? 'a symlink (not followed)' : 'not a regular file');
-      size = info.size;
-      identity = `${info.ino}:${info.birthtimeMs}`;
+      size = Number(info.size);
+      identity = inodeIdentity(info);
     } catch {
       return;
     }

@@ -7,6 +7,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { inodeIdentity } from './inode-identity.js';
 import { childRole, holdsTranscripts, TranscriptTree, type TreeDir } from './transcript-tree.js';
 
 export interface TranscriptWatcherOptions {
@@ -217,11 +218,8 @@ async function exists(path: string): Promise<boolean> {
   return (await lstat(path).catch(() => undefined)) !== undefined;
 }
 
-/**
- * A directory's identity: its inode and birth time (a filesystem reuses a freed inode number at once, so a
- * directory deleted and created again often has the same one). Undefined when it is not a directory.
- */
+/** A directory's identity (inodeIdentity); undefined when it is not a directory. */
 async function directoryIdentity(path: string): Promise<string | undefined> {
   const info = await lstat(path, { bigint: true }).catch(() => undefined);
-  return info?.isDirectory() ? `${info.ino}:${info.birthtimeNs}` : undefined;
+  return info?.isDirectory() ? inodeIdentity(info) : undefined;
 }
