@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_ATTRIBUTES } from '../../sidecar/src/processors/content-level.js';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
 import { findLeaks, plantSecret, SECRET_KINDS } from '../generators/secrets.js';
+import { CLI } from '../reliability/cli.js';
 import { OtlpCapture, type DecodedOtlp } from './otlp-capture.js';
 import { writePlantedCorpus, type PlantedCorpus, type SecretPath } from './planted-corpus.js';
 import { storeText } from './store-scan.js';
 
 const execFileAsync = promisify(execFile);
-const CLI = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src', 'cli.js');
 const SEED = 20261130;
 const SESSIONS = 24;
 const CAP = 4096;

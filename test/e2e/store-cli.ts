@@ -1,19 +1,21 @@
 // The built CLI against one store, as end-to-end tests drive it (each call its own process, so each test may
 // use its own embedded store).
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
+import { CLI, runProcess } from '../reliability/cli.js';
 
-export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src', 'cli.js');
+/** No limit but the test's own timeout: a backfill on a loaded machine may take minutes. */
+const NO_TIMEOUT = 0;
 
-// Children run without blocking this process: a test worker blocked for a minute (a synchronous child on a
-// loaded machine) misses its runner's replies, and vitest fails the run.
-const run = promisify(execFile);
+/** `command args`, its stdout; a clear error with its stderr when it fails. */
+async function stdoutOf(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const result = await runProcess(command, args, env, NO_TIMEOUT);
+  if (result.status !== 0) throw new Error(`${args.slice(0, 2).join(' ')} exited with ${result.status}: ${result.stderr}`);
+  return result.stdout;
+}
 
 /** `ccotel <args> --store <dir>`, and SQL answers as rows (64-bit numbers unquoted). `env` is read at each call. */
 export function storeCli(storeDir: string, env: () => NodeJS.ProcessEnv) {
-  const ccotel = async (...args: string[]): Promise<string> =>
-    (await run(process.execPath, [CLI, ...args, '--store', storeDir], { env: env(), encoding: 'utf8', maxBuffer: 256 << 20 })).stdout;
+  const ccotel = (...args: string[]): Promise<string> => stdoutOf(process.execPath, [CLI, ...args, '--store', storeDir], env());
   const query = async <T>(sql: string): Promise<T[]> =>
     (await ccotel('query', `${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, '--format', 'JSONEachRow'))
       .split('\n')
@@ -32,5 +34,5 @@ export async function writeToStore(storeDir: string, sql: string, env: NodeJS.Pr
   const script = `const { openStore } = await import(${JSON.stringify(OPEN_STORE)});
     const store = await openStore(process.argv[1], { command: 'test', access: 'write', rawTtlDays: 0 });
     try { await store.client.command({ query: process.argv[2] }); } finally { await store.close(); }`;
-  await run(process.execPath, ['--input-type=module', '-e', script, storeDir, sql], { env, encoding: 'utf8' });
+  await stdoutOf(process.execPath, ['--input-type=module', '-e', script, storeDir, sql], env);
 }

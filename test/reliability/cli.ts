@@ -41,7 +41,7 @@ export interface ProcessResult {
  */
 export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ProcessResult> {
   return new Promise((resolveRun) => {
-    execFile(command, args, { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    execFile(command, args, { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolveRun({ status, stdout, stderr });
     });
