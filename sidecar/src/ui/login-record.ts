@@ -1,8 +1,10 @@
 // Where `ccotel ui --login-url` finds the running web view: its URL, pid and the bearer token that mints login
 // codes, in a file of the state directory readable by its owner only (as the installation key), removed
 // when the view stops. Whoever can read it can already read the store.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '../process-alive.js';
+import { writeFileAtomic } from '../sources/state-file.js';
 import type { UiServer } from './server.js';
 
 interface UiRecord {
@@ -21,15 +23,6 @@ function readRecord(stateDir: string): UiRecord | undefined {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Record `ui` as the state directory's web view (the latest started wins). Returns what removes the record,
  * if it is still this process's. A record that cannot be written costs only `--login-url`: `warn` says so.
@@ -37,10 +30,7 @@ function alive(pid: number): boolean {
 export function recordUi(stateDir: string, ui: UiServer, warn: (message: string) => void): () => void {
   const path = recordPath(stateDir);
   try {
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ pid: process.pid, url: ui.url, minter: ui.loginMinter } satisfies UiRecord), { mode: 0o600 });
-    renameSync(temporary, path);
+    writeFileAtomic(path, JSON.stringify({ pid: process.pid, url: ui.url, minter: ui.loginMinter } satisfies UiRecord), false);
   } catch (error) {
     warn(`cannot record the web view in ${path} (${(error as Error).message}): ccotel ui --login-url will not find it`);
   }
@@ -52,7 +42,7 @@ export function recordUi(stateDir: string, ui: UiServer, warn: (message: string)
 /** A new one-time login URL from the web view running for `stateDir`. */
 export async function freshLoginUrl(stateDir: string): Promise<string> {
   const record = readRecord(stateDir);
-  if (!record || !alive(record.pid)) {
+  if (!record || !isAlive(record.pid)) {
     throw new Error(`no web view is running for the state directory ${stateDir}: start one with ccotel ui (or ccotel run --ui)`);
   }
   const response = await fetch(`${record.url}/login/new`, { method: 'POST', headers: { authorization: `Bearer ${record.minter}` } }).catch((error: Error) => {
