@@ -81,6 +81,11 @@ export const ATTRS = {
   blockOrigin: 'ccotel.block.origin',
 } as const;
 
+/** The attributes every span of a session carries, whichever stage makes it. */
+export function commonAttributes(sessionId: string, operation: string): Attributes {
+  return { [ATTRS.sessionId]: sessionId, 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': operation };
+}
+
 /** Keys the sinks add to carry an item's deterministic id on the wire (ClickHouse rows and OTLP alike). */
 export const RECORD_ID_KEY = 'ccotel.record.id';
 /** Metric attribute carrying nothing but the point's id, inside the exemplar, so repeats can be recognised. */

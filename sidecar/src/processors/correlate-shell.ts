@@ -8,7 +8,7 @@ import { spanIdOf, traceIdOf } from '../ids.js';
 import type { Ack, Attributes, Join, LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { emptyBatch } from '../model.js';
 import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
-import { ATTRS, EVENTS, logIdOf, SPANS } from '../semconv.js';
+import { ATTRS, commonAttributes, EVENTS, logIdOf, SPANS } from '../semconv.js';
 
 export interface ShellCommand {
   sessionId: string;
@@ -165,9 +165,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
     // The shell script cut the command: its last word may be the head of a secret too short to recognise.
     const commandLine = truncated ? `${(start?.cmd ?? '').replace(/\S*$/, '')}…` : (start?.cmd ?? '');
     const attributes: Attributes = {
-      [ATTRS.sessionId]: command.sessionId,
-      'gen_ai.conversation.id': command.sessionId,
-      'gen_ai.operation.name': 'execute_command',
+      ...commonAttributes(command.sessionId, 'execute_command'),
       'process.pid': command.pid,
       'process.command_line': commandLine,
       'ccotel.command.length': start?.cmdlen ?? commandLine.length,

@@ -2,9 +2,8 @@
 // open chat of their thread; a copy of a response already claimed (a resume's or fork's history) is a replay.
 import { spanIdOf } from '../../ids.js';
 import type { Attributes } from '../../model.js';
-import { METRICS } from '../../semconv.js';
+import { commonAttributes, METRICS } from '../../semconv.js';
 import { CACHE_WRITE_1H_ATTRIBUTE } from '../price-chats.js';
-import { commonAttributes } from './output.js';
 import type { Chat, Parts, Session, ThreadRow } from './types.js';
 
 

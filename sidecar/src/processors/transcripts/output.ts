@@ -42,11 +42,6 @@ export function logRecord(spec: LogSpec): LogRecord {
   };
 }
 
-/** The attributes every span of a session carries. */
-export function commonAttributes(sessionId: string, operation: string): Attributes {
-  return { [ATTRS.sessionId]: sessionId, 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': operation };
-}
-
 export class Output {
   private out: TelemetryBatch = emptyBatch();
   private readonly held = new HeldRecords();

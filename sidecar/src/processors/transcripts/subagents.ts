@@ -2,7 +2,7 @@
 // agent id a call's result names, or by the prompt both share; rows and call may arrive in either order, so an
 // agent's records are held until it is linked (or, with no call found, given a trace of its own).
 import { spanIdOf, traceIdOf } from '../../ids.js';
-import { commonAttributes } from './output.js';
+import { commonAttributes } from '../../semconv.js';
 import type { Agent, Chat, Parts, PendingTool, Row, Session, TaskCall } from './types.js';
 
 const AGENT_TOOLS = new Set(['Task', 'Agent']);

@@ -2,10 +2,9 @@
 // or the end of input leaves it unanswered). An ended call is an `execute_tool {tool}` span, a completion log,
 // call and duration metrics, and for a blocked call a permission block.
 import type { Attributes } from '../../model.js';
-import { EVENTS, METRICS, permissionBlockSeed, toolSpanId } from '../../semconv.js';
+import { commonAttributes, EVENTS, METRICS, permissionBlockSeed, toolSpanId } from '../../semconv.js';
 import { resultText, toolVerdict, type BlockSource, type ToolOutcome } from '../classify.js';
 import type { ContentBlock, TranscriptEntry } from '../parse-transcript.js';
-import { commonAttributes } from './output.js';
 import type { Parts, PendingTool, ThreadRow, Turn } from './types.js';
 
 

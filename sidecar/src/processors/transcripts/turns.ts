@@ -2,9 +2,8 @@
 // it; a closed turn becomes the `invoke_agent claude-code` root span, its prompt and end logs and a turn count.
 import { spanIdOf, traceIdOf } from '../../ids.js';
 import type { Attributes } from '../../model.js';
-import { EVENTS, METRICS, SPANS } from '../../semconv.js';
+import { commonAttributes, EVENTS, METRICS, SPANS } from '../../semconv.js';
 import type { TurnOutcome } from '../classify.js';
-import { commonAttributes } from './output.js';
 import { sessionStartSource } from './session-starts.js';
 import type { Parts, Row, Session, Turn } from './types.js';
 
