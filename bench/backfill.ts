@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { generateCorpus, type Expected } from '../test/generator/corpus.js';
 import { reportGoals } from './goals.js';
+import { median } from './stats.js';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
@@ -125,7 +126,6 @@ async function timedThroughRunningSidecar(store: string, env: NodeJS.ProcessEnv)
       await response.text();
       storeSeconds.push((performance.now() - started) / 1000);
     }
-    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
     return { cli: median(cliSeconds), store: median(storeSeconds) };
   } finally {
     sidecar.kill('SIGTERM');

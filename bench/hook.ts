@@ -16,14 +16,11 @@ import { shQuote } from '../sidecar/src/install/scripts.js';
 import { hookPayloads } from '../test/hook/payloads.js';
 import { bashToolScript, HOOK_SCRIPT, SHELL_SCRIPT } from '../test/hook/run.js';
 import { reportGoals } from './goals.js';
+import { percentile } from './stats.js';
 
 const runs = Number(process.argv[2] ?? 400);
 const earlier = process.argv[3] ?? 'd487416';
 const dir = mkdtempSync(join(tmpdir(), 'ccotel-bench-'));
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 /** Milliseconds per run of `fn`, after a few warm-up runs. */
 function timeRuns(fn: () => void): number[] {

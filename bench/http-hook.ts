@@ -17,6 +17,7 @@ import { HOOK_SCRIPT } from '../test/hook/run.js';
 import { startModelServer, type Step } from '../test/harness/model-server.js';
 import { runClaude } from '../test/harness/run-claude.js';
 import { usage } from '../test/harness/script-steps.js';
+import { median } from './stats.js';
 
 const toolCalls = Number(process.argv[2] ?? 30);
 const rounds = Number(process.argv[3] ?? 5);
@@ -66,8 +67,6 @@ async function timedRun(name: string, handler: Handler, events: readonly string[
     await model.close();
   }
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const receiver = await startSpoolingReceiver(join(dir, 'spool-http'));
 const configs: Record<string, Handler> = {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assertBuilt, cliEnv, startRun, transcriptStatus } from '../test/reliability/cli.js';
 import { appendTurns, sessionPath, waitFor, writeManyTranscripts } from '../test/reliability/transcripts.js';
+import { percentile } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -29,10 +30,6 @@ const appends = Number(args.appends);
 const pollMs = Number(args['poll-ms']);
 const otherFiles = Number(args.files);
 const sleep = (ms: number) => new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 function summary(name: string, samples: number[]): string {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import type { Page } from 'puppeteer-core';
 import { CLI } from '../test/reliability/cli.js';
 import { launchBrowser, newPage, serve, shown, stop } from '../test/ui/browser.js';
+import { median, percentile } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,8 +46,6 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 function prepareStore(): { store: string; env: NodeJS.ProcessEnv } {
@@ -103,7 +102,7 @@ async function plainTable(page: Page): Promise<void> {
 
 function summary(times: number[]): string {
   const janky = times.filter((time) => time > 50).length;
-  return `median ${ms(median(times))}, p95 ${ms(percentile(times, 0.95))}, max ${ms(Math.max(...times))}, frames over 50 ms: ${janky} of ${times.length}`;
+  return `median ${ms(median(times))}, p95 ${ms(percentile([...times].sort((a, b) => a - b), 95))}, max ${ms(Math.max(...times))}, frames over 50 ms: ${janky} of ${times.length}`;
 }
 
 async function main(): Promise<void> {
