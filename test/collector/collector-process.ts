@@ -1,7 +1,7 @@
 // Runs the real ccotel collector as a child process on free loopback ports, for tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../helpers/free-port.js';
 import { collectorConfigDir, requireCollectorBinary } from './binary.js';
 
 export interface CollectorPorts {
@@ -37,20 +37,6 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port assigned'));
-      });
-    });
-  });
-}
-
 /** The environment for the child: ours without any CCOTEL_* setting, so only `env` configures it. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CCOTEL_')));
@@ -79,9 +65,20 @@ async function waitReady(child: ChildProcess, healthPort: number, timeoutMs: num
   throw new Error(`collector not ready within ${timeoutMs} ms:\n${log()}`);
 }
 
+/** Starts the collector on fresh ports; again on others when one was taken between choosing and binding. */
 export async function startCollector(options: StartOptions): Promise<RunningCollector> {
+  for (let attempt = 1; ; attempt++) {
+    const ports: CollectorPorts = { grpc: await freePort(), http: await freePort(), health: await freePort(), metrics: await freePort() };
+    try {
+      return await startOn(ports, options);
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes('address already in use')) throw error;
+    }
+  }
+}
+
+async function startOn(ports: CollectorPorts, options: StartOptions): Promise<RunningCollector> {
   const binary = requireCollectorBinary();
-  const ports: CollectorPorts = { grpc: await freePort(), http: await freePort(), health: await freePort(), metrics: await freePort() };
   // Each config reads only the names it knows (gateway and scale-out: GATEWAY_*, agent: AGENT_*).
   const portEnv = {
     CCOTEL_GATEWAY_GRPC_ENDPOINT: `127.0.0.1:${ports.grpc}`,

@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { basename, join } from 'node:path';
+import { freePort } from '../helpers/free-port.js';
 import { collectorConfigDir, requireCollectorBinary } from './binary.js';
 
 export interface GatewayOptions {
@@ -18,17 +18,6 @@ export interface GatewayOptions {
   extraConfigs?: string[];
   /** Another gateway config in place of collector-config/gateway.yaml (benchmarks: an earlier version). */
   config?: string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export class Gateway {

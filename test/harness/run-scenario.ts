@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startModelServer, type RecordedRequest } from './model-server.js';
+import { freePort } from '../helpers/free-port.js';
 import { startOtlpReceiver, type OtlpExport } from './otlp-receiver.js';
 import type { ClaudeRelease } from './claude-releases.js';
 import { copyStdinHookCommand, installHooks, runClaude, type ClaudeRunResult } from './run-claude.js';
@@ -65,14 +66,6 @@ export interface ScenarioOutcome {
   /** Native telemetry received (empty when it went to options.otlpUrl). */
   telemetry: OtlpExport[];
   background?: BackgroundProcess;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function runSession(script: SessionScript, options: ScenarioRunOptions & { otlpUrl: string }): Promise<SessionOutcome> {

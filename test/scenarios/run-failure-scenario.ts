@@ -2,10 +2,10 @@
 // reads back what it planted: the session, the planting call's tool_use_id (from the model server), the
 // planted process and the Claude Code process (from the pid files its commands wrote).
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { prepareInteractiveHome, startInteractive } from '../harness/interactive.js';
+import { freePort } from '../helpers/free-port.js';
 import { startModelServer, type ModelServer } from '../harness/model-server.js';
 import { runClaude } from '../harness/run-claude.js';
 import type { FailureScenario, InteractiveScript, PrintRun, ScriptStep } from './failure-scenarios.js';
@@ -19,14 +19,6 @@ export interface ScenarioRun {
   plantingToolUseId?: string;
   plantedPid?: number;
   agentPid?: number;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function runFailureScenario(scenario: FailureScenario, home: string, projectDir: string): Promise<ScenarioRun> {
