@@ -4,7 +4,7 @@
 //   vite-node bench/scale-out-host.ts STATS_PATH   (CLAUDE_CONFIG_DIR, CCOTEL_STATE_DIR, OTEL_EXPORTER_OTLP_* set)
 import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../sidecar/src/config.js';
-import { buildPipeline } from '../sidecar/src/ingest.js';
+import { buildPipeline } from '../sidecar/src/build-pipeline.js';
 import { CheckpointStore, sinkKey } from '../sidecar/src/sources/checkpoints.js';
 import { transcriptRoots } from '../sidecar/src/sources/transcript-discovery.js';
 import { TranscriptTailer } from '../sidecar/src/sources/transcript-tailer.js';
@@ -15,7 +15,7 @@ if (!statsPath) throw new Error('usage: scale-out-host.ts STATS_PATH');
 
 const config = loadConfig({ store: '' });
 const sink = await createOtlpSink(config, { log: (message) => process.stderr.write(`host: ${message}\n`) });
-const { pipeline } = buildPipeline(config, undefined, [sink]);
+const { pipeline } = buildPipeline(config, { mode: 'once', sinks: [sink] });
 const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey(['', config.otlpEndpoint]));
 const tailer = new TranscriptTailer({ roots: transcriptRoots(), pipeline, checkpoints, idleMs: config.idleMs, log: (message) => process.stderr.write(`host: ${message}\n`) });
 

@@ -22,7 +22,8 @@ import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { DEFAULTS, loadConfig } from '../sidecar/src/config.js';
-import { buildPipeline, ingestFile } from '../sidecar/src/ingest.js';
+import { buildPipeline } from '../sidecar/src/build-pipeline.js';
+import { ingestFile } from '../sidecar/src/ingest.js';
 import type { TelemetryBatch } from '../sidecar/src/model.js';
 import { SIDECAR_VERSION, sidecarResource } from '../sidecar/src/resource.js';
 import { OtlpEncoder, type Signal } from '../sidecar/src/sinks/otlp-convert.js';
@@ -92,7 +93,7 @@ const events = (w: Pick<Workload, 'spans' | 'logs' | 'points'>) => w.spans + w.l
 async function measureWorkload(name: string, configDirs: string[]): Promise<Workload> {
   const config = loadConfig({ store: '' }, { HOME: join(scratch, 'workload-home'), CCOTEL_STATE_DIR: join(scratch, 'workload-state') });
   const recorder = new RecordingSink();
-  const { pipeline } = buildPipeline(config, undefined, [recorder]);
+  const { pipeline } = buildPipeline(config, { mode: 'once', sinks: [recorder] });
   const files = await discoverTranscripts(transcriptRoots({ HOME: '/nonexistent', CLAUDE_CONFIG_DIR: configDirs.join(',') }));
   for (const file of files) await ingestFile(pipeline, file, 0);
   await pipeline.finish();
@@ -129,7 +130,7 @@ async function measureStorage(configDirs: string[]): Promise<{ rows: number; byt
   const config = loadConfig({ store: storeDir }, { HOME: join(scratch, 'storage-home'), CCOTEL_STATE_DIR: join(scratch, 'storage-state'), CCOTEL_RAW_TTL_DAYS: '0' });
   const store = await openStore(storeDir, { command: 'bench', access: 'write', rawTtlDays: 0 });
   try {
-    const { pipeline } = buildPipeline(config, store);
+    const { pipeline } = buildPipeline(config, { mode: 'once', store });
     for (const file of await discoverTranscripts(transcriptRoots({ HOME: '/nonexistent', CLAUDE_CONFIG_DIR: configDirs.join(',') }))) await ingestFile(pipeline, file, 0);
     await pipeline.finish();
     await store.client.command({ query: 'OPTIMIZE TABLE otel_traces FINAL' });

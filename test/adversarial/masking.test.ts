@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../sidecar/src/config.js';
-import { buildPipeline, buildProcessors, ingestFile } from '../../sidecar/src/ingest.js';
+import { buildPipeline, buildProcessors } from '../../sidecar/src/build-pipeline.js';
+import { ingestFile } from '../../sidecar/src/ingest.js';
 import type { Sink, TelemetryBatch } from '../../sidecar/src/model.js';
 import { findLeaks, plantSecret, type SecretKind } from '../generators/secrets.js';
 
@@ -81,7 +82,7 @@ describe('secrets in ids, event names and cut lines', () => {
       },
       async close() {},
     };
-    const { pipeline } = buildPipeline(loadConfig({ store: 'none' }, envWith({ CCOTEL_CONTENT_MAX_LENGTH: '200000' })), undefined, [sink]);
+    const { pipeline } = buildPipeline(loadConfig({ store: 'none' }, envWith({ CCOTEL_CONTENT_MAX_LENGTH: '200000' })), { mode: 'once', sinks: [sink] });
     await ingestFile(pipeline, { path: transcript, kind: 'main' }, 0);
     await pipeline.finish();
     expect(bodies).toHaveLength(1);

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../sidecar/src/config.js';
-import { buildPipeline, ingestFile } from '../../sidecar/src/ingest.js';
+import { buildPipeline } from '../../sidecar/src/build-pipeline.js';
+import { ingestFile } from '../../sidecar/src/ingest.js';
 import { batchSize, type Sink, type TelemetryBatch } from '../../sidecar/src/model.js';
 import { FLUSH_ITEMS, SKIPPED_RECORDS_PER_FILE } from '../../sidecar/src/pipeline.js';
 import { assertBuilt, CLI, cliEnv, runProcess } from '../reliability/cli.js';
@@ -47,7 +48,7 @@ describe('bounded memory under a transcript of garbage lines', () => {
       async close() {},
     };
     const env = { HOME: dir, CCOTEL_STATE_DIR: join(dir, 'state'), CCOTEL_DATA_DIR: join(dir, 'data'), CCOTEL_CONFIG: join(dir, 'none.yaml') };
-    const { pipeline } = buildPipeline(loadConfig({ store: 'none' }, env), undefined, [sink]);
+    const { pipeline } = buildPipeline(loadConfig({ store: 'none' }, env), { mode: 'once', sinks: [sink] });
     const heapBefore = process.memoryUsage().heapUsed;
     await ingestFile(pipeline, { path: transcript, kind: 'main' }, 0);
     await pipeline.finish();

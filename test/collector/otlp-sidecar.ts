@@ -4,7 +4,8 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { loadConfig } from '../../sidecar/src/config.js';
-import { buildPipeline, ingestFile } from '../../sidecar/src/ingest.js';
+import { buildPipeline } from '../../sidecar/src/build-pipeline.js';
+import { ingestFile } from '../../sidecar/src/ingest.js';
 import type { Pipeline } from '../../sidecar/src/pipeline.js';
 import { createOtlpSink, type OtlpSink, type OtlpSinkOptions } from '../../sidecar/src/sinks/otlp-sink.js';
 import { discoverTranscripts, transcriptRoots, type DiscoveredTranscript } from '../../sidecar/src/sources/transcript-discovery.js';
@@ -23,7 +24,7 @@ export async function otlpOnlySidecar(gateway: Gateway, stateDir: string, overri
   const config = loadConfig({ store: '', otlp: gateway.url }, { HOME: stateDir, CCOTEL_STATE_DIR: stateDir });
   const sink = await createOtlpSink(config, overrides);
   const recorder = new RecordingSink();
-  const { pipeline } = buildPipeline(config, undefined, [sink, recorder]);
+  const { pipeline } = buildPipeline(config, { mode: 'once', sinks: [sink, recorder] });
   return { sink, recorder, pipeline };
 }
 

@@ -2,10 +2,9 @@
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { buildPipeline, exportSinks, ingestFile, requireDestination } from '../ingest.js';
+import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { IngestStats } from '../pipeline.js';
-import { HookSpoolSource, type HookSpoolStats } from '../sources/hook-spool-source.js';
-import { ShellLogSource } from '../sources/shell-log-source.js';
+import type { HookSpoolStats } from '../sources/hook-spool-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { renderContext } from '../../../schemas/clickhouse.js';
 import { placement, type Placement } from '../retention/placement.js';
@@ -35,12 +34,9 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   const extraSinks = await exportSinks(config);
   const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
   try {
-    const { pipeline, storeSink, hooks, shell, maskText } = buildPipeline(config, store, extraSinks);
-    // Hooks and shell logs first: they wait (in their correlators) for the spans the transcripts produce.
-    // Delivered hook events are deleted, as `run` does, unless --keep-spool; shell logs are read whole.
-    const spool = new HookSpoolSource({ ...config.paths, pipeline, maskText, addHook: (event) => hooks.add(event), consume: !options.keepSpool });
-    spool.scan();
-    await new ShellLogSource({ dir: config.paths.shellLogDir, shell, pipeline }).readAll();
+    const built = buildPipeline(config, { mode: 'once', store, sinks: extraSinks, keepSpool: options.keepSpool });
+    const { pipeline, storeSink, spool } = built;
+    await built.readSideInputs();
     const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
     const bar = options.progress
       ? new SingleBar({
@@ -55,22 +51,13 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
     };
     bar?.start(Math.round(totalBytes / 1e6), 0, { files: `0/${files.length}`, rate: '0.0' });
     for (const file of files) {
-      let read;
-      try {
-        read = await ingestFile(pipeline, file, 0, (bytes) => {
-          doneBytes += bytes;
-          showProgress();
-        });
-      } catch (error) {
-        pipeline.reportUnreadable(file.path, error as Error);
-        continue;
-      }
-      if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
-      pipeline.stats.files++;
+      await built.readTranscript(file, (bytes) => {
+        doneBytes += bytes;
+        showProgress();
+      });
       showProgress();
     }
-    await pipeline.finish();
-    await spool.settle();
+    await built.finish();
     bar?.stop();
     const after = store ? await summarise(store, config.rawTtlDays) : undefined;
     return {

@@ -3,16 +3,15 @@
 // or SIGTERM stops it cleanly: deliver, commit, close the store, exit 0.
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { buildPipeline, exportSinks, requireDestination } from '../ingest.js';
+import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
 import { StateWrites } from '../sources/state-file.js';
-import { HookSpoolSource } from '../sources/hook-spool-source.js';
-import { ProcessWatcher } from '../sources/process-watcher.js';
-import { ShellLogSource } from '../sources/shell-log-source.js';
-import { TranscriptTailer } from '../sources/transcript-tailer.js';
+import type { HookSpoolSource } from '../sources/hook-spool-source.js';
+import type { ShellLogSource } from '../sources/shell-log-source.js';
+import type { TranscriptTailer } from '../sources/transcript-tailer.js';
 import { candidateRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
@@ -51,13 +50,13 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
   try {
     if (store?.kind === 'embedded') endpoint = await serveStore(store, 'run');
     extraSinks = await exportSinks(config);
-    const { pipeline, hooks, shell, detector, maskText } = buildPipeline(config, store, extraSinks);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]), new StateWrites(log));
     // Roots that do not exist yet are followed once they appear (a host where Claude Code has not run yet).
     const roots = candidateRoots();
     const missing = roots.filter((root) => !existsSync(root));
     if (missing.length > 0) log(`not there yet, followed once they appear: ${missing.join(', ')}`);
-    const tailer = new TranscriptTailer({ roots, pipeline, checkpoints, idleMs: config.idleMs, usePolling: options.polling, log, beforeRead: () => spool.scan() });
+    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log });
+    const { pipeline, tailer, spool, shellLog } = built;
     const startedMs = Date.now();
     const writeStatus = (stopped = false) => {
       const status: SidecarStatus = {
@@ -75,32 +74,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       };
       checkpoints.saveStatus(status);
     };
-    // Hook events not matched to a span within the idle time are delivered as log records.
-    const spool = new HookSpoolSource({ ...config.paths, pipeline, maskText, addHook: (event) => hooks.add(event), log, onTick: () => hooks.expire(Date.now() - config.idleMs) });
-    spool.start();
-    const shellLog = new ShellLogSource({
-      dir: config.paths.shellLogDir,
-      shell,
-      pipeline,
-      checkpointPath: join(config.paths.checkpointDir, `shell-${checkpoints.key}.json`),
-      stateWrites: checkpoints.writes,
-      onTick: () => shell.expire(Date.now() - config.idleMs),
-      log,
-    });
-    shellLog.start();
-    // Each scan reads all of /proc: every scan_interval_ms, and soon after the events that make a detection due.
-    const processes = new ProcessWatcher({
-      intervalMs: config.scanIntervalMs,
-      onScan: async (scan) => {
-        detector.onScan(scan);
-        await pipeline.flush();
-      },
-      sessionsToName: () => detector.sessionsWithoutAgent(),
-      log,
-    });
-    detector.requestScan = (delayMs) => processes.scanIn(delayMs);
-    processes.start();
-    await tailer.start();
+    await built.start();
     const statusTimer = setInterval(() => writeStatus(), STATUS_EVERY_MS);
     statusTimer.unref();
     writeStatus();
@@ -114,10 +88,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       checkpoints,
       stop: async () => {
         clearInterval(statusTimer);
-        await processes.stop();
-        await spool.stop();
-        await shellLog.stop();
-        await tailer.stop();
+        await built.stop();
         writeStatus(true);
         for (const sink of extraSinks) await sink.close();
         await endpoint?.close();

@@ -7,7 +7,7 @@ import { otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { appendTurns, sessionPath, turnLines, uuidOf, waitFor } from '../../../test/reliability/transcripts.js';
 import { loadConfig } from '../config.js';
 import { spanIdOf, traceIdOf } from '../ids.js';
-import { buildPipeline } from '../ingest.js';
+import { buildPipeline } from '../build-pipeline.js';
 import type { Pipeline } from '../pipeline.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { CheckpointStore } from './checkpoints.js';
@@ -49,7 +49,7 @@ async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleM
   mkdirSync(join(configDir, 'projects'), { recursive: true });
   if (!existing) for (const statement of otelTablesDdl({ database, rawTtlDays: 0 })) await store.client.command({ query: statement });
   const config = loadConfig({ store: join(scratch, 'store') }, { HOME: scratch });
-  const { pipeline } = buildPipeline(config, { ...store, database });
+  const { pipeline } = buildPipeline(config, { mode: 'once', store: { ...store, database } });
   const checkpoints = new CheckpointStore(join(configDir, 'checkpoints'), 'test');
   const logs: string[] = [];
   // Records are two hours old and the idle time is one second: every turn closes at the next idle check.

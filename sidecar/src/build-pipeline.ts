@@ -1,0 +1,206 @@
+// The one place the sidecar's pipeline is assembled, for `run` and `backfill` alike: the transcript correlator,
+// the joins in their order, the processors, the sinks, and the sources that feed the joins. The two commands
+// differ only by the mode, and only in this:
+//   follow (`run`): the hook spool and the shell logs are watched and handed over as they grow; hooks and shell
+//     commands still waiting after the idle time are given up on at each of their ticks; the shell log commits its
+//     read positions; the transcripts are followed by the tailer from their checkpoints; /proc is scanned for the
+//     detectors. Started and stopped as a whole.
+//   once (`backfill`): the spool and the shell logs are read whole first (their events wait in the correlators for
+//     the spans the transcripts produce), then the caller reads every transcript from its start (ingestFile), and
+//     the end of input closes everything still open.
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import { ingestFile } from './ingest.js';
+import { isTextMasker, type Processor, type Sink } from './model.js';
+import { Pipeline } from './pipeline.js';
+import { CapProcessor } from './processors/cap.js';
+import { NoContentProcessor } from './processors/content-level.js';
+import { HookCorrelator } from './processors/correlate-hooks.js';
+import { ShellCorrelator } from './processors/correlate-shell.js';
+import { FailureModeDetector } from './processors/detectors/index.js';
+import { loadOrCreateInstallationKey } from './processors/installation-key.js';
+import { MaskProcessor } from './processors/mask.js';
+import { PriceChatsProcessor } from './processors/price-chats.js';
+import { createSecretDetector } from './processors/secret-detector.js';
+import { SessionStateTracker } from './processors/session-state.js';
+import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
+import type { TranscriptFile } from './records/transcript.js';
+import { sidecarResource, SIDECAR_VERSION } from './resource.js';
+import { RowMapper } from './sinks/clickhouse-rows.js';
+import { ClickHouseSink } from './sinks/clickhouse-sink.js';
+import { createOtlpSink } from './sinks/otlp-sink.js';
+import type { CheckpointStore } from './sources/checkpoints.js';
+import { HookSpoolSource } from './sources/hook-spool-source.js';
+import { ProcessWatcher } from './sources/process-watcher.js';
+import { ShellLogSource } from './sources/shell-log-source.js';
+import { TranscriptTailer } from './sources/transcript-tailer.js';
+import type { Store } from './store/open-store.js';
+
+/**
+ * Pricing first (it reads only token counts). Masking before capping, always, so a cap can never cut a
+ * secret in half and leave its head readable.
+ */
+export function buildProcessors(config: Config): Processor[] {
+  const price = new PriceChatsProcessor();
+  const cap = new CapProcessor(config.contentMaxLength);
+  if (config.contentLevel === 'raw') return [price, cap];
+  const mask = new MaskProcessor(createSecretDetector(), loadOrCreateInstallationKey(config.paths.keyPath));
+  return config.contentLevel === 'none' ? [price, new NoContentProcessor(), mask, cap] : [price, mask, cap];
+}
+
+/** A writing command needs a store or an OTLP endpoint (`--store none` without `--otlp` writes nowhere). */
+export function requireDestination(config: Config): void {
+  if (config.store === '' && config.otlpEndpoint === '') throw new Error('nothing to write to: give a --store or an --otlp endpoint');
+}
+
+/** Sinks besides the store: the OTLP exporter when an endpoint is configured. Close them when done. */
+export async function exportSinks(config: Config): Promise<Sink[]> {
+  return config.otlpEndpoint ? [await createOtlpSink(config)] : [];
+}
+
+interface CommonSetup {
+  /** The store to write to (none: only `sinks`). */
+  store?: Store;
+  /** Sinks besides the store (the OTLP exporter). */
+  sinks?: Sink[];
+  log?: (message: string) => void;
+}
+
+export interface OnceSetup extends CommonSetup {
+  mode: 'once';
+  /** Read the hook spool without deleting the delivered events. */
+  keepSpool?: boolean;
+}
+
+export interface FollowSetup extends CommonSetup {
+  mode: 'follow';
+  /** The projects dirs to follow (those missing are followed once they appear). */
+  roots: string[];
+  /** Where read positions are committed (transcripts, and the shell log beside them). */
+  checkpoints: CheckpointStore;
+  /** Poll files instead of using inotify. */
+  polling?: boolean;
+}
+
+export interface BuiltPipeline {
+  pipeline: Pipeline;
+  storeSink?: ClickHouseSink;
+  /** Hook events (from the spool source) are joined onto the transcript traces here. */
+  hooks: HookCorrelator;
+  /** Shell-log commands (from the shell log source) become shell spans under their Bash tool span here. */
+  shell: ShellCorrelator;
+  /** Failure modes: fed by the telemetry, the hooks and (following) the process watcher's scans. */
+  detector: FailureModeDetector;
+  /** The pipeline's masking for text kept outside telemetry (dead-letter files); as is at content level raw. */
+  maskText: (text: string) => Promise<string>;
+  spool: HookSpoolSource;
+  shellLog: ShellLogSource;
+}
+
+export interface OncePipeline extends BuiltPipeline {
+  /** Take in the hook spool and the shell logs whole; call before reading the transcripts. */
+  readSideInputs(): Promise<void>;
+  /** Read one transcript from its start to its end (a file that cannot be read is reported, and the others go on). */
+  readTranscript(file: TranscriptFile, onProgress?: (bytes: number) => void): Promise<void>;
+  /** End of input: close everything still open, deliver it, and wait until broken spool files are kept aside. */
+  finish(): Promise<void>;
+}
+
+export interface FollowPipeline extends BuiltPipeline {
+  tailer: TranscriptTailer;
+  processes: ProcessWatcher;
+  /** Start every source; resolves once the transcripts are followed (their catch-up goes on in the background). */
+  start(): Promise<void>;
+  /** Stop every source: what was read is delivered and committed; open turns stay open for the next start. */
+  stop(): Promise<void>;
+}
+
+export function buildPipeline(config: Config, setup: OnceSetup): OncePipeline;
+export function buildPipeline(config: Config, setup: FollowSetup): FollowPipeline;
+export function buildPipeline(config: Config, setup: OnceSetup | FollowSetup): OncePipeline | FollowPipeline {
+  const { store, log } = setup;
+  const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(config.contentLevel), SIDECAR_VERSION), store.database, store.kind === 'embedded') : undefined;
+  const sinks = [...(storeSink ? [storeSink] : []), ...(setup.sinks ?? [])];
+  const detector = new FailureModeDetector({ idleMs: config.idleMs });
+  const sessionState = new SessionStateTracker();
+  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook, sessionState.onHook] });
+  const shell = new ShellCorrelator();
+  // Order matters: the shell join and the detectors see the hook events already on the spans.
+  const joins = [hooks, shell, detector, sessionState];
+  const processors = buildProcessors(config);
+  const mask = processors.find(isTextMasker);
+  const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
+  const pipeline = new Pipeline(new TranscriptCorrelator(), processors, sinks, joins);
+  const follow = setup.mode === 'follow';
+  // Following, what waited longer than the idle time for its span is given up on (delivered as it is).
+  const idleCutoff = () => Date.now() - config.idleMs;
+  const spool = new HookSpoolSource({
+    ...config.paths,
+    pipeline,
+    maskText,
+    addHook: (event) => hooks.add(event),
+    log,
+    ...(follow ? { onTick: () => hooks.expire(idleCutoff()) } : { consume: !setup.keepSpool }),
+  });
+  const shellLog = new ShellLogSource({
+    dir: config.paths.shellLogDir,
+    shell,
+    pipeline,
+    log,
+    ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes, onTick: () => shell.expire(idleCutoff()) } : {}),
+  });
+  const built: BuiltPipeline = { pipeline, storeSink, hooks, shell, detector, maskText, spool, shellLog };
+  if (!follow) {
+    return {
+      ...built,
+      readSideInputs: async () => {
+        spool.scan();
+        await shellLog.readAll();
+      },
+      readTranscript: async (file, onProgress) => {
+        let read;
+        try {
+          read = await ingestFile(pipeline, file, 0, onProgress);
+        } catch (error) {
+          pipeline.reportUnreadable(file.path, error as Error);
+          return;
+        }
+        if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
+        pipeline.stats.files++;
+      },
+      finish: async () => {
+        await pipeline.finish();
+        await spool.settle();
+      },
+    };
+  }
+  const tailer = new TranscriptTailer({ roots: setup.roots, pipeline, checkpoints: setup.checkpoints, idleMs: config.idleMs, usePolling: setup.polling, log, beforeRead: () => spool.scan() });
+  // Each scan reads all of /proc: every scan_interval_ms, and soon after the events that make a detection due.
+  const processes = new ProcessWatcher({
+    intervalMs: config.scanIntervalMs,
+    onScan: async (scan) => {
+      detector.onScan(scan);
+      await pipeline.flush();
+    },
+    sessionsToName: () => detector.sessionsWithoutAgent(),
+    log,
+  });
+  detector.requestScan = (delayMs) => processes.scanIn(delayMs);
+  return {
+    ...built,
+    tailer,
+    processes,
+    start: async () => {
+      spool.start();
+      shellLog.start();
+      processes.start();
+      await tailer.start();
+    },
+    stop: async () => {
+      await processes.stop();
+      await spool.stop();
+      await shellLog.stop();
+      await tailer.stop();
+    },
+  };
+}
