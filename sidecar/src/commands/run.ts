@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
+import { retrying, type BackoffPolicy } from '../retry.js';
 import { StateWrites } from '../sources/state-file.js';
 import type { HookSpoolSource } from '../sources/hook-spool-source.js';
 import type { ShellLogSource } from '../sources/shell-log-source.js';
@@ -38,7 +39,7 @@ export interface RunningSidecar {
 
 const STATUS_EVERY_MS = 5_000;
 /** Short, like the tailer's retries: a run waiting for a backfill should start soon after it ends. */
-const STORE_RETRY_MAX_MS = 5_000;
+const STORE_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 
 /** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
@@ -116,18 +117,14 @@ function storeIdentity(target: string): string {
  * (backfill) or a server that does not answer yet is waited for, so nothing is lost meanwhile.
  */
 async function openStoreWhenAvailable(config: Config, log: (message: string) => void, signal?: AbortSignal): Promise<Store> {
-  let delayMs = 500;
-  for (;;) {
-    try {
-      return await openStore(config.store, { command: 'run', access: 'write', rawTtlDays: config.rawTtlDays });
-    } catch (error) {
+  return retrying(() => openStore(config.store, { command: 'run', access: 'write', rawTtlDays: config.rawTtlDays }), {
+    policy: STORE_RETRY,
+    signal,
+    onFailure: (error, delayMs) => {
       if (error instanceof StoreBusyError && readLock(resolve(config.store))?.command === 'run') throw error;
-      if (signal?.aborted) throw error;
-      log(`store not available (${(error as Error).message}); retrying in ${Math.round(delayMs / 1000)} s`);
-      await new Promise((resolveDelay) => setTimeout(resolveDelay, delayMs));
-      delayMs = Math.min(delayMs * 2, STORE_RETRY_MAX_MS);
-    }
-  }
+      log(`store not available (${error.message}); retrying in ${Math.round(delayMs / 1000)} s`);
+    },
+  });
 }
 
 /**

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { emptyBatch, type LogRecord, type Resource, type Sink, type TelemetryBatch } from '../model.js';
 import { sidecarResource, SIDECAR_VERSION } from '../resource.js';
+import { Backoff, sleep } from '../retry.js';
 import { EVENTS, METRICS, metricPoint } from '../semconv.js';
 import { DiskQueue, type QueueEntry } from './disk-queue.js';
 import { OtlpEncoder, type Signal } from './otlp-convert.js';
@@ -155,12 +156,13 @@ export class OtlpSink implements Sink {
   /**
    * Send until the collector answers for good ('answered'), answers 413 for a request that can be split
    * ('too_large': the caller sends the halves), or until `giveUpAfterMs` has passed ('gave_up': the caller
-   * queues it). Backoff doubles from initialBackoffMs up to maxBackoffMs with ±20% jitter; a Retry-After
-   * from the collector replaces it.
+   * queues it). Backoff (retry.ts) doubles from initialBackoffMs up to maxBackoffMs with ±20% jitter; a
+   * Retry-After from the collector replaces it; maxRetryAfterMs bounds both.
    */
   private async sendWithRetry(request: Request, giveUpAfterMs: number): Promise<'answered' | 'too_large' | 'gave_up'> {
     const started = Date.now();
-    let backoff = this.options.initialBackoffMs;
+    const { initialBackoffMs: firstMs, maxBackoffMs: maxMs, maxRetryAfterMs } = this.options;
+    const backoff = new Backoff({ firstMs, maxMs, jitter: 0.2, maxRetryAfterMs });
     for (;;) {
       const outcome = await sendRequest(request.signal, this.options.targets[request.signal], request.body, this.stopping.signal);
       if (outcome.kind === 'too_large' && request.halves) return 'too_large';
@@ -169,8 +171,7 @@ export class OtlpSink implements Sink {
         return 'answered';
       }
       this.noteFailure(outcome.reason);
-      const delay = Math.min(outcome.retryAfterMs ?? jitter(backoff), this.options.maxRetryAfterMs);
-      backoff = Math.min(backoff * 2, this.options.maxBackoffMs);
+      const delay = backoff.next(outcome.retryAfterMs);
       if (this.stopping.signal.aborted || Date.now() + delay - started > giveUpAfterMs) return 'gave_up';
       await sleep(delay, this.stopping.signal);
     }
@@ -276,23 +277,6 @@ async function inParallel<T>(items: T[], limit: number, task: (item: T) => Promi
     while (next < items.length) await task(items[next++]);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-function jitter(ms: number): number {
-  return ms * (0.8 + Math.random() * 0.4);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

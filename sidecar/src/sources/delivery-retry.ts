@@ -1,5 +1,6 @@
 // How the transcript tailer waits out a sink that is down: the failed delivery is retried with backoff (nothing
 // more is read meanwhile, so memory stays bounded), and the state shows in `ccotel status`.
+import { retrying, type BackoffPolicy } from '../retry.js';
 
 export interface SinkState {
   state: 'starting' | 'ok' | 'retrying';
@@ -8,15 +9,14 @@ export interface SinkState {
   retries: number;
 }
 
-const RETRY_FIRST_MS = 500;
 /** Short: a retry is one request, and the store being back should not wait long to be noticed. */
-const RETRY_MAX_MS = 5_000;
+const DELIVERY_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 
 export interface DeliveryRetryOptions {
   /** What a retry runs (the pipeline's flush: the failed batch is kept for it). */
   retry: () => Promise<void>;
   /** Stop retrying (the source is stopping; the next start re-reads from the last commit). */
-  stopping: () => boolean;
+  signal: AbortSignal;
   log?: (message: string) => void;
 }
 
@@ -27,23 +27,20 @@ export class DeliveryRetry {
 
   /** Run a delivery, retrying with backoff while the sink fails; false if stopped before it succeeded. */
   async deliver(attempt: () => Promise<void>): Promise<boolean> {
-    let delayMs = RETRY_FIRST_MS;
-    for (;;) {
-      try {
-        await attempt();
-        this.sink.state = 'ok';
-        this.sink.lastOkMs = Date.now();
-        return true;
-      } catch (error) {
-        this.sink.state = 'retrying';
-        this.sink.lastError = (error as Error).message;
-        this.sink.retries++;
-        if (this.sink.retries === 1 || this.sink.retries % 10 === 0) this.options.log?.(`sink failed (${this.sink.lastError}); retrying, nothing is read meanwhile`);
-        if (this.options.stopping()) return false;
-        await new Promise((resolveDelay) => setTimeout(resolveDelay, delayMs));
-        delayMs = Math.min(delayMs * 2, RETRY_MAX_MS);
-        attempt = this.options.retry;
-      }
+    try {
+      await retrying((failures) => (failures === 0 ? attempt() : this.options.retry()), { policy: DELIVERY_RETRY, signal: this.options.signal, onFailure: (error) => this.failed(error) });
+    } catch {
+      return false;
     }
+    this.sink.state = 'ok';
+    this.sink.lastOkMs = Date.now();
+    return true;
+  }
+
+  private failed(error: Error): void {
+    this.sink.state = 'retrying';
+    this.sink.lastError = error.message;
+    this.sink.retries++;
+    if (this.sink.retries === 1 || this.sink.retries % 10 === 0) this.options.log?.(`sink failed (${this.sink.lastError}); retrying, nothing is read meanwhile`);
   }
 }

@@ -56,14 +56,15 @@ export class TranscriptTailer {
   private readonly tree: TranscriptTree;
   private readonly watcher: TranscriptWatcher;
   private wake?: () => void;
-  private stopping = false;
+  /** Fired by `stop`: the loop ends after its current read, and a delivery waiting out the sink gives up. */
+  private readonly halt = new AbortController();
   private loop?: Promise<void>;
   private idleTimer?: NodeJS.Timeout;
   private idleDue = false;
   private readSinceCommit = 0;
 
   constructor(private readonly options: TailerOptions) {
-    this.delivery = new DeliveryRetry({ retry: () => options.pipeline.flush(), stopping: () => this.stopping, log: options.log });
+    this.delivery = new DeliveryRetry({ retry: () => options.pipeline.flush(), signal: this.halt.signal, log: options.log });
     this.tree = new TranscriptTree(options.roots, options.log);
     this.known = new TrackedFiles({
       tree: this.tree,
@@ -79,6 +80,10 @@ export class TranscriptTailer {
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       log: options.log,
     });
+  }
+
+  private get stopping(): boolean {
+    return this.halt.signal.aborted;
   }
 
   get sink(): SinkState {
@@ -118,7 +123,7 @@ export class TranscriptTailer {
 
   /** Stop following: finish the current read, deliver, commit. Open turns stay open (a restart re-reads them). */
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.halt.abort();
     clearInterval(this.idleTimer);
     this.recheck.stop();
     clearTimeout(this.saveRetryTimer);
