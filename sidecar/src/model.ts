@@ -98,6 +98,8 @@ export interface Sink {
 /** A processing stage after correlation (mask, cap): telemetry in, telemetry out. */
 export interface Processor {
   readonly name: string;
+  /** The longest text this processor lets through, when it cuts text (the content cap). */
+  readonly maxTextLength?: number;
   process(batch: TelemetryBatch): Promise<TelemetryBatch>;
 }
 

@@ -2,33 +2,18 @@
 // (mask, cap) → sinks. Lines are fed in file order; telemetry leaves in batches, and `flush` resolves only
 // once every sink accepted the batch, which is what lets a caller commit file offsets (or delete spool files,
 // through the acks a join hands over with its output) after it (at-least-once).
-import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
-import { batchSize, emptyBatch, type Ack, type Join, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
+import { batchSize, emptyBatch, type Ack, type Join, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { TranscriptFile } from './records/transcript.js';
-import { CapProcessor } from './processors/cap.js';
 import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
-import { EVENTS, METRICS, metricPoint } from './semconv.js';
-
-/**
- * Characters of a skipped line handed to the processors beyond what the content cap keeps: masking runs on
- * them, then the cap cuts. A cut here, before masking, may leave the head of a secret unrecognisable, so it
- * falls past the cap by more than the longest secret a detector finds (a PEM body, secret-rules.ts):
- * a secret the cap could keep the head of ends before this cut, whatever CCOTEL_CONTENT_MAX_LENGTH is.
- */
-const SKIPPED_LINE_MARGIN = 64 * 1024;
+import { SkippedLines, timeAfter, timestampIn, type SkippedRecord } from './skipped-lines.js';
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
 export const FLUSH_ITEMS = 5_000;
 /** Input bytes read before a flush: with FLUSH_ITEMS, bounds a batch whatever the lines hold. */
 export const FLUSH_INPUT_BYTES = 8 << 20;
 /** Lines read between checks of the two bounds above (a check gathers what the correlator emitted). */
 const CHECK_EVERY_LINES = 1000;
-/**
- * Skipped records kept per file and reason; the lines skipped beyond them are only counted: one record
- * (no text, `ccotel.record.count`) per file, reason and flush.
- */
-export const SKIPPED_RECORDS_PER_FILE = 10;
 
 /** What was read; per-file detail of skipped lines is in their `ccotel.record.skipped` records. */
 export interface IngestStats {
@@ -43,16 +28,6 @@ function newIngestStats(): IngestStats {
   return { files: 0, bytes: 0, lines: 0, skipped: {}, unreadableFiles: new Map() };
 }
 
-export interface SkippedRecord {
-  source: 'transcript' | 'hook' | 'shell';
-  reason: string;
-  file: string;
-  offset?: number;
-  text: string;
-  timeMs: number;
-  type?: string;
-}
-
 export class Pipeline {
   readonly stats = newIngestStats();
   private readonly correlator: TranscriptCorrelator;
@@ -62,12 +37,8 @@ export class Pipeline {
   private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
   private readonly lastTimeMs = new Map<string, number>();
-  /** Per file, skipped records kept so far by reason (reset when the file is read from its start). */
-  private readonly skippedKept = new Map<string, Map<string, number>>();
-  /** Skipped lines past the kept ones, per file and reason, since the last flush: the first of them and how many. */
-  private skippedOver = new Map<string, { record: SkippedRecord; count: number }>();
+  private readonly skipped: SkippedLines;
   private inputBytes = 0;
-  private readonly skippedLineKeep: number;
 
   constructor(
     correlator: TranscriptCorrelator,
@@ -76,8 +47,7 @@ export class Pipeline {
     private readonly joins: Join[] = [],
   ) {
     this.correlator = correlator;
-    const capped = processors.filter((processor) => processor instanceof CapProcessor).map((cap) => cap.maxLength);
-    this.skippedLineKeep = SKIPPED_LINE_MARGIN + Math.max(0, ...capped);
+    this.skipped = new SkippedLines(Math.max(0, ...processors.map((processor) => processor.maxTextLength ?? 0)));
   }
 
   async addLines(file: TranscriptFile, lines: Line[]): Promise<void> {
@@ -92,7 +62,7 @@ export class Pipeline {
       }
       if (line.start === 0) {
         this.correlator.readingFromStart(file.path);
-        this.skippedKept.delete(file.path);
+        this.skipped.restart(file.path);
       }
       if (line.text.length === 0) continue;
       const parsed = parseTranscriptLine(line.text);
@@ -124,42 +94,7 @@ export class Pipeline {
    * for the first few per file and reason; past them, a count (see SKIPPED_RECORDS_PER_FILE).
    */
   skipRecord(record: SkippedRecord): void {
-    const kept = this.skippedKept.get(record.file) ?? new Map<string, number>();
-    this.skippedKept.set(record.file, kept);
-    const keptForReason = kept.get(record.reason) ?? 0;
-    if (keptForReason < SKIPPED_RECORDS_PER_FILE) {
-      kept.set(record.reason, keptForReason + 1);
-      this.addSkipped(record, 1);
-      return;
-    }
-    const key = `${record.reason}\0${record.file}`;
-    const over = this.skippedOver.get(key);
-    if (over) over.count++;
-    else this.skippedOver.set(key, { record: { ...record, text: '' }, count: 1 });
-  }
-
-  private addSkipped(record: SkippedRecord, count: number): void {
-    const id = recordIdOf('skipped', record.file, String(record.offset ?? ''));
-    const attributes = {
-      reason: record.reason,
-      'ccotel.source': record.source,
-      'ccotel.source.file': record.file,
-      ...(record.offset !== undefined ? { 'ccotel.source.offset': record.offset } : {}),
-      ...(record.type ? { 'ccotel.row.type': record.type } : {}),
-      ...(count > 1 ? { 'ccotel.record.count': count } : {}),
-    };
-    const log: LogRecord = {
-      id,
-      timeMs: record.timeMs,
-      eventName: EVENTS.recordSkipped,
-      severity: 'WARN',
-      traceId: '',
-      spanId: '',
-      body: record.text.slice(0, this.skippedLineKeep),
-      attributes,
-    };
-    this.pending.logs.push(log);
-    this.addHealth(metricPoint(METRICS.sidecarRecords, { id, timeMs: record.timeMs, value: count, attributes: { source: record.source, result: record.reason } }));
+    this.skipped.add(record, this.pending);
   }
 
   /** A `ccotel.sidecar.*` point about the sidecar's own health (deterministic id: a re-read reports it once). */
@@ -253,8 +188,7 @@ export class Pipeline {
   }
 
   private take(): TelemetryBatch {
-    for (const { record, count } of this.skippedOver.values()) this.addSkipped(record, count);
-    this.skippedOver = new Map();
+    this.skipped.addCounts(this.pending);
     this.inputBytes = 0;
     this.collect();
     const batch = this.pending;
@@ -275,30 +209,4 @@ function* partsOf(batch: TelemetryBatch, items: number): Generator<TelemetryBatc
 
 function concatBatches(first: TelemetryBatch, second: TelemetryBatch): TelemetryBatch {
   return { spans: first.spans.concat(second.spans), logs: first.logs.concat(second.logs), metrics: first.metrics.concat(second.metrics) };
-}
-
-/** The record time written in a line, when a line that could not be used still names one. */
-/** Per batch of lines: where the last ask was, and the next line stating a time after it. */
-const lookaheads = new WeakMap<Line[], { at: number; found?: { index: number; timeMs?: number } }>();
-
-/**
- * The first time stated by a line after `line` in `lines`. Asked in line order: one scan forward over the batch,
- * whatever the number of asks.
- */
-function timeAfter(lines: Line[], line: Line): number | undefined {
-  let state = lookaheads.get(lines);
-  if (!state) lookaheads.set(lines, (state = { at: 0 }));
-  while (state.at < lines.length && lines[state.at] !== line) state.at++;
-  if (state.found === undefined || state.found.index <= state.at) {
-    let next = state.at + 1;
-    while (next < lines.length && timestampIn(lines[next].text) === undefined) next++;
-    state.found = next < lines.length ? { index: next, timeMs: timestampIn(lines[next].text) } : { index: Number.POSITIVE_INFINITY };
-  }
-  return state.found.timeMs;
-}
-
-function timestampIn(text: string): number | undefined {
-  const match = /"timestamp":"([^"]{10,40})"/.exec(text);
-  const time = match ? Date.parse(match[1]) : NaN;
-  return Number.isNaN(time) ? undefined : time;
 }

@@ -11,7 +11,8 @@ import { loadConfig } from '../../sidecar/src/config.js';
 import { buildPipeline } from '../../sidecar/src/build-pipeline.js';
 import { ingestFile } from '../../sidecar/src/ingest.js';
 import { batchSize, type Sink, type TelemetryBatch } from '../../sidecar/src/model.js';
-import { FLUSH_ITEMS, SKIPPED_RECORDS_PER_FILE } from '../../sidecar/src/pipeline.js';
+import { FLUSH_ITEMS } from '../../sidecar/src/pipeline.js';
+import { SKIPPED_RECORDS_PER_FILE } from '../../sidecar/src/skipped-lines.js';
 import { assertBuilt, CLI, cliEnv, runProcess } from '../reliability/cli.js';
 
 const LINES = 300_000;

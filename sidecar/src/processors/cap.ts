@@ -37,9 +37,9 @@ export function capText(text: string, max: number): CappedText {
 export class CapProcessor implements Processor {
   readonly name = 'cap';
 
-  constructor(readonly maxLength = DEFAULT_CONTENT_MAX_LENGTH) {
-    if (!Number.isInteger(maxLength) || maxLength < ELLIPSIS.length + 1) {
-      throw new Error(`content max length must be an integer of at least 2, not ${maxLength}`);
+  constructor(readonly maxTextLength = DEFAULT_CONTENT_MAX_LENGTH) {
+    if (!Number.isInteger(maxTextLength) || maxTextLength < ELLIPSIS.length + 1) {
+      throw new Error(`content max length must be an integer of at least 2, not ${maxTextLength}`);
     }
   }
 
@@ -47,8 +47,8 @@ export class CapProcessor implements Processor {
     const { batch, fields } = textFieldsOf(input);
     const truncations: MetricPoint[] = [];
     for (const field of fields) {
-      if (field.uncapped || field.value.length <= this.maxLength) continue;
-      const capped = capText(field.value, this.maxLength);
+      if (field.uncapped || field.value.length <= this.maxTextLength) continue;
+      const capped = capText(field.value, this.maxTextLength);
       field.set(capped.text);
       field.owner.target[`${field.field}.original_length`] = capped.originalLength;
       truncations.push(
