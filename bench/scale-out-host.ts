@@ -8,7 +8,7 @@ import { buildPipeline } from '../sidecar/src/build-pipeline.js';
 import { CheckpointStore, sinkKey } from '../sidecar/src/sources/checkpoints.js';
 import { transcriptRoots } from '../sidecar/src/sources/transcript-discovery.js';
 import { TranscriptTailer } from '../sidecar/src/sources/transcript-tailer.js';
-import { createOtlpSink } from '../sidecar/src/sinks/otlp-sink.js';
+import { createOtlpSink } from '../sidecar/src/sinks/create-otlp-sink.js';
 
 const statsPath = process.argv[2];
 if (!statsPath) throw new Error('usage: scale-out-host.ts STATS_PATH');

@@ -28,7 +28,7 @@ import type { TranscriptFile } from './records/transcript.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
-import { createOtlpSink } from './sinks/otlp-sink.js';
+import { createOtlpSink } from './sinks/create-otlp-sink.js';
 import type { CheckpointStore } from './sources/checkpoints.js';
 import { HookSpoolSource } from './sources/hook-spool-source.js';
 import { ProcessWatcher } from './sources/process-watcher.js';

@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyValues, Message } from '../../../test/collector/otlp-wire.js';
 import { loadConfig } from '../config.js';
 import type { TelemetryBatch } from '../model.js';
-import { createOtlpSink, OTLP_SINK_DEFAULTS, OtlpSink, type OtlpSinkOptions } from './otlp-sink.js';
+import { createOtlpSink } from './create-otlp-sink.js';
+import { OTLP_SINK_DEFAULTS, OtlpSink, type OtlpSinkOptions } from './otlp-sink.js';
 import { OtlpConfigError, parseRetryAfter, resolveTargets } from './otlp-transport.js';
 
 interface Received {

@@ -13,16 +13,14 @@
 // bound are counted, logged, and reported as `ccotel.export.dropped` log records and
 // `ccotel.sidecar.export.dropped` points, which travel with the next batch.
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import type { Config } from '../config.js';
 import { emptyBatch, type LogRecord, type Resource, type Sink, type TelemetryBatch } from '../model.js';
-import { sidecarResource, SIDECAR_VERSION } from '../resource.js';
+import { SIDECAR_VERSION } from '../resource.js';
 import { Backoff, sleep } from '../retry.js';
 import { EVENTS, METRICS, metricPoint } from '../semconv.js';
 import { DiskQueue, type QueueEntry } from './disk-queue.js';
 import { OtlpEncoder, type Signal } from './otlp-convert.js';
 import { queuedHalves, RequestBuilder, type Request } from './otlp-requests.js';
-import { resolveTargets, sendRequest, SIGNALS, type SendOutcome, type SignalTarget } from './otlp-transport.js';
+import { sendRequest, SIGNALS, type SendOutcome, type SignalTarget } from './otlp-transport.js';
 
 export const DEFAULT_QUEUE_MAX_BYTES = 256 * 1024 * 1024;
 
@@ -277,25 +275,4 @@ async function inParallel<T>(items: T[], limit: number, task: (item: T) => Promi
     while (next < items.length) await task(items[next++]);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/**
- * The OTLP sink for a configuration: endpoint from `--otlp` / OTEL_EXPORTER_OTLP_ENDPOINT (config.otlpEndpoint),
- * everything else from the standard OTEL_EXPORTER_OTLP_* variables, resource from OTEL_SERVICE_NAME /
- * OTEL_RESOURCE_ATTRIBUTES, queue in <stateDir>/otlp-queue bounded by CCOTEL_OTLP_QUEUE_MAX_MB (default 256).
- * The OTEL_* variables are read from process.env, as the official exporters read them.
- */
-export async function createOtlpSink(config: Config, overrides: Partial<OtlpSinkOptions> = {}): Promise<OtlpSink> {
-  const queueMb = process.env.CCOTEL_OTLP_QUEUE_MAX_MB;
-  if (queueMb !== undefined && !(Number(queueMb) > 0)) {
-    throw new Error(`CCOTEL_OTLP_QUEUE_MAX_MB must be a number of megabytes > 0, not "${queueMb}"`);
-  }
-  return new OtlpSink({
-    ...OTLP_SINK_DEFAULTS,
-    targets: await resolveTargets(config.otlpEndpoint),
-    resource: sidecarResource(config.contentLevel),
-    queueDir: join(config.paths.stateDir, 'otlp-queue'),
-    ...(queueMb !== undefined ? { queueMaxBytes: Math.round(Number(queueMb) * 1024 * 1024) } : {}),
-    ...overrides,
-  });
 }
