@@ -3,13 +3,15 @@
 // differ only by the mode, and only in this:
 //   follow (`run`): the hook spool and the shell logs are watched and handed over as they grow; hooks and shell
 //     commands still waiting after the idle time are given up on at each of their ticks; the shell log commits its
-//     read positions; the transcripts are followed by the tailer from their checkpoints; /proc is scanned for the
-//     detectors. Started and stopped as a whole.
+//     read positions; the transcripts are followed by the tailer from their checkpoints, and the idle clock
+//     (idle-clock.ts) has it close idle sessions between reads; /proc is scanned for the detectors. Started and
+//     stopped as a whole.
 //   once (`backfill`): the spool and the shell logs are read whole first (their events wait in the correlators for
 //     the spans the transcripts produce), then the caller reads every transcript from its start (ingestFile), and
 //     the end of input closes everything still open.
 import { join } from 'node:path';
 import type { Config } from './config.js';
+import { closeIdleSessions, startIdleClock } from './idle-clock.js';
 import { ingestFile } from './ingest.js';
 import { isTextMasker, type Processor, type Sink } from './model.js';
 import { Pipeline } from './pipeline.js';
@@ -174,7 +176,7 @@ export function buildPipeline(config: Config, setup: OnceSetup | FollowSetup): O
       },
     };
   }
-  const tailer = new TranscriptTailer({ roots: setup.roots, pipeline, checkpoints: setup.checkpoints, idleMs: config.idleMs, usePolling: setup.polling, log, beforeRead: () => spool.scan() });
+  const tailer = new TranscriptTailer({ roots: setup.roots, pipeline, checkpoints: setup.checkpoints, onTick: closeIdleSessions(pipeline, config.idleMs), usePolling: setup.polling, log, beforeRead: () => spool.scan() });
   // Each scan reads all of /proc: every scan_interval_ms, and soon after the events that make a detection due.
   const processes = new ProcessWatcher({
     intervalMs: config.scanIntervalMs,
@@ -186,6 +188,7 @@ export function buildPipeline(config: Config, setup: OnceSetup | FollowSetup): O
     log,
   });
   detector.requestScan = (delayMs) => processes.scanIn(delayMs);
+  let stopIdleClock = () => {};
   return {
     ...built,
     tailer,
@@ -195,8 +198,10 @@ export function buildPipeline(config: Config, setup: OnceSetup | FollowSetup): O
       shellLog.start();
       processes.start();
       await tailer.start();
+      stopIdleClock = startIdleClock(tailer, config.idleMs);
     },
     stop: async () => {
+      stopIdleClock();
       await processes.stop();
       await spool.stop();
       await shellLog.stop();

@@ -8,6 +8,7 @@ import { appendTurns, sessionPath, turnLines, uuidOf, waitFor } from '../../../t
 import { loadConfig } from '../config.js';
 import { spanIdOf, traceIdOf } from '../ids.js';
 import { buildPipeline } from '../build-pipeline.js';
+import { closeIdleSessions, startIdleClock } from '../idle-clock.js';
 import type { Pipeline } from '../pipeline.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { CheckpointStore } from './checkpoints.js';
@@ -38,9 +39,12 @@ interface Harness {
   logs: string[];
 }
 
-const running: TranscriptTailer[] = [];
+const running: { tailer: TranscriptTailer; stopIdleClock: () => void }[] = [];
 afterEach(async () => {
-  for (const tailer of running.splice(0)) await tailer.stop();
+  for (const { tailer, stopIdleClock } of running.splice(0)) {
+    stopIdleClock();
+    await tailer.stop();
+  }
 });
 
 async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleMs = 1_000, watching: Pick<TailerOptions, 'usePolling' | 'pollIntervalMs'> = {}): Promise<Harness> {
@@ -53,14 +57,15 @@ async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleM
   const checkpoints = new CheckpointStore(join(configDir, 'checkpoints'), 'test');
   const logs: string[] = [];
   // Records are two hours old and the idle time is one second: every turn closes at the next idle check.
-  const tailer = new TranscriptTailer({ roots: [join(configDir, 'projects')], pipeline, checkpoints, idleMs, log: (m) => logs.push(m), ...watching });
+  const tailer = new TranscriptTailer({ roots: [join(configDir, 'projects')], pipeline, checkpoints, onTick: closeIdleSessions(pipeline, idleMs), log: (m) => logs.push(m), ...watching });
   await tailer.start();
-  running.push(tailer);
+  running.push({ tailer, stopIdleClock: startIdleClock(tailer, idleMs) });
   return { configDir, database, pipeline, tailer, checkpoints, logs };
 }
 
 async function stop(h: Harness): Promise<void> {
-  running.splice(running.indexOf(h.tailer), 1);
+  const [{ stopIdleClock }] = running.splice(running.findIndex((entry) => entry.tailer === h.tailer), 1);
+  stopIdleClock();
   await h.tailer.stop();
 }
 

@@ -18,8 +18,11 @@ export interface TailerOptions {
   roots: string[];
   pipeline: Pipeline;
   checkpoints: CheckpointStore;
-  /** A session with no record for this long has its open turn closed. */
-  idleMs: number;
+  /**
+   * Run in the read loop after each `tick()` (the driver's idle clock), between two files and retried like any
+   * delivery while the sink fails; then positions are committed.
+   */
+  onTick?: () => Promise<void>;
   /** Poll the files instead of using inotify (also the fallback when the watcher fails). */
   usePolling?: boolean;
   pollIntervalMs?: number;
@@ -59,8 +62,7 @@ export class TranscriptTailer {
   /** Fired by `stop`: the loop ends after its current read, and a delivery waiting out the sink gives up. */
   private readonly halt = new AbortController();
   private loop?: Promise<void>;
-  private idleTimer?: NodeJS.Timeout;
-  private idleDue = false;
+  private tickDue = false;
   private readSinceCommit = 0;
 
   constructor(private readonly options: TailerOptions) {
@@ -112,19 +114,12 @@ export class TranscriptTailer {
       this.files.set(found.path, tracked);
       this.dirty.add(found.path);
     }
-    const idleEveryMs = Math.min(Math.max(this.options.idleMs / 4, 1_000), 60_000);
-    this.idleTimer = setInterval(() => {
-      this.idleDue = true;
-      this.wake?.();
-    }, idleEveryMs);
-    this.idleTimer.unref();
     this.loop = this.run();
   }
 
   /** Stop following: finish the current read, deliver, commit. Open turns stay open (a restart re-reads them). */
   async stop(): Promise<void> {
     this.halt.abort();
-    clearInterval(this.idleTimer);
     this.recheck.stop();
     clearTimeout(this.saveRetryTimer);
     this.wake?.();
@@ -162,6 +157,12 @@ export class TranscriptTailer {
     return this.dirty.size === 0 && !this.unsaved && [...this.files.values()].every((tracked) => tracked.unreadable !== undefined || tracked.committed?.offset === tracked.offset);
   }
 
+  /** Have the loop run `onTick` and commit, between two reads (at once when it is waiting). */
+  tick(): void {
+    this.tickDue = true;
+    this.wake?.();
+  }
+
   private changed(path: string): void {
     this.dirty.add(path);
     this.recheck.changed(path);
@@ -170,7 +171,7 @@ export class TranscriptTailer {
 
   private async run(): Promise<void> {
     while (!this.stopping) {
-      if (this.dirty.size === 0 && !this.idleDue) {
+      if (this.dirty.size === 0 && !this.tickDue) {
         await new Promise<void>((resolveWake) => (this.wake = resolveWake));
         this.wake = undefined;
         continue;
@@ -181,9 +182,9 @@ export class TranscriptTailer {
         await this.readFile(path);
         if (this.readSinceCommit >= COMMIT_EVERY_BYTES) await this.commit();
       }
-      if (this.idleDue && !this.stopping) {
-        this.idleDue = false;
-        await this.delivery.deliver(() => this.options.pipeline.closeIdle(Date.now() - this.options.idleMs));
+      if (this.tickDue && !this.stopping) {
+        this.tickDue = false;
+        if (this.options.onTick) await this.delivery.deliver(this.options.onTick);
       }
       await this.commit();
     }
@@ -222,8 +223,7 @@ export class TranscriptTailer {
       // Reported by the checkpoint store; retried even if nothing else happens meanwhile.
       this.saveRetryTimer = setTimeout(() => {
         this.saveRetryTimer = undefined;
-        this.idleDue = true;
-        this.wake?.();
+        this.tick();
       }, SAVE_RETRY_MS);
       this.saveRetryTimer.unref();
     }
