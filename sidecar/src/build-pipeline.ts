@@ -120,6 +120,12 @@ export interface FollowPipeline extends BuiltPipeline {
 export function buildPipeline(config: Config, setup: OnceSetup): OncePipeline;
 export function buildPipeline(config: Config, setup: FollowSetup): FollowPipeline;
 export function buildPipeline(config: Config, setup: OnceSetup | FollowSetup): OncePipeline | FollowPipeline {
+  const built = assemble(config, setup);
+  return setup.mode === 'follow' ? following(built, config, setup) : readingOnce(built);
+}
+
+/** The stages, and the sources of hook events and shell logs set for the mode. */
+function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline {
   const { store, log } = setup;
   const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(config.contentLevel), SIDECAR_VERSION), store.database, store.kind === 'embedded') : undefined;
   const sinks = [...(storeSink ? [storeSink] : []), ...(setup.sinks ?? [])];
@@ -151,31 +157,38 @@ export function buildPipeline(config: Config, setup: OnceSetup | FollowSetup): O
     log,
     ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes, onTick: () => shell.expire(idleCutoff()) } : {}),
   });
-  const built: BuiltPipeline = { pipeline, storeSink, hooks, shell, detector, maskText, spool, shellLog };
-  if (!follow) {
-    return {
-      ...built,
-      readSideInputs: async () => {
-        spool.scan();
-        await shellLog.readAll();
-      },
-      readTranscript: async (file, onProgress) => {
-        let read;
-        try {
-          read = await ingestFile(pipeline, file, 0, onProgress);
-        } catch (error) {
-          pipeline.reportUnreadable(file.path, error as Error);
-          return;
-        }
-        if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
-        pipeline.stats.files++;
-      },
-      finish: async () => {
-        await pipeline.finish();
-        await spool.settle();
-      },
-    };
-  }
+  return { pipeline, storeSink, hooks, shell, detector, maskText, spool, shellLog };
+}
+
+function readingOnce(built: BuiltPipeline): OncePipeline {
+  const { pipeline, spool, shellLog } = built;
+  return {
+    ...built,
+    readSideInputs: async () => {
+      spool.scan();
+      await shellLog.readAll();
+    },
+    readTranscript: async (file, onProgress) => {
+      let read;
+      try {
+        read = await ingestFile(pipeline, file, 0, onProgress);
+      } catch (error) {
+        pipeline.reportUnreadable(file.path, error as Error);
+        return;
+      }
+      if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
+      pipeline.stats.files++;
+    },
+    finish: async () => {
+      await pipeline.finish();
+      await spool.settle();
+    },
+  };
+}
+
+function following(built: BuiltPipeline, config: Config, setup: FollowSetup): FollowPipeline {
+  const { pipeline, spool, shellLog, detector } = built;
+  const { log } = setup;
   const tailer = new TranscriptTailer({ roots: setup.roots, pipeline, checkpoints: setup.checkpoints, onTick: closeIdleSessions(pipeline, config.idleMs), usePolling: setup.polling, log, beforeRead: () => spool.scan() });
   // Each scan reads all of /proc: every scan_interval_ms, and soon after the events that make a detection due.
   const processes = new ProcessWatcher({
