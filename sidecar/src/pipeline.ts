@@ -8,7 +8,8 @@ import { batchSize, emptyBatch, type Ack, type Join, type LogRecord, type Metric
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { TranscriptFile } from './records/transcript.js';
 import { CapProcessor } from './processors/cap.js';
-import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
+import { parseTranscriptLine } from './processors/parse-transcript.js';
+import type { SkipReason } from './processors/transcript-entry.js';
 import { EVENTS, METRICS, metricPoint } from './semconv.js';
 
 /**
