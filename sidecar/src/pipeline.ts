@@ -6,7 +6,8 @@ import type { Line } from './sources/line-reader.js';
 import { batchSize, emptyBatch, type Ack, type Join, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { TranscriptFile } from './records/transcript.js';
-import { parseTranscriptLine, type SkipReason } from './processors/parse-transcript.js';
+import { parseTranscriptLine } from './processors/parse-transcript.js';
+import type { SkipReason } from './processors/transcript-entry.js';
 import { SkippedLines, timeAfter, timestampIn, type SkippedRecord } from './skipped-lines.js';
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
 export const FLUSH_ITEMS = 5_000;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { backfill, describePlacement } from '../../sidecar/src/commands/backfill.js';
-import { buildReport } from '../../sidecar/src/commands/report.js';
+import { buildReport } from '../../sidecar/src/report/overview.js';
 import { runRetention } from '../../sidecar/src/retention/run-retention.js';
 import { usageReport } from '../../sidecar/src/report/usage.js';
 import { openStore } from '../../sidecar/src/store/open-store.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfill } from '../../sidecar/src/commands/backfill.js';
-import { buildReport } from '../../sidecar/src/commands/report.js';
+import { buildReport } from '../../sidecar/src/report/overview.js';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
 import type { BlockSource } from '../harness/interactive-scenarios.js';
 import { interactiveSamples, NATIVE_REFUSAL_SOURCE } from './interactive-samples.js';

@@ -2,29 +2,13 @@
 // daily|weekly|monthly|session|blocks`: usage and cost by period (sidecar/src/report/usage.ts).
 import Table from 'cli-table3';
 import type { Command } from 'commander';
-import type { ClickHouseClient } from '@clickhouse/client';
 import { loadConfig } from '../config.js';
-import { REPORT_QUERIES, SHARED_QUERIES, type ReportRows, type ReportSection } from '../report/queries.js';
-import { selectRows } from '../report/select.js';
-import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport, type UsageRow } from '../report/usage.js';
-import type { TokenFigures } from '../report/tokens.js';
+import { buildReport, type Report } from '../report/overview.js';
+import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
+import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
+import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
 import { storeOption, type GlobalOptions } from './options.js';
-
-export type Report = Record<ReportSection, Record<string, unknown>[]>;
-
-/** The sections in REPORT_QUERIES' order; their queries overlap (report/select.ts), a shared one asked once. */
-export async function buildReport(client: ClickHouseClient): Promise<Report> {
-  const shared = new Map<string, Promise<ReportRows>>();
-  const answer = (sql: string) => {
-    if (!shared.has(sql)) shared.set(sql, selectRows<Record<string, unknown>>(client, sql));
-    return shared.get(sql)!;
-  };
-  const sections = Object.entries(REPORT_QUERIES) as [ReportSection, (typeof REPORT_QUERIES)[ReportSection]][];
-  const answers = await Promise.all(sections.map(([, query]) =>
-    'sql' in query ? answer(query.sql) : answer(SHARED_QUERIES[query.shared]).then((rows) => query.pick(rows))));
-  return Object.fromEntries(sections.map(([section], index) => [section, answers[index]])) as Report;
-}
 
 function newTable(head: string[]): Table.Table {
   return new Table({ head, style: { head: [], border: [] } });

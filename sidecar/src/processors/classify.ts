@@ -1,7 +1,7 @@
 // Small pure rules that decide what a transcript row means: real prompt or synthetic text, tool outcome,
 // permission-block source. Kept apart from the correlator so each rule is easy to test and to change when
 // Claude Code's wording changes.
-import type { ContentBlock, TranscriptEntry } from './parse-transcript.js';
+import type { ContentBlock, TranscriptEntry } from './transcript-entry.js';
 
 export type ToolOutcome = 'success' | 'error' | 'denied' | 'interrupted' | 'unanswered';
 export type TurnOutcome = 'completed' | 'interrupted' | 'error' | 'abandoned';

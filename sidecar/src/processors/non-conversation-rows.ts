@@ -1,6 +1,6 @@
 // Entries of the rows that carry no conversation but matter to the correlation: a hook's blocking error, Claude
 // Code's cost state, the marks of a resumed run (queue operations, summaries) and permission-mode switches.
-import type { ParseResult, TranscriptEntry } from './parse-transcript.js';
+import type { ParseResult, TranscriptEntry } from './transcript-entry.js';
 import { parseCostState } from './reported-cost.js';
 
 /** Of all attachments, only a hook's blocking error matters: it turns the call it names into a blocked one. */

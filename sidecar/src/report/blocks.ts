@@ -1,8 +1,7 @@
 // Claude's 5-hour usage windows, counted the way ccusage counts them: a block starts at the full hour of its
 // first message and lasts 5 hours; a message after the block's end, or more than 5 hours after the previous
 // message, starts a new one.
-import { addTokens, emptyTokens } from './tokens.js';
-import type { ModelFigures, UsageRow } from './usage.js';
+import { addTokens, emptyTokens, type ModelFigures, type UsageRow } from './tokens.js';
 
 export const BLOCK_MS = 5 * 3_600_000;
 const HOUR_MS = 3_600_000;

@@ -2,7 +2,7 @@
 // running sidecar's store stay within its query endpoint's limit of four (query-endpoint.ts).
 import type { ClickHouseClient } from '@clickhouse/client';
 import { describe, expect, it } from 'vitest';
-import { buildReport } from '../commands/report.js';
+import { buildReport } from './overview.js';
 import { REPORT_QUERIES, SHARED_QUERIES } from './queries.js';
 import { selectRows } from './select.js';
 

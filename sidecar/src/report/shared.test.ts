@@ -5,7 +5,7 @@ import { openTempChdb, rows, runAll, type TempChdb } from '../../../schemas/chdb
 import { otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { chTime } from '../../../schemas/corpus.js';
 import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
-import { buildReport } from '../commands/report.js';
+import { buildReport } from './overview.js';
 
 const T0 = Date.UTC(2026, 9, 5, 12);
 const uniqueLogs = (where: string) => `(SELECT * FROM otel_logs WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;

@@ -1,4 +1,5 @@
-// The token and cost figures every usage row carries, under the field names the JSON keeps stable.
+// The rows of a usage report and the token and cost figures each carries, under the field names the JSON keeps
+// stable.
 
 export interface TokenFigures {
   input_tokens: number;
@@ -8,6 +9,28 @@ export interface TokenFigures {
   /** The four above together, as ccusage counts them. */
   total_tokens: number;
   cost_usd: number;
+}
+
+export interface ModelFigures extends TokenFigures {
+  model: string;
+}
+
+export interface UsageRow extends TokenFigures {
+  /** The day (YYYY-MM-DD), the week's Monday, the month (YYYY-MM), the session id, or the block's start (ISO). */
+  period: string;
+  sessions: number;
+  models: string[];
+  /** Figures by model (always given; `--breakdown` prints them). */
+  breakdown: ModelFigures[];
+  first_activity: string;
+  last_activity: string;
+  /** Sessions: the working directory. */
+  project?: string;
+  /** Sessions: Claude Code's own statement of the session's cost, null when it stated none. */
+  reported_cost_usd?: number | null;
+  /** Blocks: the block's end (start + 5 hours), and whether it is still running. */
+  end?: string;
+  is_active?: boolean;
 }
 
 type TokenSource = Omit<TokenFigures, 'total_tokens'> & { total_tokens?: number };

@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { usageTableNames } from '../../../schemas/usage.js';
 import { billingBlocks, type UsageItem } from './blocks.js';
 import { selectRows } from './select.js';
-import { addTokens, emptyTokens, type TokenFigures } from './tokens.js';
+import { addTokens, emptyTokens, type ModelFigures, type TokenFigures, type UsageRow } from './tokens.js';
 
 export type UsagePeriod = 'daily' | 'weekly' | 'monthly' | 'session' | 'blocks';
 export const USAGE_PERIODS: readonly UsagePeriod[] = ['daily', 'weekly', 'monthly', 'session', 'blocks'];
@@ -25,28 +25,6 @@ export interface UsageFilter {
   /** IANA time zone the days are counted in; default the machine's. */
   timezone?: string;
   database?: string;
-}
-
-export interface ModelFigures extends TokenFigures {
-  model: string;
-}
-
-export interface UsageRow extends TokenFigures {
-  /** The day (YYYY-MM-DD), the week's Monday, the month (YYYY-MM), the session id, or the block's start (ISO). */
-  period: string;
-  sessions: number;
-  models: string[];
-  /** Figures by model (always given; `--breakdown` prints them). */
-  breakdown: ModelFigures[];
-  first_activity: string;
-  last_activity: string;
-  /** Sessions: the working directory. */
-  project?: string;
-  /** Sessions: Claude Code's own statement of the session's cost, null when it stated none. */
-  reported_cost_usd?: number | null;
-  /** Blocks: the block's end (start + 5 hours), and whether it is still running. */
-  end?: string;
-  is_active?: boolean;
 }
 
 export interface UsageReport {

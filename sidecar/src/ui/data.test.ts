@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { usageTablesDdl } from '../../../schemas/usage.js';
 import { openTempChdb, rows, runAll, type TempChdb } from '../../../schemas/chdb-testing.js';
-import { buildReport } from '../commands/report.js';
+import { buildReport } from '../report/overview.js';
 import { withRange } from './data.js';
 
 const DAY = 86_400_000;

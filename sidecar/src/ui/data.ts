@@ -3,9 +3,10 @@
 // the summaries, so history older than the raw tables is there too), plus the views of ui/queries.ts.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
-import { buildReport } from '../commands/report.js';
+import { buildReport } from '../report/overview.js';
 import { selectRows as rows } from '../report/select.js';
-import { usageByProject, usageReport, type UsageRow } from '../report/usage.js';
+import type { UsageRow } from '../report/tokens.js';
+import { usageByProject, usageReport } from '../report/usage.js';
 import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS, SPANS_PER_DAY } from './queries.js';
 import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
 

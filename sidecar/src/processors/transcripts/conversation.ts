@@ -1,7 +1,7 @@
 // Conversation rows of any thread (main or subagent): responses become chats and tool calls, results end calls.
 import { EVENTS } from '../../semconv.js';
 import { toolResults, toolUses } from '../classify.js';
-import type { TranscriptEntry } from '../parse-transcript.js';
+import type { TranscriptEntry } from '../transcript-entry.js';
 import type { Parts, ThreadRow } from './types.js';
 
 export class Conversation {

@@ -4,7 +4,7 @@
 // sink that keeps the first copy of an id keeps the right one; every id and timestamp comes from the input.
 // This class routes each row to the part that owns its concern (files of this folder) and closes idle sessions.
 import type { TelemetryBatch } from '../../model.js';
-import type { TranscriptEntry } from '../parse-transcript.js';
+import type { TranscriptEntry } from '../transcript-entry.js';
 import { ReportedCosts } from '../reported-cost.js';
 import { Chats } from './chats.js';
 import { Conversation } from './conversation.js';

@@ -3,7 +3,7 @@
 import type { Attributes } from '../../model.js';
 import { EVENTS } from '../../semconv.js';
 import { isInterruptMarker, realPromptText } from '../classify.js';
-import type { TranscriptEntry } from '../parse-transcript.js';
+import type { TranscriptEntry } from '../transcript-entry.js';
 import { isResumedCompaction } from './session-starts.js';
 import type { Parts, Row, Session } from './types.js';
 

@@ -3,7 +3,7 @@
 import type { Attributes } from '../../model.js';
 import { EVENTS, METRICS, sessionStartSeed } from '../../semconv.js';
 import { realPromptText, userInput } from '../classify.js';
-import type { TranscriptEntry } from '../parse-transcript.js';
+import type { TranscriptEntry } from '../transcript-entry.js';
 import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
 import type { Parts, Session, Turn } from './types.js';
 

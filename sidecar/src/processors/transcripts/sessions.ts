@@ -1,7 +1,7 @@
 // Sessions by id, and their permission mode: a change of mode is a log record of its own.
 import type { Attributes } from '../../model.js';
 import { EVENTS } from '../../semconv.js';
-import type { TranscriptEntry } from '../parse-transcript.js';
+import type { TranscriptEntry } from '../transcript-entry.js';
 import type { Parts, Session, TranscriptFile } from './types.js';
 
 export class Sessions {

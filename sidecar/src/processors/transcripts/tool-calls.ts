@@ -4,7 +4,7 @@
 import type { Attributes } from '../../model.js';
 import { commonAttributes, EVENTS, METRICS, permissionBlockSeed, toolSpanId } from '../../semconv.js';
 import { resultText, toolVerdict, type BlockSource, type ToolOutcome } from '../classify.js';
-import type { ContentBlock, TranscriptEntry } from '../parse-transcript.js';
+import type { ContentBlock, TranscriptEntry } from '../transcript-entry.js';
 import type { Parts, PendingTool, ThreadRow, Turn } from './types.js';
 
 

@@ -2,7 +2,7 @@
 // objects themselves are shared (a tool call remembers its turn, a subagent the call that started it).
 import type { Attributes, SpanEvent } from '../../model.js';
 import type { UserInput } from '../classify.js';
-import type { TranscriptEntry, Usage } from '../parse-transcript.js';
+import type { TranscriptEntry, Usage } from '../transcript-entry.js';
 import type { Chats } from './chats.js';
 import type { Conversation } from './conversation.js';
 import type { MainThread } from './main-thread.js';

@@ -2,7 +2,7 @@
 // waits on its session until the model answers it (then it is a turn's prompt) or its output shows it was local.
 import { EVENTS } from '../../semconv.js';
 import { isCommandExpansion, isCommandOutput, userInput } from '../classify.js';
-import type { TranscriptEntry } from '../parse-transcript.js';
+import type { TranscriptEntry } from '../transcript-entry.js';
 import { sessionStartSource } from './session-starts.js';
 import type { Parts, Row, Session } from './types.js';
 

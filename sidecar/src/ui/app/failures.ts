@@ -2,7 +2,7 @@
 import type { TimeRange } from '../types.js';
 import { api } from './api.js';
 import { h, utc } from './dom.js';
-import type { Page } from './main.js';
+import type { Page } from './page.js';
 
 export class FailuresPage implements Page {
   constructor(private readonly main: HTMLElement) {}

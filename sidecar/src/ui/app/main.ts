@@ -7,14 +7,9 @@ import { api, exported } from './api.js';
 import { h } from './dom.js';
 import { FailuresPage } from './failures.js';
 import { OverviewPage } from './overview.js';
+import type { Page } from './page.js';
 import { SessionPage } from './session.js';
 import { SessionsPage } from './sessions.js';
-
-export interface Page {
-  /** Fetch and draw; called again on each live refresh and range change. */
-  load(range: TimeRange): Promise<void>;
-  destroy?(): void;
-}
 
 const PRESETS: Record<string, number | undefined> = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000, all: undefined };
 

@@ -5,7 +5,7 @@ import type { Overview, ReportJson, TimeRange } from '../types.js';
 import { api } from './api.js';
 import { color, timeChart } from './charts.js';
 import { dollars, figure, h, integer, percent } from './dom.js';
-import type { Page } from './main.js';
+import type { Page } from './page.js';
 
 const SECTION_TITLES: Record<string, string> = {
   turns: 'Turns by outcome',

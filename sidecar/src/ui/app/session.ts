@@ -4,7 +4,7 @@
 import type { LogRow, SessionDetail, SpanRow, TimeRange } from '../types.js';
 import { api } from './api.js';
 import { duration, h, utc } from './dom.js';
-import type { Page } from './main.js';
+import type { Page } from './page.js';
 
 const TURN_SPAN = 'invoke_agent claude-code';
 /** Attributes shown under a span when it is opened, in this order; the rest follow. */

@@ -3,7 +3,7 @@
 import type { SessionRow, TimeRange } from '../types.js';
 import { api, exported } from './api.js';
 import { dollars, duration, figure, h, integer, utc } from './dom.js';
-import type { Page } from './main.js';
+import type { Page } from './page.js';
 
 const ROW_HEIGHT = 28;
 /** Sums of float prices, to a nano-dollar (as the report module rounds them). */
