@@ -6,6 +6,7 @@ import { MemorySink } from '../../test/helpers/memory-sink.js';
 import { appendTurns, sessionPath, turnLines, waitFor } from '../../test/reliability/transcripts.js';
 import { buildPipeline, type FollowPipeline } from './build-pipeline.js';
 import { loadConfig } from './config.js';
+import { ingestFile } from './ingest.js';
 import type { SpanRecord } from './model.js';
 import { CheckpointStore } from './sources/checkpoints.js';
 import { discoverTranscripts, transcriptRoots } from './sources/transcript-discovery.js';
@@ -56,9 +57,10 @@ describe('buildPipeline: run (follow) and backfill (once) through the one builde
     const onceSink = new MemorySink();
     const once = buildPipeline(config, { mode: 'once', sinks: [onceSink], keepSpool: true });
     await once.readSideInputs();
-    for (const file of await discoverTranscripts(transcriptRoots({ ...env, CLAUDE_CONFIG_DIR: configDir }))) await once.readTranscript(file);
-    await once.finish();
-    expect(once.pipeline.stats.files).toBe(2);
+    const files = await discoverTranscripts(transcriptRoots({ ...env, CLAUDE_CONFIG_DIR: configDir }));
+    expect(files).toHaveLength(2);
+    for (const file of files) await ingestFile(once.pipeline, file, 0);
+    await once.pipeline.finish();
 
     const followSink = new MemorySink();
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, 'test');

@@ -12,7 +12,6 @@
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { closeIdleSessions, startIdleClock } from './idle-clock.js';
-import { ingestFile } from './ingest.js';
 import { isTextMasker, type Processor, type Sink } from './model.js';
 import { Pipeline } from './pipeline.js';
 import { CapProcessor } from './processors/cap.js';
@@ -26,7 +25,6 @@ import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { SessionStateTracker } from './processors/session-state.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
-import type { TranscriptFile } from './records/transcript.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
@@ -102,10 +100,6 @@ export interface BuiltPipeline {
 export interface OncePipeline extends BuiltPipeline {
   /** Take in the hook spool and the shell logs whole; call before reading the transcripts. */
   readSideInputs(): Promise<void>;
-  /** Read one transcript from its start to its end (a file that cannot be read is reported, and the others go on). */
-  readTranscript(file: TranscriptFile, onProgress?: (bytes: number) => void): Promise<void>;
-  /** End of input: close everything still open, deliver it, and wait until broken spool files are kept aside. */
-  finish(): Promise<void>;
 }
 
 export interface FollowPipeline extends BuiltPipeline {
@@ -161,27 +155,12 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
 }
 
 function readingOnce(built: BuiltPipeline): OncePipeline {
-  const { pipeline, spool, shellLog } = built;
+  const { spool, shellLog } = built;
   return {
     ...built,
     readSideInputs: async () => {
       spool.scan();
       await shellLog.readAll();
-    },
-    readTranscript: async (file, onProgress) => {
-      let read;
-      try {
-        read = await ingestFile(pipeline, file, 0, onProgress);
-      } catch (error) {
-        pipeline.reportUnreadable(file.path, error as Error);
-        return;
-      }
-      if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
-      pipeline.stats.files++;
-    },
-    finish: async () => {
-      await pipeline.finish();
-      await spool.settle();
     },
   };
 }

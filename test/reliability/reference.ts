@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../sidecar/src/config.js';
 import { buildPipeline } from '../../sidecar/src/build-pipeline.js';
+import { ingestFile } from '../../sidecar/src/ingest.js';
 import type { Sink, TelemetryBatch } from '../../sidecar/src/model.js';
 import { discoverTranscripts, transcriptRoots } from '../../sidecar/src/sources/transcript-discovery.js';
 
@@ -26,9 +27,12 @@ export async function referenceSpanIds(configDir: string): Promise<Set<string>> 
   try {
     const env = { HOME: state, CCOTEL_STATE_DIR: state, CCOTEL_CONFIG: join(state, 'no-config.yaml') };
     const sink = new SpanIdSink();
-    const backfill = buildPipeline(loadConfig({ store: '' }, env), { mode: 'once', sinks: [sink] });
-    for (const file of await discoverTranscripts(transcriptRoots({ ...env, CLAUDE_CONFIG_DIR: configDir }))) await backfill.readTranscript(file);
-    await backfill.finish();
+    const { pipeline } = buildPipeline(loadConfig({ store: '' }, env), { mode: 'once', sinks: [sink] });
+    for (const file of await discoverTranscripts(transcriptRoots({ ...env, CLAUDE_CONFIG_DIR: configDir }))) {
+      const read = await ingestFile(pipeline, file, 0);
+      if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
+    }
+    await pipeline.finish();
     return sink.spanIds;
   } finally {
     rmSync(state, { recursive: true, force: true });

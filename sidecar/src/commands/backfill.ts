@@ -3,6 +3,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
+import { ingestFile } from '../ingest.js';
 import type { IngestStats } from '../pipeline.js';
 import type { HookSpoolStats } from '../sources/hook-spool-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
@@ -51,13 +52,22 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
     };
     bar?.start(Math.round(totalBytes / 1e6), 0, { files: `0/${files.length}`, rate: '0.0' });
     for (const file of files) {
-      await built.readTranscript(file, (bytes) => {
-        doneBytes += bytes;
-        showProgress();
-      });
+      let read;
+      try {
+        read = await ingestFile(pipeline, file, 0, (bytes) => {
+          doneBytes += bytes;
+          showProgress();
+        });
+      } catch (error) {
+        pipeline.reportUnreadable(file.path, error as Error);
+        continue;
+      }
+      if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
+      pipeline.stats.files++;
       showProgress();
     }
-    await built.finish();
+    await pipeline.finish();
+    await spool.settle();
     bar?.stop();
     const after = store ? await summarise(store, config.rawTtlDays) : undefined;
     return {
