@@ -4,7 +4,9 @@
 // through the acks a join hands over with its output) after it (at-least-once).
 import { recordIdOf } from './ids.js';
 import type { Line } from './sources/line-reader.js';
-import { batchSize, emptyBatch, type Ack, type Join, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
+import type { Join } from './events.js';
+import { JoinChain } from './join-chain.js';
+import { batchSize, concatBatches, emptyBatch, type Ack, type LogRecord, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { TranscriptFile } from './records/transcript.js';
 import { CapProcessor } from './processors/cap.js';
@@ -68,14 +70,16 @@ export class Pipeline {
   private skippedOver = new Map<string, { record: SkippedRecord; count: number }>();
   private inputBytes = 0;
   private readonly skippedLineKeep: number;
+  private readonly joins: JoinChain;
 
   constructor(
     correlator: TranscriptCorrelator,
     private readonly processors: Processor[],
     private readonly sinks: Sink[],
-    private readonly joins: Join[] = [],
+    joins: Join[] = [],
   ) {
     this.correlator = correlator;
+    this.joins = new JoinChain(joins);
     const capped = processors.filter((processor) => processor instanceof CapProcessor).map((cap) => cap.maxLength);
     this.skippedLineKeep = SKIPPED_LINE_MARGIN + Math.max(0, ...capped);
   }
@@ -176,7 +180,7 @@ export class Pipeline {
   async finish(): Promise<void> {
     this.correlator.finish();
     this.collect();
-    for (const join of this.joins) join.finish();
+    this.joins.finish();
     await this.flush();
   }
 
@@ -242,14 +246,9 @@ export class Pipeline {
 
   /** Move what the correlator emitted, and what the joins add to it, into the pending batch. */
   private collect(): void {
-    let batch = this.correlator.drain();
-    for (const join of this.joins) {
-      join.observe(batch);
-      const joined = join.drain();
-      batch = concatBatches(batch, joined.batch);
-      this.pendingAcks.push(...joined.acks);
-    }
-    this.pending = concatBatches(this.pending, batch);
+    const joined = this.joins.run(this.correlator.drain());
+    this.pendingAcks.push(...joined.acks);
+    this.pending = concatBatches(this.pending, joined.batch);
   }
 
   private take(): TelemetryBatch {
@@ -271,10 +270,6 @@ function* partsOf(batch: TelemetryBatch, items: number): Generator<TelemetryBatc
     const metrics = batch.metrics.slice(Math.max(0, metricsFrom), Math.max(0, metricsFrom + items));
     yield { spans, logs, metrics };
   }
-}
-
-function concatBatches(first: TelemetryBatch, second: TelemetryBatch): TelemetryBatch {
-  return { spans: first.spans.concat(second.spans), logs: first.logs.concat(second.logs), metrics: first.metrics.concat(second.metrics) };
 }
 
 /** The record time written in a line, when a line that could not be used still names one. */

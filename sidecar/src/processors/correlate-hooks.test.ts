@@ -4,6 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { SessionStarted, TurnEnded } from '../events.js';
+import { applyAdditions } from '../join-chain.js';
 import type { LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../records/hook-spool.js';
@@ -206,41 +208,42 @@ describe('HookCorrelator and forks', () => {
   const session = 'f0f0f0f0-0000-4000-8000-000000000003';
   const forkedAtMs = Date.UTC(2026, 7, 2, 10, 0, 0);
   // The transcript reports a fork's start at its first copied row: the original's time, hours before the fork.
-  const transcriptStart = (): TelemetryBatch => ({
+  const startedAtMs = forkedAtMs - 3 * 3_600_000;
+  const transcriptStart = (): SessionStarted => ({
+    kind: 'SessionStarted', sessionId: session, source: 'fork', messageUuid: 'copied-row', timeMs: startedAtMs, logId: 'transcript-start', pointId: 'transcript-start-point',
+  });
+  const transcriptStartLog = (): TelemetryBatch => ({
     spans: [],
     metrics: [],
-    logs: [{ id: 'transcript-start', timeMs: forkedAtMs - 3 * 3_600_000, eventName: 'ccotel.session.started', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: { 'session.id': session, source: 'fork', 'message.uuid': 'copied-row' } }],
+    logs: [{ id: 'transcript-start', timeMs: startedAtMs, eventName: 'ccotel.session.started', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: { 'session.id': session, source: 'fork', 'message.uuid': 'copied-row' } }],
   });
-  const firstTurn = (): TelemetryBatch => ({
-    logs: [],
-    metrics: [],
-    spans: [{
-      traceId: 't'.repeat(32), spanId: 's'.repeat(16), parentSpanId: '', name: 'invoke_agent claude-code', kind: 'internal', startMs: forkedAtMs + 500, endMs: forkedAtMs + 9_000,
-      status: 'unset', statusMessage: '', events: [], attributes: { 'session.id': session, 'prompt.id': 'prompt-1', 'message.uuid': 'prompt-row' },
-    }],
+  const firstTurn = (): TurnEnded => ({
+    kind: 'TurnEnded', traceId: 't'.repeat(32), spanId: 's'.repeat(16), sessionId: session, promptId: 'prompt-1', messageUuid: 'prompt-row', promptText: 'go on',
+    outcome: 'completed', startMs: forkedAtMs + 500, endMs: forkedAtMs + 9_000,
   });
   const sessionStart = (): HookEvent => ({
     file: `${String(BigInt(forkedAtMs) * 1_000_000n).padStart(20, '0')}-7-00000000.json`, firedAtMs: forkedAtMs, firedAtNs: String(BigInt(forkedAtMs) * 1_000_000n), hookPid: 7,
     payload: { session_id: session, transcript_path: '/t.jsonl', cwd: '/p', hook_event_name: 'SessionStart', source: 'fork' }, ack: () => undefined,
   });
-  const startsMadeBy = (hooks: HookCorrelator) => logsNamed(hooks.drain().batch, 'ccotel.session.started');
-
   it('merges the fork SessionStart into the transcript start stamped with the copied row (hook read first)', () => {
     const hooks = new HookCorrelator({ contentLevel: 'masked' });
     hooks.add(sessionStart());
-    const transcript = transcriptStart();
-    hooks.observe(transcript);
-    hooks.observe(firstTurn());
+    hooks.observe([transcriptStart()]);
+    hooks.observe([firstTurn()]);
     hooks.finish();
-    expect(startsMadeBy(hooks)).toEqual([]);
+    const { batch, events } = hooks.drain();
+    expect(logsNamed(batch, 'ccotel.session.started')).toEqual([]);
+    // What the hook adds to the transcript's start is applied to it by the pipeline, before it leaves.
+    const transcript = transcriptStartLog();
+    applyAdditions(transcript, events);
     expect(transcript.logs[0].attributes['ccotel.start.origin']).toBe('hook');
   });
 
   it('adds no second start when the fork SessionStart is read after the transcript start (live)', () => {
     const hooks = new HookCorrelator({ contentLevel: 'masked' });
-    hooks.observe(transcriptStart());
+    hooks.observe([transcriptStart()]);
     hooks.add(sessionStart());
-    hooks.observe(firstTurn());
+    hooks.observe([firstTurn()]);
     hooks.finish();
     const { batch } = hooks.drain();
     expect(logsNamed(batch, 'ccotel.session.started')).toEqual([]);

@@ -36,8 +36,7 @@ describe('SessionStateTracker', () => {
 
   it('marks a session abandoned when the detector says so', () => {
     const tracker = new SessionStateTracker();
-    const batch = { spans: [], metrics: [], logs: [{ id: 'x', timeMs: 5, eventName: 'ccotel.failure_mode.detected', severity: 'WARN' as const, traceId: '', spanId: '', body: '', attributes: { 'session.id': 's1', mode: 'abandoned_session', cause: 'tty_gone' } }] };
-    tracker.observe(batch);
+    tracker.observe([{ kind: 'FailureDetected', id: 'x', timeMs: 5, sessionId: 's1', mode: 'abandoned_session', cause: 'tty_gone' }]);
     const [log] = tracker.drain().batch.logs;
     expect(log.attributes).toMatchObject({ 'session.id': 's1', state: 'abandoned', reason: 'tty_gone' });
   });
