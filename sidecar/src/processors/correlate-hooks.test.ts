@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SessionStarted, TurnEnded } from '../events.js';
+import type { SessionStarted, ToolCallEnded, TurnEnded } from '../events.js';
 import { applyAdditions } from '../join-chain.js';
 import type { LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
@@ -249,5 +249,46 @@ describe('HookCorrelator and forks', () => {
     expect(logsNamed(batch, 'ccotel.session.started')).toEqual([]);
     expect(batch.metrics.filter((point) => point.name === 'ccotel.session.starts')).toEqual([]);
     expect(logsNamed(batch, 'ccotel.hook.session_start')).toHaveLength(1);
+  });
+});
+
+describe('HookCorrelator on correlation events (no spans)', () => {
+  const session = 'e0e0e0e0-0000-4000-8000-000000000004';
+  const atMs = Date.UTC(2026, 7, 3, 9, 0, 0);
+  const hook = (name: string, offsetMs: number, payload: Record<string, unknown>): HookEvent => {
+    const firedAtNs = String(BigInt(atMs + offsetMs) * 1_000_000n);
+    return {
+      file: `${firedAtNs.padStart(20, '0')}-${offsetMs}-00000000.json`, firedAtMs: atMs + offsetMs, firedAtNs, hookPid: offsetMs,
+      payload: { session_id: session, transcript_path: '/t.jsonl', cwd: '/p', hook_event_name: name, ...payload }, ack: () => undefined,
+    };
+  };
+  const call = (outcome: string): ToolCallEnded => ({
+    kind: 'ToolCallEnded', traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), sessionId: session, toolUseId: 'toolu_9', toolName: 'Bash', input: { command: 'rm -rf build' },
+    outcome, startMs: atMs, endMs: atMs + 2_000,
+  });
+  const tool = { tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: 'toolu_9' };
+
+  it("publishes a call's hooks as HookAttached on its span when ToolCallEnded comes, and the block they tell", () => {
+    const hooks = new HookCorrelator({ contentLevel: 'masked' });
+    hooks.add(hook('PreToolUse', 10, tool));
+    hooks.add(hook('PermissionDenied', 20, { ...tool, reason: 'auto mode' }));
+    expect(hooks.drain().events).toEqual([]); // waiting for the call's span
+    hooks.observe([call('error')]);
+    const { batch, events } = hooks.drain();
+    expect(events.map((event) => event.kind === 'HookAttached' && [event.spanId, event.event.name])).toEqual([
+      ['d'.repeat(16), 'PreToolUse'],
+      ['d'.repeat(16), 'PermissionDenied'],
+    ]);
+    expect(batch.spans).toEqual([]);
+    expect(logsNamed(batch, 'ccotel.hook.pre_tool_use')[0]).toMatchObject({ traceId: 'c'.repeat(32), spanId: 'd'.repeat(16) });
+    expect(logsNamed(batch, 'ccotel.permission.blocked').map((log) => log.attributes.source)).toEqual(['classifier']);
+  });
+
+  it("leaves the transcript's verdict alone: no block for a call it saw denied", () => {
+    const hooks = new HookCorrelator({ contentLevel: 'masked' });
+    hooks.add(hook('PreToolUse', 10, tool));
+    hooks.add(hook('PermissionDenied', 20, tool));
+    hooks.observe([call('denied')]);
+    expect(logsNamed(hooks.drain().batch, 'ccotel.permission.blocked')).toEqual([]);
   });
 });
