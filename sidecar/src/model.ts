@@ -1,6 +1,7 @@
 // The data model every stage shares. Data flows one way:
 //   sources (raw lines / files) → processors (parse → correlate → mask → cap) → sinks.
-// Correlation turns input records into TelemetryBatch items; everything after it works on those.
+// Correlation turns input records into TelemetryBatch items (and the events the joins read about them, events.ts);
+// everything after it works on those.
 
 export type AttrValue = string | number | boolean;
 export type Attributes = Record<string, AttrValue>;

@@ -7,10 +7,9 @@
 // - a log record `ccotel.hook.<event in snake_case>` with that span's trace context;
 // - the DESIGN records it implies: SessionStart gives the session's start (merged with the one the transcript
 //   infers for the same prompt, SessionStarted: a SessionStartConfirmed gives it the hook's `source`, so starts
-//   never double); SessionEnd gives
-//   `ccotel.session.ended` / `ccotel.session.ends{reason}`; a PermissionDenied, or a PermissionRequest with no
-//   PostToolUse / PostToolUseFailure, gives a permission block when the transcript did not already call the
-//   call denied (same id as the transcript's block: one block per tool_use_id).
+//   never double); SessionEnd gives `ccotel.session.ended` / `ccotel.session.ends{reason}`; a PermissionDenied,
+//   or a PermissionRequest with no PostToolUse / PostToolUseFailure, gives a permission block when the transcript
+//   did not already call the call denied (same id as the transcript's block: one block per tool_use_id).
 // A spool file is acknowledged (deleted) once everything built from it is in the output.
 import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type SessionStarted, type SpanContext, type ToolCallEnded, type TurnEnded } from '../events.js';
 import type { Ack, ContentLevel } from '../model.js';
