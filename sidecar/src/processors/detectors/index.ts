@@ -1,6 +1,7 @@
 // The failure-mode detectors of DESIGN section 6, fed by correlation events (tool calls, shell commands, turns and
-// the hooks joined onto them), the hook events as they are read, and the process table. Each detection is a `ccotel.failure_modes{mode}` point and a
-// `ccotel.failure_mode.detected` log record naming the session, tool call, pid, command and (listeners) port.
+// the hooks joined onto them), the hook events as they are read, and the process table. Each detection is a
+// `ccotel.failure_modes{mode}` point, a FailureDetected event and a `ccotel.failure_mode.detected` log record
+// naming the session, tool call, pid, command and (listeners) port.
 // Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
 import { emptyCorrelated, hooksBySpan, type Correlated, type CorrelationEvent, type Join, type Joined } from '../../events.js';

@@ -3,6 +3,7 @@
 // "Output too large … saved to" preview (2.1.x: the model gets the first 2 KB and a file path), or the hook's
 // PostToolUse response (the whole output) being longer than what the transcript kept.
 import type { HookAttached, ToolCallEnded } from '../../events.js';
+import { ATTRS } from '../../semconv.js';
 import type { Detection } from './facts.js';
 
 const TRUNCATION_MARKER = /\.\.\. \[\d+ characters truncated\] \.\.\.|^<persisted-output>\s*Output too large \(/;
@@ -13,7 +14,7 @@ const MIN_MISSING_CHARS = 1_000;
 export function detectOutputTruncation(call: ToolCallEnded, hooks: readonly HookAttached[]): Detection[] {
   const kept = call.output?.length ?? 0;
   const posts = hooks.filter((hook) => hook.event.name === 'PostToolUse');
-  const produced = Math.max(0, ...posts.map((hook) => Number(hook.event.attributes['ccotel.tool.response.length'] ?? 0)));
+  const produced = Math.max(0, ...posts.map((hook) => Number(hook.event.attributes[ATTRS.toolResponseLength] ?? 0)));
   const marked = call.output !== undefined && TRUNCATION_MARKER.test(call.output);
   if (!marked && produced - kept < MIN_MISSING_CHARS) return [];
   return [{ mode: 'output_truncation', sessionId: call.sessionId, timeMs: call.endMs, toolUseId: call.toolUseId }];
