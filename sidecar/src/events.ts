@@ -3,7 +3,7 @@
 // session state) subscribes to the kinds it names and publishes its own. Nothing a join publishes edits what went
 // out before it: what it adds to an item of the same round (a hook on a span, a hook's source on a session start)
 // is an event the pipeline applies to that round's telemetry before it leaves (join-chain.ts).
-import { emptyBatch, type Ack, type SpanEvent, type TelemetryBatch } from './model.js';
+import { emptyBatch, type Ack, type Attributes, type SpanEvent, type TelemetryBatch } from './model.js';
 
 /** The trace context of the span an event is about. */
 export interface SpanContext {
@@ -61,6 +61,19 @@ export interface ShellCommandEnded {
   endMs?: number;
 }
 
+/** A Claude Code hook event, as it is read from the spool (whether or not its span came yet). */
+export interface HookFired {
+  kind: 'HookFired';
+  /** `hook_event_name`: SessionStart, PreToolUse, Stop, … */
+  name: string;
+  sessionId: string;
+  timeMs: number;
+  /** What the hook said, as its log record carries it (source, reason, notification_type, …). */
+  attributes: Attributes;
+  /** The spool file it came in: names the event (a re-read gives the same ids). */
+  file: string;
+}
+
 /** A hook event joined onto a span of the same round: the pipeline adds it as a span event (and a failure as the span's error). */
 export interface HookAttached {
   kind: 'HookAttached';
@@ -93,6 +106,7 @@ export type CorrelationEvent =
   | TurnEnded
   | SessionStarted
   | ShellCommandEnded
+  | HookFired
   | HookAttached
   | SessionStartConfirmed
   | FailureDetected;

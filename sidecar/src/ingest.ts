@@ -63,7 +63,7 @@ export function buildPipeline(config: Config, store: Store | undefined, extraSin
   const correlator = new TranscriptCorrelator();
   const detector = new FailureModeDetector({ idleMs: config.idleMs });
   const sessionState = new SessionStateTracker();
-  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook, sessionState.onHook] });
+  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook] });
   const shell = new ShellCorrelator();
   // The pipeline runs each join after those publishing the events it consumes (join-chain.ts).
   const joins = [hooks, shell, detector, sessionState];

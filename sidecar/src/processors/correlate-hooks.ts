@@ -22,7 +22,7 @@ export type HookListener = (hook: Hook) => void;
 
 export interface HookCorrelatorOptions {
   contentLevel: ContentLevel;
-  /** Told about every hook as it is added (session state, detectors). */
+  /** Told about every hook as it is added, before any collect (the detectors: a process scan may come first). */
   listeners?: HookListener[];
 }
 
@@ -57,7 +57,7 @@ const REMEMBER_SPANS = 100_000;
 
 export class HookCorrelator implements Join {
   readonly consumes = ['SessionStarted', 'ToolCallEnded', 'TurnEnded'] as const;
-  readonly produces = ['HookAttached', 'SessionStartConfirmed'] as const;
+  readonly produces = ['HookFired', 'HookAttached', 'SessionStartConfirmed'] as const;
   readonly stats: HookCorrelatorStats = { events: 0, attached: 0, late: 0, unmatched: 0 };
   private out: Correlated = emptyCorrelated();
   private acks: Ack[] = [];
@@ -81,6 +81,7 @@ export class HookCorrelator implements Join {
     const hook = this.reader.normalize(event);
     this.stats.events++;
     for (const listener of this.options.listeners ?? []) listener(hook);
+    this.out.events.push({ kind: 'HookFired', name: hook.name, sessionId: hook.sessionId, timeMs: hook.timeMs, attributes: hook.attributes, file: hook.event.file });
     if (hook.name === 'SessionStart') {
       this.push(this.startWaiting, hook.sessionId, hook);
       return;
