@@ -20,7 +20,7 @@ export interface ToolCallEnded extends SpanContext {
   /** The call's input as the model sent it (e.g. Bash: `{ command }`). */
   input: unknown;
   outcome: string;
-  /** The result text as the transcript holds it, and its length (undefined: no result). */
+  /** The result text as the transcript holds it (undefined: no result). */
   output?: string;
   startMs: number;
   endMs: number;
