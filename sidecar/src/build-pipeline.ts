@@ -125,9 +125,9 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const sinks = [...(storeSink ? [storeSink] : []), ...(setup.sinks ?? [])];
   const detector = new FailureModeDetector({ idleMs: config.idleMs });
   const sessionState = new SessionStateTracker();
-  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook, sessionState.onHook] });
+  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook] });
   const shell = new ShellCorrelator();
-  // Order matters: the shell join and the detectors see the hook events already on the spans.
+  // The pipeline runs each join after those publishing the events it consumes (join-chain.ts).
   const joins = [hooks, shell, detector, sessionState];
   const processors = buildProcessors(config);
   const mask = processors.find(isTextMasker);

@@ -1,6 +1,7 @@
 // The data model every stage shares. Data flows one way:
 //   sources (raw lines / files) → processors (parse → correlate → mask → cap) → sinks.
-// Correlation turns input records into TelemetryBatch items; everything after it works on those.
+// Correlation turns input records into TelemetryBatch items (and the events the joins read about them, events.ts);
+// everything after it works on those.
 
 export type AttrValue = string | number | boolean;
 export type Attributes = Record<string, AttrValue>;
@@ -81,6 +82,10 @@ export function emptyBatch(): TelemetryBatch {
   return { spans: [], logs: [], metrics: [] };
 }
 
+export function concatBatches(first: TelemetryBatch, second: TelemetryBatch): TelemetryBatch {
+  return { spans: first.spans.concat(second.spans), logs: first.logs.concat(second.logs), metrics: first.metrics.concat(second.metrics) };
+}
+
 export function batchSize(batch: TelemetryBatch): number {
   return batch.spans.length + batch.logs.length + batch.metrics.length;
 }
@@ -110,19 +115,6 @@ export interface TextMasker {
 
 export function isTextMasker(processor: Processor): processor is Processor & TextMasker {
   return typeof (processor as Partial<TextMasker>).maskString === 'function';
-}
-
-/**
- * A stage that joins another input (hook events, shell commands, the process table) onto the transcript
- * telemetry: it sees every batch on its way out (and may add span events to it), and adds its own items.
- */
-export interface Join {
-  /** Telemetry on its way out (transcript items and the output of the joins before this one). */
-  observe(batch: TelemetryBatch): void;
-  /** Items produced since the last call, with what to do once the sinks accepted them. */
-  drain(): { batch: TelemetryBatch; acks: Ack[] };
-  /** End of input (backfill): give up waiting for anything and emit what is held. */
-  finish(): void;
 }
 
 /** Run once the items it came with were accepted by every sink (e.g. delete a spool file). */

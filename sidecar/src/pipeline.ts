@@ -3,7 +3,9 @@
 // once every sink accepted the batch, which is what lets a caller commit file offsets (or delete spool files,
 // through the acks a join hands over with its output) after it (at-least-once).
 import type { Line } from './sources/line-reader.js';
-import { batchSize, emptyBatch, type Ack, type Join, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
+import type { Join } from './events.js';
+import { JoinChain } from './join-chain.js';
+import { batchSize, concatBatches, emptyBatch, type Ack, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { TranscriptFile } from './records/transcript.js';
 import { parseTranscriptLine } from './processors/parse-transcript.js';
@@ -40,15 +42,17 @@ export class Pipeline {
   private readonly lastTimeMs = new Map<string, number>();
   private readonly skipped: SkippedLines;
   private inputBytes = 0;
+  private readonly joins: JoinChain;
 
   constructor(
     correlator: TranscriptCorrelator,
     private readonly processors: Processor[],
     private readonly sinks: Sink[],
-    private readonly joins: Join[] = [],
+    joins: Join[] = [],
   ) {
     this.correlator = correlator;
     this.skipped = new SkippedLines(Math.max(0, ...processors.map((processor) => processor.maxTextLength ?? 0)));
+    this.joins = new JoinChain(joins);
   }
 
   async addLines(file: TranscriptFile, lines: Line[]): Promise<void> {
@@ -112,7 +116,7 @@ export class Pipeline {
   async finish(): Promise<void> {
     this.correlator.finish();
     this.collect();
-    for (const join of this.joins) join.finish();
+    this.joins.finish();
     await this.flush();
   }
 
@@ -178,14 +182,9 @@ export class Pipeline {
 
   /** Move what the correlator emitted, and what the joins add to it, into the pending batch. */
   private collect(): void {
-    let batch = this.correlator.drain();
-    for (const join of this.joins) {
-      join.observe(batch);
-      const joined = join.drain();
-      batch = concatBatches(batch, joined.batch);
-      this.pendingAcks.push(...joined.acks);
-    }
-    this.pending = concatBatches(this.pending, batch);
+    const joined = this.joins.run(this.correlator.drain());
+    this.pendingAcks.push(...joined.acks);
+    this.pending = concatBatches(this.pending, joined.batch);
   }
 
   private take(): TelemetryBatch {
@@ -206,8 +205,4 @@ function* partsOf(batch: TelemetryBatch, items: number): Generator<TelemetryBatc
     const metrics = batch.metrics.slice(Math.max(0, metricsFrom), Math.max(0, metricsFrom + items));
     yield { spans, logs, metrics };
   }
-}
-
-function concatBatches(first: TelemetryBatch, second: TelemetryBatch): TelemetryBatch {
-  return { spans: first.spans.concat(second.spans), logs: first.logs.concat(second.logs), metrics: first.metrics.concat(second.metrics) };
 }

@@ -56,24 +56,19 @@ export const EVENTS = {
 
 export const HOOK_EVENT_PREFIX = 'ccotel.hook.';
 
-/** Span names: the turn root is one name; the others are a prefix followed by the model, tool or program. */
+/** Span names a stage reads: the turn root, and the prefix of chat spans (followed by the model). */
 export const SPANS = {
   turn: 'invoke_agent claude-code',
   chatPrefix: 'chat ',
-  toolPrefix: 'execute_tool ',
-  shellPrefix: 'shell ',
 } as const;
 
 /** Attribute names that one stage writes and another reads. */
 export const ATTRS = {
   sessionId: 'session.id',
-  messageUuid: 'message.uuid',
   promptId: 'prompt.id',
   toolUseId: 'tool_use_id',
   toolName: 'gen_ai.tool.name',
   requestModel: 'gen_ai.request.model',
-  toolOutcome: 'ccotel.tool.outcome',
-  toolInput: 'ccotel.tool.input',
   toolResponseLength: 'ccotel.tool.response.length',
   agentId: 'ccotel.agent.id',
   permissionMode: 'ccotel.permission.mode',

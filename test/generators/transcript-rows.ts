@@ -49,7 +49,7 @@ export function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
     });
   }
   correlator.finish();
-  return correlator.drain();
+  return correlator.drain().batch;
 }
 
 export const spansNamed = (batch: TelemetryBatch, prefix: string) => batch.spans.filter((span) => span.name.startsWith(prefix));

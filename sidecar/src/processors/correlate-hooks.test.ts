@@ -4,6 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { SessionStarted, ToolCallEnded, TurnEnded } from '../events.js';
+import { applyAdditions } from '../join-chain.js';
 import type { LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../records/hook-spool.js';
@@ -206,45 +208,87 @@ describe('HookCorrelator and forks', () => {
   const session = 'f0f0f0f0-0000-4000-8000-000000000003';
   const forkedAtMs = Date.UTC(2026, 7, 2, 10, 0, 0);
   // The transcript reports a fork's start at its first copied row: the original's time, hours before the fork.
-  const transcriptStart = (): TelemetryBatch => ({
+  const startedAtMs = forkedAtMs - 3 * 3_600_000;
+  const transcriptStart = (): SessionStarted => ({
+    kind: 'SessionStarted', sessionId: session, source: 'fork', messageUuid: 'copied-row', timeMs: startedAtMs, logId: 'transcript-start', pointId: 'transcript-start-point',
+  });
+  const transcriptStartLog = (): TelemetryBatch => ({
     spans: [],
     metrics: [],
-    logs: [{ id: 'transcript-start', timeMs: forkedAtMs - 3 * 3_600_000, eventName: 'ccotel.session.started', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: { 'session.id': session, source: 'fork', 'message.uuid': 'copied-row' } }],
+    logs: [{ id: 'transcript-start', timeMs: startedAtMs, eventName: 'ccotel.session.started', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: { 'session.id': session, source: 'fork', 'message.uuid': 'copied-row' } }],
   });
-  const firstTurn = (): TelemetryBatch => ({
-    logs: [],
-    metrics: [],
-    spans: [{
-      traceId: 't'.repeat(32), spanId: 's'.repeat(16), parentSpanId: '', name: 'invoke_agent claude-code', kind: 'internal', startMs: forkedAtMs + 500, endMs: forkedAtMs + 9_000,
-      status: 'unset', statusMessage: '', events: [], attributes: { 'session.id': session, 'prompt.id': 'prompt-1', 'message.uuid': 'prompt-row' },
-    }],
+  const firstTurn = (): TurnEnded => ({
+    kind: 'TurnEnded', traceId: 't'.repeat(32), spanId: 's'.repeat(16), sessionId: session, promptId: 'prompt-1', messageUuid: 'prompt-row', promptText: 'go on',
+    outcome: 'completed', startMs: forkedAtMs + 500, endMs: forkedAtMs + 9_000,
   });
   const sessionStart = (): HookEvent => ({
     file: `${String(BigInt(forkedAtMs) * 1_000_000n).padStart(20, '0')}-7-00000000.json`, firedAtMs: forkedAtMs, firedAtNs: String(BigInt(forkedAtMs) * 1_000_000n), hookPid: 7,
     payload: { session_id: session, transcript_path: '/t.jsonl', cwd: '/p', hook_event_name: 'SessionStart', source: 'fork' }, ack: () => undefined,
   });
-  const startsMadeBy = (hooks: HookCorrelator) => logsNamed(hooks.drain().batch, 'ccotel.session.started');
-
   it('merges the fork SessionStart into the transcript start stamped with the copied row (hook read first)', () => {
     const hooks = new HookCorrelator({ contentLevel: 'masked' });
     hooks.add(sessionStart());
-    const transcript = transcriptStart();
-    hooks.observe(transcript);
-    hooks.observe(firstTurn());
+    hooks.observe([transcriptStart()]);
+    hooks.observe([firstTurn()]);
     hooks.finish();
-    expect(startsMadeBy(hooks)).toEqual([]);
+    const { batch, events } = hooks.drain();
+    expect(logsNamed(batch, 'ccotel.session.started')).toEqual([]);
+    // What the hook adds to the transcript's start is applied to it by the pipeline, before it leaves.
+    const transcript = transcriptStartLog();
+    applyAdditions(transcript, events);
     expect(transcript.logs[0].attributes['ccotel.start.origin']).toBe('hook');
   });
 
   it('adds no second start when the fork SessionStart is read after the transcript start (live)', () => {
     const hooks = new HookCorrelator({ contentLevel: 'masked' });
-    hooks.observe(transcriptStart());
+    hooks.observe([transcriptStart()]);
     hooks.add(sessionStart());
-    hooks.observe(firstTurn());
+    hooks.observe([firstTurn()]);
     hooks.finish();
     const { batch } = hooks.drain();
     expect(logsNamed(batch, 'ccotel.session.started')).toEqual([]);
     expect(batch.metrics.filter((point) => point.name === 'ccotel.session.starts')).toEqual([]);
     expect(logsNamed(batch, 'ccotel.hook.session_start')).toHaveLength(1);
+  });
+});
+
+describe('HookCorrelator on correlation events (no spans)', () => {
+  const session = 'e0e0e0e0-0000-4000-8000-000000000004';
+  const atMs = Date.UTC(2026, 7, 3, 9, 0, 0);
+  const hook = (name: string, offsetMs: number, payload: Record<string, unknown>): HookEvent => {
+    const firedAtNs = String(BigInt(atMs + offsetMs) * 1_000_000n);
+    return {
+      file: `${firedAtNs.padStart(20, '0')}-${offsetMs}-00000000.json`, firedAtMs: atMs + offsetMs, firedAtNs, hookPid: offsetMs,
+      payload: { session_id: session, transcript_path: '/t.jsonl', cwd: '/p', hook_event_name: name, ...payload }, ack: () => undefined,
+    };
+  };
+  const call = (outcome: string): ToolCallEnded => ({
+    kind: 'ToolCallEnded', traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), sessionId: session, toolUseId: 'toolu_9', toolName: 'Bash', input: { command: 'rm -rf build' },
+    outcome, startMs: atMs, endMs: atMs + 2_000,
+  });
+  const tool = { tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: 'toolu_9' };
+
+  it("publishes a call's hooks as HookAttached on its span when ToolCallEnded comes, and the block they tell", () => {
+    const hooks = new HookCorrelator({ contentLevel: 'masked' });
+    hooks.add(hook('PreToolUse', 10, tool));
+    hooks.add(hook('PermissionDenied', 20, { ...tool, reason: 'auto mode' }));
+    expect(hooks.drain().events.map((event) => event.kind)).toEqual(['HookFired', 'HookFired']); // waiting for the call's span
+    hooks.observe([call('error')]);
+    const { batch, events } = hooks.drain();
+    expect(events.map((event) => event.kind === 'HookAttached' && [event.spanId, event.event.name])).toEqual([
+      ['d'.repeat(16), 'PreToolUse'],
+      ['d'.repeat(16), 'PermissionDenied'],
+    ]);
+    expect(batch.spans).toEqual([]);
+    expect(logsNamed(batch, 'ccotel.hook.pre_tool_use')[0]).toMatchObject({ traceId: 'c'.repeat(32), spanId: 'd'.repeat(16) });
+    expect(logsNamed(batch, 'ccotel.permission.blocked').map((log) => log.attributes.source)).toEqual(['classifier']);
+  });
+
+  it("leaves the transcript's verdict alone: no block for a call it saw denied", () => {
+    const hooks = new HookCorrelator({ contentLevel: 'masked' });
+    hooks.add(hook('PreToolUse', 10, tool));
+    hooks.add(hook('PermissionDenied', 20, tool));
+    hooks.observe([call('denied')]);
+    expect(logsNamed(hooks.drain().batch, 'ccotel.permission.blocked')).toEqual([]);
   });
 });

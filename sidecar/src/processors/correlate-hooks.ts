@@ -1,27 +1,28 @@
 // Join Claude Code hook events (from the spool) onto the transcript traces. Each hook event becomes:
-// - a span event on the span it belongs to: tool events on the `execute_tool` span of their tool_use_id
-//   (PermissionRequest has none: it is paired with the PreToolUse just before it in the same session, same tool
-//   and input), turn events on the turn root of their prompt_id (else the turn of the session at that time);
-//   events wait until that span goes out; one arriving after it went out is a log record only (counted `late`);
+// - a span event on the span it belongs to (a HookAttached event, which the pipeline adds to that span before it
+//   leaves): tool events on the `execute_tool` span of their tool_use_id (ToolCallEnded; PermissionRequest has
+//   none: it is paired with the PreToolUse just before it in the same session, same tool and input), turn events
+//   on the turn root of their prompt_id (TurnEnded; else the turn of the session at that time); events wait until
+//   that span goes out; one arriving after it went out is a log record only (counted `late`);
 // - a log record `ccotel.hook.<event in snake_case>` with that span's trace context;
 // - the DESIGN records it implies: SessionStart gives the session's start (merged with the one the transcript
-//   infers for the same prompt: same id, the hook's `source` wins, so starts never double); SessionEnd gives
-//   `ccotel.session.ended` / `ccotel.session.ends{reason}`; a PermissionDenied, or a PermissionRequest with no
-//   PostToolUse / PostToolUseFailure, gives a permission block when the transcript did not already call the
-//   call denied (same id as the transcript's block: one block per tool_use_id).
+//   infers for the same prompt, SessionStarted: a SessionStartConfirmed gives it the hook's `source`, so starts
+//   never double); SessionEnd gives `ccotel.session.ended` / `ccotel.session.ends{reason}`; a PermissionDenied,
+//   or a PermissionRequest with no PostToolUse / PostToolUseFailure, gives a permission block when the transcript
+//   did not already call the call denied (same id as the transcript's block: one block per tool_use_id).
 // A spool file is acknowledged (deleted) once everything built from it is in the output.
-import type { Ack, ContentLevel, Join, LogRecord, MetricPoint, SpanEvent, SpanRecord, TelemetryBatch } from '../model.js';
-import { emptyBatch } from '../model.js';
+import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type SessionStarted, type SpanContext, type ToolCallEnded, type TurnEnded } from '../events.js';
+import type { Ack, ContentLevel } from '../model.js';
 import type { HookEvent } from '../records/hook-spool.js';
-import { ATTRS, EVENTS, hookSessionStartSeed, METRICS, pointIdOf, sessionStartSeed, SPANS, toolSpanId } from '../semconv.js';
+import { hookSessionStartSeed, sessionStartSeed, toolSpanId } from '../semconv.js';
 import { HookReader, type Hook } from './hook-input.js';
-import { hookLog, NO_SPAN, permissionBlockRecords, sessionEndRecords, sessionStartRecords, type LogAndPoint, type SpanContext, type ToolEvidence } from './hook-records.js';
+import { hookLog, NO_SPAN, permissionBlockRecords, sessionEndRecords, sessionStartRecords, type LogAndPoint, type ToolEvidence } from './hook-records.js';
 
 export type HookListener = (hook: Hook) => void;
 
 export interface HookCorrelatorOptions {
   contentLevel: ContentLevel;
-  /** Told about every hook as it is added (session state, detectors). */
+  /** Told about every hook as it is added, before any collect (the detectors: a process scan may come first). */
   listeners?: HookListener[];
 }
 
@@ -55,8 +56,10 @@ const TURN_SKEW_MS = 2_000;
 const REMEMBER_SPANS = 100_000;
 
 export class HookCorrelator implements Join {
+  readonly consumes = ['SessionStarted', 'ToolCallEnded', 'TurnEnded'] as const;
+  readonly produces = ['HookFired', 'HookAttached', 'SessionStartConfirmed'] as const;
   readonly stats: HookCorrelatorStats = { events: 0, attached: 0, late: 0, unmatched: 0 };
-  private out: TelemetryBatch = emptyBatch();
+  private out: Correlated = emptyCorrelated();
   private acks: Ack[] = [];
   private readonly toolWaiting = new Map<string, Hook[]>();
   private turnWaiting: Hook[] = [];
@@ -78,6 +81,7 @@ export class HookCorrelator implements Join {
     const hook = this.reader.normalize(event);
     this.stats.events++;
     for (const listener of this.options.listeners ?? []) listener(hook);
+    this.out.events.push({ kind: 'HookFired', name: hook.name, sessionId: hook.sessionId, timeMs: hook.timeMs, attributes: hook.attributes, file: hook.event.file });
     if (hook.name === 'SessionStart') {
       this.push(this.startWaiting, hook.sessionId, hook);
       return;
@@ -101,17 +105,18 @@ export class HookCorrelator implements Join {
     this.acks.push(hook.event.ack);
   }
 
-  observe(batch: TelemetryBatch): void {
-    for (const log of batch.logs) if (log.eventName === EVENTS.sessionStarted) this.mergeTranscriptStart(log, batch.metrics);
-    for (const span of batch.spans) {
-      if (span.name.startsWith(SPANS.toolPrefix)) this.attachToTool(span);
-      else if (span.name === SPANS.turn) this.attachToTurn(span);
+  observe(events: readonly CorrelationEvent[]): void {
+    // Starts first: a turn's span may take a waiting SessionStart as its own (takeStartBefore).
+    for (const event of events) if (event.kind === 'SessionStarted') this.mergeTranscriptStart(event);
+    for (const event of events) {
+      if (event.kind === 'ToolCallEnded') this.attachToTool(event);
+      else if (event.kind === 'TurnEnded') this.attachToTurn(event);
     }
   }
 
-  drain(): { batch: TelemetryBatch; acks: Ack[] } {
-    const result = { batch: this.out, acks: this.acks };
-    this.out = emptyBatch();
+  drain(): Joined {
+    const result = { ...this.out, acks: this.acks };
+    this.out = emptyCorrelated();
     this.acks = [];
     return result;
   }
@@ -151,44 +156,36 @@ export class HookCorrelator implements Join {
 
   // ---- joining -----------------------------------------------------------------------------------------
 
-  private attachToTool(span: SpanRecord): void {
-    const toolUseId = String(span.attributes[ATTRS.toolUseId] ?? '');
+  private attachToTool(call: ToolCallEnded): void {
+    const { toolUseId, outcome } = call;
     if (!toolUseId) return;
-    const context = { traceId: span.traceId, spanId: span.spanId };
+    const context = { traceId: call.traceId, spanId: call.spanId };
     remember(this.toolsOut, toolUseId, context);
     const hooks = this.toolWaiting.get(toolUseId) ?? [];
     this.toolWaiting.delete(toolUseId);
-    for (const hook of hooks) this.attach(span, hook);
-    const outcome = span.attributes[ATTRS.toolOutcome];
+    for (const hook of hooks) this.attach(context, hook);
     const evidence = this.evidence.get(toolUseId);
     this.evidence.delete(toolUseId);
     // The transcript's own verdict wins: a refusal it saw, a call cut short while running (a PermissionRequest
     // with no PostToolUse then is an allowed call the user interrupted), or a call never decided.
-    if (evidence && outcome !== 'denied' && outcome !== 'interrupted' && outcome !== 'unanswered') this.emitRecords(permissionBlockRecords({ toolUseId, evidence, context, timeMs: span.endMs }));
+    if (evidence && outcome !== 'denied' && outcome !== 'interrupted' && outcome !== 'unanswered') this.emitRecords(permissionBlockRecords({ toolUseId, evidence, context, timeMs: call.endMs }));
   }
 
-  private attachToTurn(span: SpanRecord): void {
-    const sessionId = String(span.attributes[ATTRS.sessionId] ?? '');
-    const promptId = span.attributes[ATTRS.promptId] === undefined ? undefined : String(span.attributes[ATTRS.promptId]);
-    const context = { traceId: span.traceId, spanId: span.spanId };
+  private attachToTurn(turn: TurnEnded): void {
+    const { sessionId, promptId } = turn;
+    const context = { traceId: turn.traceId, spanId: turn.spanId };
     if (promptId) remember(this.turnsOut, promptId, context);
     const belongs = (hook: Hook) =>
       hook.sessionId === sessionId &&
       (hook.promptId !== undefined
         ? hook.promptId === promptId
-        : hook.timeMs >= span.startMs - TURN_SKEW_MS && hook.timeMs <= span.endMs + TURN_SKEW_MS);
+        : hook.timeMs >= turn.startMs - TURN_SKEW_MS && hook.timeMs <= turn.endMs + TURN_SKEW_MS);
     const [mine, others] = partition(this.turnWaiting, belongs);
     this.turnWaiting = others;
-    for (const hook of mine) {
-      this.attach(span, hook);
-      if (hook.name === 'StopFailure') {
-        span.status = 'error';
-        span.statusMessage = String(hook.attributes.error ?? 'StopFailure');
-      }
-    }
+    for (const hook of mine) this.attach(context, hook, hook.name === 'StopFailure' ? String(hook.attributes.error ?? 'StopFailure') : undefined);
     // A SessionStart fired before this turn's prompt is this prompt's session start.
-    const start = this.takeStartBefore(sessionId, span.startMs);
-    if (start) this.emitStart(start, span.startMs, sessionStartSeed(sessionId, String(span.attributes[ATTRS.messageUuid] ?? '')));
+    const start = this.takeStartBefore(sessionId, turn.startMs);
+    if (start) this.emitStart(start, turn.startMs, sessionStartSeed(sessionId, turn.messageUuid));
   }
 
   /**
@@ -204,12 +201,12 @@ export class HookCorrelator implements Join {
     return latest;
   }
 
-  private attach(span: SpanRecord, hook: Hook): void {
-    const event: SpanEvent = { name: hook.name, timeMs: hook.timeMs, attributes: hook.attributes };
-    span.events.push(event);
-    span.events.sort((a, b) => a.timeMs - b.timeMs);
+  /** `failure`: the span's error message (StopFailure). */
+  private attach(context: SpanContext, hook: Hook, failure?: string): void {
+    const event = { name: hook.name, timeMs: hook.timeMs, attributes: hook.attributes };
+    this.out.events.push({ kind: 'HookAttached', spanId: context.spanId, event, failure });
     this.stats.attached++;
-    this.emitLog(hook, { traceId: span.traceId, spanId: span.spanId });
+    this.emitLog(hook, context);
     this.acks.push(hook.event.ack);
   }
 
@@ -244,19 +241,16 @@ export class HookCorrelator implements Join {
    * A transcript start (`ccotel.session.started`) for a prompt that a SessionStart hook preceded: the same
    * start. The hook knows its source for sure (clear, compact, fork, resume): it replaces the inferred one.
    */
-  private mergeTranscriptStart(log: LogRecord, metrics: MetricPoint[]): void {
-    const sessionId = String(log.attributes[ATTRS.sessionId] ?? '');
+  private mergeTranscriptStart(transcriptStart: SessionStarted): void {
+    const { sessionId, logId, pointId } = transcriptStart;
     // A fork's start bears the time of its first copied row (the original's), long before the fork's own
     // SessionStart fired: it is the session's first start, whenever that fired.
-    const fork = log.attributes.source === 'fork';
+    const fork = transcriptStart.source === 'fork';
     if (fork) remember(this.forksFromTranscript, sessionId, true);
-    const start = fork ? this.takeFirstStart(sessionId) : this.takeStartBefore(sessionId, log.timeMs);
+    const start = fork ? this.takeFirstStart(sessionId) : this.takeStartBefore(sessionId, transcriptStart.timeMs);
     if (!start) return;
-    const source = String(start.attributes.source ?? log.attributes.source);
-    log.attributes.source = source;
-    log.attributes[ATTRS.startOrigin] = 'hook';
-    const pointId = pointIdOf(METRICS.sessionStarts, sessionStartSeed(sessionId, String(log.attributes[ATTRS.messageUuid] ?? '')));
-    for (const point of metrics) if (point.id === pointId) point.attributes.source = source;
+    const source = String(start.attributes.source ?? transcriptStart.source);
+    this.out.events.push({ kind: 'SessionStartConfirmed', logId, pointId, source });
     this.emitLog(start, NO_SPAN);
     this.acks.push(start.event.ack);
   }
@@ -278,12 +272,12 @@ export class HookCorrelator implements Join {
 
   private emitRecords(records: LogAndPoint | undefined): void {
     if (!records) return;
-    this.out.logs.push(records.log);
-    this.out.metrics.push(records.point);
+    this.out.batch.logs.push(records.log);
+    this.out.batch.metrics.push(records.point);
   }
 
   private emitLog(hook: Hook, context: SpanContext): void {
-    this.out.logs.push(hookLog(hook, context));
+    this.out.batch.logs.push(hookLog(hook, context));
   }
 
   private push(map: Map<string, Hook[]>, key: string, hook: Hook): void {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLikeBashTool, SHELL_SCRIPT } from '../../../test/hook/run.js';
-import type { SpanRecord } from '../model.js';
+import type { ToolCallEnded } from '../events.js';
 import { Pipeline } from '../pipeline.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import type { ShellRecord } from '../records/shell-log.js';
@@ -121,9 +121,9 @@ describe('ShellCorrelator', () => {
 });
 
 describe('ShellCorrelator with parallel Bash calls', () => {
-  const bashSpan = (toolUseId: string, startMs: number, endMs: number): SpanRecord => ({
-    traceId: 't'.repeat(32), spanId: toolUseId.padEnd(16, '0').slice(0, 16), parentSpanId: '', name: 'execute_tool Bash', kind: 'internal', startMs, endMs, status: 'unset', statusMessage: '', events: [],
-    attributes: { 'session.id': SESSION, tool_use_id: toolUseId, 'ccotel.tool.input': JSON.stringify({ command: 'npm test' }) },
+  const bashCall = (toolUseId: string, startMs: number, endMs: number): ToolCallEnded => ({
+    kind: 'ToolCallEnded', traceId: 't'.repeat(32), spanId: toolUseId.padEnd(16, '0').slice(0, 16), sessionId: SESSION, toolUseId, toolName: 'Bash',
+    input: { command: 'npm test' }, outcome: 'success', startMs, endMs,
   });
   const command = (pid: number, startMs: number, endMs: number): ShellRecord[] => [
     { v: 1, ev: 'start', sid: SESSION, tp: '', pid, ppid: 100, pgid: pid, psid: pid, tty: '', cwd: '/p', cmd: 'npm test', cmdlen: 8, ts: startMs * 1000, seq: 1 },
@@ -134,8 +134,8 @@ describe('ShellCorrelator with parallel Bash calls', () => {
     const shell = new ShellCorrelator();
     // Two calls of one response: the first runs 1 s – 5 s, the second 3 s – 5.5 s, both `npm test`.
     [...command(11, 1_001, 4_990), ...command(22, 3_001, 5_400)].forEach((record, offset) => shell.add(record, '/s.jsonl', offset));
-    shell.observe({ spans: [bashSpan('toolu_first', 1_000, 5_000)], logs: [], metrics: [] }); // its result came first
-    shell.observe({ spans: [bashSpan('toolu_second', 3_000, 5_500)], logs: [], metrics: [] });
+    shell.observe([bashCall('toolu_first', 1_000, 5_000)]); // its result came first
+    shell.observe([bashCall('toolu_second', 3_000, 5_500)]);
     shell.finish();
     const shells = shell.drain().batch.spans;
     expect(Object.fromEntries(shells.map((span) => [span.attributes['process.pid'], span.attributes.tool_use_id]))).toEqual({ 11: 'toolu_first', 22: 'toolu_second' });

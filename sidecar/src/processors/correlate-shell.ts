@@ -5,10 +5,10 @@
 // comes (no transcript, or given up) gets a trace of its own, or the TRACEPARENT's (Claude Code's native trace).
 // A command killed before its EXIT trap ran has no end: it ends with its tool call.
 import { spanIdOf, traceIdOf } from '../ids.js';
-import type { Ack, Attributes, Join, LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
-import { emptyBatch } from '../model.js';
+import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type ToolCallEnded } from '../events.js';
+import type { Attributes, LogRecord, SpanRecord } from '../model.js';
 import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
-import { ATTRS, commonAttributes, EVENTS, logIdOf, SPANS } from '../semconv.js';
+import { ATTRS, commonAttributes, EVENTS, logIdOf } from '../semconv.js';
 
 export interface ShellCommand {
   sessionId: string;
@@ -50,7 +50,9 @@ const SPANS_PER_SESSION = 500;
 
 export class ShellCorrelator implements Join, ShellRecordConsumer {
   readonly stats: ShellCorrelatorStats = { commands: 0, underToolSpan: 0, withoutToolSpan: 0, withoutEnd: 0, endWithoutStart: 0 };
-  private out: TelemetryBatch = emptyBatch();
+  readonly consumes = ['ToolCallEnded'] as const;
+  readonly produces = ['ShellCommandEnded'] as const;
+  private out: Correlated = emptyCorrelated();
   private readonly waiting = new Map<string, ShellCommand>();
   private readonly bashSpans = new Map<string, BashSpan[]>();
   private readonly spansById = new Map<string, BashSpan>();
@@ -67,10 +69,10 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
     this.tryEmit(key, command);
   }
 
-  observe(batch: TelemetryBatch): void {
-    for (const span of batch.spans) {
-      if (span.name !== `${SPANS.toolPrefix}Bash`) continue;
-      const bash = bashSpanOf(span);
+  observe(events: readonly CorrelationEvent[]): void {
+    for (const event of events) {
+      if (event.kind !== 'ToolCallEnded' || event.toolName !== 'Bash') continue;
+      const bash = bashSpanOf(event);
       const list = this.bashSpans.get(bash.sessionId) ?? [];
       list.push(bash);
       if (list.length > SPANS_PER_SESSION) this.spansById.delete(list.shift()!.spanId);
@@ -80,10 +82,10 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
     for (const [key, command] of this.waiting) this.tryEmit(key, command);
   }
 
-  drain(): { batch: TelemetryBatch; acks: Ack[] } {
-    const batch = this.out;
-    this.out = emptyBatch();
-    return { batch, acks: [] };
+  drain(): Joined {
+    const taken = this.out;
+    this.out = emptyCorrelated();
+    return { ...taken, acks: [] };
   }
 
   /** Stop waiting for commands started before `beforeMs`: emit them with what is known. */
@@ -198,7 +200,16 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
       attributes,
       events: [],
     };
-    this.out.spans.push(span);
+    this.out.events.push({
+      kind: 'ShellCommandEnded',
+      sessionId: command.sessionId,
+      pid: command.pid,
+      parentPid: start?.ppid ?? undefined,
+      toolUseId: parent?.toolUseId || undefined,
+      startMs: span.startMs,
+      endMs: command.end?.status !== undefined ? span.endMs : undefined,
+    });
+    this.out.batch.spans.push(span);
     const logAttributes: Attributes = {
       [ATTRS.sessionId]: command.sessionId,
       'process.command_line': commandLine,
@@ -217,7 +228,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
       body: commandLine,
       attributes: logAttributes,
     };
-    this.out.logs.push(log);
+    this.out.batch.logs.push(log);
   }
 }
 
@@ -225,25 +236,16 @@ function startMs(command: ShellCommand): number {
   return (command.start?.ts ?? command.end?.ts ?? 0) / 1000;
 }
 
-function bashSpanOf(span: SpanRecord): BashSpan {
-  let command: string | undefined;
-  const input = span.attributes[ATTRS.toolInput];
-  if (typeof input === 'string') {
-    try {
-      const parsed = JSON.parse(input) as { command?: unknown };
-      if (typeof parsed.command === 'string') command = parsed.command;
-    } catch {
-      // capped or masked input: match by time only
-    }
-  }
+function bashSpanOf(call: ToolCallEnded): BashSpan {
+  const command = (call.input as { command?: unknown } | null | undefined)?.command;
   return {
-    traceId: span.traceId,
-    spanId: span.spanId,
-    sessionId: String(span.attributes[ATTRS.sessionId] ?? ''),
-    toolUseId: String(span.attributes[ATTRS.toolUseId] ?? ''),
-    startMs: span.startMs,
-    endMs: span.endMs,
-    command,
+    traceId: call.traceId,
+    spanId: call.spanId,
+    sessionId: call.sessionId,
+    toolUseId: call.toolUseId,
+    startMs: call.startMs,
+    endMs: call.endMs,
+    command: typeof command === 'string' ? command : undefined,
     shells: new Set(),
   };
 }

@@ -1,14 +1,10 @@
 // The records the hook correlator emits: a `ccotel.hook.*` log per hook event, and the DESIGN records hooks
 // imply (session starts and ends, permission blocks), with the ids the transcript correlator gives the same facts.
+import type { SpanContext } from '../events.js';
 import type { Attributes, LogRecord, MetricPoint } from '../model.js';
 import { recordIdOf } from '../ids.js';
 import { ATTRS, EVENTS, HOOK_EVENT_PREFIX, hookSessionEndSeed, logIdOf, METRICS, metricPoint, permissionBlockSeed, pointIdOf, toolSpanId } from '../semconv.js';
 import { snakeCase, type Hook } from './hook-input.js';
-
-export interface SpanContext {
-  traceId: string;
-  spanId: string;
-}
 
 /** What the hooks told about one tool call, gathered until its span goes out. */
 export interface ToolEvidence {

@@ -6,10 +6,10 @@ import { SessionStateTracker } from './session-state.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'real');
 
-/** The real hook payloads of a recorded run, in firing order, through the hook correlator into the tracker. */
+/** The real hook payloads of a recorded run, in firing order, through the hook correlator (HookFired) into the tracker. */
 function statesOf(scenario: string) {
   const tracker = new SessionStateTracker();
-  const hooks = new HookCorrelator({ contentLevel: 'none', listeners: [tracker.onHook] });
+  const hooks = new HookCorrelator({ contentLevel: 'none' });
   const dir = join(FIXTURES, scenario, 'hooks');
   readdirSync(dir)
     .sort()
@@ -17,6 +17,7 @@ function statesOf(scenario: string) {
       const firedAtMs = 1_790_000_000_000 + index * 1000;
       hooks.add({ file: name, firedAtMs, firedAtNs: String(firedAtMs * 1e6), hookPid: 1, payload: JSON.parse(readFileSync(join(dir, name), 'utf8')), ack: () => {} });
     });
+  tracker.observe(hooks.drain().events);
   return { tracker, logs: tracker.drain().batch.logs };
 }
 
@@ -36,8 +37,7 @@ describe('SessionStateTracker', () => {
 
   it('marks a session abandoned when the detector says so', () => {
     const tracker = new SessionStateTracker();
-    const batch = { spans: [], metrics: [], logs: [{ id: 'x', timeMs: 5, eventName: 'ccotel.failure_mode.detected', severity: 'WARN' as const, traceId: '', spanId: '', body: '', attributes: { 'session.id': 's1', mode: 'abandoned_session', cause: 'tty_gone' } }] };
-    tracker.observe(batch);
+    tracker.observe([{ kind: 'FailureDetected', id: 'x', timeMs: 5, sessionId: 's1', mode: 'abandoned_session', cause: 'tty_gone' }]);
     const [log] = tracker.drain().batch.logs;
     expect(log.attributes).toMatchObject({ 'session.id': 's1', state: 'abandoned', reason: 'tty_gone' });
   });

@@ -1,14 +1,13 @@
-// Each session's state over time, from its hook events (as they are read) and the abandoned-session detector:
+// Each session's state over time, from its hook events (HookFired) and the abandoned-session detections:
 //   idle (started, or a turn finished) · running (a prompt or a tool call in progress) · waiting_for_input (a
 //   permission prompt, or Claude Code's "waiting for your input" notification) · resumed · ended (with the
 //   SessionEnd reason) · abandoned (with the likely cause).
 // Every change is a `ccotel.session.state_changed` log record (state, previous_state, reason); its id comes from
 // the event that caused it, so a re-read reports each change once.
 import { recordIdOf } from '../ids.js';
-import type { Ack, Attributes, Join, TelemetryBatch } from '../model.js';
-import { emptyBatch } from '../model.js';
+import type { CorrelationEvent, HookFired, Join, Joined } from '../events.js';
+import { emptyBatch, type Attributes, type TelemetryBatch } from '../model.js';
 import { ATTRS, EVENTS } from '../semconv.js';
-import type { Hook } from './hook-input.js';
 
 export type SessionState = 'idle' | 'running' | 'waiting_for_input' | 'resumed' | 'ended' | 'abandoned';
 
@@ -16,30 +15,34 @@ const RUNNING_EVENTS = new Set(['UserPromptSubmit', 'PreToolUse', 'PostToolUse',
 const WAITING_NOTIFICATIONS = new Set(['permission_prompt', 'idle_prompt', 'elicitation_dialog']);
 
 export class SessionStateTracker implements Join {
+  readonly consumes = ['HookFired', 'FailureDetected'] as const;
+  readonly produces = [] as const;
   private readonly states = new Map<string, SessionState>();
   private out: TelemetryBatch = emptyBatch();
 
-  readonly onHook = (hook: Hook): void => {
-    const next = stateAfter(hook);
-    if (!next) return;
-    const reason = hook.name === 'SessionEnd' ? String(hook.attributes.reason ?? 'unknown') : hook.name === 'Notification' ? String(hook.attributes.notification_type ?? '') : hook.name;
-    this.change(hook.sessionId, next.state, hook.timeMs, recordIdOf('session-state', hook.event.file), reason);
-  };
-
-  observe(batch: TelemetryBatch): void {
-    for (const log of batch.logs) {
-      if (log.eventName !== EVENTS.failureModeDetected || log.attributes.mode !== 'abandoned_session') continue;
-      this.change(String(log.attributes[ATTRS.sessionId]), 'abandoned', log.timeMs, recordIdOf('session-state', log.id), String(log.attributes.cause ?? ''));
+  observe(events: readonly CorrelationEvent[]): void {
+    for (const event of events) {
+      if (event.kind === 'HookFired') this.onHook(event);
+      else if (event.kind === 'FailureDetected' && event.mode === 'abandoned_session') {
+        this.change(event.sessionId, 'abandoned', event.timeMs, recordIdOf('session-state', event.id), event.cause ?? '');
+      }
     }
   }
 
-  drain(): { batch: TelemetryBatch; acks: Ack[] } {
+  drain(): Joined {
     const batch = this.out;
     this.out = emptyBatch();
-    return { batch, acks: [] };
+    return { batch, events: [], acks: [] };
   }
 
   finish(): void {}
+
+  private onHook(hook: HookFired): void {
+    const next = stateAfter(hook);
+    if (!next) return;
+    const reason = hook.name === 'SessionEnd' ? String(hook.attributes.reason ?? 'unknown') : hook.name === 'Notification' ? String(hook.attributes.notification_type ?? '') : hook.name;
+    this.change(hook.sessionId, next.state, hook.timeMs, recordIdOf('session-state', hook.file), reason);
+  }
 
   private change(sessionId: string, state: SessionState, timeMs: number, id: string, reason: string): void {
     const previous = this.states.get(sessionId);
@@ -53,7 +56,7 @@ export class SessionStateTracker implements Join {
   }
 }
 
-function stateAfter(hook: Hook): { state: SessionState } | undefined {
+function stateAfter(hook: HookFired): { state: SessionState } | undefined {
   switch (hook.name) {
     case 'SessionStart':
       return { state: hook.attributes.source === 'resume' ? 'resumed' : 'idle' };

@@ -1,12 +1,13 @@
-// The failure-mode detectors of DESIGN section 6, fed by the telemetry stream (tool, shell and turn spans), the
-// hook events and the process table. Each detection is a `ccotel.failure_modes{mode}` point and a
-// `ccotel.failure_mode.detected` log record naming the session, tool call, pid, command and (listeners) port.
+// The failure-mode detectors of DESIGN section 6, fed by correlation events (tool calls, shell commands, turns and
+// the hooks joined onto them), the hook events as they are read, and the process table. Each detection is a
+// `ccotel.failure_modes{mode}` point, a FailureDetected event and a `ccotel.failure_mode.detected` log record
+// naming the session, tool call, pid, command and (listeners) port.
 // Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
-import type { Ack, Attributes, Join, TelemetryBatch } from '../../model.js';
-import { emptyBatch } from '../../model.js';
+import { emptyCorrelated, hooksBySpan, type Correlated, type CorrelationEvent, type Join, type Joined } from '../../events.js';
+import type { Attributes } from '../../model.js';
 import type { ProcessScan } from '../../records/process-scan.js';
-import { abandonedSessionEndSeed, ATTRS, EVENTS, logIdOf, METRICS, metricPoint, pointIdOf, SPANS } from '../../semconv.js';
+import { abandonedSessionEndSeed, ATTRS, EVENTS, logIdOf, METRICS, metricPoint, pointIdOf } from '../../semconv.js';
 import type { Hook } from '../hook-input.js';
 import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
 import { detectApprovalScope } from './approval-scope.js';
@@ -38,8 +39,10 @@ const SCAN_AFTER: Record<string, number> = {
 };
 
 export class FailureModeDetector implements Join {
+  readonly consumes = ['ToolCallEnded', 'TurnEnded', 'ShellCommandEnded', 'HookAttached'] as const;
+  readonly produces = ['FailureDetected'] as const;
   readonly facts = new Facts();
-  private out: TelemetryBatch = emptyBatch();
+  private out: Correlated = emptyCorrelated();
   private readonly reported = new Set<string>();
   /** Asks for a look at the process table in `delayMs` (set by `run`: an event after which a detection may be due). */
   requestScan: (delayMs: number) => void = () => {};
@@ -75,38 +78,23 @@ export class FailureModeDetector implements Join {
     if (hook.name === 'PostToolUseFailure' && hook.attributes.is_interrupt === true) call().interruptedAtMs = hook.timeMs;
   };
 
-  observe(batch: TelemetryBatch): void {
-    for (const span of batch.spans) {
-      const sessionId = String(span.attributes[ATTRS.sessionId] ?? '');
-      if (span.name.startsWith(SPANS.toolPrefix)) {
-        const toolUseId = String(span.attributes[ATTRS.toolUseId] ?? '');
-        const known = this.facts.tools.get(toolUseId);
-        const outcome = String(span.attributes[ATTRS.toolOutcome] ?? '');
-        this.facts.tools.set(toolUseId, {
-          toolUseId,
-          sessionId,
-          name: String(span.attributes[ATTRS.toolName] ?? ''),
-          traceId: span.traceId,
-          spanId: span.spanId,
-          startMs: span.startMs,
-          endMs: span.endMs,
-          outcome,
-          interruptedAtMs: known?.interruptedAtMs ?? (outcome === 'interrupted' ? span.endMs : undefined),
-        });
-        this.report(detectOutputTruncation(span));
+  observe(events: readonly CorrelationEvent[]): void {
+    // The hooks joined onto a call come after the call in the round (their join runs after the correlator).
+    const hooksOn = hooksBySpan(events);
+    for (const event of events) {
+      if (event.kind === 'ToolCallEnded') {
+        const known = this.facts.tools.get(event.toolUseId);
+        const { toolUseId, sessionId, traceId, spanId, startMs, endMs, outcome } = event;
+        const interruptedAtMs = known?.interruptedAtMs ?? (outcome === 'interrupted' ? endMs : undefined);
+        this.facts.tools.set(toolUseId, { toolUseId, sessionId, name: event.toolName, traceId, spanId, startMs, endMs, outcome, interruptedAtMs });
+        this.report(detectOutputTruncation(event, hooksOn.get(spanId) ?? []));
         this.requestScan(SCAN_AFTER.PostToolUse);
-      } else if (span.name.startsWith(SPANS.shellPrefix)) {
-        const ended = span.attributes['ccotel.shell.ended'] !== false;
-        this.facts.shells.push({
-          sessionId,
-          pid: Number(span.attributes['process.pid']),
-          startMs: span.startMs,
-          endMs: ended ? span.endMs : undefined,
-          toolUseId: span.attributes[ATTRS.toolUseId] === undefined ? undefined : String(span.attributes[ATTRS.toolUseId]),
-        });
-        this.facts.addAgent(this.facts.session(sessionId), Number(span.attributes['process.parent_pid']), span.startMs);
-      } else if (span.name === SPANS.turn) {
-        this.report(detectTurnRerun(span, this.facts));
+      } else if (event.kind === 'ShellCommandEnded') {
+        const { sessionId, pid, startMs, endMs, toolUseId } = event;
+        this.facts.shells.push({ sessionId, pid, startMs, endMs, toolUseId });
+        if (event.parentPid !== undefined) this.facts.addAgent(this.facts.session(sessionId), event.parentPid, startMs);
+      } else if (event.kind === 'TurnEnded') {
+        this.report(detectTurnRerun(event, this.facts));
       }
     }
   }
@@ -148,10 +136,10 @@ export class FailureModeDetector implements Join {
     if (pending) this.requestScan(ABANDON_GRACE_MS); // confirm, or clear, the vanished agent
   }
 
-  drain(): { batch: TelemetryBatch; acks: Ack[] } {
-    const batch = this.out;
-    this.out = emptyBatch();
-    return { batch, acks: [] };
+  drain(): Joined {
+    const taken = this.out;
+    this.out = emptyCorrelated();
+    return { ...taken, acks: [] };
   }
 
   /** End of input (backfill, no process table): hooked sessions silent for the idle time with no SessionEnd. */
@@ -191,14 +179,15 @@ export class FailureModeDetector implements Join {
     if (detection.agentPid !== undefined) attributes['process.pid'] = detection.agentPid;
     if (detection.port !== undefined) attributes['network.local.port'] = detection.port;
     if (detection.cause) attributes.cause = detection.cause;
-    this.out.logs.push({ id, timeMs: detection.timeMs, eventName: EVENTS.failureModeDetected, severity: 'WARN', body: '', attributes, ...context });
-    this.out.metrics.push(metricPoint(METRICS.failureModes, { id: pointIdOf(METRICS.failureModes, id), timeMs: detection.timeMs, attributes: { mode: detection.mode }, ...context }));
+    this.out.events.push({ kind: 'FailureDetected', id, mode: detection.mode, sessionId: detection.sessionId, timeMs: detection.timeMs, cause: detection.cause || undefined });
+    this.out.batch.logs.push({ id, timeMs: detection.timeMs, eventName: EVENTS.failureModeDetected, severity: 'WARN', body: '', attributes, ...context });
+    this.out.batch.metrics.push(metricPoint(METRICS.failureModes, { id: pointIdOf(METRICS.failureModes, id), timeMs: detection.timeMs, attributes: { mode: detection.mode }, ...context }));
     if (detection.mode === 'abandoned_session') {
       // DESIGN: a session that went idle with no SessionEnd ends as `abandoned`.
       const seed = abandonedSessionEndSeed(detection.sessionId, id);
       const attributes = { [ATTRS.sessionId]: detection.sessionId, reason: 'abandoned', cause: detection.cause ?? '' };
-      this.out.logs.push({ id: logIdOf(EVENTS.sessionEnded, seed), timeMs: detection.timeMs, eventName: EVENTS.sessionEnded, severity: 'WARN', traceId: '', spanId: '', body: '', attributes });
-      this.out.metrics.push(metricPoint(METRICS.sessionEnds, { id: pointIdOf(METRICS.sessionEnds, seed), timeMs: detection.timeMs, attributes: { reason: 'abandoned' } }));
+      this.out.batch.logs.push({ id: logIdOf(EVENTS.sessionEnded, seed), timeMs: detection.timeMs, eventName: EVENTS.sessionEnded, severity: 'WARN', traceId: '', spanId: '', body: '', attributes });
+      this.out.batch.metrics.push(metricPoint(METRICS.sessionEnds, { id: pointIdOf(METRICS.sessionEnds, seed), timeMs: detection.timeMs, attributes: { reason: 'abandoned' } }));
     }
   }
 }

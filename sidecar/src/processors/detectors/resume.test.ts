@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LogRecord, SpanRecord } from '../../model.js';
+import type { ShellCommandEnded } from '../../events.js';
+import type { LogRecord } from '../../model.js';
 import type { ProcessScan } from '../../records/process-scan.js';
 import type { HookEvent } from '../../records/hook-spool.js';
 import { ATTRS, EVENTS } from '../../semconv.js';
@@ -47,12 +48,9 @@ function hook(name: string, timeMs: number, extra: { agentPid?: number; toolUseI
   return { event, name, sessionId: SESSION, timeMs, toolUseId: extra.toolUseId, toolName: 'Bash', attributes: { ...extra.payload }, body: '' };
 }
 
-/** The shell span of a Bash command the agent `agentPid` ran at `timeMs`. */
-function shellSpan(agentPid: number, timeMs: number): SpanRecord {
-  return {
-    traceId: 't', spanId: `s${timeMs}`, parentSpanId: '', name: 'shell echo', kind: 'internal', startMs: timeMs, endMs: timeMs + 10, status: 'ok', events: [],
-    attributes: { 'session.id': SESSION, 'process.pid': agentPid + 1, 'process.parent_pid': agentPid },
-  } as unknown as SpanRecord;
+/** A Bash command the agent `agentPid` ran at `timeMs`. */
+function shellCommand(agentPid: number, timeMs: number): ShellCommandEnded {
+  return { kind: 'ShellCommandEnded', sessionId: SESSION, pid: agentPid + 1, parentPid: agentPid, startMs: timeMs, endMs: timeMs + 10 };
 }
 
 /** Per detector, the abandoned_session records it emitted so far. */
@@ -83,7 +81,7 @@ function scansFrom(detector: FailureModeDetector, atMs: number, agents: Record<n
 function endedFirstRun(): FailureModeDetector {
   const detector = new FailureModeDetector({ idleMs: 30 * 60_000, devRoot: '/nonexistent' });
   detector.onHook(hook('SessionStart', T0, { payload: { source: 'startup' } }));
-  detector.observe({ spans: [shellSpan(FIRST_CLI, T0 + 1_000)], logs: [], metrics: [] });
+  detector.observe([shellCommand(FIRST_CLI, T0 + 1_000)]);
   detector.onScan(scanAt(T0 + 2_000, { [FIRST_CLI]: T0 - 500 }));
   detector.onHook(hook('SessionEnd', T0 + 3_000, { payload: { reason: 'other' } }));
   scansFrom(detector, T0 + 4_000);
@@ -97,7 +95,7 @@ describe('abandoned_session across a resume', () => {
     detector.onHook(hook('SessionStart', resumedAt, { payload: { source: 'resume' } }));
     // The resumed CLI thinks; scans every 15 s see it alive but nothing names it yet.
     for (let at = resumedAt + 15_000; at <= resumedAt + 45_000; at += 15_000) detector.onScan(scanAt(at, { [RESUMED_CLI]: resumedAt - 300 }));
-    detector.observe({ spans: [shellSpan(RESUMED_CLI, resumedAt + 40_000)], logs: [], metrics: [] });
+    detector.observe([shellCommand(RESUMED_CLI, resumedAt + 40_000)]);
     detector.onScan(scanAt(resumedAt + 46_000, { [RESUMED_CLI]: resumedAt - 300 }));
     expect(abandonments(detector)).toEqual([]);
   });

@@ -126,7 +126,7 @@ describe('rows after a turn was closed for idleness', () => {
     correlator.closeIdle(Number.POSITIVE_INFINITY);
     feed([result('toolu_l', 'late'), assistant('msg_l2', 'req_l2', text('finally'), { output_tokens: 4 }, 'end_turn')]);
     correlator.finish();
-    const batch = correlator.drain();
+    const batch = correlator.drain().batch;
     const late = spansNamed(batch, 'chat ').find((s) => s.attributes['gen_ai.response.id'] === 'msg_l2') as SpanRecord;
     expect(late.parentSpanId).toBe(turnRoots(batch)[0].spanId);
     expect(late.traceId).toBe(turnRoots(batch)[0].traceId);

@@ -25,7 +25,7 @@ function correlateRecorded(sample: string): { batch: TelemetryBatch; skipped: st
     offset += Buffer.byteLength(line) + 1;
   }
   correlator.finish();
-  return { batch: correlator.drain(), skipped };
+  return { batch: correlator.drain().batch, skipped };
 }
 
 const logsNamed = (batch: TelemetryBatch, name: string) => batch.logs.filter((log) => log.eventName === name);

@@ -1,7 +1,8 @@
 // Where the correlator's records go, and how they are built: one object per record, ids from a seed unique per
-// record name (a re-read rebuilds the same ids). A record of a subagent not linked yet is held (`HeldRecords`).
-import type { Attributes, LogRecord, MetricPoint, SpanRecord, TelemetryBatch } from '../../model.js';
-import { emptyBatch } from '../../model.js';
+// record name (a re-read rebuilds the same ids), and the correlation events the joins read about them. A record
+// (or event) of a subagent not linked yet is held (`HeldRecords`).
+import { emptyCorrelated, type CorrelationEvent, type Correlated } from '../../events.js';
+import type { Attributes, LogRecord, MetricPoint, SpanRecord } from '../../model.js';
 import { ATTRS, logIdOf, metricPoint, pointIdOf, type MetricDefinition } from '../../semconv.js';
 import { HeldRecords } from './held-records.js';
 import type { Scope } from './types.js';
@@ -43,34 +44,45 @@ export function logRecord(spec: LogSpec): LogRecord {
 }
 
 export class Output {
-  private out: TelemetryBatch = emptyBatch();
+  private out: Correlated = emptyCorrelated();
   private readonly held = new HeldRecords();
 
   /** Take everything emitted so far. */
-  drain(): TelemetryBatch {
-    const batch = this.out;
-    this.out = emptyBatch();
-    return batch;
+  drain(): Correlated {
+    const taken = this.out;
+    this.out = emptyCorrelated();
+    return taken;
+  }
+
+  /** What the joins are told of a record of this scope (sent with it, held with it). */
+  event(event: CorrelationEvent, scope?: Scope): void {
+    this.target(scope).events.push(event);
   }
 
   /** Records with a scope go where it points: out, or held while their subagent's trace is not known. */
   span(span: SpanRecord, scope?: Scope): void {
-    this.target(scope).spans.push(span);
+    this.target(scope).batch.spans.push(span);
   }
 
-  log(spec: LogSpec, scope?: Scope): void {
-    this.target(scope).logs.push(logRecord(spec));
+  /** Returns the record's id. */
+  log(spec: LogSpec, scope?: Scope): string {
+    const log = logRecord(spec);
+    this.target(scope).batch.logs.push(log);
+    return log.id;
   }
 
-  metric(metric: MetricDefinition, spec: MetricSpec, scope?: Scope): void {
+  /** Returns the point's id. */
+  metric(metric: MetricDefinition, spec: MetricSpec, scope?: Scope): string {
     const { timeMs, value, attributes, traceId, spanId } = spec;
-    this.target(scope).metrics.push(metricPoint(metric, { id: pointIdOf(metric, spec.idSeed), timeMs, value, attributes, traceId, spanId }));
+    const id = pointIdOf(metric, spec.idSeed);
+    this.target(scope).batch.metrics.push(metricPoint(metric, { id, timeMs, value, attributes, traceId, spanId }));
+    return id;
   }
 
   /** Records made elsewhere (Claude Code's own cost figures), straight out. */
   push(logs: LogRecord[], metrics: MetricPoint[]): void {
-    this.out.logs.push(...logs);
-    this.out.metrics.push(...metrics);
+    this.out.batch.logs.push(...logs);
+    this.out.batch.metrics.push(...metrics);
   }
 
   /** Hold a subagent's records from now on: its trace is not known yet. */
@@ -83,8 +95,8 @@ export class Output {
     this.held.release(agentId, traceId, this.out);
   }
 
-  private target(scope: Scope | undefined): TelemetryBatch {
+  private target(scope: Scope | undefined): Correlated {
     if (!scope || scope.traceId !== '' || scope.agentId === undefined) return this.out;
-    return this.held.batchOf(scope.agentId) ?? this.out;
+    return this.held.heldFor(scope.agentId) ?? this.out;
   }
 }

@@ -55,13 +55,14 @@ export class SessionStarts {
   start(session: Session, entry: TranscriptEntry, source: string): void {
     session.started = true;
     const id = sessionStartSeed(session.id, entry.uuid);
-    // message.uuid names the prompt: the hook correlator merges a SessionStart hook into this start by it.
+    // message.uuid names the prompt: the hook correlator merges a SessionStart hook into this start (SessionStarted).
     const attributes: Attributes = { source, 'message.uuid': entry.uuid };
     if (entry.promptId) attributes['prompt.id'] = entry.promptId;
     if (session.permissionMode) attributes['ccotel.permission.mode'] = session.permissionMode;
     const { out } = this.parts;
-    out.log({ eventName: EVENTS.sessionStarted, severity: 'INFO', timeMs: entry.timeMs, sessionId: session.id, attributes, idSeed: id });
-    out.metric(METRICS.sessionStarts, { timeMs: entry.timeMs, value: 1, attributes: { source }, idSeed: id });
+    const logId = out.log({ eventName: EVENTS.sessionStarted, severity: 'INFO', timeMs: entry.timeMs, sessionId: session.id, attributes, idSeed: id });
+    const pointId = out.metric(METRICS.sessionStarts, { timeMs: entry.timeMs, value: 1, attributes: { source }, idSeed: id });
+    out.event({ kind: 'SessionStarted', sessionId: session.id, source, messageUuid: entry.uuid, timeMs: entry.timeMs, logId, pointId });
   }
 
   /** Tell the start a turn's prompt makes, at its first response (a replayed one makes a startup a resume). */

@@ -79,6 +79,20 @@ export class ToolCalls {
     attributes['ccotel.tool.input'] = inputText;
     if (result) attributes['ccotel.tool.output'] = result.text;
     const { out } = this.parts;
+    const spanEndMs = Math.max(endMs, tool.startMs);
+    out.event({
+      kind: 'ToolCallEnded',
+      traceId: scope.traceId,
+      spanId,
+      sessionId: scope.sessionId,
+      toolUseId: tool.id,
+      toolName: tool.name,
+      input: tool.input,
+      outcome,
+      output: result?.text,
+      startMs: tool.startMs,
+      endMs: spanEndMs,
+    }, scope);
     out.span({
       traceId: scope.traceId,
       spanId,
@@ -86,7 +100,7 @@ export class ToolCalls {
       name: `execute_tool ${tool.name}`,
       kind: 'internal',
       startMs: tool.startMs,
-      endMs: Math.max(endMs, tool.startMs),
+      endMs: spanEndMs,
       status: outcome === 'error' ? 'error' : 'unset',
       statusMessage: outcome === 'error' && result ? firstLine(result.text) : '',
       attributes,

@@ -98,6 +98,18 @@ export class Turns {
     };
     if (turn.promptId) attributes['prompt.id'] = turn.promptId;
     attributes['ccotel.prompt'] = turn.promptText;
+    out.event({
+      kind: 'TurnEnded',
+      traceId,
+      spanId: rootSpanId,
+      sessionId,
+      promptId: turn.promptId || undefined,
+      messageUuid: turn.promptUuid,
+      promptText: turn.promptText,
+      outcome,
+      startMs: turn.startMs,
+      endMs: turn.lastMs,
+    });
     out.span({
       traceId,
       spanId: rootSpanId,

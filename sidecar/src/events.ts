@@ -1,0 +1,157 @@
+// Correlation events: what the correlators tell the joins, as typed facts (never encoded telemetry). The
+// transcript correlator publishes them beside its spans and records; each join (hooks, shell log, detectors,
+// session state) subscribes to the kinds it names and publishes its own. Nothing a join publishes edits what went
+// out before it: what it adds to an item of the same round (a hook on a span, a hook's source on a session start)
+// is an event the pipeline applies to that round's telemetry before it leaves (join-chain.ts).
+import { emptyBatch, type Ack, type Attributes, type SpanEvent, type TelemetryBatch } from './model.js';
+
+/** The trace context of the span an event is about. */
+export interface SpanContext {
+  traceId: string;
+  spanId: string;
+}
+
+/** A tool call's `execute_tool` span went out (its result came, or it was left unanswered). */
+export interface ToolCallEnded extends SpanContext {
+  kind: 'ToolCallEnded';
+  sessionId: string;
+  toolUseId: string;
+  toolName: string;
+  /** The call's input as the model sent it (e.g. Bash: `{ command }`). */
+  input: unknown;
+  outcome: string;
+  /** The result text as the transcript holds it (undefined: no result). */
+  output?: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** A turn's root span went out. */
+export interface TurnEnded extends SpanContext {
+  kind: 'TurnEnded';
+  sessionId: string;
+  promptId?: string;
+  /** The uuid of the turn's prompt row. */
+  messageUuid: string;
+  promptText: string;
+  outcome: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** The transcript told a session start; `logId` and `pointId` are those of the records it made for it. */
+export interface SessionStarted {
+  kind: 'SessionStarted';
+  sessionId: string;
+  source: string;
+  messageUuid: string;
+  timeMs: number;
+  logId: string;
+  pointId: string;
+}
+
+/** A shell command's span went out; `endMs` is undefined when the command ended with no exit status. */
+export interface ShellCommandEnded {
+  kind: 'ShellCommandEnded';
+  sessionId: string;
+  pid: number;
+  parentPid?: number;
+  toolUseId?: string;
+  startMs: number;
+  endMs?: number;
+}
+
+/** A Claude Code hook event, as it is read from the spool (whether or not its span came yet). */
+export interface HookFired {
+  kind: 'HookFired';
+  /** `hook_event_name`: SessionStart, PreToolUse, Stop, … */
+  name: string;
+  sessionId: string;
+  timeMs: number;
+  /** What the hook said, as its log record carries it (source, reason, notification_type, …). */
+  attributes: Attributes;
+  /** The spool file it came in: names the event (a re-read gives the same ids). */
+  file: string;
+}
+
+/** A hook event joined onto a span of the same round: the pipeline adds it as a span event (and a failure as the span's error). */
+export interface HookAttached {
+  kind: 'HookAttached';
+  spanId: string;
+  event: SpanEvent;
+  /** StopFailure: the span's error message. */
+  failure?: string;
+}
+
+/** A SessionStart hook confirmed a transcript start of the same round: its source replaces the inferred one. */
+export interface SessionStartConfirmed {
+  kind: 'SessionStartConfirmed';
+  logId: string;
+  pointId: string;
+  source: string;
+}
+
+/** A failure-mode detection (DESIGN section 6); `id` is that of its record. */
+export interface FailureDetected {
+  kind: 'FailureDetected';
+  id: string;
+  mode: string;
+  sessionId: string;
+  timeMs: number;
+  cause?: string;
+}
+
+export type CorrelationEvent =
+  | ToolCallEnded
+  | TurnEnded
+  | SessionStarted
+  | ShellCommandEnded
+  | HookFired
+  | HookAttached
+  | SessionStartConfirmed
+  | FailureDetected;
+
+export type EventKind = CorrelationEvent['kind'];
+
+/** Telemetry and the events told about it, taken together from a correlator or a join. */
+export interface Correlated {
+  batch: TelemetryBatch;
+  events: CorrelationEvent[];
+}
+
+/** What a join adds: telemetry, events, and what to run once the sinks accepted the telemetry. */
+export interface Joined extends Correlated {
+  acks: Ack[];
+}
+
+/**
+ * A stage that joins another input (hook events, shell commands, the process table) onto the transcript
+ * telemetry. It names the event kinds it reads and publishes: the pipeline runs it after every join that
+ * publishes what it reads, and hands it only those kinds.
+ */
+export interface Join {
+  readonly consumes: readonly EventKind[];
+  readonly produces: readonly EventKind[];
+  /** Events of the kinds it consumes, from the transcript correlator and the joins before it, in order. */
+  observe(events: readonly CorrelationEvent[]): void;
+  /** Items and events produced since the last call, with what to do once the sinks accepted the items. */
+  drain(): Joined;
+  /** End of input (backfill): give up waiting for anything and emit what is held. */
+  finish(): void;
+}
+
+/** The HookAttached events among `events`, by the span they were joined onto, in order. */
+export function hooksBySpan(events: readonly CorrelationEvent[]): Map<string, HookAttached[]> {
+  const bySpan = new Map<string, HookAttached[]>();
+  for (const event of events) {
+    if (event.kind !== 'HookAttached') continue;
+    const onSpan = bySpan.get(event.spanId);
+    if (onSpan) onSpan.push(event);
+    else bySpan.set(event.spanId, [event]);
+  }
+  return bySpan;
+}
+
+export function emptyCorrelated(): Correlated {
+  return { batch: emptyBatch(), events: [] };
+}
