@@ -3,10 +3,11 @@
 // the summaries, so history older than the raw tables is there too), plus the views of ui/queries.ts.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
-import { buildReport } from '../commands/report.js';
+import { buildReport, sharedAnswers } from '../commands/report.js';
+import { SHARED_QUERIES, spanGroups } from '../report/queries.js';
 import { selectRows as rows } from '../report/select.js';
 import { usageByProject, usageReport, type UsageRow } from '../report/usage.js';
-import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS, SPANS_PER_DAY } from './queries.js';
+import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS } from './queries.js';
 import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
 
 /** Every table the figures read, each with a `Timestamp` column the range applies to. */
@@ -14,8 +15,11 @@ const TIMED_TABLES = ['otel_traces', 'otel_logs', USAGE_TABLES.spans, USAGE_TABL
 /** Days and sessions counted in UTC, the same days as the per-day queries. */
 const TIMEZONE = 'UTC';
 
-/** A read of one of TIMED_TABLES in a statement (with its FINAL, if any); no statement aliases these tables. */
-const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+(${TIMED_TABLES.join('|')})\\b(\\s+FINAL\\b)?`, 'g');
+/**
+ * A read of one of TIMED_TABLES in a statement (with its FINAL, if any), by its bare name or as `database`.`table`
+ * (the usage views name their tables so); no statement aliases these tables.
+ */
+const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+((?:\`[^\`]+\`\\.)?\`?(${TIMED_TABLES.join('|')})\`?)(?![\\w.\`])(\\s+FINAL\\b)?`, 'g');
 
 /**
  * `sql` with every read of the raw tables and the summaries limited to `filter`: each becomes a subquery of the
@@ -24,7 +28,7 @@ const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+(${TIMED_TABLES.join('|')})\\b(
  * running sidecar refuses, and which the embedded store's client would turn into a `SET` that stays.
  */
 export function restrictToRange(sql: string, filter: string): string {
-  return sql.replace(TIMED_READ, (_read, keyword: string, table: string, final = '') => `${keyword} (SELECT * FROM ${table}${final} WHERE ${filter}) AS ${table}`);
+  return sql.replace(TIMED_READ, (_read, keyword: string, reference: string, table: string, final = '') => `${keyword} (SELECT * FROM ${reference}${final} WHERE ${filter}) AS ${table}`);
 }
 
 /** `client`, with every read of the raw tables and the summaries limited to `range` (restrictToRange). */
@@ -140,14 +144,16 @@ export class UiData {
 
   async overview(range: TimeRange): Promise<Overview> {
     const client = withRange(this.client, range);
-    // Independent questions, asked at once.
-    const [report, daily, spanDays, logDays, projects] = await Promise.all([
-      buildReport(client),
+    // Independent questions, asked at once; the counts per day are rows of the report's span groups.
+    const answer = sharedAnswers(client);
+    const [report, spanRows, daily, logDays, projects] = await Promise.all([
+      buildReport(client, answer),
+      answer(SHARED_QUERIES.spanGroups),
       usageReport(client, 'daily', { timezone: TIMEZONE, database: this.database }),
-      rows<SpanDay>(client, SPANS_PER_DAY),
       rows<LogDay>(client, LOGS_PER_DAY),
       usageByProject(client, { timezone: TIMEZONE, database: this.database }),
     ]);
+    const spanDays = spanGroups(spanRows, 'day') as unknown as SpanDay[];
     return { range, report, days: mergeDays(spanDays, logDays, daily.rows), projects: projects.sort(byCost) };
   }
 
