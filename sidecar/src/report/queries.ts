@@ -41,8 +41,8 @@ function ordered(rows: ReportRows, keys: string[], figure?: string): ReportRows 
  * of them scans every part; permission blocks and skipped input are one scan. The span facts: one read with
  * FINAL (its merge is most of a read's cost), summed by kind, name, outcome and UTC day (sessions as a set,
  * exact when merged), and those sums summed again by `grouping_set`: `outcome` (kind, name and outcome: turns
- * by outcome), `name` (kind and name, every outcome together: tools, tokens and cost), `all` (the overview) and
- * `day` (the web view's counts per day).
+ * by outcome), `name` (kind and name, every outcome together: tools, tokens and cost), `all` (the overview),
+ * `day` (the web view's counts per day) and `model_day` (chats by model and day: the web view's usage per day).
  */
 export const SHARED_QUERIES = {
   rawLogCounts: `SELECT EventName AS event,
@@ -55,12 +55,13 @@ export const SHARED_QUERIES = {
             LIMIT 1 BY EventName, LogAttributes['ccotel.record.id'])
       GROUP BY event, name, detail`,
   spanGroups: `SELECT Kind AS kind, Name AS name, Outcome AS outcome, Day AS day,
-        multiIf(grouping(Day) = 0, 'day', grouping(Kind) = 1, 'all', grouping(Outcome) = 1, 'name', 'outcome') AS grouping_set,
+        multiIf(grouping(Day) = 1, multiIf(grouping(Kind) = 1, 'all', grouping(Outcome) = 1, 'name', 'outcome'),
+                grouping(Kind) = 1, 'day', 'model_day') AS grouping_set,
         sum(Spans) AS spans, sumIf(Spans, Outcome = 'success') AS success, sumIf(Spans, Outcome = 'error') AS error,
         sumIf(Spans, Outcome = 'denied') AS denied, sumIf(Spans, Outcome = 'interrupted') AS interrupted,
         sumIf(Spans, Outcome = 'unanswered') AS unanswered, round(success / spans, 3) AS success_rate,
         sum(Input) AS input, sum(Output) AS output, sum(CacheRead) AS cache_read, sum(CacheCreation) AS cache_creation,
-        sum(Input + Output + CacheRead + CacheCreation) AS tokens, round(sum(Cost), 6) AS cost_usd, max(Unknown) = 1 AS unknown_model,
+        sum(Input + Output + CacheRead + CacheCreation) AS tokens, round(sum(Cost), 6) AS cost_usd, sum(Cost) AS cost, max(Unknown) = 1 AS unknown_model,
         uniqExactMerge(Sessions) AS sessions, sumIf(Spans, Kind = 'turn') AS turns, sumIf(Spans, Kind = 'tool') AS tool_calls,
         sumIf(Spans, Kind = 'tool' AND Outcome = 'success') AS tool_success, sumIf(Spans, Kind = 'chat') AS api_responses,
         min(First) AS first_event, max(Last) AS last_event
@@ -70,11 +71,12 @@ export const SHARED_QUERIES = {
           sum(CostUsd) AS Cost, max(UnknownModel) AS Unknown, uniqExactState(SessionId) AS Sessions, min(Timestamp) AS First, max(Timestamp) AS Last
         FROM ${USAGE_TABLES.spans} FINAL GROUP BY Kind, Name, Outcome, Day
       )
-      GROUP BY GROUPING SETS ((Kind, Name, Outcome), (Kind, Name), (), (Day))`,
+      GROUP BY GROUPING SETS ((Kind, Name, Outcome), (Kind, Name), (), (Day), (Kind, Name, Day))
+      HAVING grouping_set != 'model_day' OR kind = 'chat'`,
 };
 
 /** The rows of one grouping set of SHARED_QUERIES.spanGroups (of `kind`, if given). */
-export const spanGroups = (rows: ReportRows, set: 'outcome' | 'name' | 'all' | 'day', kind?: string) =>
+export const spanGroups = (rows: ReportRows, set: 'outcome' | 'name' | 'all' | 'day' | 'model_day', kind?: string) =>
   rows.filter((row) => row.grouping_set === set && (kind === undefined || row.kind === kind));
 
 const ofEvent = (rows: ReportRows, event: string) => rows.filter((row) => row.event === event);

@@ -204,6 +204,54 @@ export async function usageByProject(client: ClickHouseClient, filter: UsageFilt
   return projects.map((row) => ({ ...row, cost_usd: Math.round(row.cost_usd * 1e9) / 1e9 }));
 }
 
+/** Chats of one model on one UTC day, summed (the report's span groups, `model_day`). */
+export interface ChatDay {
+  day: number;
+  name: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_creation: number;
+  /** Not rounded. */
+  cost: number;
+}
+
+/** Claude Code's own cost of the models without a price, by UTC day and model (the items usageReport adds). */
+export function unpricedByDay(client: ClickHouseClient, database = 'default'): Promise<{ period: string; model: string; cost_usd: number }[]> {
+  return selectRows(client,
+    `WITH ${unpricedSql(database)}
+     SELECT toString(toDate(u.Timestamp, 'UTC')) AS period, u.Model AS model, sum(r.ByModel[u.Model]) AS cost_usd
+     FROM unpriced AS u INNER JOIN reported AS r USING (SessionId) GROUP BY period, model`);
+}
+
+/**
+ * Tokens and cost per UTC day, as `usageReport(…, 'daily', { timezone: 'UTC' })` adds them up, out of the
+ * chats' sums by model and day a read of the span facts made already, and `unpriced` (unpricedByDay): the
+ * daily figures without reading the facts with FINAL again.
+ */
+export function dailyFromChatDays(chatDays: ChatDay[], unpriced: Awaited<ReturnType<typeof unpricedByDay>>): (TokenFigures & { period: string })[] {
+  // Keyed by day, then model: the keys' order is usageReport's (days have one length).
+  const groups = new Map<string, TokenFigures & { period: string }>();
+  const group = (period: string, model: string) => {
+    const key = `${period}\n${model}`;
+    if (!groups.has(key)) groups.set(key, { period, ...emptyTokens() });
+    return groups.get(key)!;
+  };
+  for (const chats of chatDays) {
+    Object.assign(group(new Date(chats.day * 1000).toISOString().slice(0, 10), chats.name), {
+      input_tokens: chats.input, output_tokens: chats.output, cache_read_tokens: chats.cache_read, cache_creation_tokens: chats.cache_creation, cost_usd: chats.cost,
+    });
+  }
+  for (const item of unpriced) group(item.period, item.model).cost_usd += item.cost_usd;
+  const days = new Map<string, TokenFigures & { period: string }>();
+  for (const key of [...groups.keys()].sort()) {
+    const figures = groups.get(key)!;
+    if (!days.has(figures.period)) days.set(figures.period, { period: figures.period, ...emptyTokens() });
+    addTokens(days.get(figures.period)!, figures);
+  }
+  return [...days.values()];
+}
+
 function groupRows(groups: GroupRow[]): UsageRow[] {
   const byPeriod = new Map<string, { row: UsageRow; sessions: Set<string> }>();
   for (const g of groups) {

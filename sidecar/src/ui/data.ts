@@ -6,7 +6,8 @@ import { USAGE_TABLES } from '../../../schemas/usage.js';
 import { buildReport, sharedAnswers } from '../commands/report.js';
 import { SHARED_QUERIES, spanGroups } from '../report/queries.js';
 import { selectRows as rows } from '../report/select.js';
-import { usageByProject, usageReport, type UsageRow } from '../report/usage.js';
+import type { TokenFigures } from '../report/tokens.js';
+import { dailyFromChatDays, unpricedByDay, usageByProject, usageReport, type ChatDay, type UsageRow } from '../report/usage.js';
 import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS } from './queries.js';
 import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
 
@@ -62,11 +63,14 @@ interface LogDay {
   failure_modes: Record<string, number>;
 }
 
-/** A usage row's day (YYYY-MM-DD, UTC) as the per-day queries' epoch seconds. */
-const daySeconds = (row: UsageRow) => Date.parse(`${row.period}T00:00:00Z`) / 1000;
+/** Tokens and cost of one day (YYYY-MM-DD, UTC), as `report daily` gives them. */
+type UsageDay = TokenFigures & { period: string };
+
+/** A usage day as the per-day queries' epoch seconds. */
+const daySeconds = (row: UsageDay) => Date.parse(`${row.period}T00:00:00Z`) / 1000;
 
 /** The per-day queries and the daily usage report on one x axis: every day any of them has data for, in order. */
-export function mergeDays(spanDays: SpanDay[], logDays: LogDay[], usageDays: UsageRow[]): DaySeries {
+export function mergeDays(spanDays: SpanDay[], logDays: LogDay[], usageDays: UsageDay[]): DaySeries {
   const days = [...new Set([...spanDays.map((row) => row.day), ...logDays.map((row) => row.day), ...usageDays.map(daySeconds)])].sort((a, b) => a - b);
   const spansBy = new Map(spanDays.map((row) => [row.day, row]));
   const logsBy = new Map(logDays.map((row) => [row.day, row]));
@@ -144,17 +148,18 @@ export class UiData {
 
   async overview(range: TimeRange): Promise<Overview> {
     const client = withRange(this.client, range);
-    // Independent questions, asked at once; the counts per day are rows of the report's span groups.
+    // Independent questions, asked at once; the counts, tokens and cost per day are rows of the report's span groups.
     const answer = sharedAnswers(client);
-    const [report, spanRows, daily, logDays, projects] = await Promise.all([
+    const [report, spanRows, logDays, projects, unpriced] = await Promise.all([
       buildReport(client, answer),
       answer(SHARED_QUERIES.spanGroups),
-      usageReport(client, 'daily', { timezone: TIMEZONE, database: this.database }),
       rows<LogDay>(client, LOGS_PER_DAY),
       usageByProject(client, { timezone: TIMEZONE, database: this.database }),
+      unpricedByDay(client, this.database),
     ]);
+    const usageDays = dailyFromChatDays(spanGroups(spanRows, 'model_day', 'chat') as unknown as ChatDay[], unpriced);
     const spanDays = spanGroups(spanRows, 'day') as unknown as SpanDay[];
-    return { range, report, days: mergeDays(spanDays, logDays, daily.rows), projects: projects.sort(byCost) };
+    return { range, report, days: mergeDays(spanDays, logDays, usageDays), projects: projects.sort(byCost) };
   }
 
   async sessions(range: TimeRange): Promise<SessionRow[]> {
