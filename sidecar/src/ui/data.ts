@@ -8,6 +8,7 @@ import { SHARED_QUERIES, spanGroups } from '../report/queries.js';
 import { selectRows as rows } from '../report/select.js';
 import type { TokenFigures } from '../report/tokens.js';
 import { dailyFromChatDays, unpricedByDay, usageByProject, usageReport, type ChatDay, type UsageRow } from '../report/usage.js';
+import { sessionFactsSql, spansFromFacts, type SpanFact } from './expired.js';
 import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS } from './queries.js';
 import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
 
@@ -175,11 +176,16 @@ export class UiData {
   async session(session: string): Promise<SessionDetail> {
     type RawSpan = Omit<SpanRow, 'events'> & { event_names: string[]; event_times_ms: number[]; event_attributes: Record<string, string>[] };
     const raw = await rows<RawSpan>(this.client, SESSION_SPANS, { session });
+    const logs = await rows<LogRow>(this.client, SESSION_LOGS, { session });
+    if (raw.length === 0) {
+      // Older than the raw window: what the span facts kept.
+      const facts = await rows<SpanFact>(this.client, sessionFactsSql(SESSION_SPAN_LIMIT + 1), { session });
+      return { session, spans: spansFromFacts(facts.slice(0, SESSION_SPAN_LIMIT)), logs, truncated: facts.length > SESSION_SPAN_LIMIT, fromFacts: facts.length > 0 };
+    }
     const spans = raw.slice(0, SESSION_SPAN_LIMIT).map(({ event_names, event_times_ms, event_attributes, ...span }) => ({
       ...span,
       events: event_names.map((name, index) => ({ name, time_ms: event_times_ms[index], attributes: event_attributes[index] })),
     }));
-    const logs = await rows<LogRow>(this.client, SESSION_LOGS, { session });
-    return { session, spans, logs, truncated: raw.length > SESSION_SPAN_LIMIT };
+    return { session, spans, logs, truncated: raw.length > SESSION_SPAN_LIMIT, fromFacts: false };
   }
 }
