@@ -1,6 +1,7 @@
 // The web view's data, all for one time range: the report module's figures (`buildReport`, exactly what
-// `ccotel report --json` prints; `usageReport`, what `report daily|session --json` print: tokens and cost from
-// the summaries, so history older than the raw tables is there too), plus the views of ui/queries.ts.
+// `ccotel report --json` prints; `usageReport` and its per-day and per-project sums, what `report daily|session
+// --json` print: tokens and cost from the summaries, so history older than the raw tables is there too), plus
+// the views of ui/queries.ts.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 import { buildReport, sharedAnswers } from '../commands/report.js';
