@@ -80,4 +80,21 @@ describe('ccotel ui with history older than the raw window', () => {
     expect(historyOnly.length).toBe(old.sessions);
     expect(consoleErrors).toEqual([]);
   });
+
+  it("shows an old session's turns from the summaries, saying that their detail expired", async () => {
+    await page.goto(`${served.base}/#/sessions`);
+    await shown(page, 'sessions');
+    const sessions = await page.$$eval('.viewport .row', (elements) =>
+      elements.filter((row) => row.querySelector('.cell.turns')?.textContent === '–').map((row) => row.getAttribute('data-session') ?? ''));
+    let turns = 0;
+    for (const session of sessions) {
+      await page.goto(`${served.base}/#/session/${encodeURIComponent(session)}`);
+      await shown(page, 'session');
+      expect(await page.$eval('p.expired', (element) => element.textContent)).toContain('expired');
+      turns += await page.$$eval('section.turn', (elements) => elements.length);
+    }
+    expect(sessions.length).toBe(old.sessions);
+    expect(turns).toBe(old.turns);
+    expect(consoleErrors).toEqual([]);
+  });
 });

@@ -23,7 +23,6 @@ export interface SharedSection {
 const LOGS = 'otel_logs';
 
 export const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['${RECORD_ID_KEY}'])`;
-const spanFacts = (kind?: 'turn' | 'tool' | 'chat') => `(SELECT * FROM ${USAGE_TABLES.spans} FINAL${kind ? ` WHERE Kind = '${kind}'` : ''})`;
 const eventFacts = (eventName: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL WHERE EventName = '${eventName}')`;
 
 /** Descending by `figure` if given, then ascending by each of `keys` (text compared as ClickHouse does, by code unit). */
@@ -40,8 +39,10 @@ function ordered(rows: ReportRows, keys: string[], figure?: string): ReportRows 
 /**
  * Reads several sections answer together. The raw logs: EventName is not in their sort key, so each question
  * of them scans every part; permission blocks and skipped input are one scan. The span facts: one read with
- * FINAL (its merge is most of a read's cost) for turns by outcome, tools, tokens and cost — by kind, name and
- * outcome, and by kind and name (`by_name` = 1: every outcome together).
+ * FINAL (its merge is most of a read's cost), summed by kind, name, outcome and UTC day (sessions as a set,
+ * exact when merged), and those sums summed again by `grouping_set`: `outcome` (kind, name and outcome: turns
+ * by outcome), `name` (kind and name, every outcome together: tools, tokens and cost), `all` (the overview),
+ * `day` (the web view's counts per day) and `model_day` (chats by model and day: the web view's usage per day).
  */
 export const SHARED_QUERIES = {
   rawLogCounts: `SELECT EventName AS event,
@@ -53,44 +54,49 @@ export const SHARED_QUERIES = {
       FROM (SELECT * FROM ${LOGS} WHERE EventName IN ('ccotel.permission.blocked', 'ccotel.record.skipped')
             LIMIT 1 BY EventName, LogAttributes['ccotel.record.id'])
       GROUP BY event, name, detail`,
-  spanGroups: `SELECT Kind AS kind, Name AS name, Outcome AS outcome, grouping(Outcome) AS by_name, count() AS spans,
-        countIf(Outcome = 'success') AS success, countIf(Outcome = 'error') AS error, countIf(Outcome = 'denied') AS denied,
-        countIf(Outcome = 'interrupted') AS interrupted, countIf(Outcome = 'unanswered') AS unanswered,
-        round(success / spans, 3) AS success_rate,
-        sum(InputTokens) AS input, sum(OutputTokens) AS output, sum(CacheReadTokens) AS cache_read, sum(CacheCreationTokens) AS cache_creation,
-        sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS tokens,
-        round(sum(CostUsd), 6) AS cost_usd, max(UnknownModel) = 1 AS unknown_model
-      FROM ${spanFacts()}
-      GROUP BY GROUPING SETS ((Kind, Name, Outcome), (Kind, Name))`,
+  spanGroups: `SELECT Kind AS kind, Name AS name, Outcome AS outcome, Day AS day,
+        multiIf(grouping(Day) = 1, multiIf(grouping(Kind) = 1, 'all', grouping(Outcome) = 1, 'name', 'outcome'),
+                grouping(Kind) = 1, 'day', 'model_day') AS grouping_set,
+        sum(Spans) AS spans, sumIf(Spans, Outcome = 'success') AS success, sumIf(Spans, Outcome = 'error') AS error,
+        sumIf(Spans, Outcome = 'denied') AS denied, sumIf(Spans, Outcome = 'interrupted') AS interrupted,
+        sumIf(Spans, Outcome = 'unanswered') AS unanswered, round(success / spans, 3) AS success_rate,
+        sum(Input) AS input, sum(Output) AS output, sum(CacheRead) AS cache_read, sum(CacheCreation) AS cache_creation,
+        sum(Input + Output + CacheRead + CacheCreation) AS tokens, round(sum(Cost), 6) AS cost_usd, sum(Cost) AS cost, max(Unknown) = 1 AS unknown_model,
+        uniqExactMerge(Sessions) AS sessions, sumIf(Spans, Kind = 'turn') AS turns, sumIf(Spans, Kind = 'tool') AS tool_calls,
+        sumIf(Spans, Kind = 'tool' AND Outcome = 'success') AS tool_success, sumIf(Spans, Kind = 'chat') AS api_responses,
+        min(First) AS first_event, max(Last) AS last_event
+      FROM (
+        SELECT Kind, Name, Outcome, toUnixTimestamp(toStartOfDay(Timestamp, 'UTC')) AS Day, count() AS Spans,
+          sum(InputTokens) AS Input, sum(OutputTokens) AS Output, sum(CacheReadTokens) AS CacheRead, sum(CacheCreationTokens) AS CacheCreation,
+          sum(CostUsd) AS Cost, max(UnknownModel) AS Unknown, uniqExactState(SessionId) AS Sessions, min(Timestamp) AS First, max(Timestamp) AS Last
+        FROM ${USAGE_TABLES.spans} FINAL GROUP BY Kind, Name, Outcome, Day
+      )
+      GROUP BY GROUPING SETS ((Kind, Name, Outcome), (Kind, Name), (), (Day), (Kind, Name, Day))
+      HAVING grouping_set != 'model_day' OR kind = 'chat'`,
 };
 
-/** The span groups of `kind`, by kind and name (every outcome together) or by outcome too. */
-const spanGroups = (rows: ReportRows, kind: string, byName: boolean) => rows.filter((row) => row.kind === kind && Number(row.by_name) === (byName ? 1 : 0));
+/** The rows of one grouping set of SHARED_QUERIES.spanGroups (of `kind`, if given). */
+export const spanGroups = (rows: ReportRows, set: 'outcome' | 'name' | 'all' | 'day' | 'model_day', kind?: string) =>
+  rows.filter((row) => row.grouping_set === set && (kind === undefined || row.kind === kind));
 
 const ofEvent = (rows: ReportRows, event: string) => rows.filter((row) => row.event === event);
 
 export const REPORT_QUERIES = {
   overview: {
     title: 'Overview (all history)',
-    sql: `SELECT
-        uniqExact(SessionId) AS sessions,
-        countIf(Kind = 'turn') AS turns,
-        countIf(Kind = 'tool') AS tool_calls,
-        countIf(Kind = 'chat') AS api_responses,
-        round(sum(CostUsd), 6) AS cost_usd,
-        min(Timestamp) AS first_event,
-        max(Timestamp) AS last_event
-      FROM ${spanFacts()}`,
+    shared: 'spanGroups',
+    pick: (rows) => spanGroups(rows, 'all').map(({ sessions, turns, tool_calls, api_responses, cost_usd, first_event, last_event }) =>
+      ({ sessions, turns, tool_calls, api_responses, cost_usd, first_event, last_event })),
   },
   turns: {
     title: 'Turns by outcome',
     shared: 'spanGroups',
-    pick: (rows) => ordered(spanGroups(rows, 'turn', false).map((row) => ({ outcome: row.outcome, turns: row.spans })), ['outcome'], 'turns'),
+    pick: (rows) => ordered(spanGroups(rows, 'outcome', 'turn').map((row) => ({ outcome: row.outcome, turns: row.spans })), ['outcome'], 'turns'),
   },
   tools: {
     title: 'Tool calls by tool',
     shared: 'spanGroups',
-    pick: (rows) => ordered(spanGroups(rows, 'tool', true).map(({ name, spans, success, error, denied, interrupted, unanswered, success_rate }) =>
+    pick: (rows) => ordered(spanGroups(rows, 'name', 'tool').map(({ name, spans, success, error, denied, interrupted, unanswered, success_rate }) =>
       ({ tool: name, calls: spans, success, error, denied, interrupted, unanswered, success_rate })), ['tool'], 'calls'),
   },
   permissionBlocks: {
@@ -120,12 +126,12 @@ export const REPORT_QUERIES = {
   tokens: {
     title: 'Tokens by model',
     shared: 'spanGroups',
-    pick: (rows) => ordered(spanGroups(rows, 'chat', true).map(({ name, input, output, cache_read, cache_creation }) => ({ model: name, input, output, cache_read, cache_creation })), ['model']),
+    pick: (rows) => ordered(spanGroups(rows, 'name', 'chat').map(({ name, input, output, cache_read, cache_creation }) => ({ model: name, input, output, cache_read, cache_creation })), ['model']),
   },
   cost: {
     title: 'Cost by model, all history (from the summaries; USD)',
     shared: 'spanGroups',
-    pick: (rows) => ordered(spanGroups(rows, 'chat', true).map(({ name, spans, tokens, cost_usd, unknown_model }) => ({ model: name, api_responses: spans, tokens, cost_usd, unknown_model })), ['model'], 'cost_usd'),
+    pick: (rows) => ordered(spanGroups(rows, 'name', 'chat').map(({ name, spans, tokens, cost_usd, unknown_model }) => ({ model: name, api_responses: spans, tokens, cost_usd, unknown_model })), ['model'], 'cost_usd'),
   },
   skipped: {
     title: 'Input lines skipped (raw window)',

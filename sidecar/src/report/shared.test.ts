@@ -6,12 +6,16 @@ import { otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { chTime } from '../../../schemas/corpus.js';
 import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
 import { buildReport } from './overview.js';
+import { withRange } from '../ui/data.js';
 
 const T0 = Date.UTC(2026, 9, 5, 12);
 const uniqueLogs = (where: string) => `(SELECT * FROM otel_logs WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
 const facts = (kind = 'chat') => `(SELECT * FROM ${USAGE_TABLES.spans} FINAL WHERE Kind = '${kind}')`;
 /** What each section asked on its own before. */
 const OWN_SQL = {
+  overview: `SELECT uniqExact(SessionId) AS sessions, countIf(Kind = 'turn') AS turns, countIf(Kind = 'tool') AS tool_calls,
+      countIf(Kind = 'chat') AS api_responses, round(sum(CostUsd), 6) AS cost_usd, min(Timestamp) AS first_event, max(Timestamp) AS last_event
+    FROM ${USAGE_TABLES.spans} FINAL`,
   permissionBlocks: `SELECT LogAttributes['gen_ai.tool.name'] AS tool, LogAttributes['source'] AS source, count() AS blocks
     FROM ${uniqueLogs(`EventName = 'ccotel.permission.blocked'`)} GROUP BY tool, source ORDER BY blocks DESC, tool, source`,
   skipped: `SELECT LogAttributes['ccotel.source'] AS source, LogAttributes['reason'] AS reason,
@@ -73,5 +77,12 @@ describe('report sections answered by a shared query', () => {
     expect(report.cost.map((row) => row.model)).toEqual(['claude-opus-5-5', 'claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-future-9']);
     expect(report.tools[0]).toMatchObject({ tool: 'Bash', calls: 16, success: 1, error: 9, denied: 6, success_rate: 0.062 });
     expect(report.turns.map((row) => [row.outcome, row.turns])).toEqual([['completed', 2], ['error', 2], ['interrupted', 1], ['unanswered', 1]]);
+  });
+
+  it('answers the overview with its one row when nothing is in range', async () => {
+    const nothing = withRange(store.client, { fromMs: 0, toMs: 1 });
+    const report = await buildReport(nothing);
+    expect(report.overview).toEqual(await rows(nothing, OWN_SQL.overview));
+    expect(report.overview[0]).toMatchObject({ sessions: 0, turns: 0, cost_usd: 0 });
   });
 });

@@ -5,7 +5,9 @@ import { chTime } from '../../../schemas/corpus.js';
 import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
 import { renderUsage } from '../commands/report.js';
 import { billingBlocks } from './blocks.js';
-import { usageByProject, usageReport } from './usage.js';
+import { SHARED_QUERIES, spanGroups } from './queries.js';
+import { selectRows } from './select.js';
+import { dailyFromChatDays, unpricedByDay, usageByProject, usageReport, type ChatDay } from './usage.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 9, 5, 22, 30); // a Monday, 22:30 UTC
@@ -70,6 +72,15 @@ describe('usageReport', () => {
     expect(projects.find((row) => row.project === '/src/web')).toMatchObject({ tokens: 120, cost_usd: 1.75 });
     expect(await usageByProject(store.client, { timezone: 'UTC', model: 'claude-sonnet-4-5' })).toEqual([{ project: '/src/web', sessions: 1, tokens: 50, cost_usd: 0.25 }]);
     expect((await usageReport(store.client, 'daily', { timezone: 'UTC' })).rows.map((row) => row.project)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("adds up the days from the report's span groups as `report daily` does, Claude Code's cost of an unpriced model included", async () => {
+    const groups = await selectRows<Record<string, unknown>>(store.client, SHARED_QUERIES.spanGroups);
+    const days = dailyFromChatDays(spanGroups(groups, 'model_day', 'chat') as unknown as ChatDay[], await unpricedByDay(store.client));
+    const daily = await usageReport(store.client, 'daily', { timezone: 'UTC' });
+    expect(days).toEqual(daily.rows.map(({ period, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd }) =>
+      ({ period, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd })));
+    expect(days.map((day) => day.cost_usd)).toEqual([0.5, 1, 1.75]);
   });
 
   it('filters by day, project, model and session', async () => {

@@ -42,7 +42,7 @@ export interface UsageReport {
  * so those reads skip its merge.
  */
 function itemsSql(database: string, withProject: boolean): string {
-  const { spans, events } = usageTableNames(database);
+  const { spans } = usageTableNames(database);
   // The session's project is a join over every span fact: only asked for when it is shown or filtered on.
   const project = withProject
     ? {
@@ -55,15 +55,24 @@ function itemsSql(database: string, withProject: boolean): string {
 WITH
   chats AS (SELECT SessionId, Timestamp, Name AS Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens,
                    CostUsd, UnknownModel FROM ${spans} FINAL WHERE Kind = 'chat'),
-  reported AS (SELECT SessionId, argMax(ReportedCostByModel, ReportedCostUsd) AS ByModel FROM ${events}
-               WHERE EventName = 'ccotel.cost.reported' GROUP BY SessionId),
-  unpriced AS (SELECT SessionId, Name AS Model, max(Timestamp) AS Timestamp FROM ${spans}
-               WHERE Kind = 'chat' AND UnknownModel = 1 GROUP BY SessionId, Model)${project.table}
+  ${unpricedSql(database)}${project.table}
 SELECT i.*${project.column} FROM (
   SELECT SessionId, Timestamp, Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens, CostUsd, UnknownModel FROM chats
   UNION ALL
   SELECT u.SessionId, u.Timestamp, u.Model, 0, 0, 0, 0, r.ByModel[u.Model], 1 FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
 ) AS i${project.join}`;
+}
+
+/**
+ * The CTEs `reported` (Claude Code's latest cost by model, per session) and `unpriced` (each session's models
+ * without a price, at the time of their last chat): the items of those models cost what Claude Code said.
+ */
+function unpricedSql(database: string): string {
+  const { spans, events } = usageTableNames(database);
+  return `reported AS (SELECT SessionId, argMax(ReportedCostByModel, ReportedCostUsd) AS ByModel FROM ${events}
+               WHERE EventName = 'ccotel.cost.reported' GROUP BY SessionId),
+  unpriced AS (SELECT SessionId, Name AS Model, max(Timestamp) AS Timestamp FROM ${spans}
+               WHERE Kind = 'chat' AND UnknownModel = 1 GROUP BY SessionId, Model)`;
 }
 
 const PERIOD_KEY: Record<Exclude<UsagePeriod, 'blocks'>, string> = {
@@ -150,18 +159,75 @@ export interface ProjectUsage {
 
 /**
  * `usageReport(…, 'session')`'s rows summed by project (a session's project is its first cwd), in SQL: the
- * same figures without a row per session and model leaving the store. Unordered.
+ * same figures without a row per session and model leaving the store. Unordered. One read with FINAL of the
+ * span facts gives each session's project and its chats' sums together (the items' join of a project to
+ * every chat read them twice); the unpriced models' own cost is added per session.
  */
 export async function usageByProject(client: ClickHouseClient, filter: UsageFilter = {}): Promise<ProjectUsage[]> {
-  const { items, params } = filteredItems(filter, true);
+  const { spans } = usageTableNames(filter.database ?? 'default');
+  const { params } = filteredItems(filter, true);
+  // The item filters but the project's apply to each chat (as to each item); the project's to the session.
+  const chat = `Kind = 'chat' AND ${filterSql({ ...filter, project: undefined })}`;
   const projects = await selectRows<ProjectUsage>(client,
-    `SELECT Project AS project, count() AS sessions, sum(Tokens) AS tokens, sum(Cost) AS cost_usd FROM (
-       SELECT SessionId, any(Project) AS Project, sum(CostUsd) AS Cost,
-         sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens
-       FROM ${items} GROUP BY SessionId
-     ) GROUP BY project`, params);
+    `WITH ${unpricedSql(filter.database ?? 'default')},
+       unpricedCost AS (SELECT SessionId, sum(r.ByModel[u.Model]) AS Cost FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
+                        WHERE ${filterSql({ ...filter, project: undefined })} GROUP BY SessionId)
+     SELECT Project AS project, count() AS sessions, sum(Tokens) AS tokens, sum(s.Cost + u.Cost) AS cost_usd FROM (
+       SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project, sumIf(CostUsd, ${chat}) AS Cost,
+         sumIf(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens, ${chat}) AS Tokens
+       FROM (SELECT *, Name AS Model FROM ${spans} FINAL) GROUP BY SessionId HAVING countIf(${chat}) > 0
+     ) AS s LEFT JOIN unpricedCost AS u USING (SessionId)
+     WHERE ${filterSql({ project: filter.project })} GROUP BY project`, params);
   // Rounded as addTokens rounds the per-session sums.
   return projects.map((row) => ({ ...row, cost_usd: Math.round(row.cost_usd * 1e9) / 1e9 }));
+}
+
+/** Chats of one model on one UTC day, summed (the report's span groups, `model_day`). */
+export interface ChatDay {
+  day: number;
+  name: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_creation: number;
+  /** Not rounded. */
+  cost: number;
+}
+
+/** Claude Code's own cost of the models without a price, by UTC day and model (the items usageReport adds). */
+export function unpricedByDay(client: ClickHouseClient, database = 'default'): Promise<{ period: string; model: string; cost_usd: number }[]> {
+  return selectRows(client,
+    `WITH ${unpricedSql(database)}
+     SELECT toString(toDate(u.Timestamp, 'UTC')) AS period, u.Model AS model, sum(r.ByModel[u.Model]) AS cost_usd
+     FROM unpriced AS u INNER JOIN reported AS r USING (SessionId) GROUP BY period, model`);
+}
+
+/**
+ * Tokens and cost per UTC day, as `usageReport(…, 'daily', { timezone: 'UTC' })` adds them up, out of the
+ * chats' sums by model and day a read of the span facts made already, and `unpriced` (unpricedByDay): the
+ * daily figures without reading the facts with FINAL again.
+ */
+export function dailyFromChatDays(chatDays: ChatDay[], unpriced: Awaited<ReturnType<typeof unpricedByDay>>): (TokenFigures & { period: string })[] {
+  // Keyed by day, then model: the keys' order is usageReport's (days have one length).
+  const groups = new Map<string, TokenFigures & { period: string }>();
+  const group = (period: string, model: string) => {
+    const key = `${period}\n${model}`;
+    if (!groups.has(key)) groups.set(key, { period, ...emptyTokens() });
+    return groups.get(key)!;
+  };
+  for (const chats of chatDays) {
+    Object.assign(group(new Date(chats.day * 1000).toISOString().slice(0, 10), chats.name), {
+      input_tokens: chats.input, output_tokens: chats.output, cache_read_tokens: chats.cache_read, cache_creation_tokens: chats.cache_creation, cost_usd: chats.cost,
+    });
+  }
+  for (const item of unpriced) group(item.period, item.model).cost_usd += item.cost_usd;
+  const days = new Map<string, TokenFigures & { period: string }>();
+  for (const key of [...groups.keys()].sort()) {
+    const figures = groups.get(key)!;
+    if (!days.has(figures.period)) days.set(figures.period, { period: figures.period, ...emptyTokens() });
+    addTokens(days.get(figures.period)!, figures);
+  }
+  return [...days.values()];
 }
 
 function groupRows(groups: GroupRow[]): UsageRow[] {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTempChdb, runAll, type TempChdb } from '../../../schemas/chdb-testing.js';
 import { otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { chTime } from '../../../schemas/corpus.js';
-import { usageTablesDdl } from '../../../schemas/usage.js';
+import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
 import { UiData } from './data.js';
 
 const OLD = Date.UTC(2026, 7, 1, 10);
@@ -33,6 +33,15 @@ describe('the web view beyond the raw window', () => {
     for (let copy = 0; copy < 2; copy++) await store.client.insert({ table: 'otel_logs', values, format: 'JSONEachRow' });
     // What the raw TTL does to the old day (ttl_only_drop_parts): its rows are gone, the facts stay.
     await store.client.command({ query: `ALTER TABLE otel_logs DROP PARTITION '2026-08-01'` });
+    // The old session's turns as the span facts keep them (its spans in otel_traces expired with their day).
+    const fact = (id: string, kind: string, name: string, outcome: string, startMs: number, endMs: number) => ({
+      SpanId: id, Timestamp: chTime(startMs), EndTime: chTime(endMs), SessionId: 'old', Project: '/src/app', Kind: kind, Name: name, Outcome: outcome, InputTokens: kind === 'chat' ? 12 : 0,
+    });
+    await store.client.insert({ table: USAGE_TABLES.spans, format: 'JSONEachRow', values: [
+      fact('turn1', 'turn', '', 'completed', OLD, OLD + 60_000), fact('chat1', 'chat', 'claude-opus-5-5', '', OLD + 1000, OLD + 5000),
+      fact('tool1', 'tool', 'Bash', 'error', OLD + 6000, OLD + 9000), fact('turn2', 'turn', '', 'interrupted', OLD + 120_000, OLD + 130_000),
+      fact('tool2', 'tool', 'Read', 'success', OLD + 125_000, OLD + 126_000),
+    ] });
     data = new UiData(store.client);
   });
 
@@ -61,5 +70,22 @@ describe('the web view beyond the raw window', () => {
       ['ccotel.session.started', 'trace-recent', ''],
       ['ccotel.failure_mode.detected', 'trace-recent', 'toolu_recent'],
     ]);
+  });
+
+  it("shows an old session's turns from the span facts, each tool call and API response under its turn", async () => {
+    const old = await data.session('old');
+    expect(old.fromFacts).toBe(true);
+    expect(old.spans.map((span) => [span.trace_id, span.span_id, span.parent_span_id, span.name, span.start_ms, span.duration_ms])).toEqual([
+      ['facts-turn1', 'turn1', '', 'invoke_agent claude-code', OLD, 60_000],
+      ['facts-turn1', 'chat1', 'turn1', 'chat claude-opus-5-5', OLD + 1000, 4000],
+      ['facts-turn1', 'tool1', 'turn1', 'execute_tool Bash', OLD + 6000, 3000],
+      ['facts-turn2', 'turn2', '', 'invoke_agent claude-code', OLD + 120_000, 10_000],
+      ['facts-turn2', 'tool2', 'turn2', 'execute_tool Read', OLD + 125_000, 1000],
+    ]);
+    expect(old.spans[0].attributes).toEqual({ 'ccotel.cwd': '/src/app', 'ccotel.turn.outcome': 'completed' });
+    expect(old.spans[2]).toMatchObject({ status: 'Error', attributes: { 'gen_ai.tool.name': 'Bash', 'ccotel.tool.outcome': 'error' } });
+    expect(old.spans[1].attributes['gen_ai.usage.input_tokens']).toBe('12');
+    // A session with neither spans nor facts has nothing to show.
+    expect(await data.session('recent')).toMatchObject({ spans: [], fromFacts: false });
   });
 });

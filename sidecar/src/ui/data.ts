@@ -1,13 +1,16 @@
 // The web view's data, all for one time range: the report module's figures (`buildReport`, exactly what
-// `ccotel report --json` prints; `usageReport`, what `report daily|session --json` print: tokens and cost from
-// the summaries, so history older than the raw tables is there too), plus the views of ui/queries.ts.
+// `ccotel report --json` prints; `usageReport` and its per-day and per-project sums, what `report daily|session
+// --json` print: tokens and cost from the summaries, so history older than the raw tables is there too), plus
+// the views of ui/queries.ts.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
-import { buildReport } from '../report/overview.js';
+import { buildReport, sharedAnswers } from '../report/overview.js';
+import { SHARED_QUERIES, spanGroups } from '../report/queries.js';
 import { selectRows as rows } from '../report/select.js';
-import type { UsageRow } from '../report/tokens.js';
-import { usageByProject, usageReport } from '../report/usage.js';
-import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS, SPANS_PER_DAY } from './queries.js';
+import type { TokenFigures, UsageRow } from '../report/tokens.js';
+import { dailyFromChatDays, unpricedByDay, usageByProject, usageReport, type ChatDay } from '../report/usage.js';
+import { sessionFactsSql, spansFromFacts, type SpanFact } from './expired.js';
+import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS } from './queries.js';
 import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
 
 /** Every table the figures read, each with a `Timestamp` column the range applies to. */
@@ -15,8 +18,11 @@ const TIMED_TABLES = ['otel_traces', 'otel_logs', USAGE_TABLES.spans, USAGE_TABL
 /** Days and sessions counted in UTC, the same days as the per-day queries. */
 const TIMEZONE = 'UTC';
 
-/** A read of one of TIMED_TABLES in a statement (with its FINAL, if any); no statement aliases these tables. */
-const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+(${TIMED_TABLES.join('|')})\\b(\\s+FINAL\\b)?`, 'g');
+/**
+ * A read of one of TIMED_TABLES in a statement (with its FINAL, if any), by its bare name or as `database`.`table`
+ * (the usage views name their tables so); no statement aliases these tables.
+ */
+const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+((?:\`[^\`]+\`\\.)?\`?(${TIMED_TABLES.join('|')})\`?)(?![\\w.\`])(\\s+FINAL\\b)?`, 'g');
 
 /**
  * `sql` with every read of the raw tables and the summaries limited to `filter`: each becomes a subquery of the
@@ -25,7 +31,7 @@ const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+(${TIMED_TABLES.join('|')})\\b(
  * running sidecar refuses, and which the embedded store's client would turn into a `SET` that stays.
  */
 export function restrictToRange(sql: string, filter: string): string {
-  return sql.replace(TIMED_READ, (_read, keyword: string, table: string, final = '') => `${keyword} (SELECT * FROM ${table}${final} WHERE ${filter}) AS ${table}`);
+  return sql.replace(TIMED_READ, (_read, keyword: string, reference: string, table: string, final = '') => `${keyword} (SELECT * FROM ${reference}${final} WHERE ${filter}) AS ${table}`);
 }
 
 /** `client`, with every read of the raw tables and the summaries limited to `range` (restrictToRange). */
@@ -59,11 +65,14 @@ interface LogDay {
   failure_modes: Record<string, number>;
 }
 
-/** A usage row's day (YYYY-MM-DD, UTC) as the per-day queries' epoch seconds. */
-const daySeconds = (row: UsageRow) => Date.parse(`${row.period}T00:00:00Z`) / 1000;
+/** Tokens and cost of one day (YYYY-MM-DD, UTC), as `report daily` gives them. */
+type UsageDay = TokenFigures & { period: string };
+
+/** A usage day as the per-day queries' epoch seconds. */
+const daySeconds = (row: UsageDay) => Date.parse(`${row.period}T00:00:00Z`) / 1000;
 
 /** The per-day queries and the daily usage report on one x axis: every day any of them has data for, in order. */
-export function mergeDays(spanDays: SpanDay[], logDays: LogDay[], usageDays: UsageRow[]): DaySeries {
+export function mergeDays(spanDays: SpanDay[], logDays: LogDay[], usageDays: UsageDay[]): DaySeries {
   const days = [...new Set([...spanDays.map((row) => row.day), ...logDays.map((row) => row.day), ...usageDays.map(daySeconds)])].sort((a, b) => a - b);
   const spansBy = new Map(spanDays.map((row) => [row.day, row]));
   const logsBy = new Map(logDays.map((row) => [row.day, row]));
@@ -141,15 +150,18 @@ export class UiData {
 
   async overview(range: TimeRange): Promise<Overview> {
     const client = withRange(this.client, range);
-    // Independent questions, asked at once.
-    const [report, daily, spanDays, logDays, projects] = await Promise.all([
-      buildReport(client),
-      usageReport(client, 'daily', { timezone: TIMEZONE, database: this.database }),
-      rows<SpanDay>(client, SPANS_PER_DAY),
+    // Independent questions, asked at once; the counts, tokens and cost per day are rows of the report's span groups.
+    const answer = sharedAnswers(client);
+    const [report, spanRows, logDays, projects, unpriced] = await Promise.all([
+      buildReport(client, answer),
+      answer(SHARED_QUERIES.spanGroups),
       rows<LogDay>(client, LOGS_PER_DAY),
       usageByProject(client, { timezone: TIMEZONE, database: this.database }),
+      unpricedByDay(client, this.database),
     ]);
-    return { range, report, days: mergeDays(spanDays, logDays, daily.rows), projects: projects.sort(byCost) };
+    const usageDays = dailyFromChatDays(spanGroups(spanRows, 'model_day', 'chat') as unknown as ChatDay[], unpriced);
+    const spanDays = spanGroups(spanRows, 'day') as unknown as SpanDay[];
+    return { range, report, days: mergeDays(spanDays, logDays, usageDays), projects: projects.sort(byCost) };
   }
 
   async sessions(range: TimeRange): Promise<SessionRow[]> {
@@ -165,11 +177,16 @@ export class UiData {
   async session(session: string): Promise<SessionDetail> {
     type RawSpan = Omit<SpanRow, 'events'> & { event_names: string[]; event_times_ms: number[]; event_attributes: Record<string, string>[] };
     const raw = await rows<RawSpan>(this.client, SESSION_SPANS, { session });
+    const logs = await rows<LogRow>(this.client, SESSION_LOGS, { session });
+    if (raw.length === 0) {
+      // Older than the raw window: what the span facts kept.
+      const facts = await rows<SpanFact>(this.client, sessionFactsSql(SESSION_SPAN_LIMIT + 1), { session });
+      return { session, spans: spansFromFacts(facts.slice(0, SESSION_SPAN_LIMIT)), logs, truncated: facts.length > SESSION_SPAN_LIMIT, fromFacts: facts.length > 0 };
+    }
     const spans = raw.slice(0, SESSION_SPAN_LIMIT).map(({ event_names, event_times_ms, event_attributes, ...span }) => ({
       ...span,
       events: event_names.map((name, index) => ({ name, time_ms: event_times_ms[index], attributes: event_attributes[index] })),
     }));
-    const logs = await rows<LogRow>(this.client, SESSION_LOGS, { session });
-    return { session, spans, logs, truncated: raw.length > SESSION_SPAN_LIMIT };
+    return { session, spans, logs, truncated: raw.length > SESSION_SPAN_LIMIT, fromFacts: false };
   }
 }

@@ -1,5 +1,6 @@
-// The web view's own questions, those the report module does not answer: turns, tool calls, blocks, starts and
-// failure modes per day (from the summaries, as the report's totals); each session's project, times, turns, outcome, state and failure modes; one session's
+// The web view's own questions, those the report module does not answer: blocks, starts and failure modes per
+// day (from the summaries, as the report's totals; turns and tool calls per day are rows of the report's span
+// groups); each session's project, times, turns, outcome, state and failure modes; one session's
 // spans. (Tokens and cost per day and per session come from the report's usage views, report/usage.ts.) Every
 // count goes through distinct ids, as the report's do, so a repeat is never counted twice.
 // Time ranges are not in this SQL: `withRange` (data.ts) applies them to every table read.
@@ -15,13 +16,6 @@ const IS_TOOL = `startsWith(SpanName, '${TOOL_SPAN_PREFIX}')`;
 const DAY = `toUnixTimestamp(toStartOfDay(Timestamp, 'UTC'))`;
 
 /** Per day from the summaries kept at insert, as the report's overview counts: all history, not only the raw window. */
-export const SPANS_PER_DAY = `SELECT ${DAY} AS day,
-    uniqExact(SessionId) AS sessions,
-    countIf(Kind = 'turn') AS turns,
-    countIf(Kind = 'tool') AS tool_calls,
-    countIf(Kind = 'tool' AND Outcome = 'success') AS tool_success
-  FROM ${USAGE_TABLES.spans} FINAL GROUP BY day ORDER BY day`;
-
 export const LOGS_PER_DAY = `SELECT ${DAY} AS day,
     countIf(EventName = 'ccotel.permission.blocked') AS permission_blocks,
     countIf(EventName = 'ccotel.session.started') AS starts,

@@ -90,6 +90,8 @@ export interface SessionDetail {
   logs: LogRow[];
   /** True when the span list was cut at the limit. */
   truncated: boolean;
+  /** The raw spans expired: `spans` are the session's span facts, nested by time (ui/expired.ts). */
+  fromFacts: boolean;
 }
 
 export interface FailureRow {

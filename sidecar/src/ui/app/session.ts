@@ -118,6 +118,9 @@ export class SessionPage implements Page {
       h('h1', {}, `Session ${this.id}`),
       h('p', { class: 'path' }, project),
       detail.spans.length === 0 ? h('p', { class: 'empty' }, 'no spans for this session in the store') : '',
+      detail.fromFacts
+        ? h('p', { class: 'expired' }, 'The detail of this session expired (it is older than the raw window): its turns, tool calls and API responses come from the summaries, without prompts, inputs, shell spans or hook marks.')
+        : '',
       detail.truncated ? h('p', { class: 'error' }, 'this session has more spans than a page shows; the latest are left out') : '',
       h('section', { class: 'facts' }, h('h2', {}, 'Failure modes, starts and states'),
         detail.logs.length === 0 ? h('p', { class: 'empty' }, 'none') : h('table', {}, h('tbody', {}, ...detail.logs.map((log) => factRow(log, this.id))))),
