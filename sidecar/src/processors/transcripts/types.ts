@@ -153,8 +153,8 @@ export interface Session {
   rowsBeforeOpening: string[];
   /** The time of each thread's (main or agent) last row: a response starts where the row before it ended. */
   lastRowMs: Map<string, number>;
-  /** The last turn reported: rows that come after it was closed for idleness still hang under it. */
-  lastTurn?: Turn;
+  /** Where the last turn reported hangs: rows that come after it was closed for idleness still hang under it. */
+  lastTurn?: Pick<Turn, 'traceId' | 'rootSpanId'>;
   pendingInput?: PendingInput;
   /** The first command of a session not started by a prompt, and the start it makes if no prompt comes. */
   firstCommand?: { entry: TranscriptEntry; source?: string };
