@@ -193,6 +193,11 @@ export class Pipeline {
     this.correlator.closeIdle(idleBeforeMs);
   }
 
+  /** Sessions the correlator holds open (not closed for idleness since their last record). */
+  openSessions(): number {
+    return this.correlator.openSessionCount();
+  }
+
   /** Time (from the records) of the last record read from `path`. */
   lastEventMs(path: string): number | undefined {
     return this.lastTimeMs.get(path);

@@ -2,8 +2,9 @@
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { buildPipeline, exportSinks, ingestFile, requireDestination } from '../ingest.js';
+import { buildPipeline, exportSinks, requireDestination } from '../ingest.js';
 import type { IngestStats } from '../pipeline.js';
+import { readHistory } from '../read-history.js';
 import { HookSpoolSource, type HookSpoolStats } from '../sources/hook-spool-source.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
@@ -54,26 +55,13 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
       bar?.update(Math.round(doneBytes / 1e6), { files: `${pipeline.stats.files}/${files.length}`, rate: (doneBytes / 1e6 / Math.max(seconds, 0.001)).toFixed(1) });
     };
     bar?.start(Math.round(totalBytes / 1e6), 0, { files: `0/${files.length}`, rate: '0.0' });
-    // Files come oldest session first, each with its subagents: a session idle for the idle time before the
-    // newest record read so far is over, and closing it keeps memory to the sessions still going on.
-    let newestRecordMs = Number.NEGATIVE_INFINITY;
-    for (const file of files) {
-      if (file.kind === 'main') pipeline.closeIdleInRecordTime(newestRecordMs - config.idleMs);
-      let read;
-      try {
-        read = await ingestFile(pipeline, file, 0, (bytes) => {
-          doneBytes += bytes;
-          showProgress();
-        });
-      } catch (error) {
-        pipeline.reportUnreadable(file.path, error as Error);
-        continue;
-      }
-      if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
-      newestRecordMs = Math.max(newestRecordMs, pipeline.lastEventMs(file.path) ?? Number.NEGATIVE_INFINITY);
-      pipeline.stats.files++;
-      showProgress();
-    }
+    await readHistory(pipeline, files, {
+      idleMs: config.idleMs,
+      onProgress: (bytes) => {
+        doneBytes += bytes;
+        showProgress();
+      },
+    });
     await pipeline.finish();
     await spool.settle();
     bar?.stop();

@@ -110,6 +110,11 @@ export class TranscriptCorrelator {
     agents.closeIdle(idleBeforeMs);
   }
 
+  /** Sessions with a row since they were last closed: what memory holds of the history. */
+  openSessionCount(): number {
+    return this.parts.sessions.activeCount();
+  }
+
   /** End of input (backfill): close every open turn, tool call and subagent. */
   finish(): void {
     this.closeIdle(Number.POSITIVE_INFINITY);
