@@ -80,6 +80,11 @@ export interface SessionFacts {
 export const START_SKEW_MS = 2_000;
 /** A call is over this long before a process that outlives it counts as having outlived it. */
 export const OUTLIVE_GRACE_MS = 2_000;
+/**
+ * Tool calls and shell runs remembered, the most recent: a process is tied to the call that started it while it
+ * runs, i.e. to a recent one. Older ones go, so what a backfill of a long history leaves here stays bounded.
+ */
+export const REMEMBERED_CALLS = 20_000;
 
 export class Facts {
   readonly tools = new Map<string, ToolCall>();
@@ -97,9 +102,20 @@ export class Facts {
 
   /** The call of that id, known from its span or hooks; a new one from what a hook says of it. */
   callById(toolUseId: string, seen: { sessionId: string; name: string; startMs: number }): ToolCall {
-    let call = this.tools.get(toolUseId);
-    if (!call) this.tools.set(toolUseId, (call = { toolUseId, traceId: '', spanId: '', ...seen }));
+    return this.tools.get(toolUseId) ?? this.rememberCall({ toolUseId, traceId: '', spanId: '', ...seen });
+  }
+
+  /** Know (or know better) a call: it becomes the most recent one. */
+  rememberCall(call: ToolCall): ToolCall {
+    this.tools.delete(call.toolUseId);
+    this.tools.set(call.toolUseId, call);
+    if (this.tools.size > REMEMBERED_CALLS) this.tools.delete(this.tools.keys().next().value!);
     return call;
+  }
+
+  rememberShell(run: ShellRun): void {
+    this.shells.push(run);
+    if (this.shells.length >= 2 * REMEMBERED_CALLS) this.shells.splice(0, REMEMBERED_CALLS); // at most 2×, in one cut now and then
   }
 
   /** `pid` runs `session` now, as seen by evidence from `atMs` (earlier evidence belongs to a previous run). */
