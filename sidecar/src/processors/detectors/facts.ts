@@ -86,9 +86,28 @@ export const OUTLIVE_GRACE_MS = 2_000;
  */
 export const REMEMBERED_CALLS = 20_000;
 
+/** The most recent calls: a call set again becomes the most recent; past REMEMBERED_CALLS the oldest goes. */
+class RecentCalls extends Map<string, ToolCall> {
+  override set(toolUseId: string, call: ToolCall): this {
+    this.delete(toolUseId);
+    super.set(toolUseId, call);
+    if (this.size > REMEMBERED_CALLS) this.delete(this.keys().next().value!);
+    return this;
+  }
+}
+
+/** The most recent shell runs: once twice REMEMBERED_CALLS are held, the older half goes (one cut now and then). */
+class RecentShellRuns extends Array<ShellRun> {
+  override push(...runs: ShellRun[]): number {
+    super.push(...runs);
+    if (this.length >= 2 * REMEMBERED_CALLS) this.splice(0, REMEMBERED_CALLS);
+    return this.length;
+  }
+}
+
 export class Facts {
-  readonly tools = new Map<string, ToolCall>();
-  readonly shells: ShellRun[] = [];
+  readonly tools: Map<string, ToolCall> = new RecentCalls();
+  readonly shells: ShellRun[] = new RecentShellRuns();
   readonly sessions = new Map<string, SessionFacts>();
 
   session(id: string): SessionFacts {
@@ -102,20 +121,9 @@ export class Facts {
 
   /** The call of that id, known from its span or hooks; a new one from what a hook says of it. */
   callById(toolUseId: string, seen: { sessionId: string; name: string; startMs: number }): ToolCall {
-    return this.tools.get(toolUseId) ?? this.rememberCall({ toolUseId, traceId: '', spanId: '', ...seen });
-  }
-
-  /** Know (or know better) a call: it becomes the most recent one. */
-  rememberCall(call: ToolCall): ToolCall {
-    this.tools.delete(call.toolUseId);
-    this.tools.set(call.toolUseId, call);
-    if (this.tools.size > REMEMBERED_CALLS) this.tools.delete(this.tools.keys().next().value!);
+    let call = this.tools.get(toolUseId);
+    if (!call) this.tools.set(toolUseId, (call = { toolUseId, traceId: '', spanId: '', ...seen }));
     return call;
-  }
-
-  rememberShell(run: ShellRun): void {
-    this.shells.push(run);
-    if (this.shells.length >= 2 * REMEMBERED_CALLS) this.shells.splice(0, REMEMBERED_CALLS); // at most 2×, in one cut now and then
   }
 
   /** `pid` runs `session` now, as seen by evidence from `atMs` (earlier evidence belongs to a previous run). */

@@ -82,7 +82,7 @@ export class FailureModeDetector implements Join {
         const toolUseId = String(span.attributes[ATTRS.toolUseId] ?? '');
         const known = this.facts.tools.get(toolUseId);
         const outcome = String(span.attributes[ATTRS.toolOutcome] ?? '');
-        this.facts.rememberCall({
+        this.facts.tools.set(toolUseId, {
           toolUseId,
           sessionId,
           name: String(span.attributes[ATTRS.toolName] ?? ''),
@@ -97,7 +97,7 @@ export class FailureModeDetector implements Join {
         this.requestScan(SCAN_AFTER.PostToolUse);
       } else if (span.name.startsWith(SPANS.shellPrefix)) {
         const ended = span.attributes['ccotel.shell.ended'] !== false;
-        this.facts.rememberShell({
+        this.facts.shells.push({
           sessionId,
           pid: Number(span.attributes['process.pid']),
           startMs: span.startMs,

@@ -7,7 +7,7 @@ import type { Chats } from './chats.js';
 import type { Conversation } from './conversation.js';
 import type { MainThread } from './main-thread.js';
 import type { Output } from './output.js';
-import type { SessionStarts } from './session-starts.js';
+import type { SessionStarts, StartingRow } from './session-starts.js';
 import type { Sessions } from './sessions.js';
 import type { Subagents } from './subagents.js';
 import type { ToolCalls } from './tool-calls.js';
@@ -157,7 +157,7 @@ export interface Session {
   lastTurn?: Pick<Turn, 'traceId' | 'rootSpanId'>;
   pendingInput?: PendingInput;
   /** The first command of a session not started by a prompt, and the start it makes if no prompt comes. */
-  firstCommand?: { entry: TranscriptEntry; source?: string };
+  firstCommand?: { entry: StartingRow; source?: string };
   permissionMode?: string;
   /** A permission mode read before any row with a time: it takes the time of the next row. */
   untimedMode?: string;
