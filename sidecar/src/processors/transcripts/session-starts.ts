@@ -1,7 +1,7 @@
 // How a session started (startup, resume, fork), told once per start. Newer Claude Code numbers prompts; older
 // releases are recognised from copies of history read elsewhere and from the marks a resumed run leaves.
+import { recordIdOf } from '../../ids.js';
 import type { Attributes } from '../../model.js';
-import { IdSet } from '../../sinks/id-set.js';
 import { EVENTS, METRICS, sessionStartSeed } from '../../semconv.js';
 import { realPromptText, userInput } from '../classify.js';
 import type { TranscriptEntry } from '../parse-transcript.js';
@@ -12,8 +12,8 @@ import type { Parts, Session, Turn } from './types.js';
 export class SessionStarts {
   /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
   private readonly filesReadFromStart = new Set<string>();
-  /** Inputs read so far, by time and text (kept as digests: history must not hold every prompt's text). */
-  private readonly seenPrompts = new IdSet();
+  /** Inputs read so far, by a digest of time and text (history must not hold every prompt's text). */
+  private readonly seenPrompts = new Set<string>();
   /** The session each prompt uuid was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
   private readonly promptSessions = new Map<string, string>();
   private readonly resumeMarks = new ResumeMarks<{ session: Session; entry: StartingRow }>();
@@ -30,7 +30,7 @@ export class SessionStarts {
 
   /** Whether this input (by time and text, or by uuid) was read before in another session: history an old-style resume copied. */
   seenBefore(entry: TranscriptEntry, text: string): boolean {
-    const key = `${entry.timeMs}\u0000${text}`;
+    const key = recordIdOf(String(entry.timeMs), text);
     const firstSession = this.promptSessions.get(entry.uuid);
     const seen = this.seenPrompts.has(key) || (firstSession !== undefined && firstSession !== entry.sessionId);
     this.seenPrompts.add(key);

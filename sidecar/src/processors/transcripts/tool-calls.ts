@@ -2,7 +2,6 @@
 // or the end of input leaves it unanswered). An ended call is an `execute_tool {tool}` span, a completion log,
 // call and duration metrics, and for a blocked call a permission block.
 import type { Attributes } from '../../model.js';
-import { IdSet } from '../../sinks/id-set.js';
 import { commonAttributes, EVENTS, METRICS, permissionBlockSeed, toolSpanId } from '../../semconv.js';
 import { resultText, toolVerdict, type BlockSource, type ToolOutcome } from '../classify.js';
 import type { ContentBlock, TranscriptEntry } from '../parse-transcript.js';
@@ -10,8 +9,7 @@ import type { Parts, PendingTool, ThreadRow, Turn } from './types.js';
 
 
 export class ToolCalls {
-  /** Every call id read (compact: a long history holds many), so a replayed call is not reported again. */
-  private readonly seen = new IdSet();
+  private readonly seen = new Set<string>();
   private readonly pending = new Map<string, PendingTool>();
   /** Calls a PreToolUse hook stopped (exit 2): their result is the hook's message, not a tool error. */
   private readonly hookBlocked = new Set<string>();
