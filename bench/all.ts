@@ -1,7 +1,7 @@
 // Runs every benchmark of issue #18's goals, one after the other, each printing its own figures, then one table of
 // the headline figures against their bounds. A regression is one command away from being seen:
 //
-//   npm run bench                 (builds first; about 15 minutes on 2 cores)
+//   npm run bench                 (builds first; about 20 minutes on 2 cores)
 //   npm run bench -- --quick      (smaller corpora and fewer runs: a few minutes, rougher figures)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +17,8 @@ const viteNode = join(repo, 'node_modules', '.bin', 'vite-node');
 /** Each benchmark as a command line: the compiled ones run from dist/, the others through vite-node. */
 const benches: { name: string; command: string[] }[] = [
   { name: 'backfill', command: ['node', join(repo, 'dist', 'bench', 'backfill.js'), '--bytes', args.quick ? '100M' : '1G'] },
+  // The corpus the backfill benchmark above generated (its directory naming: corpus-<bytes>-<seed>-x<scale>).
+  { name: 'backfill memory', command: ['node', join(repo, 'dist', 'bench', 'backfill-memory.js'), '--corpus', join(repo, '.cache', 'bench', `corpus-${args.quick ? '100M' : '1G'}-1-x1`)] },
   { name: 'backfill, real-shaped', command: ['node', join(repo, 'dist', 'bench', 'backfill.js'), '--bytes', args.quick ? '100M' : '1G', '--scale', '5'] },
   { name: 'idle', command: ['node', join(repo, 'dist', 'bench', 'idle.js'), ...(args.quick ? ['--files', '2000', '--seconds', '30'] : [])] },
   { name: 'hook', command: [viteNode, join(repo, 'bench', 'hook.ts'), args.quick ? '100' : '400'] },

@@ -125,6 +125,19 @@ export class Pipeline {
     await this.flush();
   }
 
+  /**
+   * Close the sessions with no record since `idleBeforeMs`, a record time (backfill, reading sessions oldest
+   * first): what they emit goes out with the next batch, so memory holds only the sessions still going on.
+   */
+  closeIdleInRecordTime(idleBeforeMs: number): void {
+    this.correlator.closeIdle(idleBeforeMs);
+  }
+
+  /** Sessions the correlator holds open (not closed for idleness since their last record). */
+  openSessions(): number {
+    return this.correlator.openSessionCount();
+  }
+
   /** Time (from the records) of the last record read from `path`. */
   lastEventMs(path: string): number | undefined {
     return this.lastTimeMs.get(path);

@@ -3,8 +3,8 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
-import { ingestFile } from '../ingest.js';
 import type { IngestStats } from '../pipeline.js';
+import { readHistory } from '../read-history.js';
 import type { HookSpoolStats } from '../sources/hook-spool-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { renderContext } from '../../../schemas/clickhouse.js';
@@ -51,21 +51,13 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
       bar?.update(Math.round(doneBytes / 1e6), { files: `${pipeline.stats.files}/${files.length}`, rate: (doneBytes / 1e6 / Math.max(seconds, 0.001)).toFixed(1) });
     };
     bar?.start(Math.round(totalBytes / 1e6), 0, { files: `0/${files.length}`, rate: '0.0' });
-    for (const file of files) {
-      let read;
-      try {
-        read = await ingestFile(pipeline, file, 0, (bytes) => {
-          doneBytes += bytes;
-          showProgress();
-        });
-      } catch (error) {
-        pipeline.reportUnreadable(file.path, error as Error);
-        continue;
-      }
-      if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
-      pipeline.stats.files++;
-      showProgress();
-    }
+    await readHistory(pipeline, files, {
+      idleMs: config.idleMs,
+      onProgress: (bytes) => {
+        doneBytes += bytes;
+        showProgress();
+      },
+    });
     await pipeline.finish();
     await spool.settle();
     bar?.stop();

@@ -52,8 +52,8 @@ const TURN_EVENTS = new Set([
 ]);
 /** A turn event without prompt_id (Claude Code < 2.1.196) belongs to the turn whose time span, widened by this, holds it. */
 const TURN_SKEW_MS = 2_000;
-/** Ids of spans already out, remembered for late events (bounded). */
-const REMEMBER_SPANS = 100_000;
+/** Ids of spans already out, remembered for late events (bounded: the most recent; a late event is seconds late). */
+const REMEMBER_SPANS = 20_000;
 
 export class HookCorrelator implements Join {
   readonly consumes = ['SessionStarted', 'ToolCallEnded', 'TurnEnded'] as const;

@@ -9,7 +9,7 @@ import type { ToolCallEnded } from '../events.js';
 import { Pipeline } from '../pipeline.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import type { ShellRecord } from '../records/shell-log.js';
-import { ShellCorrelator, programOf } from './correlate-shell.js';
+import { BASH_SPANS_REMEMBERED, ShellCorrelator, programOf } from './correlate-shell.js';
 import { TranscriptCorrelator } from './transcripts/correlator.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 import { MemorySink } from '../../../test/helpers/memory-sink.js';
@@ -129,6 +129,21 @@ describe('ShellCorrelator with parallel Bash calls', () => {
     { v: 1, ev: 'start', sid: SESSION, tp: '', pid, ppid: 100, pgid: pid, psid: pid, tty: '', cwd: '/p', cmd: 'npm test', cmdlen: 8, ts: startMs * 1000, seq: 1 },
     { v: 1, ev: 'end', sid: SESSION, pid, seq: 1, ts: endMs * 1000, status: 0, cwd: '/p' },
   ];
+
+  it('remembers the most recent BASH_SPANS_REMEMBERED Bash spans of all sessions for late commands, not every one', () => {
+    const shell = new ShellCorrelator();
+    // Span ids of their own (bashCall's are cut from the call id).
+    const inSession = (call: ToolCallEnded, sessionId: string, n: number): ToolCallEnded => ({ ...call, spanId: n.toString(16).padStart(16, '0'), sessionId });
+    shell.observe([bashCall('toolu_oldest', 1_000, 5_000)]);
+    for (let n = 0; n < BASH_SPANS_REMEMBERED; n++) {
+      shell.observe([inSession(bashCall(`toolu_${n}`, 10_000 + n * 10, 10_005 + n * 10), `other-${n % 1000}`, n)]);
+    }
+    shell.observe([bashCall('toolu_latest', 1_000_000, 1_005_000)]);
+    [...command(11, 1_001, 4_990), ...command(22, 1_000_001, 1_004_990)].forEach((record, offset) => shell.add(record, '/s.jsonl', offset));
+    shell.finish();
+    const parents = Object.fromEntries(shell.drain().batch.spans.map((span) => [span.attributes['process.pid'], span.attributes.tool_use_id ?? 'none']));
+    expect(parents).toEqual({ 11: 'none', 22: 'toolu_latest' });
+  });
 
   it('puts each of two identical commands under its own call, whichever call is out first', () => {
     const shell = new ShellCorrelator();

@@ -47,6 +47,8 @@ export interface ShellCorrelatorStats {
 const SKEW_MS = 1_000;
 /** Bash spans remembered per session for commands read after their span went out. */
 const SPANS_PER_SESSION = 500;
+/** Bash spans remembered in all, the most recent: a backfill of a long history must not keep every one. */
+export const BASH_SPANS_REMEMBERED = 20_000;
 
 export class ShellCorrelator implements Join, ShellRecordConsumer {
   readonly stats: ShellCorrelatorStats = { commands: 0, underToolSpan: 0, withoutToolSpan: 0, withoutEnd: 0, endWithoutStart: 0 };
@@ -78,6 +80,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
       if (list.length > SPANS_PER_SESSION) this.spansById.delete(list.shift()!.spanId);
       this.bashSpans.set(bash.sessionId, list);
       this.spansById.set(bash.spanId, bash);
+      if (this.spansById.size > BASH_SPANS_REMEMBERED) this.forgetOldestSpan();
     }
     for (const [key, command] of this.waiting) this.tryEmit(key, command);
   }
@@ -111,6 +114,15 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
     let oldest: number | undefined;
     for (const command of this.waiting.values()) if (command.file === file && (oldest === undefined || command.offset < oldest)) oldest = command.offset;
     return oldest;
+  }
+
+  /** Forget the Bash span remembered longest ago, and its session once it has none left. */
+  private forgetOldestSpan(): void {
+    const oldest = this.spansById.values().next().value!;
+    this.spansById.delete(oldest.spanId);
+    const list = this.bashSpans.get(oldest.sessionId) ?? [];
+    if (list.includes(oldest)) list.splice(list.indexOf(oldest), 1);
+    if (list.length === 0) this.bashSpans.delete(oldest.sessionId);
   }
 
   private tryEmit(key: string, command: ShellCommand): void {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +33,23 @@ describe('transcript discovery', () => {
     expect(found[0]).toMatchObject({ kind: 'main', path: join(projects, '-work-app', `${session}.jsonl`) });
     expect(found.filter((f) => f.kind === 'subagent').map((f) => f.agentId).sort()).toEqual(['legacy1', 'n1']);
     expect(found.find((f) => f.agentId === 'n1')?.agentType).toBe('Explore');
+  });
+
+  it('gives main transcripts oldest first, each followed by its own subagents; legacy agent files last', async () => {
+    const app = join(mkdtempSync(join(tmpdir(), 'ccotel-order-')), 'projects', '-work-app');
+    const written = (path: string, minute: number) => {
+      touch(path);
+      utimesSync(path, new Date(Date.UTC(2026, 7, 1, 8, minute)), new Date(Date.UTC(2026, 7, 1, 8, minute)));
+      return path;
+    };
+    const legacy = written(join(app, 'agent-legacy1.jsonl'), 1);
+    const oldAgent = written(join(app, 'old', 'subagents', 'agent-a2.jsonl'), 40); // a subagent outlived by a newer main
+    const oldMain = written(join(app, 'old.jsonl'), 10);
+    const newMain = written(join(app, 'new.jsonl'), 30);
+    const newAgent = written(join(app, 'new', 'subagents', 'agent-b1.jsonl'), 20);
+    const orphan = written(join(app, 'gone', 'subagents', 'agent-c1.jsonl'), 5); // its main transcript was deleted
+    const found = await new TranscriptTree([join(app, '..')]).discover();
+    expect(found.map((file) => file.path)).toEqual([oldMain, oldAgent, newMain, newAgent, legacy, orphan]);
   });
 
   it('follows no symlink: loops and links out of the root are reported once; a link to a transcript in the root is read there only', async () => {

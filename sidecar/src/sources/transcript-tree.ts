@@ -118,8 +118,11 @@ export class TranscriptTree {
   }
 
   /**
-   * Every transcript under the roots. Main transcripts come first, oldest first, then subagents: a subagent
-   * is attached to the tool call that started it, which lives in a main transcript.
+   * Every transcript under the roots. Main transcripts come oldest first, each followed by the subagents of
+   * its session dir (a subagent is attached to the tool call that started it, which lives in the main
+   * transcript), so a reader that closes sessions idle in record time has read all of a session first.
+   * Subagents with no main transcript and legacy `agent-*.jsonl` files (their session is known only from
+   * their rows) come last.
    */
   async discover(): Promise<DiscoveredTranscript[]> {
     const found: DiscoveredTranscript[] = [];
@@ -129,7 +132,16 @@ export class TranscriptTree {
         if (info?.isFile()) found.push({ ...classifyTranscriptPath(root, path)!, size: info.size, mtimeMs: info.mtimeMs });
       }
     }
-    return found.sort((a, b) => Number(a.kind !== 'main') - Number(b.kind !== 'main') || a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
+    const byAge = (a: DiscoveredTranscript, b: DiscoveredTranscript) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path);
+    const mains = found.filter((file) => file.kind === 'main').sort(byAge);
+    const subagentsOf = new Map(mains.map((main) => [main.path.slice(0, -'.jsonl'.length), [] as DiscoveredTranscript[]]));
+    const rest: DiscoveredTranscript[] = [];
+    for (const file of found) {
+      if (file.kind === 'main') continue;
+      const ofSession = subagentsOf.get(dirname(dirname(file.path)));
+      (ofSession ?? rest).push(file);
+    }
+    return [...mains.flatMap((main) => [main, ...subagentsOf.get(main.path.slice(0, -'.jsonl'.length))!.sort(byAge)]), ...rest.sort(byAge)];
   }
 
   /** A `.jsonl` that is a symlink: reported unless its target is a transcript followed under its own name. */

@@ -80,10 +80,34 @@ export interface SessionFacts {
 export const START_SKEW_MS = 2_000;
 /** A call is over this long before a process that outlives it counts as having outlived it. */
 export const OUTLIVE_GRACE_MS = 2_000;
+/**
+ * Tool calls and shell runs remembered, the most recent: a process is tied to the call that started it while it
+ * runs, i.e. to a recent one. Older ones go, so what a backfill of a long history leaves here stays bounded.
+ */
+export const REMEMBERED_CALLS = 20_000;
+
+/** The most recent calls: a call set again becomes the most recent; past REMEMBERED_CALLS the oldest goes. */
+class RecentCalls extends Map<string, ToolCall> {
+  override set(toolUseId: string, call: ToolCall): this {
+    this.delete(toolUseId);
+    super.set(toolUseId, call);
+    if (this.size > REMEMBERED_CALLS) this.delete(this.keys().next().value!);
+    return this;
+  }
+}
+
+/** The most recent shell runs: once twice REMEMBERED_CALLS are held, the older half goes (one cut now and then). */
+class RecentShellRuns extends Array<ShellRun> {
+  override push(...runs: ShellRun[]): number {
+    super.push(...runs);
+    if (this.length >= 2 * REMEMBERED_CALLS) this.splice(0, REMEMBERED_CALLS);
+    return this.length;
+  }
+}
 
 export class Facts {
-  readonly tools = new Map<string, ToolCall>();
-  readonly shells: ShellRun[] = [];
+  readonly tools: Map<string, ToolCall> = new RecentCalls();
+  readonly shells: ShellRun[] = new RecentShellRuns();
   readonly sessions = new Map<string, SessionFacts>();
 
   session(id: string): SessionFacts {

@@ -79,7 +79,7 @@ export class TranscriptCorrelator {
       return;
     }
     starts.conversationIn(file.path);
-    session.lastMs = Math.max(session.lastMs, entry.timeMs);
+    sessions.touch(session, entry.timeMs);
     sessions.timeUntimedMode(session, entry.timeMs, file);
     if (entry.forkedFromSessionId) {
       // A fork's copy of another session's rows (same uuids, same messages): the original file reports them,
@@ -99,8 +99,7 @@ export class TranscriptCorrelator {
     const { sessions, starts, turns, chats, tools, agents } = this.parts;
     starts.startResumed();
     const idle = new Set<string>();
-    for (const session of sessions.all()) {
-      if (session.lastMs >= idleBeforeMs) continue;
+    for (const session of sessions.takeIdle(idleBeforeMs)) {
       turns.close(session);
       chats.finish(session, 'main'); // a response outside any turn ends with its session too
       const command = session.firstCommand;
@@ -109,6 +108,11 @@ export class TranscriptCorrelator {
     }
     tools.closeIdle(idle);
     agents.closeIdle(idleBeforeMs);
+  }
+
+  /** Sessions with a row since they were last closed: what memory holds of the history. */
+  openSessionCount(): number {
+    return this.parts.sessions.activeCount();
   }
 
   /** End of input (backfill): close every open turn, tool call and subagent. */

@@ -1,5 +1,6 @@
 // How a session started (startup, resume, fork), told once per start. Newer Claude Code numbers prompts; older
 // releases are recognised from copies of history read elsewhere and from the marks a resumed run leaves.
+import { recordIdOf } from '../../ids.js';
 import type { Attributes } from '../../model.js';
 import { EVENTS, METRICS, sessionStartSeed } from '../../semconv.js';
 import { realPromptText, userInput } from '../classify.js';
@@ -11,11 +12,11 @@ import type { Parts, Session, Turn } from './types.js';
 export class SessionStarts {
   /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
   private readonly filesReadFromStart = new Set<string>();
-  /** Inputs read so far, by time and text. */
+  /** Inputs read so far, by a digest of time and text (history must not hold every prompt's text). */
   private readonly seenPrompts = new Set<string>();
   /** The session each prompt uuid was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
   private readonly promptSessions = new Map<string, string>();
-  private readonly resumeMarks = new ResumeMarks<{ session: Session; entry: TranscriptEntry }>();
+  private readonly resumeMarks = new ResumeMarks<{ session: Session; entry: StartingRow }>();
 
   constructor(private readonly parts: Parts) {}
 
@@ -29,7 +30,7 @@ export class SessionStarts {
 
   /** Whether this input (by time and text, or by uuid) was read before in another session: history an old-style resume copied. */
   seenBefore(entry: TranscriptEntry, text: string): boolean {
-    const key = `${entry.timeMs}\u0000${text}`;
+    const key = recordIdOf(String(entry.timeMs), text);
     const firstSession = this.promptSessions.get(entry.uuid);
     const seen = this.seenPrompts.has(key) || (firstSession !== undefined && firstSession !== entry.sessionId);
     this.seenPrompts.add(key);
@@ -52,7 +53,7 @@ export class SessionStarts {
     for (const { session, entry } of this.resumeMarks.takeResumed()) this.start(session, entry, 'resume');
   }
 
-  start(session: Session, entry: TranscriptEntry, source: string): void {
+  start(session: Session, entry: StartingRow, source: string): void {
     session.started = true;
     const id = sessionStartSeed(session.id, entry.uuid);
     // message.uuid names the prompt: the hook correlator merges a SessionStart hook into this start (SessionStarted).
@@ -83,7 +84,7 @@ export class SessionStarts {
     if (opensRun(entry)) {
       const unnumbered = entry.turnPosition === undefined;
       if (session.nextRunResumes && unnumbered && entry.entrypoint !== 'cli') this.start(session, entry, 'resume');
-      else if (session.started && unnumbered) this.resumeMarks.opening(session.rowsBeforeOpening, { session, entry });
+      else if (session.started && unnumbered) this.resumeMarks.opening(session.rowsBeforeOpening, { session, entry: startingRow(entry) });
       session.nextRunResumes = false;
       session.rowsBeforeOpening = [];
     }
@@ -91,6 +92,13 @@ export class SessionStarts {
     session.rowsBeforeOpening.push(entry.uuid);
     if (session.rowsBeforeOpening.length > ROWS_BEFORE_OPENING) session.rowsBeforeOpening.shift();
   }
+}
+
+/** What a session start tells of the row that starts it: kept for a start told later, not the whole row. */
+export type StartingRow = Pick<TranscriptEntry, 'uuid' | 'promptId' | 'timeMs'>;
+
+export function startingRow({ uuid, promptId, timeMs }: TranscriptEntry): StartingRow {
+  return { uuid, promptId, timeMs };
 }
 
 /**

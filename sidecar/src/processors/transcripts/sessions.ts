@@ -6,6 +6,8 @@ import type { Parts, Session, TranscriptFile } from './types.js';
 
 export class Sessions {
   private readonly byId = new Map<string, Session>();
+  /** Sessions with a row since they were last closed for idleness: the only ones an idle check looks at. */
+  private readonly active = new Set<Session>();
 
   constructor(private readonly parts: Parts) {}
 
@@ -25,6 +27,28 @@ export class Sessions {
 
   all(): IterableIterator<Session> {
     return this.byId.values();
+  }
+
+  /** A row of the session at `timeMs` was read. */
+  touch(session: Session, timeMs: number): void {
+    session.lastMs = Math.max(session.lastMs, timeMs);
+    this.active.add(session);
+  }
+
+  /** The active sessions with no row since `idleBeforeMs`; they are not active any more. */
+  takeIdle(idleBeforeMs: number): Session[] {
+    const idle: Session[] = [];
+    for (const session of this.active) {
+      if (session.lastMs >= idleBeforeMs) continue;
+      this.active.delete(session);
+      idle.push(session);
+    }
+    return idle;
+  }
+
+  /** Sessions with a row since they were last closed. */
+  activeCount(): number {
+    return this.active.size;
   }
 
   /** A `permission-mode` row: it may have no time of its own. */

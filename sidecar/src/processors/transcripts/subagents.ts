@@ -15,6 +15,8 @@ const WARMUP_PROMPT = 'Warmup';
 
 export class Subagents {
   private readonly agents = new Map<string, Agent>();
+  /** The agents not reported yet: an idle check looks only at these. */
+  private readonly unreportedAgents = new Set<Agent>();
   /** Agent id → the call whose result named it, before the agent's rows were read. */
   private readonly linksByAgentId = new Map<string, TaskCall>();
   private readonly openTaskCalls = new Map<string, TaskCall>();
@@ -26,8 +28,8 @@ export class Subagents {
   }
 
   /** Agents not reported yet. */
-  *unreported(): Generator<Agent> {
-    for (const agent of this.agents.values()) if (!agent.emitted) yield agent;
+  unreported(): IterableIterator<Agent> {
+    return this.unreportedAgents.values();
   }
 
   add(row: Row, session: Session, agentId: string): void {
@@ -47,8 +49,10 @@ export class Subagents {
         startOffset: offset,
       };
       this.agents.set(agentId, agent);
+      this.unreportedAgents.add(agent);
       this.parts.out.hold(agentId);
       const known = this.linksByAgentId.get(agentId);
+      this.linksByAgentId.delete(agentId);
       if (known) this.link(agent, known);
     }
     agent.type ??= agentType;
@@ -87,7 +91,7 @@ export class Subagents {
       turn: tool.turn,
     };
     this.openTaskCalls.set(tool.id, call);
-    for (const agent of this.agents.values()) {
+    for (const agent of this.unreportedAgents) {
       if (!agent.link && agent.sessionId === call.sessionId && agent.prompt === call.prompt) this.link(agent, call);
     }
   }
@@ -97,9 +101,9 @@ export class Subagents {
     const task = this.openTaskCalls.get(toolUseId);
     const agentId = agentIdOf(toolUseResult);
     if (!task || !agentId) return;
-    this.linksByAgentId.set(agentId, task);
     const agent = this.agents.get(agentId);
-    if (agent && !agent.link) this.link(agent, task);
+    if (!agent) this.linksByAgentId.set(agentId, task);
+    else if (!agent.link) this.link(agent, task);
   }
 
   toolCallEnded(toolUseId: string): void {
@@ -108,8 +112,8 @@ export class Subagents {
 
   /** Report the agents of sessions idle since `idleBeforeMs` (unlinked ones get a trace of their own). */
   closeIdle(idleBeforeMs: number): void {
-    for (const agent of this.agents.values()) {
-      if (agent.emitted || (this.parts.sessions.find(agent.sessionId)?.lastMs ?? 0) >= idleBeforeMs) continue;
+    for (const agent of [...this.unreportedAgents]) {
+      if ((this.parts.sessions.find(agent.sessionId)?.lastMs ?? 0) >= idleBeforeMs) continue;
       if (!agent.link) this.link(agent, undefined);
       this.emit(agent);
     }
@@ -137,6 +141,8 @@ export class Subagents {
   private emit(agent: Agent): void {
     if (agent.emitted || !agent.link) return;
     agent.emitted = true;
+    this.unreportedAgents.delete(agent);
+    agent.link.turn = undefined; // only a re-read of an unreported agent needs it: let the turn go
     const session = this.parts.sessions.find(agent.sessionId);
     const warmup = !agent.link.toolSpanId && (agent.prompt === undefined || agent.prompt === WARMUP_PROMPT);
     const chat = this.openChatOf(agent);

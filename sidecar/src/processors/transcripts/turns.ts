@@ -74,7 +74,7 @@ export class Turns {
     this.parts.chats.finish(session, 'main');
     session.turn = undefined;
     if (turn.newChats === 0 && turn.toolIds.length === 0 && turn.replayedChats > 0) return; // a replay of a turn already reported
-    session.lastTurn = turn;
+    session.lastTurn = { traceId: turn.traceId, rootSpanId: turn.rootSpanId }; // not the turn: its text may be large
     this.emit(turn, this.outcomeOf(turn));
   }
 

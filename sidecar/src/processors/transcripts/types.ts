@@ -7,7 +7,7 @@ import type { Chats } from './chats.js';
 import type { Conversation } from './conversation.js';
 import type { MainThread } from './main-thread.js';
 import type { Output } from './output.js';
-import type { SessionStarts } from './session-starts.js';
+import type { SessionStarts, StartingRow } from './session-starts.js';
 import type { Sessions } from './sessions.js';
 import type { Subagents } from './subagents.js';
 import type { ToolCalls } from './tool-calls.js';
@@ -153,11 +153,11 @@ export interface Session {
   rowsBeforeOpening: string[];
   /** The time of each thread's (main or agent) last row: a response starts where the row before it ended. */
   lastRowMs: Map<string, number>;
-  /** The last turn reported: rows that come after it was closed for idleness still hang under it. */
-  lastTurn?: Turn;
+  /** Where the last turn reported hangs: rows that come after it was closed for idleness still hang under it. */
+  lastTurn?: Pick<Turn, 'traceId' | 'rootSpanId'>;
   pendingInput?: PendingInput;
   /** The first command of a session not started by a prompt, and the start it makes if no prompt comes. */
-  firstCommand?: { entry: TranscriptEntry; source?: string };
+  firstCommand?: { entry: StartingRow; source?: string };
   permissionMode?: string;
   /** A permission mode read before any row with a time: it takes the time of the next row. */
   untimedMode?: string;

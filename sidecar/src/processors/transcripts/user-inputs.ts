@@ -3,7 +3,7 @@
 import { EVENTS } from '../../semconv.js';
 import { isCommandExpansion, isCommandOutput, userInput } from '../classify.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
-import { sessionStartSource } from './session-starts.js';
+import { sessionStartSource, startingRow } from './session-starts.js';
 import type { Parts, Row, Session } from './types.js';
 
 export class UserInputs {
@@ -18,7 +18,7 @@ export class UserInputs {
       session.pendingInput = { entry, input, text, file, offset, answerable: input.kind === 'bash' };
       const { starts } = this.parts;
       const readFromStart = starts.isReadFromStart(file.path);
-      session.firstCommand ??= { entry, source: sessionStartSource(entry, session.started, starts.seenBefore(entry, `input:${text}`), readFromStart) };
+      session.firstCommand ??= { entry: startingRow(entry), source: sessionStartSource(entry, session.started, starts.seenBefore(entry, `input:${text}`), readFromStart) };
       if (input.kind === 'bash') this.emitUserShellCommand(session, entry, input.command);
       return true;
     }

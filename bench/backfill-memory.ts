@@ -1,0 +1,140 @@
+// Benchmark (not a test): peak memory of `ccotel backfill` (issue #18, goal 2: ≤ 400 MB whatever the history),
+// into the embedded store and OTLP-only (to a stand-in receiver that accepts every export), for this build and
+// optionally another one (`--before`, run in the same minutes). Each backfill is sampled every 200 ms:
+// RSS split into anonymous and file-backed (the embedded engine's library pages), and Node's own heap.
+//
+//   npm run build && node dist/bench/gen-corpus.js --out /tmp/corpus-1G --bytes 1G
+//   node dist/bench/backfill-memory.js --corpus /tmp/corpus-1G [--before <other build>/dist/sidecar/src/cli.js]
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Expected } from '../test/generator/corpus.js';
+import { reportGoals } from './goals.js';
+
+const repo = resolve(import.meta.dirname, '..', '..');
+const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
+
+const { values: args } = parseArgs({
+  options: {
+    corpus: { type: 'string' },
+    before: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help || !args.corpus) {
+  console.log('usage: backfill-memory --corpus DIR (written by gen-corpus) [--before OTHER_BUILD/dist/sidecar/src/cli.js]');
+  process.exit(args.help ? 0 : 2);
+}
+
+interface Peak {
+  seconds: number;
+  cpuSeconds: number;
+  rssMb: number;
+  anonMb: number;
+  fileMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+}
+
+const mb = (kb: number) => Math.round(kb / 1024);
+
+/** VmRSS, RssAnon, RssFile (kB) and utime + stime (s) of a process, or undefined once it is gone. */
+function sample(pid: number): { rss: number; anon: number; file: number; cpu: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 14th and 15th of the line.
+    const times = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile'), cpu: (Number(times[11]) + Number(times[12])) / 100 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Run one backfill, sampling its memory; Node's heap comes from a preloaded module writing process.memoryUsage(). */
+async function measure(cliPath: string, extra: string[], env: NodeJS.ProcessEnv, scratch: string): Promise<Peak> {
+  const heapLog = join(scratch, `heap-${Date.now()}.jsonl`);
+  const preload = join(scratch, 'heap-sampler.mjs');
+  writeFileSync(preload, `import { appendFileSync } from 'node:fs';\nsetInterval(() => { const m = process.memoryUsage(); appendFileSync(${JSON.stringify(heapLog)}, JSON.stringify({ used: m.heapUsed, total: m.heapTotal }) + '\\n'); }, 200).unref();\n`);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', preload, cliPath, 'backfill', '--json', '--no-progress', ...extra], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const peak = { rss: 0, anon: 0, file: 0, cpu: 0 };
+  const timer = setInterval(() => {
+    const now = sample(child.pid!);
+    if (!now) return;
+    peak.rss = Math.max(peak.rss, now.rss);
+    peak.anon = Math.max(peak.anon, now.anon);
+    peak.file = Math.max(peak.file, now.file);
+    peak.cpu = now.cpu;
+  }, 200);
+  const code = await new Promise<number | null>((resolveExit) => child.once('exit', resolveExit));
+  clearInterval(timer);
+  if (code !== 0) throw new Error(`backfill ${extra.join(' ')} failed (${code}): ${stderr}`);
+  const heap = existsSync(heapLog) ? readFileSync(heapLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { used: number; total: number }) : [];
+  return {
+    seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+    cpuSeconds: Number(peak.cpu.toFixed(1)),
+    rssMb: mb(peak.rss),
+    anonMb: mb(peak.anon),
+    fileMb: mb(peak.file),
+    heapUsedMb: Math.round(Math.max(0, ...heap.map((h) => h.used)) / 2 ** 20),
+    heapTotalMb: Math.round(Math.max(0, ...heap.map((h) => h.total)) / 2 ** 20),
+  };
+}
+
+/** An OTLP/HTTP receiver that accepts every export (an empty protobuf response is a full success). */
+async function standInReceiver(): Promise<{ url: string; received: { bytes: number }; close: () => void }> {
+  const received = { bytes: 0 };
+  const server = createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => (received.bytes += chunk.length));
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, close: () => server.close() };
+}
+
+async function main(): Promise<void> {
+  const expected = JSON.parse(readFileSync(join(resolve(args.corpus!), 'expected.json'), 'utf8')) as Expected;
+  const scratch = mkdtempSync(join(tmpdir(), 'ccotel-bench-memory-'));
+  const env = { ...process.env, HOME: join(scratch, 'home'), CLAUDE_CONFIG_DIR: expected.configDirs.join(','), CCOTEL_RAW_TTL_DAYS: '0' };
+  const receiver = await standInReceiver();
+  const builds = [{ name: 'this build', cli }, ...(args.before ? [{ name: `before (${args.before})`, cli: resolve(args.before) }] : [])];
+  const results: Record<string, Record<string, Peak>> = {};
+  try {
+    for (const mode of ['otlp-only', 'embedded'] as const) {
+      for (const build of builds) {
+        console.error(`${build.name}, ${mode} …`);
+        const store = join(scratch, `store-${Date.now()}`);
+        const extra = mode === 'embedded' ? ['--store', store] : ['--store', 'none', '--otlp', receiver.url];
+        const receivedBefore = receiver.received.bytes;
+        (results[build.name] ??= {})[mode] = await measure(build.cli, extra, env, scratch);
+        if (mode === 'otlp-only') console.error(`  the receiver took ${((receiver.received.bytes - receivedBefore) / 1e6).toFixed(0)} MB of OTLP`);
+        rmSync(store, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    receiver.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const figures = {
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+    corpus: { mb: Math.round(expected.bytes / 1e6), files: expected.files, sessions: expected.sessions },
+    loadAverage: loadavg().map((load) => Number(load.toFixed(1))),
+    results,
+  };
+  console.log(JSON.stringify(figures, null, 2));
+  const ours = results['this build'];
+  reportGoals(`backfill memory ${figures.corpus.mb} MB`, [
+    { goal: 'peak RSS, OTLP-only', measured: ours['otlp-only'].rssMb, unit: 'MB', bound: 400, better: 'lower' },
+    { goal: 'peak RSS, embedded store', measured: ours.embedded.rssMb, unit: 'MB', bound: 400, better: 'lower' },
+  ]);
+}
+
+await main();
