@@ -167,6 +167,13 @@ export async function crashLoop(options: CrashLoopOptions): Promise<CrashLoopRes
       return source?.sink.state === 'ok' && source.bytesBehind === partialBytes && Date.now() - Date.parse(source.lastCommitTime) > 3_000;
     };
     await waitFor('the last run to catch up', settled, 120_000);
+    // Its idle clock closes the last open turns within a tick or two of catching up; on a loaded machine that tick
+    // can come after the settle above. Give it a while (a span still missing after that is reported as missing).
+    const allStored = async () => {
+      const stored = new Set((await spanRows(env, store)).map((row) => row.spanId));
+      return [...reference.keys()].every((spanId) => stored.has(spanId));
+    };
+    await waitFor('the last open turns to close', allStored, 30_000).catch(() => undefined);
     last.child.kill('SIGTERM');
     if ((await last.exited) !== 0) throw new Error(`last run did not stop cleanly: ${last.output()}`);
 
