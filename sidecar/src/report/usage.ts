@@ -116,10 +116,14 @@ const TOKEN_SUMS = `sum(InputTokens) AS input_tokens, sum(OutputTokens) AS outpu
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The usage items `filter` selects, and the query parameters their SQL takes. */
-function filteredItems(filter: UsageFilter, withProject: boolean): { items: string; params: Record<string, unknown>; timezone: string } {
+/** The query parameters filterSql's conditions read, and the time zone days are counted in. */
+function filterParams(filter: UsageFilter): { params: Record<string, unknown>; timezone: string } {
   const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const params = { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', sessions: filter.sessionIds ?? [] };
-  return { items: `(${itemsSql(filter.database ?? 'default', withProject || filter.project !== undefined)}) WHERE ${filterSql(filter)}`, params, timezone };
+  return { params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', sessions: filter.sessionIds ?? [] }, timezone };
+}
+
+function filteredItems(filter: UsageFilter, withProject: boolean): { items: string; params: Record<string, unknown>; timezone: string } {
+  return { items: `(${itemsSql(filter.database ?? 'default', withProject || filter.project !== undefined)}) WHERE ${filterSql(filter)}`, ...filterParams(filter) };
 }
 
 export async function usageReport(client: ClickHouseClient, period: UsagePeriod, filter: UsageFilter = {}): Promise<UsageReport> {
@@ -164,14 +168,16 @@ export interface ProjectUsage {
  * every chat read them twice); the unpriced models' own cost is added per session.
  */
 export async function usageByProject(client: ClickHouseClient, filter: UsageFilter = {}): Promise<ProjectUsage[]> {
-  const { spans } = usageTableNames(filter.database ?? 'default');
-  const { params } = filteredItems(filter, true);
+  const database = filter.database ?? 'default';
+  const { spans } = usageTableNames(database);
+  const { params } = filterParams(filter);
   // The item filters but the project's apply to each chat (as to each item); the project's to the session.
-  const chat = `Kind = 'chat' AND ${filterSql({ ...filter, project: undefined })}`;
+  const itemFilter = filterSql({ ...filter, project: undefined });
+  const chat = `Kind = 'chat' AND ${itemFilter}`;
   const projects = await selectRows<ProjectUsage>(client,
-    `WITH ${unpricedSql(filter.database ?? 'default')},
+    `WITH ${unpricedSql(database)},
        unpricedCost AS (SELECT SessionId, sum(r.ByModel[u.Model]) AS Cost FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
-                        WHERE ${filterSql({ ...filter, project: undefined })} GROUP BY SessionId)
+                        WHERE ${itemFilter} GROUP BY SessionId)
      SELECT Project AS project, count() AS sessions, sum(Tokens) AS tokens, sum(s.Cost + u.Cost) AS cost_usd FROM (
        SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project, sumIf(CostUsd, ${chat}) AS Cost,
          sumIf(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens, ${chat}) AS Tokens
