@@ -11,10 +11,14 @@ export interface SpanContext {
   spanId: string;
 }
 
-/** A tool call's `execute_tool` span went out (its result came, or it was left unanswered). */
+/** A tool call ended (its result came, or it was left unanswered): its `execute_tool` span, log and points. */
 export interface ToolCallEnded extends SpanContext {
   kind: 'ToolCallEnded';
+  /** The span it hangs under: the turn's root, or the subagent's span. */
+  parentSpanId: string;
   sessionId: string;
+  /** The subagent that made the call (undefined: the main thread). */
+  agentId?: string;
   toolUseId: string;
   toolName: string;
   /** The call's input as the model sent it (e.g. Bash: `{ command }`). */
@@ -22,8 +26,15 @@ export interface ToolCallEnded extends SpanContext {
   outcome: string;
   /** The result text as the transcript holds it (undefined: no result). */
   output?: string;
+  /** The permission mode in force when the call was made. */
+  permissionMode?: string;
+  /** Who blocked the call (hook, rule, user, classifier), when its result tells a permission block. */
+  blockedBy?: string;
   startMs: number;
+  /** The span's end: never before its start. */
   endMs: number;
+  /** When the call ended as read (its result's row, or the last row of its turn): its records' time. */
+  endedAtMs: number;
 }
 
 /** A turn's root span went out. */

@@ -4,6 +4,7 @@
 // a hook's source on a session start) before the round's telemetry leaves: nothing that went out is edited.
 import { concatBatches, type Ack, type TelemetryBatch } from './model.js';
 import { ATTRS } from './semconv.js';
+import { attachHooks } from './processors/encode/hooks.js';
 import { hooksBySpan, type CorrelationEvent, type Correlated, type Join, type SessionStartConfirmed } from './events.js';
 
 export class JoinChain {
@@ -14,7 +15,7 @@ export class JoinChain {
   }
 
   /** One round: the correlator's output, joined; the telemetry to deliver and what to do once it is accepted. */
-  run(input: Correlated): { batch: TelemetryBatch; acks: Ack[] } {
+  run(input: Correlated): Correlated & { acks: Ack[] } {
     let { batch, events } = input;
     const acks: Ack[] = [];
     for (const join of this.joins) {
@@ -26,7 +27,7 @@ export class JoinChain {
       for (const ack of joined.acks) acks.push(ack);
     }
     applyAdditions(batch, events);
-    return { batch, acks };
+    return { batch, events, acks };
   }
 
   finish(): void {
@@ -61,19 +62,7 @@ export function applyAdditions(batch: TelemetryBatch, events: readonly Correlati
     starts.set(event.logId, event);
     points.set(event.pointId, event);
   }
-  if (hooks.size > 0) {
-    for (const span of batch.spans) {
-      const attached = hooks.get(span.spanId);
-      if (!attached) continue;
-      for (const hook of attached) {
-        span.events.push(hook.event);
-        if (hook.failure === undefined) continue;
-        span.status = 'error';
-        span.statusMessage = hook.failure;
-      }
-      span.events.sort((a, b) => a.timeMs - b.timeMs);
-    }
-  }
+  if (hooks.size > 0) for (const span of batch.spans) attachHooks(span, hooks.get(span.spanId));
   if (starts.size === 0) return;
   for (const log of batch.logs) {
     const start = starts.get(log.id);

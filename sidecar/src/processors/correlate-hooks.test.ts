@@ -264,7 +264,7 @@ describe('HookCorrelator on correlation events (no spans)', () => {
   };
   const call = (outcome: string): ToolCallEnded => ({
     kind: 'ToolCallEnded', traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), sessionId: session, toolUseId: 'toolu_9', toolName: 'Bash', input: { command: 'rm -rf build' },
-    outcome, startMs: atMs, endMs: atMs + 2_000,
+    outcome, startMs: atMs, endMs: atMs + 2_000, endedAtMs: atMs + 2_000, parentSpanId: 'e'.repeat(16),
   });
   const tool = { tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: 'toolu_9' };
 

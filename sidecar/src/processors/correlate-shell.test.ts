@@ -123,7 +123,7 @@ describe('ShellCorrelator', () => {
 describe('ShellCorrelator with parallel Bash calls', () => {
   const bashCall = (toolUseId: string, startMs: number, endMs: number): ToolCallEnded => ({
     kind: 'ToolCallEnded', traceId: 't'.repeat(32), spanId: toolUseId.padEnd(16, '0').slice(0, 16), sessionId: SESSION, toolUseId, toolName: 'Bash',
-    input: { command: 'npm test' }, outcome: 'success', startMs, endMs,
+    input: { command: 'npm test' }, outcome: 'success', startMs, endMs, endedAtMs: endMs, parentSpanId: 'r'.repeat(16),
   });
   const command = (pid: number, startMs: number, endMs: number): ShellRecord[] => [
     { v: 1, ev: 'start', sid: SESSION, tp: '', pid, ppid: 100, pgid: pid, psid: pid, tty: '', cwd: '/p', cmd: 'npm test', cmdlen: 8, ts: startMs * 1000, seq: 1 },

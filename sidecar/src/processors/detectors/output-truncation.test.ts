@@ -5,7 +5,7 @@ import { FailureModeDetector } from './index.js';
 
 const call: ToolCallEnded = {
   kind: 'ToolCallEnded', traceId: 'e'.repeat(32), spanId: 'f'.repeat(16), sessionId: 's1', toolUseId: 'toolu_7', toolName: 'Bash', input: { command: 'cat big.log' },
-  outcome: 'success', output: 'the first lines', startMs: 1_000, endMs: 3_000,
+  outcome: 'success', output: 'the first lines', startMs: 1_000, endMs: 3_000, endedAtMs: 3_000, parentSpanId: 'e'.repeat(16),
 };
 const postToolUse = (spanId: string, length: number): HookAttached => ({
   kind: 'HookAttached', spanId, event: { name: 'PostToolUse', timeMs: 2_900, attributes: { 'ccotel.tool.response.length': length } },

@@ -2,46 +2,11 @@
 // record name (a re-read rebuilds the same ids), and the correlation events the joins read about them. A record
 // (or event) of a subagent not linked yet is held (`HeldRecords`).
 import { emptyCorrelated, type CorrelationEvent, type Correlated } from '../../events.js';
-import type { Attributes, LogRecord, MetricPoint, SpanRecord } from '../../model.js';
-import { ATTRS, logIdOf, metricPoint, pointIdOf, type MetricDefinition } from '../../semconv.js';
+import type { LogRecord, MetricPoint, SpanRecord } from '../../model.js';
+import type { MetricDefinition } from '../../semconv.js';
+import { logRecord, point, type LogSpec, type MetricSpec } from '../encode/records.js';
 import { HeldRecords } from './held-records.js';
 import type { Scope } from './types.js';
-
-export interface LogSpec {
-  eventName: string;
-  severity: LogRecord['severity'];
-  timeMs: number;
-  sessionId: string;
-  attributes: Attributes;
-  /** With the event name, the record's id: the same fact read twice gets the same id. */
-  idSeed: string;
-  body?: string;
-  traceId?: string;
-  spanId?: string;
-}
-
-/** One point of a metric. */
-export interface MetricSpec {
-  timeMs: number;
-  value: number;
-  attributes: Attributes;
-  idSeed: string;
-  traceId?: string;
-  spanId?: string;
-}
-
-export function logRecord(spec: LogSpec): LogRecord {
-  return {
-    id: logIdOf(spec.eventName, spec.idSeed),
-    timeMs: spec.timeMs,
-    eventName: spec.eventName,
-    severity: spec.severity,
-    traceId: spec.traceId ?? '',
-    spanId: spec.spanId ?? '',
-    body: spec.body ?? '',
-    attributes: { [ATTRS.sessionId]: spec.sessionId, ...spec.attributes },
-  };
-}
 
 export class Output {
   private out: Correlated = emptyCorrelated();
@@ -73,10 +38,9 @@ export class Output {
 
   /** Returns the point's id. */
   metric(metric: MetricDefinition, spec: MetricSpec, scope?: Scope): string {
-    const { timeMs, value, attributes, traceId, spanId } = spec;
-    const id = pointIdOf(metric, spec.idSeed);
-    this.target(scope).batch.metrics.push(metricPoint(metric, { id, timeMs, value, attributes, traceId, spanId }));
-    return id;
+    const built = point(metric, spec);
+    this.target(scope).batch.metrics.push(built);
+    return built.id;
   }
 
   /** Records made elsewhere (Claude Code's own cost figures), straight out. */

@@ -1,8 +1,7 @@
 // Tool calls paired by id: a `tool_use` block opens a call, its `tool_result` ends it (or the session's idleness
-// or the end of input leaves it unanswered). An ended call is an `execute_tool {tool}` span, a completion log,
-// call and duration metrics, and for a blocked call a permission block.
-import type { Attributes } from '../../model.js';
-import { commonAttributes, EVENTS, METRICS, permissionBlockSeed, toolSpanId } from '../../semconv.js';
+// or the end of input leaves it unanswered). An ended call is told as ToolCallEnded (encode/tool-calls.ts makes
+// its span, log and points).
+import { toolSpanId } from '../../semconv.js';
 import { resultText, toolVerdict, type BlockSource, type ToolOutcome } from '../classify.js';
 import type { ContentBlock, TranscriptEntry } from '../transcript-entry.js';
 import type { Parts, PendingTool, ThreadRow, Turn } from './types.js';
@@ -62,78 +61,24 @@ export class ToolCalls {
   private emit(tool: PendingTool, outcome: ToolOutcome, endMs: number, result: { text: string; blockedBy?: BlockSource } | undefined): void {
     this.pending.delete(tool.id);
     this.parts.agents.toolCallEnded(tool.id);
-    const { scope, spanId } = tool;
-    const attributes: Attributes = {
-      ...commonAttributes(scope.sessionId, 'execute_tool'),
-      'gen_ai.tool.name': tool.name,
-      'gen_ai.tool.call.id': tool.id,
-      tool_use_id: tool.id,
-      'ccotel.tool.outcome': outcome,
-    };
-    if (scope.agentId) attributes['ccotel.agent.id'] = scope.agentId;
-    if (tool.permissionMode) attributes['ccotel.permission.mode'] = tool.permissionMode;
-    const inputText = JSON.stringify(tool.input ?? {});
-    attributes['ccotel.tool.input.length'] = inputText.length;
-    if (result) attributes['ccotel.tool.output.length'] = result.text.length;
-    // Text goes out as it is here; the processors mask it, cap it, or (content level none) drop it.
-    attributes['ccotel.tool.input'] = inputText;
-    if (result) attributes['ccotel.tool.output'] = result.text;
-    const { out } = this.parts;
-    const spanEndMs = Math.max(endMs, tool.startMs);
-    out.event({
+    const { scope } = tool;
+    this.parts.out.event({
       kind: 'ToolCallEnded',
       traceId: scope.traceId,
-      spanId,
+      spanId: tool.spanId,
+      parentSpanId: scope.parentSpanId,
       sessionId: scope.sessionId,
+      agentId: scope.agentId,
       toolUseId: tool.id,
       toolName: tool.name,
       input: tool.input,
       outcome,
       output: result?.text,
+      permissionMode: tool.permissionMode,
+      blockedBy: result?.blockedBy,
       startMs: tool.startMs,
-      endMs: spanEndMs,
+      endMs: Math.max(endMs, tool.startMs),
+      endedAtMs: endMs,
     }, scope);
-    out.span({
-      traceId: scope.traceId,
-      spanId,
-      parentSpanId: scope.parentSpanId,
-      name: `execute_tool ${tool.name}`,
-      kind: 'internal',
-      startMs: tool.startMs,
-      endMs: spanEndMs,
-      status: outcome === 'error' ? 'error' : 'unset',
-      statusMessage: outcome === 'error' && result ? firstLine(result.text) : '',
-      attributes,
-      events: [],
-    }, scope);
-    const { traceId, sessionId } = scope;
-    const metricAttrs = { 'gen_ai.tool.name': tool.name, outcome };
-    const seconds = Math.max(0, endMs - tool.startMs) / 1000;
-    out.metric(METRICS.toolCalls, { timeMs: endMs, value: 1, attributes: metricAttrs, traceId, spanId, idSeed: `${spanId}:calls` }, scope);
-    out.metric(METRICS.toolDuration, { timeMs: endMs, value: seconds, attributes: metricAttrs, traceId, spanId, idSeed: `${spanId}:duration` }, scope);
-    const logAttrs: Attributes = { 'gen_ai.tool.name': tool.name, tool_use_id: tool.id, outcome };
-    out.log({
-      timeMs: endMs,
-      sessionId,
-      traceId,
-      spanId,
-      eventName: EVENTS.toolCompleted,
-      severity: outcome === 'error' ? 'WARN' : 'INFO',
-      body: inputText,
-      attributes: logAttrs,
-      idSeed: `${spanId}:completed`,
-    }, scope);
-    const block = result?.blockedBy;
-    if (!block) return;
-    const blockAttrs: Attributes = { ...logAttrs, source: block };
-    if (tool.permissionMode) blockAttrs['ccotel.permission.mode'] = tool.permissionMode;
-    const blocked = permissionBlockSeed(spanId);
-    out.log({ eventName: EVENTS.permissionBlocked, severity: 'WARN', timeMs: endMs, sessionId, traceId, spanId, attributes: blockAttrs, idSeed: blocked }, scope);
-    out.metric(METRICS.permissionBlocks, { timeMs: endMs, value: 1, attributes: { 'gen_ai.tool.name': tool.name, source: block }, traceId, spanId, idSeed: blocked }, scope);
   }
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
