@@ -37,7 +37,14 @@ export interface ToolCallEnded extends SpanContext {
   endedAtMs: number;
 }
 
-/** A turn's root span went out. */
+/** A compaction of the context, as its transcript row tells it. */
+export interface Compaction {
+  timeMs: number;
+  trigger?: string;
+  preTokens?: number;
+}
+
+/** A turn closed: its `invoke_agent` root span, prompt and end logs, and a turn count. */
 export interface TurnEnded extends SpanContext {
   kind: 'TurnEnded';
   sessionId: string;
@@ -45,9 +52,46 @@ export interface TurnEnded extends SpanContext {
   /** The uuid of the turn's prompt row. */
   messageUuid: string;
   promptText: string;
+  /** False for a turn opened by a response whose prompt is not in the input: no prompt record for it. */
+  promptSeen?: false;
+  /** The slash command the turn answers (`/init`), when its prompt is one. */
+  commandName?: string;
   outcome: string;
   startMs: number;
   endMs: number;
+  /** Where and with what the prompt was written (its row's fields). */
+  cwd?: string;
+  gitBranch?: string;
+  version?: string;
+  permissionMode?: string;
+  /** Compactions during the turn, in order. */
+  compactions?: Compaction[];
+}
+
+/** A compaction during a turn: a log record on the turn's root span. */
+export interface CompactionOccurred extends SpanContext, Compaction {
+  kind: 'CompactionOccurred';
+  sessionId: string;
+  messageUuid: string;
+}
+
+/** An API response is complete: its `chat {model}` span and token points. */
+export interface ChatCompleted extends SpanContext {
+  kind: 'ChatCompleted';
+  parentSpanId: string;
+  sessionId: string;
+  agentId?: string;
+  model: string;
+  messageId: string;
+  requestId?: string;
+  stopReason?: string;
+  startMs: number;
+  endMs: number;
+  tokens: { input: number; output: number; cache_read: number; cache_creation: number };
+  /** Cache writes that live one hour (priced apart). */
+  cacheWrites1h: number;
+  /** Older releases: Claude Code's own cost of this response. */
+  reportedCostUsd?: number;
 }
 
 /** The transcript told a session start; `logId` and `pointId` are those of the records it made for it. */
@@ -115,6 +159,8 @@ export interface FailureDetected {
 export type CorrelationEvent =
   | ToolCallEnded
   | TurnEnded
+  | CompactionOccurred
+  | ChatCompleted
   | SessionStarted
   | ShellCommandEnded
   | HookFired

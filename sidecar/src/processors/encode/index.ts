@@ -3,13 +3,28 @@
 // as the item is built: nothing already encoded is edited. One file per family of events.
 import { hooksBySpan, type Correlated, type CorrelationEvent } from '../../events.js';
 import { concatBatches, emptyBatch, type TelemetryBatch } from '../../model.js';
+import { encodeChat } from './chats.js';
 import { encodeToolCall } from './tool-calls.js';
+import { encodeCompaction, encodeTurn } from './turns.js';
 
 export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
   const out = emptyBatch();
   const hooks = hooksBySpan(events);
   for (const event of events) {
-    if (event.kind === 'ToolCallEnded') encodeToolCall(event, out, hooks.get(event.spanId));
+    switch (event.kind) {
+      case 'ToolCallEnded':
+        encodeToolCall(event, out, hooks.get(event.spanId));
+        break;
+      case 'TurnEnded':
+        encodeTurn(event, out, hooks.get(event.spanId));
+        break;
+      case 'CompactionOccurred':
+        encodeCompaction(event, out);
+        break;
+      case 'ChatCompleted':
+        encodeChat(event, out);
+        break;
+    }
   }
   return out;
 }

@@ -1,9 +1,7 @@
 // One `chat {model}` span per API response across all files: a response's rows (one per content block) extend the
 // open chat of their thread; a copy of a response already claimed (a resume's or fork's history) is a replay.
+// A finished chat is told as ChatCompleted (encode/chats.ts makes its span and token points).
 import { spanIdOf } from '../../ids.js';
-import type { Attributes } from '../../model.js';
-import { commonAttributes, METRICS } from '../../semconv.js';
-import { CACHE_WRITE_1H_ATTRIBUTE } from '../price-chats.js';
 import type { Chat, Parts, Session, ThreadRow } from './types.js';
 
 
@@ -71,59 +69,34 @@ export class Chats {
     return claimed !== undefined && (claimed === requestId || claimed === '' || requestId === '');
   }
 
-  /** End the thread's open chat: its span and token counts. */
+  /** End the thread's open chat. */
   finish(session: Session, thread: string): void {
     const threads = this.open.get(session.id);
     const chat = threads?.get(thread);
     if (!chat) return;
     threads!.delete(thread);
     const { usage, scope } = chat;
-    const tokens = {
-      input: usage.input_tokens ?? 0,
-      output: usage.output_tokens ?? 0,
-      cache_read: usage.cache_read_input_tokens ?? 0,
-      cache_creation: usage.cache_creation_input_tokens ?? 0,
-    };
-    const attributes: Attributes = {
-      ...commonAttributes(scope.sessionId, 'chat'),
-      'gen_ai.request.model': chat.model,
-      'gen_ai.response.model': chat.model,
-      'gen_ai.response.id': chat.messageId,
-      'gen_ai.usage.input_tokens': tokens.input,
-      'gen_ai.usage.output_tokens': tokens.output,
-      'gen_ai.usage.cache_read.input_tokens': tokens.cache_read,
-      'gen_ai.usage.cache_creation.input_tokens': tokens.cache_creation,
-    };
-    const writes1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
-    if (writes1h > 0) attributes[CACHE_WRITE_1H_ATTRIBUTE] = writes1h;
-    if (chat.reportedCostUsd !== undefined) attributes['ccotel.cost.reported_usd'] = chat.reportedCostUsd;
-    if (chat.requestId) attributes.request_id = chat.requestId;
-    if (chat.stopReason) attributes['gen_ai.response.finish_reasons'] = chat.stopReason;
-    if (scope.agentId) attributes['ccotel.agent.id'] = scope.agentId;
-    const { out } = this.parts;
-    out.span({
+    this.parts.out.event({
+      kind: 'ChatCompleted',
       traceId: scope.traceId,
       spanId: chat.spanId,
       parentSpanId: scope.parentSpanId,
-      name: `chat ${chat.model}`,
-      kind: 'client',
+      sessionId: scope.sessionId,
+      agentId: scope.agentId,
+      model: chat.model,
+      messageId: chat.messageId,
+      requestId: chat.requestId,
+      stopReason: chat.stopReason ?? undefined,
       startMs: chat.startMs,
       endMs: chat.endMs,
-      status: 'unset',
-      statusMessage: '',
-      attributes,
-      events: [],
+      tokens: {
+        input: usage.input_tokens ?? 0,
+        output: usage.output_tokens ?? 0,
+        cache_read: usage.cache_read_input_tokens ?? 0,
+        cache_creation: usage.cache_creation_input_tokens ?? 0,
+      },
+      cacheWrites1h: usage.cache_creation?.ephemeral_1h_input_tokens ?? 0,
+      reportedCostUsd: chat.reportedCostUsd,
     }, scope);
-    for (const [type, value] of Object.entries(tokens)) {
-      if (value === 0) continue;
-      out.metric(METRICS.tokens, {
-        timeMs: chat.endMs,
-        value,
-        attributes: { 'gen_ai.token.type': type, 'gen_ai.request.model': chat.model },
-        traceId: scope.traceId,
-        spanId: chat.spanId,
-        idSeed: `${chat.spanId}:${type}`,
-      }, scope);
-    }
   }
 }

@@ -1,7 +1,5 @@
 // Rows of a session's main thread: prompts and commands open turns, compactions mark them, everything else is a
 // conversation row under the open turn (or, after a turn closed for idleness, under the last one).
-import type { Attributes } from '../../model.js';
-import { EVENTS } from '../../semconv.js';
 import { isInterruptMarker, realPromptText } from '../classify.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import { isResumedCompaction } from './session-starts.js';
@@ -60,24 +58,8 @@ export class MainThread {
     if (entry.subtype !== 'compact_boundary') return;
     session.lastCompactTrigger = entry.compactMetadata?.trigger;
     if (!turn) return;
-    turn.events.push({ name: 'compaction', timeMs: entry.timeMs, attributes: compactAttributes(entry) });
-    this.parts.out.log({
-      eventName: EVENTS.compactionOccurred,
-      severity: 'INFO',
-      timeMs: entry.timeMs,
-      sessionId: session.id,
-      traceId: turn.traceId,
-      spanId: turn.rootSpanId,
-      attributes: { ...compactAttributes(entry), 'message.uuid': entry.uuid },
-      // Keyed by time, not uuid: a copy of the history in another file repeats it with a fresh uuid.
-      idSeed: `${entry.timeMs}:${entry.compactMetadata?.preTokens ?? ''}`,
-    });
+    const { trigger, preTokens } = entry.compactMetadata ?? {};
+    turn.compactions.push({ timeMs: entry.timeMs, trigger, preTokens });
+    this.parts.out.event({ kind: 'CompactionOccurred', traceId: turn.traceId, spanId: turn.rootSpanId, sessionId: session.id, messageUuid: entry.uuid, timeMs: entry.timeMs, trigger, preTokens });
   }
-}
-
-function compactAttributes(entry: TranscriptEntry): Attributes {
-  return {
-    trigger: entry.compactMetadata?.trigger ?? 'unknown',
-    'ccotel.compaction.pre_tokens': entry.compactMetadata?.preTokens ?? 0,
-  };
 }

@@ -1,8 +1,6 @@
 // The turn state machine: a prompt (or an answered command) opens a turn, the next one or the end of input closes
-// it; a closed turn becomes the `invoke_agent claude-code` root span, its prompt and end logs and a turn count.
+// it; a closed turn is told as TurnEnded (encode/turns.ts makes its root span, prompt and end logs, turn count).
 import { spanIdOf, traceIdOf } from '../../ids.js';
-import type { Attributes } from '../../model.js';
-import { commonAttributes, EVENTS, METRICS, SPANS } from '../../semconv.js';
 import type { TurnOutcome } from '../classify.js';
 import { sessionStartSource } from './session-starts.js';
 import type { Parts, Row, Session, Turn } from './types.js';
@@ -37,13 +35,11 @@ export class Turns {
       replayedChats: replayed ? 1 : 0,
       toolIds: [],
       pendingStart: source && !forkContinues ? { entry, source } : undefined,
-      events: [],
-      attributes: {
-        'ccotel.cwd': entry.cwd ?? '',
-        'ccotel.git.branch': entry.gitBranch ?? '',
-        'ccotel.claude_code.version': entry.version ?? '',
-        ...(session.permissionMode ? { 'ccotel.permission.mode': session.permissionMode } : {}),
-      },
+      compactions: [],
+      cwd: entry.cwd,
+      gitBranch: entry.gitBranch,
+      version: entry.version,
+      permissionMode: session.permissionMode,
     };
   }
 
@@ -53,7 +49,7 @@ export class Turns {
     session.pendingInput = undefined;
     this.close(session);
     this.start({ entry, file, offset }, session, text);
-    if (input.kind === 'command') session.turn!.attributes['ccotel.command.name'] = input.name;
+    if (input.kind === 'command') session.turn!.commandName = input.name;
   }
 
   /**
@@ -62,9 +58,7 @@ export class Turns {
    */
   startPromptless(row: Row, session: Session): void {
     this.start(row, session, '');
-    const turn = session.turn!;
-    turn.promptSeen = false;
-    turn.attributes['ccotel.turn.prompt_seen'] = false;
+    session.turn!.promptSeen = false;
   }
 
   close(session: Session): void {
@@ -86,68 +80,24 @@ export class Turns {
   }
 
   private emit(turn: Turn, outcome: TurnOutcome): void {
-    const { out } = this.parts;
-    const { traceId, rootSpanId, sessionId } = turn;
-    const attributes: Attributes = {
-      ...commonAttributes(sessionId, 'invoke_agent'),
-      'gen_ai.agent.name': 'claude-code',
-      'message.uuid': turn.promptUuid,
-      'ccotel.turn.outcome': outcome,
-      'ccotel.prompt.length': turn.promptText.length,
-      ...turn.attributes,
-    };
-    if (turn.promptId) attributes['prompt.id'] = turn.promptId;
-    attributes['ccotel.prompt'] = turn.promptText;
-    out.event({
+    this.parts.out.event({
       kind: 'TurnEnded',
-      traceId,
-      spanId: rootSpanId,
-      sessionId,
+      traceId: turn.traceId,
+      spanId: turn.rootSpanId,
+      sessionId: turn.sessionId,
       promptId: turn.promptId || undefined,
       messageUuid: turn.promptUuid,
       promptText: turn.promptText,
+      promptSeen: turn.promptSeen,
+      commandName: turn.commandName,
       outcome,
       startMs: turn.startMs,
       endMs: turn.lastMs,
+      cwd: turn.cwd,
+      gitBranch: turn.gitBranch,
+      version: turn.version,
+      permissionMode: turn.permissionMode,
+      compactions: turn.compactions,
     });
-    out.span({
-      traceId,
-      spanId: rootSpanId,
-      parentSpanId: '',
-      name: SPANS.turn,
-      kind: 'internal',
-      startMs: turn.startMs,
-      endMs: turn.lastMs,
-      status: outcome === 'error' ? 'error' : 'unset',
-      statusMessage: outcome === 'error' ? 'API error' : '',
-      attributes,
-      events: turn.events,
-    });
-    const promptAttributes: Attributes = { 'message.uuid': turn.promptUuid, 'ccotel.prompt.length': turn.promptText.length };
-    if (turn.promptId) promptAttributes['prompt.id'] = turn.promptId;
-    if (turn.promptSeen !== false) {
-      out.log({
-        eventName: EVENTS.promptSubmitted,
-        severity: 'INFO',
-        timeMs: turn.startMs,
-        sessionId,
-        traceId,
-        spanId: rootSpanId,
-        body: turn.promptText,
-        attributes: promptAttributes,
-        idSeed: rootSpanId,
-      });
-    }
-    out.log({
-      sessionId,
-      traceId,
-      spanId: rootSpanId,
-      idSeed: rootSpanId,
-      eventName: EVENTS.turnEnded,
-      severity: outcome === 'error' ? 'WARN' : 'INFO',
-      timeMs: turn.lastMs,
-      attributes: { outcome, 'message.uuid': turn.promptUuid },
-    });
-    out.metric(METRICS.turns, { timeMs: turn.lastMs, value: 1, attributes: { outcome }, traceId, spanId: rootSpanId, idSeed: rootSpanId });
   }
 }

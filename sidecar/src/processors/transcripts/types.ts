@@ -1,6 +1,6 @@
 // The shapes the transcript correlator's parts pass each other. Each part keeps its own maps of these; the
 // objects themselves are shared (a tool call remembers its turn, a subagent the call that started it).
-import type { Attributes, SpanEvent } from '../../model.js';
+import type { Compaction } from '../../events.js';
 import type { UserInput } from '../classify.js';
 import type { TranscriptEntry, Usage } from '../transcript-entry.js';
 import type { Chats } from './chats.js';
@@ -59,8 +59,14 @@ export interface Turn {
   newChats: number;
   replayedChats: number;
   toolIds: string[];
-  events: SpanEvent[];
-  attributes: Attributes;
+  compactions: Compaction[];
+  /** The prompt row's working directory, branch and release. */
+  cwd?: string;
+  gitBranch?: string;
+  version?: string;
+  permissionMode?: string;
+  /** The slash command that is the turn's prompt. */
+  commandName?: string;
   /** False for a turn opened by a response whose prompt is not in the input: no prompt record for it. */
   promptSeen?: false;
   /**

@@ -1,0 +1,43 @@
+// A complete API response: its `chat {model}` span and one token point per token type it used.
+import type { ChatCompleted } from '../../events.js';
+import type { Attributes, TelemetryBatch } from '../../model.js';
+import { commonAttributes, METRICS } from '../../semconv.js';
+import { CACHE_WRITE_1H_ATTRIBUTE } from '../price-chats.js';
+import { point } from './records.js';
+
+export function encodeChat(chat: ChatCompleted, out: TelemetryBatch): void {
+  const { tokens, traceId, spanId } = chat;
+  const attributes: Attributes = {
+    ...commonAttributes(chat.sessionId, 'chat'),
+    'gen_ai.request.model': chat.model,
+    'gen_ai.response.model': chat.model,
+    'gen_ai.response.id': chat.messageId,
+    'gen_ai.usage.input_tokens': tokens.input,
+    'gen_ai.usage.output_tokens': tokens.output,
+    'gen_ai.usage.cache_read.input_tokens': tokens.cache_read,
+    'gen_ai.usage.cache_creation.input_tokens': tokens.cache_creation,
+  };
+  if (chat.cacheWrites1h > 0) attributes[CACHE_WRITE_1H_ATTRIBUTE] = chat.cacheWrites1h;
+  if (chat.reportedCostUsd !== undefined) attributes['ccotel.cost.reported_usd'] = chat.reportedCostUsd;
+  if (chat.requestId) attributes.request_id = chat.requestId;
+  if (chat.stopReason) attributes['gen_ai.response.finish_reasons'] = chat.stopReason;
+  if (chat.agentId) attributes['ccotel.agent.id'] = chat.agentId;
+  out.spans.push({
+    traceId,
+    spanId,
+    parentSpanId: chat.parentSpanId,
+    name: `chat ${chat.model}`,
+    kind: 'client',
+    startMs: chat.startMs,
+    endMs: chat.endMs,
+    status: 'unset',
+    statusMessage: '',
+    attributes,
+    events: [],
+  });
+  for (const [type, value] of Object.entries(tokens)) {
+    if (value === 0) continue;
+    const attrs = { 'gen_ai.token.type': type, 'gen_ai.request.model': chat.model };
+    out.metrics.push(point(METRICS.tokens, { timeMs: chat.endMs, value, attributes: attrs, traceId, spanId, idSeed: `${spanId}:${type}` }));
+  }
+}
