@@ -94,15 +94,49 @@ export interface ChatCompleted extends SpanContext {
   reportedCostUsd?: number;
 }
 
-/** The transcript told a session start; `logId` and `pointId` are those of the records it made for it. */
+/** The transcript told a session start, at the prompt (or command) row `messageUuid`: a log record and a point. */
 export interface SessionStarted {
   kind: 'SessionStarted';
   sessionId: string;
   source: string;
   messageUuid: string;
+  promptId?: string;
+  /** The session's permission mode at its start. */
+  permissionMode?: string;
   timeMs: number;
-  logId: string;
-  pointId: string;
+}
+
+/** A session start only a SessionStart hook told: at the prompt `messageUuid` it preceded, or (none) of its own. */
+export interface HookSessionStarted {
+  kind: 'HookSessionStarted';
+  sessionId: string;
+  source: string;
+  timeMs: number;
+  messageUuid?: string;
+  /** When the hook fired (20 digits of ns): names a start no prompt followed. */
+  firedAtNs: string;
+}
+
+/** A session ended: told by its SessionEnd hook (spool file `hookFile`), or found abandoned (`detectionId`). */
+export interface SessionEnded {
+  kind: 'SessionEnded';
+  sessionId: string;
+  reason: string;
+  timeMs: number;
+  hookFile?: string;
+  detectionId?: string;
+  /** Abandoned: the likely cause. */
+  cause?: string;
+}
+
+/** The hooks tell a permission block of a tool call the transcript did not call denied. */
+export interface PermissionBlocked extends SpanContext {
+  kind: 'PermissionBlocked';
+  sessionId: string;
+  toolUseId: string;
+  toolName: string;
+  source: string;
+  timeMs: number;
 }
 
 /** A shell command's span went out; `endMs` is undefined when the command ended with no exit status. */
@@ -138,11 +172,23 @@ export interface HookAttached {
   failure?: string;
 }
 
-/** A SessionStart hook confirmed a transcript start of the same round: its source replaces the inferred one. */
+/** A hook event's record goes out, in the trace context of the span it was joined onto (none: empty). */
+export interface HookRecorded extends SpanContext {
+  kind: 'HookRecorded';
+  name: string;
+  sessionId: string;
+  timeMs: number;
+  attributes: Attributes;
+  body: string;
+  /** The spool file it came in: names its record. */
+  file: string;
+}
+
+/** A SessionStart hook confirmed the transcript's start at the prompt `messageUuid`: its source replaces the inferred one. */
 export interface SessionStartConfirmed {
   kind: 'SessionStartConfirmed';
-  logId: string;
-  pointId: string;
+  sessionId: string;
+  messageUuid: string;
   source: string;
 }
 
@@ -162,8 +208,12 @@ export type CorrelationEvent =
   | CompactionOccurred
   | ChatCompleted
   | SessionStarted
+  | HookSessionStarted
+  | SessionEnded
+  | PermissionBlocked
   | ShellCommandEnded
   | HookFired
+  | HookRecorded
   | HookAttached
   | SessionStartConfirmed
   | FailureDetected;

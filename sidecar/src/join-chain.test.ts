@@ -2,7 +2,7 @@
 // only its kinds, and what a join adds to an item of the round applied before the round leaves.
 import { describe, expect, it } from 'vitest';
 import type { CorrelationEvent, EventKind, Join, Joined } from './events.js';
-import { applyAdditions, inDependencyOrder, JoinChain } from './join-chain.js';
+import { inDependencyOrder, JoinChain } from './join-chain.js';
 import { emptyBatch, type SpanRecord, type TelemetryBatch } from './model.js';
 
 /** A join that records what it was handed, and publishes `publish` once. */
@@ -76,16 +76,5 @@ describe('JoinChain', () => {
     expect(batch.spans[0].events.map((event) => event.name)).toEqual(['UserPromptSubmit', 'compaction', 'Stop', 'StopFailure']);
     expect(batch.spans[0]).toMatchObject({ status: 'error', statusMessage: 'rate_limit' });
     expect(batch.spans[1]).toMatchObject({ status: 'unset', events: [] });
-  });
-
-  it("gives a confirmed session start the hook's source, on its record and its point", () => {
-    const batch: TelemetryBatch = {
-      spans: [],
-      logs: [{ id: 'log-1', timeMs: 1, eventName: 'ccotel.session.started', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: { source: 'resume' } }],
-      metrics: [{ id: 'point-1', name: 'ccotel.session.starts', unit: '{session}', description: '', kind: 'sum', timeMs: 1, value: 1, attributes: { source: 'resume' }, traceId: '', spanId: '' }],
-    };
-    applyAdditions(batch, [{ kind: 'SessionStartConfirmed', logId: 'log-1', pointId: 'point-1', source: 'compact' }]);
-    expect(batch.logs[0].attributes).toEqual({ source: 'compact', 'ccotel.start.origin': 'hook' });
-    expect(batch.metrics[0].attributes).toEqual({ source: 'compact' });
   });
 });

@@ -3,9 +3,8 @@
 // far, gathers what the joins add, then applies the events that add to an item of the round (a hook on a span,
 // a hook's source on a session start) before the round's telemetry leaves: nothing that went out is edited.
 import { concatBatches, type Ack, type TelemetryBatch } from './model.js';
-import { ATTRS } from './semconv.js';
 import { attachHooks } from './processors/encode/hooks.js';
-import { hooksBySpan, type CorrelationEvent, type Correlated, type Join, type SessionStartConfirmed } from './events.js';
+import { hooksBySpan, type CorrelationEvent, type Correlated, type Join } from './events.js';
 
 export class JoinChain {
   private readonly joins: Join[];
@@ -52,24 +51,8 @@ export function inDependencyOrder(joins: Join[]): Join[] {
   return ordered;
 }
 
-/** Apply to the round's telemetry the events that add to its items: hooks on spans, confirmed session starts. */
+/** Apply to the round's telemetry the events that add to its items: hooks on spans. */
 export function applyAdditions(batch: TelemetryBatch, events: readonly CorrelationEvent[]): void {
   const hooks = hooksBySpan(events);
-  const starts = new Map<string, SessionStartConfirmed>();
-  const points = new Map<string, SessionStartConfirmed>();
-  for (const event of events) {
-    if (event.kind !== 'SessionStartConfirmed') continue;
-    starts.set(event.logId, event);
-    points.set(event.pointId, event);
-  }
   if (hooks.size > 0) for (const span of batch.spans) attachHooks(span, hooks.get(span.spanId));
-  if (starts.size === 0) return;
-  for (const log of batch.logs) {
-    const start = starts.get(log.id);
-    if (start) Object.assign(log.attributes, { source: start.source, [ATTRS.startOrigin]: 'hook' });
-  }
-  for (const point of batch.metrics) {
-    const start = points.get(point.id);
-    if (start) point.attributes.source = start.source;
-  }
 }

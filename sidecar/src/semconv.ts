@@ -116,6 +116,11 @@ export function pointIdOf(metric: MetricDefinition, seed: string): string {
   return recordIdOf(metric.name, seed);
 }
 
+/** The `ccotel.hook.*` record of the hook event of spool file `spoolFile`. */
+export function hookRecordId(spoolFile: string): string {
+  return recordIdOf('hook', spoolFile);
+}
+
 /** The `execute_tool` span of a tool call. */
 export function toolSpanId(toolUseId: string): string {
   return spanIdOf('tool', toolUseId);

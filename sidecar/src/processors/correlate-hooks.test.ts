@@ -5,11 +5,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionStarted, ToolCallEnded, TurnEnded } from '../events.js';
-import { applyAdditions } from '../join-chain.js';
 import type { LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { Pipeline } from '../pipeline.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { HookCorrelator } from './correlate-hooks.js';
+import { encode } from './encode/index.js';
 import { snakeCase } from './hook-input.js';
 import { TranscriptCorrelator } from './transcripts/correlator.js';
 import { parseTranscriptLine } from './parse-transcript.js';
@@ -210,12 +210,7 @@ describe('HookCorrelator and forks', () => {
   // The transcript reports a fork's start at its first copied row: the original's time, hours before the fork.
   const startedAtMs = forkedAtMs - 3 * 3_600_000;
   const transcriptStart = (): SessionStarted => ({
-    kind: 'SessionStarted', sessionId: session, source: 'fork', messageUuid: 'copied-row', timeMs: startedAtMs, logId: 'transcript-start', pointId: 'transcript-start-point',
-  });
-  const transcriptStartLog = (): TelemetryBatch => ({
-    spans: [],
-    metrics: [],
-    logs: [{ id: 'transcript-start', timeMs: startedAtMs, eventName: 'ccotel.session.started', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: { 'session.id': session, source: 'fork', 'message.uuid': 'copied-row' } }],
+    kind: 'SessionStarted', sessionId: session, source: 'fork', messageUuid: 'copied-row', timeMs: startedAtMs,
   });
   const firstTurn = (): TurnEnded => ({
     kind: 'TurnEnded', traceId: 't'.repeat(32), spanId: 's'.repeat(16), sessionId: session, promptId: 'prompt-1', messageUuid: 'prompt-row', promptText: 'go on',
@@ -231,12 +226,12 @@ describe('HookCorrelator and forks', () => {
     hooks.observe([transcriptStart()]);
     hooks.observe([firstTurn()]);
     hooks.finish();
-    const { batch, events } = hooks.drain();
-    expect(logsNamed(batch, 'ccotel.session.started')).toEqual([]);
-    // What the hook adds to the transcript's start is applied to it by the pipeline, before it leaves.
-    const transcript = transcriptStartLog();
-    applyAdditions(transcript, events);
-    expect(transcript.logs[0].attributes['ccotel.start.origin']).toBe('hook');
+    const { events } = hooks.drain();
+    expect(logsNamed(encode(events), 'ccotel.session.started')).toEqual([]);
+    // What the hook adds to the transcript's start is applied to it by the encoder, as it encodes the start.
+    const merged = logsNamed(encode([transcriptStart(), ...events]), 'ccotel.session.started');
+    expect(merged).toHaveLength(1);
+    expect(merged[0].attributes['ccotel.start.origin']).toBe('hook');
   });
 
   it('adds no second start when the fork SessionStart is read after the transcript start (live)', () => {
@@ -245,7 +240,7 @@ describe('HookCorrelator and forks', () => {
     hooks.add(sessionStart());
     hooks.observe([firstTurn()]);
     hooks.finish();
-    const { batch } = hooks.drain();
+    const batch = encode(hooks.drain().events);
     expect(logsNamed(batch, 'ccotel.session.started')).toEqual([]);
     expect(batch.metrics.filter((point) => point.name === 'ccotel.session.starts')).toEqual([]);
     expect(logsNamed(batch, 'ccotel.hook.session_start')).toHaveLength(1);
@@ -274,8 +269,10 @@ describe('HookCorrelator on correlation events (no spans)', () => {
     hooks.add(hook('PermissionDenied', 20, { ...tool, reason: 'auto mode' }));
     expect(hooks.drain().events.map((event) => event.kind)).toEqual(['HookFired', 'HookFired']); // waiting for the call's span
     hooks.observe([call('error')]);
-    const { batch, events } = hooks.drain();
-    expect(events.map((event) => event.kind === 'HookAttached' && [event.spanId, event.event.name])).toEqual([
+    const { events } = hooks.drain();
+    const batch = encode(events);
+    expect(events.map((event) => event.kind)).toEqual(['HookAttached', 'HookRecorded', 'HookAttached', 'HookRecorded', 'PermissionBlocked']);
+    expect(events.flatMap((event) => (event.kind === 'HookAttached' ? [[event.spanId, event.event.name]] : []))).toEqual([
       ['d'.repeat(16), 'PreToolUse'],
       ['d'.repeat(16), 'PermissionDenied'],
     ]);
@@ -289,6 +286,6 @@ describe('HookCorrelator on correlation events (no spans)', () => {
     hooks.add(hook('PreToolUse', 10, tool));
     hooks.add(hook('PermissionDenied', 20, tool));
     hooks.observe([call('denied')]);
-    expect(logsNamed(hooks.drain().batch, 'ccotel.permission.blocked')).toEqual([]);
+    expect(logsNamed(encode(hooks.drain().events), 'ccotel.permission.blocked')).toEqual([]);
   });
 });

@@ -11,12 +11,12 @@
 //   or a PermissionRequest with no PostToolUse / PostToolUseFailure, gives a permission block when the transcript
 //   did not already call the call denied (same id as the transcript's block: one block per tool_use_id).
 // A spool file is acknowledged (deleted) once everything built from it is in the output.
-import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type SessionStarted, type SpanContext, type ToolCallEnded, type TurnEnded } from '../events.js';
+import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type PermissionBlocked, type SessionStarted, type SpanContext, type ToolCallEnded, type TurnEnded } from '../events.js';
 import type { Ack, ContentLevel } from '../model.js';
 import type { HookEvent } from '../records/hook-spool.js';
-import { hookSessionStartSeed, sessionStartSeed, toolSpanId } from '../semconv.js';
+import { toolSpanId } from '../semconv.js';
 import { HookReader, type Hook } from './hook-input.js';
-import { hookLog, NO_SPAN, permissionBlockRecords, sessionEndRecords, sessionStartRecords, type LogAndPoint, type ToolEvidence } from './hook-records.js';
+import { hookPermissionBlock, hookRecorded, hookSessionEnd, hookSessionStart, NO_SPAN, type ToolEvidence } from './hook-records.js';
 
 export type HookListener = (hook: Hook) => void;
 
@@ -57,7 +57,7 @@ const REMEMBER_SPANS = 20_000;
 
 export class HookCorrelator implements Join {
   readonly consumes = ['SessionStarted', 'ToolCallEnded', 'TurnEnded'] as const;
-  readonly produces = ['HookFired', 'HookAttached', 'SessionStartConfirmed'] as const;
+  readonly produces = ['HookFired', 'HookRecorded', 'HookAttached', 'SessionStartConfirmed', 'HookSessionStarted', 'SessionEnded', 'PermissionBlocked'] as const;
   readonly stats: HookCorrelatorStats = { events: 0, attached: 0, late: 0, unmatched: 0 };
   private out: Correlated = emptyCorrelated();
   private acks: Ack[] = [];
@@ -86,7 +86,7 @@ export class HookCorrelator implements Join {
       this.push(this.startWaiting, hook.sessionId, hook);
       return;
     }
-    if (hook.name === 'SessionEnd') this.emitRecords(sessionEndRecords(hook));
+    if (hook.name === 'SessionEnd') this.out.events.push(hookSessionEnd(hook));
     if (hook.toolUseId !== undefined && TOOL_EVENTS.has(hook.name)) {
       const out = this.toolsOut.get(hook.toolUseId);
       // The call's outcome (and block) was decided when its span went out: nothing to gather for it any more.
@@ -168,7 +168,7 @@ export class HookCorrelator implements Join {
     this.evidence.delete(toolUseId);
     // The transcript's own verdict wins: a refusal it saw, a call cut short while running (a PermissionRequest
     // with no PostToolUse then is an allowed call the user interrupted), or a call never decided.
-    if (evidence && outcome !== 'denied' && outcome !== 'interrupted' && outcome !== 'unanswered') this.emitRecords(permissionBlockRecords({ toolUseId, evidence, context, timeMs: call.endMs }));
+    if (evidence && outcome !== 'denied' && outcome !== 'interrupted' && outcome !== 'unanswered') this.emitBlock(hookPermissionBlock({ toolUseId, evidence, context, timeMs: call.endMs }));
   }
 
   private attachToTurn(turn: TurnEnded): void {
@@ -185,7 +185,7 @@ export class HookCorrelator implements Join {
     for (const hook of mine) this.attach(context, hook, hook.name === 'StopFailure' ? String(hook.attributes.error ?? 'StopFailure') : undefined);
     // A SessionStart fired before this turn's prompt is this prompt's session start.
     const start = this.takeStartBefore(sessionId, turn.startMs);
-    if (start) this.emitStart(start, turn.startMs, sessionStartSeed(sessionId, turn.messageUuid));
+    if (start) this.emitStart(start, turn.startMs, turn.messageUuid);
   }
 
   /**
@@ -227,7 +227,7 @@ export class HookCorrelator implements Join {
     for (const hook of hooks) this.giveUp(hook, context);
     const evidence = this.evidence.get(toolUseId);
     this.evidence.delete(toolUseId);
-    if (evidence) this.emitRecords(permissionBlockRecords({ toolUseId, evidence, context, timeMs: Math.max(...hooks.map((hook) => hook.timeMs)) }));
+    if (evidence) this.emitBlock(hookPermissionBlock({ toolUseId, evidence, context, timeMs: Math.max(...hooks.map((hook) => hook.timeMs)) }));
   }
 
   private takeFirstStart(sessionId: string): Hook | undefined {
@@ -242,7 +242,7 @@ export class HookCorrelator implements Join {
    * start. The hook knows its source for sure (clear, compact, fork, resume): it replaces the inferred one.
    */
   private mergeTranscriptStart(transcriptStart: SessionStarted): void {
-    const { sessionId, logId, pointId } = transcriptStart;
+    const { sessionId, messageUuid } = transcriptStart;
     // A fork's start bears the time of its first copied row (the original's), long before the fork's own
     // SessionStart fired: it is the session's first start, whenever that fired.
     const fork = transcriptStart.source === 'fork';
@@ -250,7 +250,7 @@ export class HookCorrelator implements Join {
     const start = fork ? this.takeFirstStart(sessionId) : this.takeStartBefore(sessionId, transcriptStart.timeMs);
     if (!start) return;
     const source = String(start.attributes.source ?? transcriptStart.source);
-    this.out.events.push({ kind: 'SessionStartConfirmed', logId, pointId, source });
+    this.out.events.push({ kind: 'SessionStartConfirmed', sessionId, messageUuid, source });
     this.emitLog(start, NO_SPAN);
     this.acks.push(start.event.ack);
   }
@@ -259,25 +259,23 @@ export class HookCorrelator implements Join {
 
   /** A start with no prompt after it (the session ended, or was compacted/cleared again, before one). */
   private emitStandaloneStart(start: Hook): void {
-    this.emitStart(start, start.timeMs, hookSessionStartSeed(start.sessionId, start.event.firedAtNs));
+    this.emitStart(start, start.timeMs);
   }
 
-  /** A session start seen only by the hook, with the id the transcript would give the same start. */
-  private emitStart(hook: Hook, timeMs: number, seed: string): void {
+  /** A session start seen only by the hook: at the prompt `messageUuid` (the transcript's id for it), or its own. */
+  private emitStart(hook: Hook, timeMs: number, messageUuid?: string): void {
     // A fork's start that came after the transcript's copy told the same start: only its hook record.
-    if (hook.attributes.source !== 'fork' || !this.forksFromTranscript.has(hook.sessionId)) this.emitRecords(sessionStartRecords(hook, timeMs, seed));
+    if (hook.attributes.source !== 'fork' || !this.forksFromTranscript.has(hook.sessionId)) this.out.events.push(hookSessionStart(hook, timeMs, messageUuid));
     this.emitLog(hook, NO_SPAN);
     this.acks.push(hook.event.ack);
   }
 
-  private emitRecords(records: LogAndPoint | undefined): void {
-    if (!records) return;
-    this.out.batch.logs.push(records.log);
-    this.out.batch.metrics.push(records.point);
+  private emitBlock(blocked: PermissionBlocked | undefined): void {
+    if (blocked) this.out.events.push(blocked);
   }
 
   private emitLog(hook: Hook, context: SpanContext): void {
-    this.out.batch.logs.push(hookLog(hook, context));
+    this.out.events.push(hookRecorded(hook, context));
   }
 
   private push(map: Map<string, Hook[]>, key: string, hook: Hook): void {

@@ -1,15 +1,21 @@
 // The one encoder: correlation events in, spans, logs and metric points out (names, units and id recipes from
-// semconv.ts). What the joins add to an event (a hook on a span) comes as an event of the same round, applied here
-// as the item is built: nothing already encoded is edited. One file per family of events.
-import { hooksBySpan, type Correlated, type CorrelationEvent } from '../../events.js';
+// semconv.ts). What the joins add to an event (a hook on a span, a hook's source on a session start) comes as an
+// event of the same round, applied here as the item is built: nothing already encoded is edited. One file per
+// family of events.
+import { hooksBySpan, type Correlated, type CorrelationEvent, type SessionStartConfirmed } from '../../events.js';
 import { concatBatches, emptyBatch, type TelemetryBatch } from '../../model.js';
+import { sessionStartSeed } from '../../semconv.js';
 import { encodeChat } from './chats.js';
+import { encodeHookRecord } from './hooks.js';
+import { encodeHookBlock } from './permission-blocks.js';
+import { confirmationsOf, encodeHookSessionStart, encodeSessionEnd, encodeSessionStart } from './sessions.js';
 import { encodeToolCall } from './tool-calls.js';
 import { encodeCompaction, encodeTurn } from './turns.js';
 
 export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
   const out = emptyBatch();
   const hooks = hooksBySpan(events);
+  const confirmed = confirmationsOf(events.filter((event): event is SessionStartConfirmed => event.kind === 'SessionStartConfirmed'));
   for (const event of events) {
     switch (event.kind) {
       case 'ToolCallEnded':
@@ -23,6 +29,21 @@ export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
         break;
       case 'ChatCompleted':
         encodeChat(event, out);
+        break;
+      case 'SessionStarted':
+        encodeSessionStart(event, out, confirmed.get(sessionStartSeed(event.sessionId, event.messageUuid)));
+        break;
+      case 'HookSessionStarted':
+        encodeHookSessionStart(event, out);
+        break;
+      case 'SessionEnded':
+        encodeSessionEnd(event, out);
+        break;
+      case 'PermissionBlocked':
+        encodeHookBlock(event, out);
+        break;
+      case 'HookRecorded':
+        encodeHookRecord(event, out);
         break;
     }
   }

@@ -2,8 +2,9 @@
 // and duration points, and for a blocked call a permission block log and point.
 import type { HookAttached, ToolCallEnded } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
-import { commonAttributes, EVENTS, METRICS, permissionBlockSeed } from '../../semconv.js';
+import { commonAttributes, EVENTS, METRICS } from '../../semconv.js';
 import { attachHooks } from './hooks.js';
+import { encodeBlock } from './permission-blocks.js';
 import { logRecord, point } from './records.js';
 
 export function encodeToolCall(call: ToolCallEnded, out: TelemetryBatch, hooks: readonly HookAttached[] | undefined): void {
@@ -45,13 +46,11 @@ export function encodeToolCall(call: ToolCallEnded, out: TelemetryBatch, hooks: 
   const logAttrs: Attributes = { 'gen_ai.tool.name': toolName, tool_use_id: toolUseId, outcome };
   const severity = outcome === 'error' ? 'WARN' : 'INFO';
   out.logs.push(logRecord({ eventName: EVENTS.toolCompleted, severity, timeMs: endedAtMs, sessionId, traceId, spanId, body: inputText, attributes: logAttrs, idSeed: `${spanId}:completed` }));
-  const block = call.blockedBy;
-  if (!block) return;
-  const blockAttrs: Attributes = { ...logAttrs, source: block };
+  const source = call.blockedBy;
+  if (!source) return;
+  const blockAttrs: Attributes = { ...logAttrs, source };
   if (call.permissionMode) blockAttrs['ccotel.permission.mode'] = call.permissionMode;
-  const blocked = permissionBlockSeed(spanId);
-  out.logs.push(logRecord({ eventName: EVENTS.permissionBlocked, severity: 'WARN', timeMs: endedAtMs, sessionId, traceId, spanId, attributes: blockAttrs, idSeed: blocked }));
-  out.metrics.push(point(METRICS.permissionBlocks, { timeMs: endedAtMs, value: 1, attributes: { 'gen_ai.tool.name': toolName, source: block }, traceId, spanId, idSeed: blocked }));
+  encodeBlock({ sessionId, traceId, spanId, toolUseId, toolName, source, timeMs: endedAtMs, attributes: blockAttrs }, out);
 }
 
 function firstLine(text: string): string {

@@ -1,8 +1,6 @@
 // How a session started (startup, resume, fork), told once per start. Newer Claude Code numbers prompts; older
 // releases are recognised from copies of history read elsewhere and from the marks a resumed run leaves.
 import { recordIdOf } from '../../ids.js';
-import type { Attributes } from '../../model.js';
-import { EVENTS, METRICS, sessionStartSeed } from '../../semconv.js';
 import { realPromptText, userInput } from '../classify.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
@@ -55,15 +53,8 @@ export class SessionStarts {
 
   start(session: Session, entry: StartingRow, source: string): void {
     session.started = true;
-    const id = sessionStartSeed(session.id, entry.uuid);
-    // message.uuid names the prompt: the hook correlator merges a SessionStart hook into this start (SessionStarted).
-    const attributes: Attributes = { source, 'message.uuid': entry.uuid };
-    if (entry.promptId) attributes['prompt.id'] = entry.promptId;
-    if (session.permissionMode) attributes['ccotel.permission.mode'] = session.permissionMode;
-    const { out } = this.parts;
-    const logId = out.log({ eventName: EVENTS.sessionStarted, severity: 'INFO', timeMs: entry.timeMs, sessionId: session.id, attributes, idSeed: id });
-    const pointId = out.metric(METRICS.sessionStarts, { timeMs: entry.timeMs, value: 1, attributes: { source }, idSeed: id });
-    out.event({ kind: 'SessionStarted', sessionId: session.id, source, messageUuid: entry.uuid, timeMs: entry.timeMs, logId, pointId });
+    // messageUuid names the prompt: the hook correlator merges a SessionStart hook into this start.
+    this.parts.out.event({ kind: 'SessionStarted', sessionId: session.id, source, messageUuid: entry.uuid, promptId: entry.promptId, permissionMode: session.permissionMode, timeMs: entry.timeMs });
   }
 
   /** Tell the start a turn's prompt makes, at its first response (a replayed one makes a startup a resume). */
