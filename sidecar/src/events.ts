@@ -139,15 +139,31 @@ export interface PermissionBlocked extends SpanContext {
   timeMs: number;
 }
 
-/** A shell command's span went out; `endMs` is undefined when the command ended with no exit status. */
-export interface ShellCommandEnded {
+/** A shell command of the shell log ended (or was given up on): its `shell {program}` span and log record. */
+export interface ShellCommandEnded extends SpanContext {
   kind: 'ShellCommandEnded';
+  /** The Bash tool span it ran under, or the span an inherited TRACEPARENT names ('' : none). */
+  parentSpanId: string;
   sessionId: string;
   pid: number;
   parentPid?: number;
+  /** The Bash call it ran under. */
   toolUseId?: string;
   startMs: number;
+  /** Undefined when the command ended with no exit status. */
   endMs?: number;
+  /** The span's end: the command's, or (killed before its end line) its tool call's. */
+  spanEndMs: number;
+  /** As run; cut by the shell script when `truncated` (ending in `…`). */
+  commandLine: string;
+  /** Length of the command as run. */
+  commandLength: number;
+  truncated: boolean;
+  /** Its end line was read (which may still lack an exit status). */
+  ended: boolean;
+  exitStatus?: number;
+  /** What the shell told of its process, when it told it. */
+  process: { groupLeaderPid?: number; sessionLeaderPid?: number; tty?: string; cwd?: string; traceparent?: string };
 }
 
 /** A Claude Code hook event, as it is read from the spool (whether or not its span came yet). */

@@ -29,7 +29,10 @@ class FakeJoin implements Join {
 }
 
 const failure: CorrelationEvent = { kind: 'FailureDetected', id: 'f1', mode: 'orphan_process', sessionId: 's', timeMs: 1 };
-const command: CorrelationEvent = { kind: 'ShellCommandEnded', sessionId: 's', pid: 7, startMs: 1, endMs: 2 };
+const command: CorrelationEvent = {
+  kind: 'ShellCommandEnded', traceId: 't'.repeat(32), spanId: 'c'.repeat(16), parentSpanId: '', sessionId: 's', pid: 7, startMs: 1, endMs: 2,
+  spanEndMs: 2, commandLine: 'ls', commandLength: 2, truncated: false, ended: true, exitStatus: 0, process: {},
+};
 const call: CorrelationEvent = {
   kind: 'ToolCallEnded', traceId: 't'.repeat(32), spanId: 'a'.repeat(16), sessionId: 's', toolUseId: 'toolu_1', toolName: 'Bash', input: { command: 'ls' }, outcome: 'success', startMs: 1, endMs: 2, endedAtMs: 2, parentSpanId: 'r'.repeat(16),
 };

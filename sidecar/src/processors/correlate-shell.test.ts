@@ -5,16 +5,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLikeBashTool, SHELL_SCRIPT } from '../../../test/hook/run.js';
-import type { ToolCallEnded } from '../events.js';
+import type { ShellCommandEnded, ToolCallEnded } from '../events.js';
 import { Pipeline } from '../pipeline.js';
 import { ShellLogSource } from '../sources/shell-log-source.js';
 import type { ShellRecord } from '../records/shell-log.js';
-import { BASH_SPANS_REMEMBERED, ShellCorrelator, programOf } from './correlate-shell.js';
+import { BASH_SPANS_REMEMBERED, ShellCorrelator } from './correlate-shell.js';
+import { programOf } from './encode/shell.js';
 import { TranscriptCorrelator } from './transcripts/correlator.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 import { MemorySink } from '../../../test/helpers/memory-sink.js';
 
 const SESSION = 'bbbbbbbb-0000-4000-8000-000000000002';
+
+/** The commands the shell join told of so far. */
+const commandsOf = (shell: ShellCorrelator): ShellCommandEnded[] => shell.drain().events.filter((event): event is ShellCommandEnded => event.kind === 'ShellCommandEnded');
 
 function runCommands(commands: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'ccotel-shell-'));
@@ -141,7 +145,7 @@ describe('ShellCorrelator with parallel Bash calls', () => {
     shell.observe([bashCall('toolu_latest', 1_000_000, 1_005_000)]);
     [...command(11, 1_001, 4_990), ...command(22, 1_000_001, 1_004_990)].forEach((record, offset) => shell.add(record, '/s.jsonl', offset));
     shell.finish();
-    const parents = Object.fromEntries(shell.drain().batch.spans.map((span) => [span.attributes['process.pid'], span.attributes.tool_use_id ?? 'none']));
+    const parents = Object.fromEntries(commandsOf(shell).map((ended) => [ended.pid, ended.toolUseId ?? 'none']));
     expect(parents).toEqual({ 11: 'none', 22: 'toolu_latest' });
   });
 
@@ -152,7 +156,6 @@ describe('ShellCorrelator with parallel Bash calls', () => {
     shell.observe([bashCall('toolu_first', 1_000, 5_000)]); // its result came first
     shell.observe([bashCall('toolu_second', 3_000, 5_500)]);
     shell.finish();
-    const shells = shell.drain().batch.spans;
-    expect(Object.fromEntries(shells.map((span) => [span.attributes['process.pid'], span.attributes.tool_use_id]))).toEqual({ 11: 'toolu_first', 22: 'toolu_second' });
+    expect(Object.fromEntries(commandsOf(shell).map((ended) => [ended.pid, ended.toolUseId]))).toEqual({ 11: 'toolu_first', 22: 'toolu_second' });
   });
 });

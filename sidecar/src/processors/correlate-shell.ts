@@ -1,14 +1,12 @@
 // Join the shell log (docs/HOOKS.md: one `start` and one `end` line per Bash tool command, paired by pid + seq)
-// onto the transcript traces: each command becomes a `shell {program}` span, child of the Bash tool span that
-// was open in that session at that time (the span named by an inherited TRACEPARENT when it is one of ours),
-// and a `ccotel.shell.command` log record. A command waits until its Bash span goes out; one whose span never
+// onto the transcript traces: each command is told as ShellCommandEnded (encode/shell.ts: a `shell {program}` span
+// and a `ccotel.shell.command` log record), child of the Bash tool span that was open in that session at that time
+// (the span named by an inherited TRACEPARENT when it is one of ours). A command waits until its Bash span goes out; one whose span never
 // comes (no transcript, or given up) gets a trace of its own, or the TRACEPARENT's (Claude Code's native trace).
 // A command killed before its EXIT trap ran has no end: it ends with its tool call.
 import { spanIdOf, traceIdOf } from '../ids.js';
 import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type ToolCallEnded } from '../events.js';
-import type { Attributes, LogRecord, SpanRecord } from '../model.js';
 import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
-import { ATTRS, commonAttributes, EVENTS, logIdOf } from '../semconv.js';
 
 export interface ShellCommand {
   sessionId: string;
@@ -178,69 +176,33 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
     const truncated = start?.cmdlen !== undefined && Buffer.byteLength(start.cmd ?? '') < start.cmdlen;
     // The shell script cut the command: its last word may be the head of a secret too short to recognise.
     const commandLine = truncated ? `${(start?.cmd ?? '').replace(/\S*$/, '')}…` : (start?.cmd ?? '');
-    const attributes: Attributes = {
-      ...commonAttributes(command.sessionId, 'execute_command'),
-      'process.pid': command.pid,
-      'process.command_line': commandLine,
-      'ccotel.command.length': start?.cmdlen ?? commandLine.length,
-      'ccotel.command.truncated': truncated,
-    };
-    if (command.end?.status !== undefined) attributes['process.exit.code'] = command.end.status;
-    else attributes['ccotel.shell.ended'] = false;
-    const optional: [string, unknown][] = [
-      ['process.parent_pid', start?.ppid],
-      ['process.group_leader.pid', start?.pgid],
-      ['process.session_leader.pid', start?.psid],
-      ['ccotel.process.tty', start?.tty],
-      ['process.working_directory', start?.cwd ?? command.end?.cwd],
-      ['ccotel.shell.traceparent', start?.tp],
-      [ATTRS.toolUseId, parent?.toolUseId],
-    ];
-    for (const [key, value] of optional) if (value !== undefined && value !== null && value !== '') attributes[key] = value as string | number;
     const spanId = spanIdOf('shell', command.sessionId, String(command.pid), String(command.seq), String(start?.ts ?? command.end?.ts ?? ''));
-    const failed = command.end !== undefined && command.end.status !== 0;
-    const span: SpanRecord = {
+    const told = <T>(value: T | null | undefined): T | undefined => (value === null || value === '' ? undefined : value);
+    this.out.events.push({
+      kind: 'ShellCommandEnded',
       traceId,
       spanId,
       parentSpanId,
-      name: `shell ${programOf(commandLine)}`,
-      kind: 'internal',
-      startMs: beginMs,
-      endMs: Math.max(endMs, beginMs),
-      status: failed ? 'error' : 'unset',
-      statusMessage: failed ? `exit status ${command.end!.status}` : '',
-      attributes,
-      events: [],
-    };
-    this.out.events.push({
-      kind: 'ShellCommandEnded',
       sessionId: command.sessionId,
       pid: command.pid,
       parentPid: start?.ppid ?? undefined,
       toolUseId: parent?.toolUseId || undefined,
-      startMs: span.startMs,
-      endMs: command.end?.status !== undefined ? span.endMs : undefined,
+      startMs: beginMs,
+      endMs: command.end?.status !== undefined ? Math.max(endMs, beginMs) : undefined,
+      spanEndMs: Math.max(endMs, beginMs),
+      commandLine,
+      commandLength: start?.cmdlen ?? commandLine.length,
+      truncated,
+      ended: command.end !== undefined,
+      exitStatus: command.end?.status,
+      process: {
+        groupLeaderPid: told(start?.pgid),
+        sessionLeaderPid: told(start?.psid),
+        tty: told(start?.tty),
+        cwd: told(start?.cwd ?? command.end?.cwd),
+        traceparent: told(start?.tp),
+      },
     });
-    this.out.batch.spans.push(span);
-    const logAttributes: Attributes = {
-      [ATTRS.sessionId]: command.sessionId,
-      'process.command_line': commandLine,
-      'process.pid': command.pid,
-      cwd: String(attributes['process.working_directory'] ?? ''),
-    };
-    if (attributes['process.exit.code'] !== undefined) logAttributes['process.exit.code'] = attributes['process.exit.code'];
-    if (parent) logAttributes[ATTRS.toolUseId] = parent.toolUseId;
-    const log: LogRecord = {
-      id: logIdOf(EVENTS.shellCommand, spanId),
-      timeMs: beginMs,
-      eventName: EVENTS.shellCommand,
-      severity: failed ? 'WARN' : 'INFO',
-      traceId,
-      spanId,
-      body: commandLine,
-      attributes: logAttributes,
-    };
-    this.out.batch.logs.push(log);
   }
 }
 
@@ -271,12 +233,4 @@ function parseTraceparent(value: string | undefined): { traceId: string; spanId:
 
 function traceparentSpanId(value: string | undefined): string | undefined {
   return parseTraceparent(value)?.spanId;
-}
-
-/** The program a command line runs: its first word after any `VAR=value` assignments, without its directory. */
-export function programOf(commandLine: string): string {
-  const words = commandLine.trim().split(/\s+/);
-  const word = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) ?? '';
-  const program = word.replace(/^.*\//, '').replace(/[;&|()<>].*$/, '');
-  return program || 'sh';
 }

@@ -50,7 +50,10 @@ function hook(name: string, timeMs: number, extra: { agentPid?: number; toolUseI
 
 /** A Bash command the agent `agentPid` ran at `timeMs`. */
 function shellCommand(agentPid: number, timeMs: number): ShellCommandEnded {
-  return { kind: 'ShellCommandEnded', sessionId: SESSION, pid: agentPid + 1, parentPid: agentPid, startMs: timeMs, endMs: timeMs + 10 };
+  return {
+    kind: 'ShellCommandEnded', traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), parentSpanId: '', sessionId: SESSION, pid: agentPid + 1, parentPid: agentPid, startMs: timeMs, endMs: timeMs + 10,
+    spanEndMs: timeMs + 10, commandLine: 'ls', commandLength: 2, truncated: false, ended: true, exitStatus: 0, process: {},
+  };
 }
 
 /** Per detector, the abandoned_session records it emitted so far. */

@@ -9,6 +9,7 @@ import { encodeChat } from './chats.js';
 import { encodeHookRecord } from './hooks.js';
 import { encodeHookBlock } from './permission-blocks.js';
 import { confirmationsOf, encodeHookSessionStart, encodeSessionEnd, encodeSessionStart } from './sessions.js';
+import { encodeShellCommand } from './shell.js';
 import { encodeToolCall } from './tool-calls.js';
 import { encodeCompaction, encodeTurn } from './turns.js';
 
@@ -41,6 +42,9 @@ export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
         break;
       case 'PermissionBlocked':
         encodeHookBlock(event, out);
+        break;
+      case 'ShellCommandEnded':
+        encodeShellCommand(event, out);
         break;
       case 'HookRecorded':
         encodeHookRecord(event, out);
