@@ -208,14 +208,32 @@ export interface SessionStartConfirmed {
   source: string;
 }
 
-/** A failure-mode detection (DESIGN section 6); `id` is that of its record. */
-export interface FailureDetected {
+/** A failure-mode detection (DESIGN section 6), in the trace context of its tool call (none: empty); `id` names its record. */
+export interface FailureDetected extends SpanContext {
   kind: 'FailureDetected';
   id: string;
   mode: string;
   sessionId: string;
   timeMs: number;
   cause?: string;
+  toolUseId?: string;
+  /** The process it is about. */
+  process?: { pid: number; commandLine: string; ppid: number };
+  /** abandoned_session: the Claude Code process that vanished. */
+  agentPid?: number;
+  /** A listener's port. */
+  port?: number;
+}
+
+/** A session's state changed (idle, running, waiting_for_input, resumed, ended, abandoned); `id` names its record. */
+export interface SessionStateChanged {
+  kind: 'SessionStateChanged';
+  id: string;
+  sessionId: string;
+  state: string;
+  previousState?: string;
+  reason: string;
+  timeMs: number;
 }
 
 export type CorrelationEvent =
@@ -232,7 +250,8 @@ export type CorrelationEvent =
   | HookRecorded
   | HookAttached
   | SessionStartConfirmed
-  | FailureDetected;
+  | FailureDetected
+  | SessionStateChanged;
 
 export type EventKind = CorrelationEvent['kind'];
 

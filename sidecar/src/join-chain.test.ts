@@ -28,7 +28,7 @@ class FakeJoin implements Join {
   finish(): void {}
 }
 
-const failure: CorrelationEvent = { kind: 'FailureDetected', id: 'f1', mode: 'orphan_process', sessionId: 's', timeMs: 1 };
+const failure: CorrelationEvent = { kind: 'FailureDetected', id: 'f1', mode: 'orphan_process', sessionId: 's', timeMs: 1, traceId: '', spanId: '' };
 const command: CorrelationEvent = {
   kind: 'ShellCommandEnded', traceId: 't'.repeat(32), spanId: 'c'.repeat(16), parentSpanId: '', sessionId: 's', pid: 7, startMs: 1, endMs: 2,
   spanEndMs: 2, commandLine: 'ls', commandLength: 2, truncated: false, ended: true, exitStatus: 0, process: {},

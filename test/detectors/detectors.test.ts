@@ -138,7 +138,7 @@ describe('failure-mode detectors on real processes', () => {
     // A re-scan of the same processes reports nothing new.
     const before = received.logs.length;
     h.detector.onScan(scanProcesses({ nowMs: Date.now() + 6_000 }));
-    expect(h.detector.drain().batch.logs).toHaveLength(0);
+    expect(h.detector.drain().events).toHaveLength(0);
     expect(received.logs.length).toBe(before);
   });
 

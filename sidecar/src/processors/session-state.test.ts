@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HookCorrelator } from './correlate-hooks.js';
 import { SessionStateTracker } from './session-state.js';
+import { encode } from './encode/index.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'real');
 
@@ -18,7 +19,7 @@ function statesOf(scenario: string) {
       hooks.add({ file: name, firedAtMs, firedAtNs: String(firedAtMs * 1e6), hookPid: 1, payload: JSON.parse(readFileSync(join(dir, name), 'utf8')), ack: () => {} });
     });
   tracker.observe(hooks.drain().events);
-  return { tracker, logs: tracker.drain().batch.logs };
+  return { tracker, logs: encode(tracker.drain().events).logs };
 }
 
 describe('SessionStateTracker', () => {
@@ -37,8 +38,8 @@ describe('SessionStateTracker', () => {
 
   it('marks a session abandoned when the detector says so', () => {
     const tracker = new SessionStateTracker();
-    tracker.observe([{ kind: 'FailureDetected', id: 'x', timeMs: 5, sessionId: 's1', mode: 'abandoned_session', cause: 'tty_gone' }]);
-    const [log] = tracker.drain().batch.logs;
+    tracker.observe([{ kind: 'FailureDetected', id: 'x', timeMs: 5, sessionId: 's1', mode: 'abandoned_session', cause: 'tty_gone', traceId: '', spanId: '' }]);
+    const [log] = encode(tracker.drain().events).logs;
     expect(log.attributes).toMatchObject({ 'session.id': 's1', state: 'abandoned', reason: 'tty_gone' });
   });
 });

@@ -2,12 +2,11 @@
 //   idle (started, or a turn finished) · running (a prompt or a tool call in progress) · waiting_for_input (a
 //   permission prompt, or Claude Code's "waiting for your input" notification) · resumed · ended (with the
 //   SessionEnd reason) · abandoned (with the likely cause).
-// Every change is a `ccotel.session.state_changed` log record (state, previous_state, reason); its id comes from
-// the event that caused it, so a re-read reports each change once.
+// Every change is told as SessionStateChanged (encode/failures.ts: a `ccotel.session.state_changed` log record);
+// its id comes from the event that caused it, so a re-read reports each change once.
 import { recordIdOf } from '../ids.js';
 import type { CorrelationEvent, HookFired, Join, Joined } from '../events.js';
-import { emptyBatch, type Attributes, type TelemetryBatch } from '../model.js';
-import { ATTRS, EVENTS } from '../semconv.js';
+import { emptyBatch } from '../model.js';
 
 export type SessionState = 'idle' | 'running' | 'waiting_for_input' | 'resumed' | 'ended' | 'abandoned';
 
@@ -16,9 +15,9 @@ const WAITING_NOTIFICATIONS = new Set(['permission_prompt', 'idle_prompt', 'elic
 
 export class SessionStateTracker implements Join {
   readonly consumes = ['HookFired', 'FailureDetected'] as const;
-  readonly produces = [] as const;
+  readonly produces = ['SessionStateChanged'] as const;
   private readonly states = new Map<string, SessionState>();
-  private out: TelemetryBatch = emptyBatch();
+  private out: CorrelationEvent[] = [];
 
   observe(events: readonly CorrelationEvent[]): void {
     for (const event of events) {
@@ -30,9 +29,9 @@ export class SessionStateTracker implements Join {
   }
 
   drain(): Joined {
-    const batch = this.out;
-    this.out = emptyBatch();
-    return { batch, events: [], acks: [] };
+    const events = this.out;
+    this.out = [];
+    return { batch: emptyBatch(), events, acks: [] };
   }
 
   finish(): void {}
@@ -50,9 +49,7 @@ export class SessionStateTracker implements Join {
     // A finished session is forgotten (memory stays bounded); a resume brings it back.
     if (state === 'ended' || state === 'abandoned') this.states.delete(sessionId);
     else this.states.set(sessionId, state);
-    const attributes: Attributes = { [ATTRS.sessionId]: sessionId, state, previous_state: previous ?? '' };
-    if (reason) attributes.reason = reason;
-    this.out.logs.push({ id, timeMs, eventName: EVENTS.sessionStateChanged, severity: state === 'abandoned' ? 'WARN' : 'INFO', traceId: '', spanId: '', body: '', attributes });
+    this.out.push({ kind: 'SessionStateChanged', id, sessionId, state, previousState: previous, reason, timeMs });
   }
 }
 

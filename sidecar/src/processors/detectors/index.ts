@@ -1,13 +1,11 @@
 // The failure-mode detectors of DESIGN section 6, fed by correlation events (tool calls, shell commands, turns and
-// the hooks joined onto them), the hook events as they are read, and the process table. Each detection is a
-// `ccotel.failure_modes{mode}` point, a FailureDetected event and a `ccotel.failure_mode.detected` log record
-// naming the session, tool call, pid, command and (listeners) port.
+// the hooks joined onto them), the hook events as they are read, and the process table. Each detection is told as
+// FailureDetected (encode/failures.ts: a `ccotel.failure_modes{mode}` point and a `ccotel.failure_mode.detected`
+// log record naming the session, tool call, pid, command and (listeners) port).
 // Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
 import { emptyCorrelated, hooksBySpan, type Correlated, type CorrelationEvent, type Join, type Joined } from '../../events.js';
-import type { Attributes } from '../../model.js';
 import type { ProcessScan } from '../../records/process-scan.js';
-import { abandonedSessionEndSeed, ATTRS, EVENTS, logIdOf, METRICS, metricPoint, pointIdOf } from '../../semconv.js';
 import type { Hook } from '../hook-input.js';
 import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
 import { detectApprovalScope } from './approval-scope.js';
@@ -40,7 +38,7 @@ const SCAN_AFTER: Record<string, number> = {
 
 export class FailureModeDetector implements Join {
   readonly consumes = ['ToolCallEnded', 'TurnEnded', 'ShellCommandEnded', 'HookAttached'] as const;
-  readonly produces = ['FailureDetected'] as const;
+  readonly produces = ['FailureDetected', 'SessionEnded'] as const;
   readonly facts = new Facts();
   private out: Correlated = emptyCorrelated();
   private readonly reported = new Set<string>();
@@ -168,26 +166,11 @@ export class FailureModeDetector implements Join {
 
   private emit(id: string, detection: Detection): void {
     const call = detection.toolUseId ? this.facts.tools.get(detection.toolUseId) : undefined;
-    const context = { traceId: call?.traceId ?? '', spanId: call?.spanId ?? '' };
-    const attributes: Attributes = { [ATTRS.sessionId]: detection.sessionId, mode: detection.mode };
-    if (detection.toolUseId) attributes[ATTRS.toolUseId] = detection.toolUseId;
-    if (detection.process) {
-      attributes['process.pid'] = detection.process.pid;
-      attributes['process.command_line'] = detection.process.commandLine;
-      attributes['process.parent_pid'] = detection.process.ppid;
-    }
-    if (detection.agentPid !== undefined) attributes['process.pid'] = detection.agentPid;
-    if (detection.port !== undefined) attributes['network.local.port'] = detection.port;
-    if (detection.cause) attributes.cause = detection.cause;
-    this.out.events.push({ kind: 'FailureDetected', id, mode: detection.mode, sessionId: detection.sessionId, timeMs: detection.timeMs, cause: detection.cause || undefined });
-    this.out.batch.logs.push({ id, timeMs: detection.timeMs, eventName: EVENTS.failureModeDetected, severity: 'WARN', body: '', attributes, ...context });
-    this.out.batch.metrics.push(metricPoint(METRICS.failureModes, { id: pointIdOf(METRICS.failureModes, id), timeMs: detection.timeMs, attributes: { mode: detection.mode }, ...context }));
-    if (detection.mode === 'abandoned_session') {
-      // DESIGN: a session that went idle with no SessionEnd ends as `abandoned`.
-      const seed = abandonedSessionEndSeed(detection.sessionId, id);
-      const attributes = { [ATTRS.sessionId]: detection.sessionId, reason: 'abandoned', cause: detection.cause ?? '' };
-      this.out.batch.logs.push({ id: logIdOf(EVENTS.sessionEnded, seed), timeMs: detection.timeMs, eventName: EVENTS.sessionEnded, severity: 'WARN', traceId: '', spanId: '', body: '', attributes });
-      this.out.batch.metrics.push(metricPoint(METRICS.sessionEnds, { id: pointIdOf(METRICS.sessionEnds, seed), timeMs: detection.timeMs, attributes: { reason: 'abandoned' } }));
-    }
+    const { mode, sessionId, timeMs, toolUseId, process, agentPid, port } = detection;
+    const cause = detection.cause || undefined;
+    const processTold = process && { pid: process.pid, commandLine: process.commandLine, ppid: process.ppid };
+    this.out.events.push({ kind: 'FailureDetected', id, mode, sessionId, timeMs, cause, toolUseId, process: processTold, agentPid, port, traceId: call?.traceId ?? '', spanId: call?.spanId ?? '' });
+    // DESIGN: a session that went idle with no SessionEnd ends as `abandoned`.
+    if (mode === 'abandoned_session') this.out.events.push({ kind: 'SessionEnded', sessionId, reason: 'abandoned', timeMs, detectionId: id, cause: detection.cause });
   }
 }

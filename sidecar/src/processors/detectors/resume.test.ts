@@ -12,6 +12,7 @@ import { ATTRS, EVENTS } from '../../semconv.js';
 import { ABANDON_GRACE_MS } from './abandoned-session.js';
 import { Facts } from './facts.js';
 import { FailureModeDetector } from './index.js';
+import { encode } from '../encode/index.js';
 
 const SESSION = 'dddddddd-0000-4000-8000-000000000001';
 const T0 = Date.parse('2026-10-01T12:00:00Z');
@@ -63,7 +64,7 @@ const emitted = new WeakMap<FailureModeDetector, LogRecord[]>();
 function abandonments(detector: FailureModeDetector) {
   const logs = emitted.get(detector) ?? [];
   emitted.set(detector, logs);
-  const fresh = detector.drain().batch.logs.filter((log) => log.eventName === EVENTS.failureModeDetected && log.attributes.mode === 'abandoned_session');
+  const fresh = encode(detector.drain().events).logs.filter((log) => log.eventName === EVENTS.failureModeDetected && log.attributes.mode === 'abandoned_session');
   logs.push(...fresh);
   return logs.map((log) => ({
     sessionId: log.attributes[ATTRS.sessionId],

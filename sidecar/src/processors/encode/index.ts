@@ -6,6 +6,7 @@ import { hooksBySpan, type Correlated, type CorrelationEvent, type SessionStartC
 import { concatBatches, emptyBatch, type TelemetryBatch } from '../../model.js';
 import { sessionStartSeed } from '../../semconv.js';
 import { encodeChat } from './chats.js';
+import { encodeFailure, encodeStateChange } from './failures.js';
 import { encodeHookRecord } from './hooks.js';
 import { encodeHookBlock } from './permission-blocks.js';
 import { confirmationsOf, encodeHookSessionStart, encodeSessionEnd, encodeSessionStart } from './sessions.js';
@@ -45,6 +46,12 @@ export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
         break;
       case 'ShellCommandEnded':
         encodeShellCommand(event, out);
+        break;
+      case 'FailureDetected':
+        encodeFailure(event, out);
+        break;
+      case 'SessionStateChanged':
+        encodeStateChange(event, out);
         break;
       case 'HookRecorded':
         encodeHookRecord(event, out);
