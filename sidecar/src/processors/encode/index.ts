@@ -6,12 +6,14 @@ import { hooksBySpan, type Correlated, type CorrelationEvent, type SessionStartC
 import { concatBatches, emptyBatch, type TelemetryBatch } from '../../model.js';
 import { sessionStartSeed } from '../../semconv.js';
 import { encodeChat } from './chats.js';
+import { encodeCost } from './costs.js';
 import { encodeFailure, encodeStateChange } from './failures.js';
 import { encodeHookRecord } from './hooks.js';
 import { encodeHookBlock } from './permission-blocks.js';
 import { confirmationsOf, encodeHookSessionStart, encodeSessionEnd, encodeSessionStart } from './sessions.js';
 import { encodeShellCommand } from './shell.js';
 import { encodeToolCall } from './tool-calls.js';
+import { encodeApiError, encodePermissionMode, encodeSubagent, encodeUserShellCommand } from './transcript-facts.js';
 import { encodeCompaction, encodeTurn } from './turns.js';
 
 export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
@@ -31,6 +33,21 @@ export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
         break;
       case 'ChatCompleted':
         encodeChat(event, out);
+        break;
+      case 'SubagentEnded':
+        encodeSubagent(event, out);
+        break;
+      case 'PermissionModeChanged':
+        encodePermissionMode(event, out);
+        break;
+      case 'UserShellCommand':
+        encodeUserShellCommand(event, out);
+        break;
+      case 'ApiErrorOccurred':
+        encodeApiError(event, out);
+        break;
+      case 'CostReported':
+        encodeCost(event, out);
         break;
       case 'SessionStarted':
         encodeSessionStart(event, out, confirmed.get(sessionStartSeed(event.sessionId, event.messageUuid)));

@@ -1,5 +1,4 @@
 // Conversation rows of any thread (main or subagent): responses become chats and tool calls, results end calls.
-import { EVENTS } from '../../semconv.js';
 import { toolResults, toolUses } from '../classify.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import type { Parts, ThreadRow } from './types.js';
@@ -26,17 +25,8 @@ export class Conversation {
       chats.finish(session, thread);
       if (turn && entry.isApiErrorMessage) {
         turn.lastAssistantWasApiError = true;
-        this.parts.out.log({
-          eventName: EVENTS.apiError,
-          severity: 'ERROR',
-          timeMs: entry.timeMs,
-          sessionId: session.id,
-          traceId: scope.traceId,
-          spanId: scope.parentSpanId,
-          body: textOf(entry),
-          attributes: { 'message.uuid': entry.uuid },
-          idSeed: entry.uuid,
-        });
+        const { traceId, parentSpanId } = scope;
+        this.parts.out.event({ kind: 'ApiErrorOccurred', traceId, spanId: parentSpanId, sessionId: session.id, messageUuid: entry.uuid, text: textOf(entry), timeMs: entry.timeMs });
       }
       return;
     }

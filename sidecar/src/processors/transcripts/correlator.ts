@@ -56,8 +56,7 @@ export class TranscriptCorrelator {
     if (entry.costState) {
       const lastMs = sessions.find(entry.sessionId)?.lastMs ?? 0;
       const timeMs = lastMs || (Number.isFinite(entry.timeMs) ? entry.timeMs : 0);
-      const { log, metrics } = this.reportedCosts.telemetry(entry.sessionId, timeMs, entry.costState);
-      this.parts.out.push([log], metrics);
+      this.parts.out.event(this.reportedCosts.reported(entry.sessionId, timeMs, entry.costState));
       return;
     }
     if (entry.hookBlock) {

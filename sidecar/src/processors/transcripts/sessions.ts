@@ -1,6 +1,4 @@
 // Sessions by id, and their permission mode: a change of mode is a log record of its own.
-import type { Attributes } from '../../model.js';
-import { EVENTS } from '../../semconv.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import type { Parts, Session, TranscriptFile } from './types.js';
 
@@ -74,16 +72,6 @@ export class Sessions {
     session.permissionMode = mode;
     // The first mode of a session is told only from the file's start: a re-read from a checkpoint would repeat it.
     if (previous === undefined && !this.parts.starts.isReadFromStart(file.path)) return;
-    const attributes: Attributes = { 'ccotel.permission.mode': mode };
-    if (previous !== undefined) attributes['ccotel.permission.previous_mode'] = previous;
-    const severity = mode === 'bypassPermissions' ? 'WARN' : 'INFO';
-    this.parts.out.log({
-      eventName: EVENTS.permissionModeChanged,
-      severity,
-      timeMs,
-      sessionId: session.id,
-      attributes,
-      idSeed: `${session.id}:${timeMs}:${mode}`,
-    });
+    this.parts.out.event({ kind: 'PermissionModeChanged', sessionId: session.id, mode, previousMode: previous, timeMs });
   }
 }

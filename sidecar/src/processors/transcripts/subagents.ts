@@ -2,7 +2,6 @@
 // agent id a call's result names, or by the prompt both share; rows and call may arrive in either order, so an
 // agent's records are held until it is linked (or, with no call found, given a trace of its own).
 import { spanIdOf, traceIdOf } from '../../ids.js';
-import { commonAttributes } from '../../semconv.js';
 import type { Agent, Chat, Parts, PendingTool, Row, Session, TaskCall } from './types.js';
 
 const AGENT_TOOLS = new Set(['Task', 'Agent']);
@@ -154,24 +153,17 @@ export class Subagents {
     }
     if (session) this.parts.chats.finish(session, `agent:${agent.id}`);
     if (warmup) return;
-    const type = agent.type ?? 'subagent';
-    this.parts.out.span({
+    this.parts.out.event({
+      kind: 'SubagentEnded',
       traceId: agent.link.traceId,
       spanId: agent.spanId,
       parentSpanId: agent.link.toolSpanId,
-      name: `invoke_agent ${type}`,
-      kind: 'internal',
+      sessionId: agent.sessionId,
+      agentId: agent.id,
+      agentType: agent.type ?? 'subagent',
+      toolUseId: agent.link.toolUseId || undefined,
       startMs: agent.firstMs,
       endMs: agent.lastMs,
-      status: 'unset',
-      statusMessage: '',
-      attributes: {
-        ...commonAttributes(agent.sessionId, 'invoke_agent'),
-        'gen_ai.agent.name': type,
-        'ccotel.agent.id': agent.id,
-        ...(agent.link.toolUseId ? { tool_use_id: agent.link.toolUseId } : {}),
-      },
-      events: [],
     });
   }
 }

@@ -1,6 +1,5 @@
 // Slash commands and bash-mode commands (`!`) with their outputs: rows between turns, never prompts. A command
 // waits on its session until the model answers it (then it is a turn's prompt) or its output shows it was local.
-import { EVENTS } from '../../semconv.js';
 import { isCommandExpansion, isCommandOutput, userInput } from '../classify.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import { sessionStartSource, startingRow } from './session-starts.js';
@@ -35,14 +34,6 @@ export class UserInputs {
    * see it. No span: it belongs to no turn and no tool call. Keyed by time and command: a resume's copy repeats it.
    */
   private emitUserShellCommand(session: Session, entry: TranscriptEntry, command: string): void {
-    this.parts.out.log({
-      eventName: EVENTS.shellCommand,
-      severity: 'INFO',
-      timeMs: entry.timeMs,
-      sessionId: session.id,
-      body: command,
-      attributes: { 'process.command_line': command, cwd: entry.cwd ?? '', 'ccotel.shell.origin': 'bash_mode', 'message.uuid': entry.uuid },
-      idSeed: `bash-mode:${entry.timeMs}:${command}`,
-    });
+    this.parts.out.event({ kind: 'UserShellCommand', sessionId: session.id, command, cwd: entry.cwd, messageUuid: entry.uuid, timeMs: entry.timeMs });
   }
 }

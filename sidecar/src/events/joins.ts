@@ -1,0 +1,134 @@
+// What the joins tell: hook events (their records, what they add to a span or a start, the starts, ends and
+// permission blocks they imply), shell commands, failure modes and session states.
+import type { Attributes, SpanEvent } from '../model.js';
+import type { SpanContext } from './transcript.js';
+
+/** A session start only a SessionStart hook told: at the prompt `messageUuid` it preceded, or (none) of its own. */
+export interface HookSessionStarted {
+  kind: 'HookSessionStarted';
+  sessionId: string;
+  source: string;
+  timeMs: number;
+  messageUuid?: string;
+  /** When the hook fired (20 digits of ns): names a start no prompt followed. */
+  firedAtNs: string;
+}
+
+/** A session ended: told by its SessionEnd hook (spool file `hookFile`), or found abandoned (`detectionId`). */
+export interface SessionEnded {
+  kind: 'SessionEnded';
+  sessionId: string;
+  reason: string;
+  timeMs: number;
+  hookFile?: string;
+  detectionId?: string;
+  /** Abandoned: the likely cause. */
+  cause?: string;
+}
+
+/** The hooks tell a permission block of a tool call the transcript did not call denied. */
+export interface PermissionBlocked extends SpanContext {
+  kind: 'PermissionBlocked';
+  sessionId: string;
+  toolUseId: string;
+  toolName: string;
+  source: string;
+  timeMs: number;
+}
+
+/** A shell command of the shell log ended (or was given up on): its `shell {program}` span and log record. */
+export interface ShellCommandEnded extends SpanContext {
+  kind: 'ShellCommandEnded';
+  /** The Bash tool span it ran under, or the span an inherited TRACEPARENT names ('' : none). */
+  parentSpanId: string;
+  sessionId: string;
+  pid: number;
+  parentPid?: number;
+  /** The Bash call it ran under. */
+  toolUseId?: string;
+  startMs: number;
+  /** Undefined when the command ended with no exit status. */
+  endMs?: number;
+  /** The span's end: the command's, or (killed before its end line) its tool call's. */
+  spanEndMs: number;
+  /** As run; cut by the shell script when `truncated` (ending in `…`). */
+  commandLine: string;
+  /** Length of the command as run. */
+  commandLength: number;
+  truncated: boolean;
+  /** Its end line was read (which may still lack an exit status). */
+  ended: boolean;
+  exitStatus?: number;
+  /** What the shell told of its process, when it told it. */
+  process: { groupLeaderPid?: number; sessionLeaderPid?: number; tty?: string; cwd?: string; traceparent?: string };
+}
+
+/** A Claude Code hook event, as it is read from the spool (whether or not its span came yet). */
+export interface HookFired {
+  kind: 'HookFired';
+  /** `hook_event_name`: SessionStart, PreToolUse, Stop, … */
+  name: string;
+  sessionId: string;
+  timeMs: number;
+  /** What the hook said, as its log record carries it (source, reason, notification_type, …). */
+  attributes: Attributes;
+  /** The spool file it came in: names the event (a re-read gives the same ids). */
+  file: string;
+}
+
+/** A hook event joined onto a span of the same round: the pipeline adds it as a span event (and a failure as the span's error). */
+export interface HookAttached {
+  kind: 'HookAttached';
+  spanId: string;
+  event: SpanEvent;
+  /** StopFailure: the span's error message. */
+  failure?: string;
+}
+
+/** A hook event's record goes out, in the trace context of the span it was joined onto (none: empty). */
+export interface HookRecorded extends SpanContext {
+  kind: 'HookRecorded';
+  name: string;
+  sessionId: string;
+  timeMs: number;
+  attributes: Attributes;
+  body: string;
+  /** The spool file it came in: names its record. */
+  file: string;
+}
+
+/** A SessionStart hook confirmed the transcript's start at the prompt `messageUuid`: its source replaces the inferred one. */
+export interface SessionStartConfirmed {
+  kind: 'SessionStartConfirmed';
+  sessionId: string;
+  messageUuid: string;
+  source: string;
+}
+
+/** A failure-mode detection (DESIGN section 6), in the trace context of its tool call (none: empty); `id` names its record. */
+export interface FailureDetected extends SpanContext {
+  kind: 'FailureDetected';
+  id: string;
+  mode: string;
+  sessionId: string;
+  timeMs: number;
+  cause?: string;
+  toolUseId?: string;
+  /** The process it is about. */
+  process?: { pid: number; commandLine: string; ppid: number };
+  /** abandoned_session: the Claude Code process that vanished. */
+  agentPid?: number;
+  /** A listener's port. */
+  port?: number;
+}
+
+/** A session's state changed (idle, running, waiting_for_input, resumed, ended, abandoned); `id` names its record. */
+export interface SessionStateChanged {
+  kind: 'SessionStateChanged';
+  id: string;
+  sessionId: string;
+  state: string;
+  previousState?: string;
+  reason: string;
+  timeMs: number;
+}
