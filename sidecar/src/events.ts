@@ -3,7 +3,7 @@
 // state) subscribes to the kinds it names and publishes its own (events/joins.ts). The encoder alone turns them into
 // spans, logs and points (processors/encode): what a join adds to an item of the same round (a hook on a span, a
 // hook's source on a session start) is an event the encoder applies as it builds that item.
-import { emptyBatch, type Ack, type TelemetryBatch } from './model.js';
+import type { Ack } from './model.js';
 import type { FailureDetected, HookAttached, HookFired, HookRecorded, HookSessionStarted, PermissionBlocked, SessionEnded, SessionStartConfirmed, SessionStateChanged, ShellCommandEnded } from './events/joins.js';
 import type { ApiErrorOccurred, ChatCompleted, CompactionOccurred, CostReported, PermissionModeChanged, SessionStarted, SubagentEnded, ToolCallEnded, TurnEnded, UserShellCommand } from './events/transcript.js';
 
@@ -34,14 +34,9 @@ export type CorrelationEvent =
 
 export type EventKind = CorrelationEvent['kind'];
 
-/** Telemetry and the events told about it, taken together from a correlator or a join. */
-export interface Correlated {
-  batch: TelemetryBatch;
+/** What a join publishes: events, and what to run once the sinks accepted their telemetry. */
+export interface Joined {
   events: CorrelationEvent[];
-}
-
-/** What a join adds: telemetry, events, and what to run once the sinks accepted the telemetry. */
-export interface Joined extends Correlated {
   acks: Ack[];
 }
 
@@ -55,7 +50,7 @@ export interface Join {
   readonly produces: readonly EventKind[];
   /** Events of the kinds it consumes, from the transcript correlator and the joins before it, in order. */
   observe(events: readonly CorrelationEvent[]): void;
-  /** Items and events produced since the last call, with what to do once the sinks accepted the items. */
+  /** Events published since the last call, with what to do once the sinks accepted their telemetry. */
   drain(): Joined;
   /** End of input (backfill): give up waiting for anything and emit what is held. */
   finish(): void;
@@ -71,8 +66,4 @@ export function hooksBySpan(events: readonly CorrelationEvent[]): Map<string, Ho
     else bySpan.set(event.spanId, [event]);
   }
   return bySpan;
-}
-
-export function emptyCorrelated(): Correlated {
-  return { batch: emptyBatch(), events: [] };
 }

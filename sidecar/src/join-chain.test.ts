@@ -1,9 +1,8 @@
 // The join chain on made-up joins and events: order from what each join consumes and produces, each join handed
-// only its kinds, and what a join adds to an item of the round applied before the round leaves.
+// only its kinds.
 import { describe, expect, it } from 'vitest';
 import type { CorrelationEvent, EventKind, Join, Joined } from './events.js';
 import { inDependencyOrder, JoinChain } from './join-chain.js';
-import { emptyBatch, type SpanRecord, type TelemetryBatch } from './model.js';
 
 /** A join that records what it was handed, and publishes `publish` once. */
 class FakeJoin implements Join {
@@ -22,7 +21,7 @@ class FakeJoin implements Join {
   drain(): Joined {
     const events = this.publish;
     this.publish = [];
-    return { batch: emptyBatch(), events, acks: [] };
+    return { events, acks: [] };
   }
 
   finish(): void {}
@@ -36,10 +35,6 @@ const command: CorrelationEvent = {
 const call: CorrelationEvent = {
   kind: 'ToolCallEnded', traceId: 't'.repeat(32), spanId: 'a'.repeat(16), sessionId: 's', toolUseId: 'toolu_1', toolName: 'Bash', input: { command: 'ls' }, outcome: 'success', startMs: 1, endMs: 2, endedAtMs: 2, parentSpanId: 'r'.repeat(16),
 };
-
-function span(spanId: string, events: SpanRecord['events'] = []): SpanRecord {
-  return { traceId: 't'.repeat(32), spanId, parentSpanId: '', name: 'execute_tool Bash', kind: 'internal', startMs: 0, endMs: 10, status: 'unset', statusMessage: '', attributes: {}, events };
-}
 
 describe('JoinChain', () => {
   it('runs each join after the joins publishing what it consumes, otherwise in the order given', () => {
@@ -61,23 +56,9 @@ describe('JoinChain', () => {
     const shell = new FakeJoin('shell', ['ToolCallEnded'], ['ShellCommandEnded'], [command]);
     const detector = new FakeJoin('detector', ['ShellCommandEnded'], ['FailureDetected'], [failure]);
     const state = new FakeJoin('state', ['FailureDetected', 'ToolCallEnded'], []);
-    new JoinChain([state, detector, shell]).run({ batch: emptyBatch(), events: [call] });
+    new JoinChain([state, detector, shell]).run([call]);
     expect(shell.seen).toEqual(['ToolCallEnded']);
     expect(detector.seen).toEqual(['ShellCommandEnded']);
     expect(state.seen).toEqual(['ToolCallEnded', 'FailureDetected']);
-  });
-
-  it('adds the hooks joined onto a span of the round as its events, in time order, and a StopFailure as its error', () => {
-    const spanId = 'b'.repeat(16);
-    const hooks = new FakeJoin('hooks', ['TurnEnded'], ['HookAttached'], [
-      { kind: 'HookAttached', spanId, event: { name: 'Stop', timeMs: 9, attributes: {} } },
-      { kind: 'HookAttached', spanId, event: { name: 'UserPromptSubmit', timeMs: 1, attributes: {} } },
-      { kind: 'HookAttached', spanId, event: { name: 'StopFailure', timeMs: 10, attributes: {} }, failure: 'rate_limit' },
-    ]);
-    const round: TelemetryBatch = { spans: [span(spanId, [{ name: 'compaction', timeMs: 5, attributes: {} }]), span('c'.repeat(16))], logs: [], metrics: [] };
-    const { batch } = new JoinChain([hooks]).run({ batch: round, events: [] });
-    expect(batch.spans[0].events.map((event) => event.name)).toEqual(['UserPromptSubmit', 'compaction', 'Stop', 'StopFailure']);
-    expect(batch.spans[0]).toMatchObject({ status: 'error', statusMessage: 'rate_limit' });
-    expect(batch.spans[1]).toMatchObject({ status: 'unset', events: [] });
   });
 });

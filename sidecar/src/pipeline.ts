@@ -7,7 +7,7 @@ import type { Join } from './events.js';
 import { JoinChain } from './join-chain.js';
 import { batchSize, concatBatches, emptyBatch, type Ack, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
-import { encodeCorrelated } from './processors/encode/index.js';
+import { encode } from './processors/encode/index.js';
 import type { TranscriptFile } from './records/transcript.js';
 import { parseTranscriptLine } from './processors/parse-transcript.js';
 import type { SkipReason } from './processors/transcript-entry.js';
@@ -194,11 +194,11 @@ export class Pipeline {
     return batchSize(this.pending) >= FLUSH_ITEMS || this.inputBytes >= FLUSH_INPUT_BYTES;
   }
 
-  /** Move what the correlator emitted, and what the joins add to it, encoded, into the pending batch. */
+  /** Encode what the correlator and the joins told into the pending batch (correlator → joins → encoder). */
   private collect(): void {
     const joined = this.joins.run(this.correlator.drain());
     this.pendingAcks.push(...joined.acks);
-    this.pending = concatBatches(this.pending, encodeCorrelated(joined));
+    this.pending = concatBatches(this.pending, encode(joined.events));
   }
 
   private take(): TelemetryBatch {

@@ -4,7 +4,7 @@ import type { TelemetryBatch } from '../../sidecar/src/model.js';
 import { TranscriptCorrelator } from '../../sidecar/src/processors/transcripts/correlator.js';
 import type { TranscriptFile } from '../../sidecar/src/records/transcript.js';
 import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcript.js';
-import { encodeCorrelated } from '../../sidecar/src/processors/encode/index.js';
+import { encode } from '../../sidecar/src/processors/encode/index.js';
 
 export const SESSION = '0b9a5c1e-0000-4000-8000-000000000001';
 export const MAIN: TranscriptFile = { path: '/p/main.jsonl', kind: 'main' };
@@ -50,7 +50,7 @@ export function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
     });
   }
   correlator.finish();
-  return encodeCorrelated(correlator.drain());
+  return encode(correlator.drain());
 }
 
 export const spansNamed = (batch: TelemetryBatch, prefix: string) => batch.spans.filter((span) => span.name.startsWith(prefix));

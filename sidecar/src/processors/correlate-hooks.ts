@@ -11,7 +11,7 @@
 //   or a PermissionRequest with no PostToolUse / PostToolUseFailure, gives a permission block when the transcript
 //   did not already call the call denied (same id as the transcript's block: one block per tool_use_id).
 // A spool file is acknowledged (deleted) once everything built from it is in the output.
-import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type PermissionBlocked, type SessionStarted, type SpanContext, type ToolCallEnded, type TurnEnded } from '../events.js';
+import { type CorrelationEvent, type Join, type Joined, type PermissionBlocked, type SessionStarted, type SpanContext, type ToolCallEnded, type TurnEnded } from '../events.js';
 import type { Ack, ContentLevel } from '../model.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { toolSpanId } from '../semconv.js';
@@ -59,7 +59,7 @@ export class HookCorrelator implements Join {
   readonly consumes = ['SessionStarted', 'ToolCallEnded', 'TurnEnded'] as const;
   readonly produces = ['HookFired', 'HookRecorded', 'HookAttached', 'SessionStartConfirmed', 'HookSessionStarted', 'SessionEnded', 'PermissionBlocked'] as const;
   readonly stats: HookCorrelatorStats = { events: 0, attached: 0, late: 0, unmatched: 0 };
-  private out: Correlated = emptyCorrelated();
+  private events: CorrelationEvent[] = [];
   private acks: Ack[] = [];
   private readonly toolWaiting = new Map<string, Hook[]>();
   private turnWaiting: Hook[] = [];
@@ -81,12 +81,12 @@ export class HookCorrelator implements Join {
     const hook = this.reader.normalize(event);
     this.stats.events++;
     for (const listener of this.options.listeners ?? []) listener(hook);
-    this.out.events.push({ kind: 'HookFired', name: hook.name, sessionId: hook.sessionId, timeMs: hook.timeMs, attributes: hook.attributes, file: hook.event.file });
+    this.events.push({ kind: 'HookFired', name: hook.name, sessionId: hook.sessionId, timeMs: hook.timeMs, attributes: hook.attributes, file: hook.event.file });
     if (hook.name === 'SessionStart') {
       this.push(this.startWaiting, hook.sessionId, hook);
       return;
     }
-    if (hook.name === 'SessionEnd') this.out.events.push(hookSessionEnd(hook));
+    if (hook.name === 'SessionEnd') this.events.push(hookSessionEnd(hook));
     if (hook.toolUseId !== undefined && TOOL_EVENTS.has(hook.name)) {
       const out = this.toolsOut.get(hook.toolUseId);
       // The call's outcome (and block) was decided when its span went out: nothing to gather for it any more.
@@ -115,8 +115,8 @@ export class HookCorrelator implements Join {
   }
 
   drain(): Joined {
-    const result = { ...this.out, acks: this.acks };
-    this.out = emptyCorrelated();
+    const result = { events: this.events, acks: this.acks };
+    this.events = [];
     this.acks = [];
     return result;
   }
@@ -204,7 +204,7 @@ export class HookCorrelator implements Join {
   /** `failure`: the span's error message (StopFailure). */
   private attach(context: SpanContext, hook: Hook, failure?: string): void {
     const event = { name: hook.name, timeMs: hook.timeMs, attributes: hook.attributes };
-    this.out.events.push({ kind: 'HookAttached', spanId: context.spanId, event, failure });
+    this.events.push({ kind: 'HookAttached', spanId: context.spanId, event, failure });
     this.stats.attached++;
     this.emitLog(hook, context);
     this.acks.push(hook.event.ack);
@@ -250,7 +250,7 @@ export class HookCorrelator implements Join {
     const start = fork ? this.takeFirstStart(sessionId) : this.takeStartBefore(sessionId, transcriptStart.timeMs);
     if (!start) return;
     const source = String(start.attributes.source ?? transcriptStart.source);
-    this.out.events.push({ kind: 'SessionStartConfirmed', sessionId, messageUuid, source });
+    this.events.push({ kind: 'SessionStartConfirmed', sessionId, messageUuid, source });
     this.emitLog(start, NO_SPAN);
     this.acks.push(start.event.ack);
   }
@@ -265,17 +265,17 @@ export class HookCorrelator implements Join {
   /** A session start seen only by the hook: at the prompt `messageUuid` (the transcript's id for it), or its own. */
   private emitStart(hook: Hook, timeMs: number, messageUuid?: string): void {
     // A fork's start that came after the transcript's copy told the same start: only its hook record.
-    if (hook.attributes.source !== 'fork' || !this.forksFromTranscript.has(hook.sessionId)) this.out.events.push(hookSessionStart(hook, timeMs, messageUuid));
+    if (hook.attributes.source !== 'fork' || !this.forksFromTranscript.has(hook.sessionId)) this.events.push(hookSessionStart(hook, timeMs, messageUuid));
     this.emitLog(hook, NO_SPAN);
     this.acks.push(hook.event.ack);
   }
 
   private emitBlock(blocked: PermissionBlocked | undefined): void {
-    if (blocked) this.out.events.push(blocked);
+    if (blocked) this.events.push(blocked);
   }
 
   private emitLog(hook: Hook, context: SpanContext): void {
-    this.out.events.push(hookRecorded(hook, context));
+    this.events.push(hookRecorded(hook, context));
   }
 
   private push(map: Map<string, Hook[]>, key: string, hook: Hook): void {

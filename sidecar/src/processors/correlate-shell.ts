@@ -5,7 +5,7 @@
 // comes (no transcript, or given up) gets a trace of its own, or the TRACEPARENT's (Claude Code's native trace).
 // A command killed before its EXIT trap ran has no end: it ends with its tool call.
 import { spanIdOf, traceIdOf } from '../ids.js';
-import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type ToolCallEnded } from '../events.js';
+import { type CorrelationEvent, type Join, type Joined, type ToolCallEnded } from '../events.js';
 import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
 
 export interface ShellCommand {
@@ -52,7 +52,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   readonly stats: ShellCorrelatorStats = { commands: 0, underToolSpan: 0, withoutToolSpan: 0, withoutEnd: 0, endWithoutStart: 0 };
   readonly consumes = ['ToolCallEnded'] as const;
   readonly produces = ['ShellCommandEnded'] as const;
-  private out: Correlated = emptyCorrelated();
+  private events: CorrelationEvent[] = [];
   private readonly waiting = new Map<string, ShellCommand>();
   private readonly bashSpans = new Map<string, BashSpan[]>();
   private readonly spansById = new Map<string, BashSpan>();
@@ -84,9 +84,9 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   }
 
   drain(): Joined {
-    const taken = this.out;
-    this.out = emptyCorrelated();
-    return { ...taken, acks: [] };
+    const events = this.events;
+    this.events = [];
+    return { events, acks: [] };
   }
 
   /** Stop waiting for commands started before `beforeMs`: emit them with what is known. */
@@ -178,7 +178,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
     const commandLine = truncated ? `${(start?.cmd ?? '').replace(/\S*$/, '')}…` : (start?.cmd ?? '');
     const spanId = spanIdOf('shell', command.sessionId, String(command.pid), String(command.seq), String(start?.ts ?? command.end?.ts ?? ''));
     const told = <T>(value: T | null | undefined): T | undefined => (value === null || value === '' ? undefined : value);
-    this.out.events.push({
+    this.events.push({
       kind: 'ShellCommandEnded',
       traceId,
       spanId,

@@ -6,7 +6,6 @@
 // its id comes from the event that caused it, so a re-read reports each change once.
 import { recordIdOf } from '../ids.js';
 import type { CorrelationEvent, HookFired, Join, Joined } from '../events.js';
-import { emptyBatch } from '../model.js';
 
 export type SessionState = 'idle' | 'running' | 'waiting_for_input' | 'resumed' | 'ended' | 'abandoned';
 
@@ -31,7 +30,7 @@ export class SessionStateTracker implements Join {
   drain(): Joined {
     const events = this.out;
     this.out = [];
-    return { batch: emptyBatch(), events, acks: [] };
+    return { events, acks: [] };
   }
 
   finish(): void {}

@@ -4,7 +4,7 @@
 // log record naming the session, tool call, pid, command and (listeners) port).
 // Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
-import { emptyCorrelated, hooksBySpan, type Correlated, type CorrelationEvent, type Join, type Joined } from '../../events.js';
+import { hooksBySpan, type CorrelationEvent, type Join, type Joined } from '../../events.js';
 import type { ProcessScan } from '../../records/process-scan.js';
 import type { Hook } from '../hook-input.js';
 import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
@@ -40,7 +40,7 @@ export class FailureModeDetector implements Join {
   readonly consumes = ['ToolCallEnded', 'TurnEnded', 'ShellCommandEnded', 'HookAttached'] as const;
   readonly produces = ['FailureDetected', 'SessionEnded'] as const;
   readonly facts = new Facts();
-  private out: Correlated = emptyCorrelated();
+  private events: CorrelationEvent[] = [];
   private readonly reported = new Set<string>();
   /** Asks for a look at the process table in `delayMs` (set by `run`: an event after which a detection may be due). */
   requestScan: (delayMs: number) => void = () => {};
@@ -135,9 +135,9 @@ export class FailureModeDetector implements Join {
   }
 
   drain(): Joined {
-    const taken = this.out;
-    this.out = emptyCorrelated();
-    return { ...taken, acks: [] };
+    const events = this.events;
+    this.events = [];
+    return { events, acks: [] };
   }
 
   /** End of input (backfill, no process table): hooked sessions silent for the idle time with no SessionEnd. */
@@ -169,8 +169,8 @@ export class FailureModeDetector implements Join {
     const { mode, sessionId, timeMs, toolUseId, process, agentPid, port } = detection;
     const cause = detection.cause || undefined;
     const processTold = process && { pid: process.pid, commandLine: process.commandLine, ppid: process.ppid };
-    this.out.events.push({ kind: 'FailureDetected', id, mode, sessionId, timeMs, cause, toolUseId, process: processTold, agentPid, port, traceId: call?.traceId ?? '', spanId: call?.spanId ?? '' });
+    this.events.push({ kind: 'FailureDetected', id, mode, sessionId, timeMs, cause, toolUseId, process: processTold, agentPid, port, traceId: call?.traceId ?? '', spanId: call?.spanId ?? '' });
     // DESIGN: a session that went idle with no SessionEnd ends as `abandoned`.
-    if (mode === 'abandoned_session') this.out.events.push({ kind: 'SessionEnded', sessionId, reason: 'abandoned', timeMs, detectionId: id, cause: detection.cause });
+    if (mode === 'abandoned_session') this.events.push({ kind: 'SessionEnded', sessionId, reason: 'abandoned', timeMs, detectionId: id, cause: detection.cause });
   }
 }

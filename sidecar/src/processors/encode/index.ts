@@ -2,8 +2,8 @@
 // semconv.ts). What the joins add to an event (a hook on a span, a hook's source on a session start) comes as an
 // event of the same round, applied here as the item is built: nothing already encoded is edited. One file per
 // family of events.
-import { hooksBySpan, type Correlated, type CorrelationEvent, type SessionStartConfirmed } from '../../events.js';
-import { concatBatches, emptyBatch, type TelemetryBatch } from '../../model.js';
+import { hooksBySpan, type CorrelationEvent, type SessionStartConfirmed } from '../../events.js';
+import { emptyBatch, type TelemetryBatch } from '../../model.js';
 import { sessionStartSeed } from '../../semconv.js';
 import { encodeChat } from './chats.js';
 import { encodeCost } from './costs.js';
@@ -76,9 +76,4 @@ export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
     }
   }
   return out;
-}
-
-/** What a stage emitted already encoded, with its events encoded after it. */
-export function encodeCorrelated({ batch, events }: Correlated): TelemetryBatch {
-  return concatBatches(batch, encode(events));
 }

@@ -6,7 +6,7 @@ import { Rng } from '../../../../test/generator/random.js';
 import { MAIN, SESSION, assistant, base, correlate, prompt, result, spansNamed, toolUse, turnRoots } from '../../../../test/generators/transcript-rows.js';
 import { TranscriptCorrelator } from './correlator.js';
 import { parseTranscriptLine } from '../parse-transcript.js';
-import { encodeCorrelated } from '../encode/index.js';
+import { encode } from '../encode/index.js';
 
 const text = (value: string) => [{ type: 'text', text: value }];
 /** 1.0.x / 2.0.x: a prompt command is a command row, then the expanded prompt as a meta row. */
@@ -127,7 +127,7 @@ describe('rows after a turn was closed for idleness', () => {
     correlator.closeIdle(Number.POSITIVE_INFINITY);
     feed([result('toolu_l', 'late'), assistant('msg_l2', 'req_l2', text('finally'), { output_tokens: 4 }, 'end_turn')]);
     correlator.finish();
-    const batch = encodeCorrelated(correlator.drain());
+    const batch = encode(correlator.drain());
     const late = spansNamed(batch, 'chat ').find((s) => s.attributes['gen_ai.response.id'] === 'msg_l2') as SpanRecord;
     expect(late.parentSpanId).toBe(turnRoots(batch)[0].spanId);
     expect(late.traceId).toBe(turnRoots(batch)[0].traceId);

@@ -7,7 +7,7 @@ import type { TelemetryBatch } from '../../model.js';
 import { spansNamed, turnRoots } from '../../../../test/generators/transcript-rows.js';
 import { TranscriptCorrelator } from './correlator.js';
 import { parseTranscriptLine } from '../parse-transcript.js';
-import { encodeCorrelated } from '../encode/index.js';
+import { encode } from '../encode/index.js';
 
 const RECORDED = join(import.meta.dirname, '..', '..', '..', '..', 'test', 'fixtures', 'formats', '2.1.332');
 
@@ -26,7 +26,7 @@ function correlateRecorded(sample: string): { batch: TelemetryBatch; skipped: st
     offset += Buffer.byteLength(line) + 1;
   }
   correlator.finish();
-  return { batch: encodeCorrelated(correlator.drain()), skipped };
+  return { batch: encode(correlator.drain()), skipped };
 }
 
 const logsNamed = (batch: TelemetryBatch, name: string) => batch.logs.filter((log) => log.eventName === name);

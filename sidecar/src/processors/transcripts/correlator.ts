@@ -3,7 +3,7 @@
 // `invoke_agent {type}` under the tool call that started them. Items are emitted once they are final, so a
 // sink that keeps the first copy of an id keeps the right one; every id and timestamp comes from the input.
 // This class routes each row to the part that owns its concern (files of this folder) and closes idle sessions.
-import type { Correlated } from '../../events.js';
+import type { CorrelationEvent } from '../../events.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import { ReportedCosts } from '../reported-cost.js';
 import { Chats } from './chats.js';
@@ -46,8 +46,8 @@ export class TranscriptCorrelator {
     this.parts.starts.readingFromStart(path);
   }
 
-  /** Take everything emitted so far, with the events told about it. */
-  drain(): Correlated {
+  /** Take the events told so far. */
+  drain(): CorrelationEvent[] {
     return this.parts.out.drain();
   }
 
