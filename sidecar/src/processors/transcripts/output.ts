@@ -1,7 +1,7 @@
 // Where the correlator's events go: out, or, for a subagent not linked yet, held with its trace id to come
 // (`HeldEvents`). The encoder (processors/encode) makes the records of them.
 import type { CorrelationEvent } from '../../events.js';
-import { HeldEvents } from './held-records.js';
+import { HeldEvents } from './held-events.js';
 import type { Scope } from './types.js';
 
 export class Output {
