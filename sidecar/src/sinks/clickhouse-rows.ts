@@ -35,15 +35,23 @@ export function stringMap(attributes: Attributes): Record<string, string> {
   return map;
 }
 
-/** The last second formatted: rows come in time order, so most times share it with the row before. */
-let formattedSecond = { second: NaN, text: '' };
+/**
+ * `YYYY-MM-DD hh:mm:` of each minute met so far: a metric row holds times of two minutes (its bucket's start
+ * and end), and rows come in time order, so a few minutes cover most rows. Cleared past a bound.
+ */
+const minuteTexts = new Map<number, string>();
+const MAX_MINUTE_TEXTS = 10_000;
 
 function secondText(second: number): string {
-  if (formattedSecond.second !== second) {
-    const iso = new Date(second * 1000).toISOString(); // 2026-01-02T03:04:05.000Z
-    formattedSecond = { second, text: `${iso.slice(0, 10)} ${iso.slice(11, 19)}` };
+  const minute = Math.floor(second / 60);
+  let text = minuteTexts.get(minute);
+  if (text === undefined) {
+    if (minuteTexts.size >= MAX_MINUTE_TEXTS) minuteTexts.clear();
+    const iso = new Date(minute * 60_000).toISOString(); // 2026-01-02T03:04:00.000Z
+    text = `${iso.slice(0, 10)} ${iso.slice(11, 17)}`;
+    minuteTexts.set(minute, text);
   }
-  return formattedSecond.text;
+  return text + String(second - minute * 60).padStart(2, '0');
 }
 
 /** `YYYY-MM-DD hh:mm:ss.fffffffff` in UTC, what DateTime64(9) parses without time zone surprises. */
