@@ -20,7 +20,7 @@ import { openTempChdb, rows, runAll, type TempChdb } from '../../schemas/chdb-te
 import { chTime, healthRows, insertHealth } from '../../schemas/corpus.js';
 import { MaskProcessor } from '../../sidecar/src/processors/mask.js';
 import { createSecretDetector } from '../../sidecar/src/processors/secret-detector.js';
-import { RowMapper } from '../../sidecar/src/sinks/clickhouse-rows.js';
+import { LOG_COLUMNS, RowMapper, rowObject } from '../../sidecar/src/sinks/clickhouse-rows.js';
 import { plantSecret } from '../generators/secrets.js';
 import { base, correlate, MAIN, prompt, SESSION } from '../generators/transcript-rows.js';
 
@@ -134,7 +134,7 @@ describe('alert rule files', () => {
       logs: [], metrics: [],
     });
     const [detected] = batch.logs;
-    const row = new RowMapper({ 'service.name': 'ccotel', 'host.name': 'dev-1' }, '0.0.0').log(detected) as {
+    const row = rowObject(LOG_COLUMNS, new RowMapper({ 'service.name': 'ccotel', 'host.name': 'dev-1' }, '0.0.0').log(detected)) as {
       EventName: string; Body: string; LogAttributes: Record<string, string>; ResourceAttributes: Record<string, string>;
     };
     for (const field of SIDECAR_LOG_FIELDS['ccotel.secret.detected'].filter((f) => f !== 'ccotel.source.file')) {
@@ -153,7 +153,7 @@ describe('alert rule files', () => {
     ]]]);
     const mapper = new RowMapper({ 'service.name': 'ccotel', 'host.name': 'dev-1' }, '0.0.0');
     const fired = (ruleName: string) => batch.logs.filter((log) => {
-      const row = mapper.log(log) as { EventName: string; Body: string; LogAttributes: Record<string, string>; ResourceAttributes: Record<string, string> };
+      const row = rowObject(LOG_COLUMNS, mapper.log(log)) as { EventName: string; Body: string; LogAttributes: Record<string, string>; ResourceAttributes: Record<string, string> };
       return matches(detections.get(ruleName)!, { ...row.LogAttributes, ...row.ResourceAttributes, 'event.name': row.EventName, body: row.Body, time: String(NOW) });
     }).length;
     expect(fired('ccotel_permission_mode_bypass')).toBe(1);

@@ -44,7 +44,8 @@ export class CapProcessor implements Processor {
   }
 
   async process(input: TelemetryBatch): Promise<TelemetryBatch> {
-    const { batch, fields } = textFieldsOf(input);
+    const collected = textFieldsOf(input);
+    const { fields } = collected;
     const truncations: MetricPoint[] = [];
     for (const field of fields) {
       if (field.uncapped || field.value.length <= this.maxTextLength) continue;
@@ -61,6 +62,7 @@ export class CapProcessor implements Processor {
         }),
       );
     }
+    const batch = collected.batch();
     return { ...batch, metrics: batch.metrics.concat(truncations) };
   }
 }

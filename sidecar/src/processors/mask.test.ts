@@ -76,6 +76,17 @@ describe('MaskProcessor', () => {
     }
   });
 
+  it('copies only the items it masks: the others are passed on as they are', async () => {
+    const { batch } = batchWithSecrets();
+    const clean = { spans: [span({ 'session.id': 'session-2' })], logs: [log('ls -la')], metrics: [point({ 'gen_ai.tool.name': 'Bash' })] };
+    const input = { spans: [...batch.spans, ...clean.spans], logs: [...batch.logs, ...clean.logs], metrics: [...batch.metrics, ...clean.metrics] };
+    const output = await processor.process(input);
+    expect([output.spans[0], output.logs[0], output.metrics[0]].map((item, i) => item === [batch.spans[0], batch.logs[0], batch.metrics[0]][i])).toEqual([false, false, false]);
+    expect(output.spans[1]).toBe(clean.spans[0]);
+    expect(output.logs[1]).toBe(clean.logs[0]);
+    expect(output.metrics[1]).toBe(clean.metrics[0]);
+  });
+
   it('reports each detection as a point and a log record with context but without the value', async () => {
     const { batch, secrets } = batchWithSecrets();
     const output = await processor.process(batch);

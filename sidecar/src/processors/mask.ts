@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { recordIdOf } from '../ids.js';
-import type { Attributes, LogRecord, MetricPoint, Processor, TelemetryBatch, TextMasker } from '../model.js';
+import type { Attributes, LogRecord, MetricPoint, Processor, SpanRecord, TelemetryBatch, TextMasker } from '../model.js';
 import { ATTRS, EVENTS, METRICS, metricPoint } from '../semconv.js';
 import { decodedSecret, type Finding, type SecretDetector } from './secret-detector.js';
 
@@ -48,10 +48,10 @@ export interface FieldOwner {
   timeMs: number;
   traceId: string;
   spanId: string;
-  /** Attributes of the item (for an event: of its span), where session.id and tool_use_id are. */
-  attributes: Attributes;
-  /** Attributes the field's `<key>.original_length` goes to. */
-  target: Attributes;
+  /** Attributes of the item (for an event: of its span) as set so far, where session.id and tool_use_id are. */
+  readonly attributes: Attributes;
+  /** Attributes the field's `<key>.original_length` goes to (on the item's copy). */
+  readonly target: Attributes;
 }
 
 /** A string of a batch: `field` is the attribute key, or `body`, `name`, `status_message`. */
@@ -59,47 +59,120 @@ export interface TextField {
   field: string;
   /** Names (built by the correlator from tool, model, program and hook event names) and ids: masked, never capped. */
   uncapped: boolean;
+  /** The value in the input batch. */
   value: string;
   owner: FieldOwner;
   set(value: string): void;
 }
 
-/** A copy of the batch (items and their attributes copied, so the input is left as it was) and every string field in it. */
-export function textFieldsOf(batch: TelemetryBatch): { batch: TelemetryBatch; fields: TextField[] } {
+/**
+ * An item of a batch, copied (its attributes and events too) the first time something of it is set: the input
+ * stays as it was, and the many items nothing is set in are never copied.
+ */
+class CopyOnWrite<T> {
+  private copy?: T;
+
+  constructor(
+    private readonly original: T,
+    private readonly copyOf: (item: T) => T,
+  ) {}
+
+  get current(): T {
+    return this.copy ?? this.original;
+  }
+
+  get writable(): T {
+    return (this.copy ??= this.copyOf(this.original));
+  }
+}
+
+const copySpan = (span: SpanRecord): SpanRecord => ({
+  ...span,
+  attributes: { ...span.attributes },
+  events: span.events.map((event) => ({ ...event, attributes: { ...event.attributes } })),
+});
+const copyWithAttributes = <T extends { attributes: Attributes }>(item: T): T => ({ ...item, attributes: { ...item.attributes } });
+
+interface OwnerFields {
+  id: string;
+  timeMs: number;
+  traceId: string;
+  spanId: string;
+}
+
+/** The owner of a span's, log record's or point's fields; of a span event's when `event` is its index. */
+class ItemOwner<T extends { attributes: Attributes }> implements FieldOwner {
+  readonly id: string;
+  readonly timeMs: number;
+  readonly traceId: string;
+  readonly spanId: string;
+
+  constructor(
+    fields: OwnerFields,
+    private readonly item: CopyOnWrite<T>,
+    private readonly event?: number,
+  ) {
+    ({ id: this.id, timeMs: this.timeMs, traceId: this.traceId, spanId: this.spanId } = fields);
+  }
+
+  get attributes(): Attributes {
+    return this.item.current.attributes;
+  }
+
+  get target(): Attributes {
+    const item = this.item.writable;
+    return this.event === undefined ? item.attributes : (item as unknown as SpanRecord).events[this.event].attributes;
+  }
+}
+
+export interface BatchFields {
+  /** Every string field of the batch, in the order of its items. */
+  fields: TextField[];
+  /** The batch with what was set so far: copies of the items changed, the input's own items for the rest. */
+  batch(): TelemetryBatch;
+}
+
+/** Every string field of the batch, each settable without changing the input batch. */
+export function textFieldsOf(input: TelemetryBatch): BatchFields {
   const fields: TextField[] = [];
-  const addAttributes = (attributes: Attributes, owner: FieldOwner) => {
-    for (const [key, value] of Object.entries(attributes)) {
+  const addAttributes = (attributes: Attributes, owner: FieldOwner, writable: () => Attributes) => {
+    for (const key in attributes) {
+      const value = attributes[key];
       if (typeof value !== 'string') continue;
-      fields.push({ field: key, uncapped: isIdKey(key), value, owner, set: (masked) => (attributes[key] = masked) });
+      fields.push({ field: key, uncapped: isIdKey(key), value, owner, set: (masked) => (writable()[key] = masked) });
     }
   };
-  const spans = batch.spans.map((original) => {
-    const span = { ...original, attributes: { ...original.attributes }, events: original.events.map((e) => ({ ...e, attributes: { ...e.attributes } })) };
-    const owner: FieldOwner = { id: `${span.traceId}:${span.spanId}`, timeMs: span.startMs, traceId: span.traceId, spanId: span.spanId, attributes: span.attributes, target: span.attributes };
-    fields.push({ field: 'name', uncapped: true, value: span.name, owner, set: (masked) => (span.name = masked) });
-    fields.push({ field: 'status_message', uncapped: false, value: span.statusMessage, owner, set: (masked) => (span.statusMessage = masked) });
-    addAttributes(span.attributes, owner);
-    span.events.forEach((event, index) => {
-      const eventOwner: FieldOwner = { ...owner, id: `${owner.id}:event:${index}`, timeMs: event.timeMs, target: event.attributes };
-      fields.push({ field: 'name', uncapped: true, value: event.name, owner: eventOwner, set: (masked) => (event.name = masked) });
-      addAttributes(event.attributes, eventOwner);
+  const spans = input.spans.map((original) => {
+    const span = new CopyOnWrite(original, copySpan);
+    const spanFields = { id: `${original.traceId}:${original.spanId}`, timeMs: original.startMs, traceId: original.traceId, spanId: original.spanId };
+    const owner = new ItemOwner(spanFields, span);
+    fields.push({ field: 'name', uncapped: true, value: original.name, owner, set: (masked) => (span.writable.name = masked) });
+    fields.push({ field: 'status_message', uncapped: false, value: original.statusMessage, owner, set: (masked) => (span.writable.statusMessage = masked) });
+    addAttributes(original.attributes, owner, () => span.writable.attributes);
+    original.events.forEach((event, index) => {
+      const eventOwner = new ItemOwner({ ...spanFields, id: `${spanFields.id}:event:${index}`, timeMs: event.timeMs }, span, index);
+      fields.push({ field: 'name', uncapped: true, value: event.name, owner: eventOwner, set: (masked) => (span.writable.events[index].name = masked) });
+      addAttributes(event.attributes, eventOwner, () => span.writable.events[index].attributes);
     });
     return span;
   });
-  const logs = batch.logs.map((original) => {
-    const log = { ...original, attributes: { ...original.attributes } };
-    const owner: FieldOwner = { id: log.id, timeMs: log.timeMs, traceId: log.traceId, spanId: log.spanId, attributes: log.attributes, target: log.attributes };
-    fields.push({ field: 'body', uncapped: false, value: log.body, owner, set: (masked) => (log.body = masked) });
-    fields.push({ field: 'event_name', uncapped: true, value: log.eventName, owner, set: (masked) => (log.eventName = masked) });
-    addAttributes(log.attributes, owner);
+  const logs = input.logs.map((original) => {
+    const log = new CopyOnWrite(original, copyWithAttributes);
+    const owner = new ItemOwner({ id: original.id, timeMs: original.timeMs, traceId: original.traceId, spanId: original.spanId }, log);
+    fields.push({ field: 'body', uncapped: false, value: original.body, owner, set: (masked) => (log.writable.body = masked) });
+    fields.push({ field: 'event_name', uncapped: true, value: original.eventName, owner, set: (masked) => (log.writable.eventName = masked) });
+    addAttributes(original.attributes, owner, () => log.writable.attributes);
     return log;
   });
-  const metrics = batch.metrics.map((original) => {
-    const point = { ...original, attributes: { ...original.attributes } };
-    addAttributes(point.attributes, { id: point.id, timeMs: point.timeMs, traceId: point.traceId, spanId: point.spanId, attributes: point.attributes, target: point.attributes });
+  const metrics = input.metrics.map((original) => {
+    const point = new CopyOnWrite(original, copyWithAttributes);
+    addAttributes(original.attributes, new ItemOwner({ id: original.id, timeMs: original.timeMs, traceId: original.traceId, spanId: original.spanId }, point), () => point.writable.attributes);
     return point;
   });
-  return { batch: { spans, logs, metrics }, fields };
+  return {
+    fields,
+    batch: () => ({ spans: spans.map((span) => span.current), logs: logs.map((log) => log.current), metrics: metrics.map((point) => point.current) }),
+  };
 }
 
 /** Attributes of a detection record taken from the item the secret was found in (never the value). */
@@ -114,7 +187,8 @@ export class MaskProcessor implements Processor, TextMasker {
   ) {}
 
   async process(input: TelemetryBatch): Promise<TelemetryBatch> {
-    const { batch, fields } = textFieldsOf(input);
+    const collected = textFieldsOf(input);
+    const { fields } = collected;
     const findings = await this.detector.detect(fields.map((f) => f.value));
     const logs: LogRecord[] = [];
     const metrics: MetricPoint[] = [];
@@ -130,6 +204,7 @@ export class MaskProcessor implements Processor, TextMasker {
         metrics.push(redactionPoint(id, field, finding.rule));
       });
     });
+    const batch = collected.batch();
     return { spans: batch.spans, logs: batch.logs.concat(logs), metrics: batch.metrics.concat(metrics) };
   }
 

@@ -33,6 +33,18 @@ describe('priceChat', () => {
     expect(long.usd).toBeCloseTo((101 * 6 + 1000 * 22.5 + 150_000 * 0.6 + 49_900 * 7.5) / M, 12);
   });
 
+  it('takes the price of the day a chat was made where the table changes it at a start date, in any order', () => {
+    // claude-opus-4-6: a long-context tier (input 5 → 10, output 25 → 37.5 past 200k) until 2026-03-13, flat after.
+    const tokens = { input: 250_000, output: 1000, cacheRead: 0, cacheCreation: 0, cacheCreation1h: 0 };
+    const startDate = Date.UTC(2026, 2, 13);
+    const flat = (250_000 * 5 + 1000 * 25) / M;
+    const tiered = (250_000 * 10 + 1000 * 37.5) / M;
+    expect(priceChat('claude-opus-4-6', tokens, startDate).usd).toBeCloseTo(flat, 12);
+    expect(priceChat('claude-opus-4-6', tokens, startDate - 1).usd).toBeCloseTo(tiered, 12);
+    expect(priceChat('claude-opus-4-6', tokens, startDate + 86_399_999).usd).toBeCloseTo(flat, 12);
+    expect(priceChat('claude-opus-4-6', tokens, startDate - 86_400_000).usd).toBeCloseTo(tiered, 12);
+  });
+
   it('knows the model of the recorded samples, by its dated id too', () => {
     expect(priceChat('claude-opus-5-5', { input: 2100, output: 29, cacheRead: 500, cacheCreation: 500, cacheCreation1h: 0 }, AT).usd)
       .toBeCloseTo(0.01158, 9); // what Claude Code 2.1.332 stated for this usage

@@ -1,7 +1,7 @@
 // Prices every `chat` span (DESIGN §10) from the price table shipped in @pydantic/genai-prices (its data is
 // bundled: no network at run time): sets `ccotel.cost.usd` and emits one `ccotel.cost` point per token type.
 // A model the table does not know costs 0 and is flagged with `ccotel.cost.unknown_model=true`.
-import { calcPrice, type ModelPrice, type TieredPrices } from '@pydantic/genai-prices';
+import { calcPrice, type ModelInfo, type ModelPrice, type TieredPrices } from '@pydantic/genai-prices';
 import type { MetricPoint, Processor, SpanRecord, TelemetryBatch } from '../model.js';
 import { ATTRS, METRICS, metricPoint, SPANS } from '../semconv.js';
 
@@ -38,14 +38,38 @@ function perMillion(price: number | TieredPrices | undefined, totalInput: number
   return price.tiers.reduce((current, tier) => (totalInput > tier.start ? tier.price : current), price.base);
 }
 
+const DAY_MS = 86_400_000;
+/** Prices found, by model and UTC day; cleared past a bound (a year of a few models fits). */
+const pricesByDay = new Map<string, ModelPrice | null>();
+const MAX_PRICES_BY_DAY = 10_000;
+
+/** Prices that change only at a start date (a UTC day, `new Date('2026-03-13')`) are the same all day. */
+function changesOnlyByDay(model: ModelInfo): boolean {
+  if (!Array.isArray(model.prices)) return true;
+  return model.prices.every(({ constraint }) => constraint === undefined || (constraint.type === 'start_date' && /^\d{4}-\d{2}-\d{2}$/.test(constraint.start_date)));
+}
+
+/**
+ * The table is asked which model this is and what it cost at that time (prices change by date, some by time of
+ * day). Asking is most of the cost of pricing a chat: a model whose prices change only by date is asked once a day.
+ */
+function modelPriceAt(model: string, atMs: number): ModelPrice | null {
+  const key = `${model}\n${Math.floor(atMs / DAY_MS)}`;
+  const known = pricesByDay.get(key);
+  if (known !== undefined) return known;
+  const found = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { providerId: 'anthropic', timestamp: new Date(atMs) });
+  if (pricesByDay.size >= MAX_PRICES_BY_DAY) pricesByDay.clear();
+  // A model the table does not know is unknown at any time.
+  if (!found || changesOnlyByDay(found.model)) pricesByDay.set(key, found ? found.model_price : null);
+  return found ? found.model_price : null;
+}
+
 export function priceChat(model: string, tokens: ChatTokens, atMs: number): ChatCost {
   const totalInput = tokens.input + tokens.cacheRead + tokens.cacheCreation;
   const zero: CostByType = { input: 0, output: 0, cache_read: 0, cache_creation: 0 };
   if (totalInput + tokens.output === 0) return { usd: 0, byType: zero, unknownModel: false };
-  // The table is asked which model this is and what it cost at that time (prices change by date).
-  const found = calcPrice({ input_tokens: totalInput, output_tokens: tokens.output }, model, { providerId: 'anthropic', timestamp: new Date(atMs) });
-  if (!found) return { usd: 0, byType: zero, unknownModel: true };
-  const price: ModelPrice = found.model_price;
+  const price = modelPriceAt(model, atMs);
+  if (!price) return { usd: 0, byType: zero, unknownModel: true };
   const rate = (key: string) => perMillion(price[key], totalInput) / PER_MILLION;
   const writes5m = tokens.cacheCreation - tokens.cacheCreation1h;
   // A model without a 1-hour write price is charged its cache write price for them.

@@ -4,9 +4,9 @@
 // the records, so a repeat has the same id and the same time).
 import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
-import type { LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../model.js';
+import type { MetricPoint, Sink, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
-import { clickhouseTime, RowMapper } from './clickhouse-rows.js';
+import { clickhouseTime, HISTOGRAM_COLUMNS, LOG_COLUMNS, RowMapper, SPAN_COLUMNS, SUM_COLUMNS } from './clickhouse-rows.js';
 import { IdSet } from './id-set.js';
 
 /** Ids remembered in memory instead of asked from the store (about 40 MB at the bound, id-set.ts). */
@@ -65,10 +65,10 @@ export class ClickHouseSink implements Sink {
     const histograms = batch.metrics.filter((point) => point.kind === 'histogram');
     const newSums = await this.fresh(sums, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.sum));
     const newHistograms = await this.fresh(histograms, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.histogram));
-    await this.insert(OTEL_TABLES.traces, spans, (span: SpanRecord) => this.mapper.span(span), (span) => span.spanId);
-    await this.insert(OTEL_TABLES.logs, logs, (log: LogRecord) => this.mapper.log(log), (log) => log.id);
-    await this.insert(OTEL_TABLES.sum, newSums, (point: MetricPoint) => this.mapper.sum(point), (point) => point.id);
-    await this.insert(OTEL_TABLES.histogram, newHistograms, (point: MetricPoint) => this.mapper.histogram(point), (point) => point.id);
+    await this.insert({ table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans, valuesOf: (span) => this.mapper.span(span), idOf: (span) => span.spanId });
+    await this.insert({ table: OTEL_TABLES.logs, columns: LOG_COLUMNS, items: logs, valuesOf: (log) => this.mapper.log(log), idOf: (log) => log.id });
+    await this.insert({ table: OTEL_TABLES.sum, columns: SUM_COLUMNS, items: newSums, valuesOf: (point) => this.mapper.sum(point), idOf: pointId });
+    await this.insert({ table: OTEL_TABLES.histogram, columns: HISTOGRAM_COLUMNS, items: newHistograms, valuesOf: (point) => this.mapper.histogram(point), idOf: pointId });
     this.stats.inserted.spans += spans.length;
     this.stats.inserted.logs += logs.length;
     this.stats.inserted.metrics += newSums.length + newHistograms.length;
@@ -83,13 +83,14 @@ export class ClickHouseSink implements Sink {
     return (await result.json<{ n: number | string }>()).every((row) => Number(row.n) === 0);
   }
 
-  private remember(ids: string[]): void {
+  /** Called once per stored row; the count is checked first, so that past the bound nothing is added. */
+  private remember(id: string): void {
     if (!this.ownIds) return;
-    if (this.ownIds.size + ids.length > MAX_OWN_IDS) {
+    if (this.ownIds.size >= MAX_OWN_IDS) {
       this.ownIds = undefined; // from here on the store answers, as for any other store
       return;
     }
-    for (const id of ids) this.ownIds.add(id);
+    this.ownIds.add(id);
   }
 
   async close(): Promise<void> {
@@ -97,27 +98,25 @@ export class ClickHouseSink implements Sink {
   }
 
   /**
-   * Rows go inline after `FORMAT JSONEachRow` in one statement: on chdb this is several times faster than the
-   * client's streaming insert, and a server reads it the same way over HTTP. Tables are partitioned by day, and a
-   * backfill of a year of history puts rows of hundreds of days in one insert: ClickHouse's default limit of 100
-   * partitions per insert would refuse it, so it is lifted for these inserts. Rows are turned into JSON and
-   * sent INSERT_CHARS at a time, so a batch never exists as rows or text all at once. The ids of each part
+   * Rows go inline after `FORMAT JSONCompactEachRow` in one statement: on chdb this is several times faster than
+   * the client's streaming insert, and a server reads it the same way over HTTP. Tables are partitioned by day,
+   * and a backfill of a year of history puts rows of hundreds of days in one insert: ClickHouse's default limit
+   * of 100 partitions per insert would refuse it, so it is lifted for these inserts. Rows are turned into JSON
+   * and sent INSERT_CHARS at a time, so a batch never exists as rows or text all at once. The ids of each part
    * are remembered once it is stored: a batch retried after a failure repeats none of it.
    */
-  private async insert<T>(table: string, items: T[], rowOf: (item: T) => object, idOf: (item: T) => string): Promise<void> {
+  private async insert<T>(rows: TableInsert<T>): Promise<void> {
+    const statement = `INSERT INTO ${this.database}.${rows.table} (${rows.columns.map((column) => `\`${column}\``).join(', ')}) SETTINGS max_partitions_per_insert_block = 0 FORMAT JSONCompactEachRow`;
+    const { items } = rows;
     let from = 0;
-    let lines: string[] = [];
-    let chars = 0;
+    let text = statement;
     for (let to = 0; to < items.length; ) {
-      const line = JSON.stringify(rowOf(items[to++]));
-      lines.push(line);
-      chars += line.length;
-      if (chars < INSERT_CHARS && to < items.length) continue;
-      await this.client.command({ query: `INSERT INTO ${this.database}.${table} SETTINGS max_partitions_per_insert_block = 0 FORMAT JSONEachRow\n${lines.join('\n')}` });
-      this.remember(items.slice(from, to).map(idOf));
+      text += `\n${JSON.stringify(rows.valuesOf(items[to++]))}`;
+      if (text.length - statement.length < INSERT_CHARS && to < items.length) continue;
+      await this.client.command({ query: text });
+      for (let i = from; i < to; i++) this.remember(rows.idOf(items[i]));
       from = to;
-      lines = [];
-      chars = 0;
+      text = statement;
     }
   }
 
@@ -154,6 +153,17 @@ export class ClickHouseSink implements Sink {
     return stored;
   }
 }
+
+interface TableInsert<T> {
+  table: string;
+  /** The columns each row's values fill, in order (clickhouse-rows.ts). */
+  columns: readonly string[];
+  items: T[];
+  valuesOf: (item: T) => unknown[];
+  idOf: (item: T) => string;
+}
+
+const pointId = (point: MetricPoint): string => point.id;
 
 function bucketEndMs(point: MetricPoint): number {
   return Math.floor(point.timeMs / 60_000) * 60_000 + 60_000;
