@@ -7,7 +7,7 @@ import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import type { MetricPoint, Sink, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
 import { clickhouseTime, HISTOGRAM_COLUMNS, LOG_COLUMNS, RowMapper, SPAN_COLUMNS, SUM_COLUMNS } from './clickhouse-rows.js';
-import { IdSet } from './id-set.js';
+import { IdSet } from '../id-set.js';
 
 /** Ids remembered in memory instead of asked from the store (about 40 MB at the bound, id-set.ts). */
 const MAX_OWN_IDS = 1_000_000;

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
+import { ENGINE_ARGS } from './engine-args.js';
 
 export interface Store {
   client: ClickHouseClient;
@@ -131,10 +132,16 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   }
   acquireLock(dir, options.command);
   const { createChdbConnection } = await import('chdb/connection');
+  const { Session } = await import('chdb');
+  // The first connection to a directory starts its engine: this one gives the engine its configuration, and the
+  // client's connection shares that engine.
+  const engine = new Session(join(dir, 'chdb'), { connectionArgs: ENGINE_ARGS });
   const client = createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never);
   try {
     await ensureSchema(client, database, options.rawTtlDays);
   } catch (error) {
+    await client.close();
+    engine.close();
     releaseLock(dir);
     throw error;
   }
@@ -145,6 +152,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     database,
     close: async () => {
       await client.close();
+      engine.close();
       releaseLock(dir);
     },
   };

@@ -1,16 +1,20 @@
 // One `chat {model}` span per API response across all files: a response's rows (one per content block) extend the
 // open chat of their thread; a copy of a response already claimed (a resume's or fork's history) is a replay.
 // A finished chat is told as ChatCompleted (encode/chats.ts makes its span and token points).
+import { IdSet } from '../../id-set.js';
 import { spanIdOf } from '../../ids.js';
 import type { Chat, Parts, Session, ThreadRow } from './types.js';
 
 
 export class Chats {
   /**
-   * API responses already attributed to a span (open or emitted), message id → request id ('' when the row had
-   * none): any other copy of one is a replay. 1.0.x resume copies drop the request id.
+   * API responses already attributed to a span (open or emitted), packed (one per response of the whole history):
+   * message ids, those claimed without a request id, and `message id|request id` pairs. Any other copy of one is a
+   * replay; 1.0.x resume copies drop the request id.
    */
-  private readonly claimed = new Map<string, string>();
+  private readonly claimedMessages = new IdSet();
+  private readonly claimedWithoutRequest = new IdSet();
+  private readonly claimedRequests = new IdSet();
   /** The chat of each thread whose rows are still arriving, by session id and thread. */
   private readonly open = new Map<string, Map<string, Chat>>();
 
@@ -45,7 +49,7 @@ export class Chats {
       }
     } else {
       if (turn) this.parts.starts.tell(session, turn, false);
-      this.claimed.set(messageId, entry.requestId ?? '');
+      this.claim(messageId, entry.requestId ?? '');
       threads.set(thread, {
         key,
         spanId: spanIdOf('chat', key),
@@ -65,8 +69,14 @@ export class Chats {
 
   /** The same response, unless both copies name different requests (a copy without request id matches any). */
   private isClaimed(messageId: string, requestId: string): boolean {
-    const claimed = this.claimed.get(messageId);
-    return claimed !== undefined && (claimed === requestId || claimed === '' || requestId === '');
+    if (requestId === '') return this.claimedMessages.has(messageId);
+    return this.claimedWithoutRequest.has(messageId) || this.claimedRequests.has(`${messageId}|${requestId}`);
+  }
+
+  private claim(messageId: string, requestId: string): void {
+    this.claimedMessages.add(messageId);
+    if (requestId === '') this.claimedWithoutRequest.add(messageId);
+    else this.claimedRequests.add(`${messageId}|${requestId}`);
   }
 
   /** End the thread's open chat. */

@@ -1,5 +1,6 @@
 // How a session started (startup, resume, fork), told once per start. Newer Claude Code numbers prompts; older
 // releases are recognised from copies of history read elsewhere and from the marks a resumed run leaves.
+import { IdSet } from '../../id-set.js';
 import { recordIdOf } from '../../ids.js';
 import { realPromptText, userInput } from '../classify.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
@@ -11,9 +12,10 @@ export class SessionStarts {
   /** Files whose first line was read: only there can a session's first prompt be recognised as such. */
   private readonly filesReadFromStart = new Set<string>();
   /** Inputs read so far, by a digest of time and text (history must not hold every prompt's text). */
-  private readonly seenPrompts = new Set<string>();
-  /** The session each prompt uuid was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
-  private readonly promptSessions = new Map<string, string>();
+  private readonly seenPrompts = new IdSet();
+  /** Prompt uuids read, and each with the session it was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
+  private readonly promptUuids = new IdSet();
+  private readonly promptFirstSessions = new IdSet();
   private readonly resumeMarks = new ResumeMarks<{ session: Session; entry: StartingRow }>();
 
   constructor(private readonly parts: Parts) {}
@@ -29,10 +31,11 @@ export class SessionStarts {
   /** Whether this input (by time and text, or by uuid) was read before in another session: history an old-style resume copied. */
   seenBefore(entry: TranscriptEntry, text: string): boolean {
     const key = recordIdOf(String(entry.timeMs), text);
-    const firstSession = this.promptSessions.get(entry.uuid);
-    const seen = this.seenPrompts.has(key) || (firstSession !== undefined && firstSession !== entry.sessionId);
+    const inThisSession = `${entry.uuid} ${entry.sessionId}`;
+    const readInAnother = this.promptUuids.has(entry.uuid) && !this.promptFirstSessions.has(inThisSession);
+    const seen = this.seenPrompts.has(key) || readInAnother;
     this.seenPrompts.add(key);
-    if (firstSession === undefined) this.promptSessions.set(entry.uuid, entry.sessionId);
+    if (this.promptUuids.add(entry.uuid)) this.promptFirstSessions.add(inThisSession);
     return seen;
   }
 

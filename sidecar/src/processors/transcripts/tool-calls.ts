@@ -1,6 +1,7 @@
 // Tool calls paired by id: a `tool_use` block opens a call, its `tool_result` ends it (or the session's idleness
 // or the end of input leaves it unanswered). An ended call is told as ToolCallEnded (encode/tool-calls.ts makes
 // its span, log and points).
+import { IdSet } from '../../id-set.js';
 import { toolSpanId } from '../../semconv.js';
 import { resultText, toolVerdict, type BlockSource, type ToolOutcome } from '../classify.js';
 import type { ContentBlock, TranscriptEntry } from '../transcript-entry.js';
@@ -8,7 +9,8 @@ import type { Parts, PendingTool, ThreadRow, Turn } from './types.js';
 
 
 export class ToolCalls {
-  private readonly seen = new Set<string>();
+  /** Every call id started (packed: one per call of the whole history). */
+  private readonly seen = new IdSet();
   private readonly pending = new Map<string, PendingTool>();
   /** Calls a PreToolUse hook stopped (exit 2): their result is the hook's message, not a tool error. */
   private readonly hookBlocked = new Set<string>();
@@ -30,8 +32,7 @@ export class ToolCalls {
 
   start(block: ContentBlock, { entry, scope, turn }: ThreadRow): void {
     const id = block.id!;
-    if (this.seen.has(id)) return; // replayed into another file, or the same row read twice
-    this.seen.add(id);
+    if (!this.seen.add(id)) return; // replayed into another file, or the same row read twice
     const { agents, sessions } = this.parts;
     const permissionMode = (scope.agentId ? agents.permissionModeOf(scope.agentId) : undefined) ?? sessions.find(scope.sessionId)?.permissionMode;
     const tool: PendingTool = { id, spanId: toolSpanId(id), name: block.name ?? 'unknown', input: block.input, startMs: entry.timeMs, scope, turn, permissionMode };

@@ -1,8 +1,9 @@
-// A set of the ids a sink wrote, compact enough to hold a whole backfill's worth: the ids are hex digests
-// (16 or 32 hex digits, ids.ts), kept as 32-bit words in open-addressed tables (8 or 16 bytes an id instead of
-// the ~150 a string in a Set costs, the slice of a digest keeping the digest alive). Exact for those: an id is
-// found only if that very id was added. Any other id (e.g. `<span id>:cost:input`) is kept as the first 128 bits
-// of its SHA-256 (127 of them decide), as unlikely to collide as two digest ids.
+// A set of ids, compact enough to hold a whole history's worth (a sink's ids written, the transcript correlator's
+// responses, calls and prompts claimed): hex digest ids (16 or 32 hex digits, ids.ts) are kept as 32-bit words in
+// open-addressed tables (8 or 16 bytes an id instead of the ~150 a string in a Set costs, the slice of a digest
+// keeping the digest alive). Exact for those: an id is found only if that very id was added. Any other id (e.g.
+// `<span id>:cost:input`, a message id) is kept as the first 128 bits of its SHA-256 (127 of them decide), as
+// unlikely to collide as two digest ids.
 import { createHash } from 'node:crypto';
 
 const HEX_ID = /^(?:[0-9a-f]{16}|[0-9a-f]{32})$/;
@@ -72,9 +73,10 @@ export class IdSet {
     return this.short.size + this.long.size + this.other.size;
   }
 
-  add(id: string): void {
+  /** True if the id was not there before. */
+  add(id: string): boolean {
     const { table, words } = this.place(id);
-    table.add(words);
+    return table.add(words);
   }
 
   has(id: string): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordIdOf, spanIdOf, traceIdOf } from '../ids.js';
+import { recordIdOf, spanIdOf, traceIdOf } from './ids.js';
 import { IdSet } from './id-set.js';
 
 describe('IdSet', () => {
@@ -19,8 +19,8 @@ describe('IdSet', () => {
 
   it('tells ids that differ only past their first word apart, and counts an id added twice once', () => {
     const ids = new IdSet();
-    ids.add('0123456789abcdef');
-    ids.add('0123456789abcdef');
+    expect(ids.add('0123456789abcdef')).toBe(true);
+    expect(ids.add('0123456789abcdef')).toBe(false);
     expect(ids.size).toBe(1);
     expect(ids.has('01234567ffffffff')).toBe(false);
     // A 16-digit id is not a 32-digit id starting with it.
@@ -32,7 +32,8 @@ describe('IdSet', () => {
   it('holds ids that are not hex digests (or are all zero), apart from the digest ids', () => {
     const ids = new IdSet();
     const others = ['hook:1', '', '0000000000000000', 'ABCDEF0123456789', ...Array.from({ length: 5_000 }, (_, i) => `${spanIdOf(String(i))}:cost:input`)];
-    for (const id of others) ids.add(id);
+    for (const id of others) expect(ids.add(id)).toBe(true);
+    expect(ids.add('hook:1')).toBe(false);
     expect(ids.size).toBe(others.length);
     for (const id of others) expect(ids.has(id)).toBe(true);
     expect(ids.has('hook:2')).toBe(false);
