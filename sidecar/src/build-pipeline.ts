@@ -140,13 +140,13 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
     ...config.paths,
     pipeline,
     maskText,
-    addHook: (event) => hooks.add(event),
+    emit: (event, ack) => hooks.add({ ...event, ack }),
     log,
     ...(follow ? { onTick: () => hooks.expire(idleCutoff()) } : { consume: !setup.keepSpool }),
   });
   const shellLog = new ShellLogSource({
     dir: config.paths.shellLogDir,
-    shell,
+    emit: (read, ack) => shell.addRecords(read, ack),
     pipeline,
     log,
     ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes, onTick: () => shell.expire(idleCutoff()) } : {}),

@@ -5,7 +5,8 @@
 import type { Line } from './sources/line-reader.js';
 import type { Join } from './events.js';
 import { JoinChain } from './join-chain.js';
-import { batchSize, concatBatches, emptyBatch, type Ack, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
+import { batchSize, concatBatches, emptyBatch, type Ack, type MetricPoint, type Processor, type ResumeAck, type Sink, type TelemetryBatch } from './model.js';
+import { ResumeAcks } from './ordered-acks.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { TranscriptFile } from './records/transcript.js';
 import { parseTranscriptLine } from './processors/parse-transcript.js';
@@ -36,6 +37,8 @@ export class Pipeline {
   private readonly correlator: TranscriptCorrelator;
   private pending: TelemetryBatch = emptyBatch();
   private pendingAcks: Ack[] = [];
+  /** The acks handed over with transcript lines: told their resume offsets as a batch is taken. */
+  private readonly lineAcks = new ResumeAcks();
   /** Flushes run one at a time (the transcript tailer and the spool source both flush). */
   private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
@@ -55,7 +58,12 @@ export class Pipeline {
     this.joins = new JoinChain(joins);
   }
 
-  async addLines(file: TranscriptFile, lines: Line[]): Promise<void> {
+  /**
+   * Take in lines of `file`, in file order. `ack` is told where a restart must read the file from once what the
+   * lines produced is accepted by every sink (ordered-acks.ts).
+   */
+  async addLines(file: TranscriptFile, lines: Line[], ack?: ResumeAck): Promise<void> {
+    if (ack && lines.length > 0) this.lineAcks.add(file.path, lines[lines.length - 1].end, ack);
     let sinceCheck = 0;
     for (const line of lines) {
       this.stats.lines++;
@@ -81,6 +89,11 @@ export class Pipeline {
       }
     }
     if (this.batchFull()) await this.deliverInBackground();
+  }
+
+  /** Lines of `file` up to `end` were read but not handed over (too long): `ack` as for `addLines`. */
+  readThrough(file: TranscriptFile, end: number, ack: ResumeAck): void {
+    this.lineAcks.add(file.path, end, ack);
   }
 
   /**
@@ -143,11 +156,6 @@ export class Pipeline {
     return this.lastTimeMs.get(path);
   }
 
-  /** Per file, where a re-read must start so that what is still open is rebuilt whole. */
-  oldestOpenOffsets(): Map<string, number> {
-    return this.correlator.oldestOpenOffsets();
-  }
-
   /** Deliver everything correlated so far; resolves once every sink accepted it (then runs the acks). */
   flush(): Promise<void> {
     const run = this.flushing.then(() => this.flushNow());
@@ -204,6 +212,11 @@ export class Pipeline {
     this.skipped.addCounts(this.pending);
     this.inputBytes = 0;
     this.collect();
+    if (this.lineAcks.waiting) {
+      // After the collect: the output of every line handed over is in the batch, or still open in the correlator.
+      const open = this.correlator.oldestOpenOffsets();
+      this.pendingAcks.push(...this.lineAcks.take((path) => open.get(path)));
+    }
     const batch = this.pending;
     this.pending = emptyBatch();
     return batch;

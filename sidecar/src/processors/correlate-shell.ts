@@ -6,8 +6,9 @@
 // A command killed before its EXIT trap ran has no end: it ends with its tool call.
 import { spanIdOf, traceIdOf } from '../ids.js';
 import { emptyCorrelated, type Correlated, type CorrelationEvent, type Join, type Joined, type ToolCallEnded } from '../events.js';
-import type { Attributes, LogRecord, SpanRecord } from '../model.js';
-import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
+import type { Attributes, LogRecord, ResumeAck, SpanRecord } from '../model.js';
+import { ResumeAcks } from '../ordered-acks.js';
+import type { ShellRead, ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
 import { ATTRS, commonAttributes, EVENTS, logIdOf } from '../semconv.js';
 
 export interface ShellCommand {
@@ -58,6 +59,13 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   private readonly waiting = new Map<string, ShellCommand>();
   private readonly bashSpans = new Map<string, BashSpan[]>();
   private readonly spansById = new Map<string, BashSpan>();
+  /** Acks of the records read: each file's resume offset is its oldest command not yet out. */
+  private readonly resumeAcks = new ResumeAcks();
+
+  addRecords({ file, records, end }: ShellRead, ack: ResumeAck): void {
+    for (const { record, offset } of records) this.add(record, file, offset);
+    this.resumeAcks.add(file, end, ack);
+  }
 
   add(record: ShellRecord, file: string, offset: number): void {
     const key = `${record.sid}\u0000${record.pid}\u0000${record.seq}`;
@@ -88,7 +96,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   drain(): Joined {
     const taken = this.out;
     this.out = emptyCorrelated();
-    return { ...taken, acks: [] };
+    return { ...taken, acks: this.resumeAcks.waiting ? this.resumeAcks.take((file) => this.oldestWaitingOffset(file)) : [] };
   }
 
   /** Stop waiting for commands started before `beforeMs`: emit them with what is known. */
@@ -110,7 +118,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   }
 
   /** Offset of the first line of the oldest command of `file` not yet out (where a restart must read from). */
-  oldestWaitingOffset(file: string): number | undefined {
+  private oldestWaitingOffset(file: string): number | undefined {
     let oldest: number | undefined;
     for (const command of this.waiting.values()) if (command.file === file && (oldest === undefined || command.offset < oldest)) oldest = command.offset;
     return oldest;

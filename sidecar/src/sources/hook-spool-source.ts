@@ -13,6 +13,7 @@ import { lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } fr
 import { join } from 'node:path';
 import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
+import type { Ack } from '../model.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { METRICS, metricPoint } from '../semconv.js';
 import { DirectoryFollower } from './directory-follower.js';
@@ -22,8 +23,8 @@ export interface HookSpoolOptions {
   spoolDir: string;
   deadLetterDir: string;
   hookDroppedPath: string;
-  /** Where parsed events go (the hook correlator). */
-  addHook: (event: HookEvent) => void;
+  /** Where parsed events go (the hook correlator), each with the ack to run once what it produced was accepted. */
+  emit: (event: SpoolEvent, ack: Ack) => void;
   pipeline: Pipeline;
   /** Masks a broken file's text before it is kept aside (the pipeline's mask processor). */
   maskText: (text: string) => Promise<string>;
@@ -45,6 +46,9 @@ export interface HookSpoolStats {
   staleTmpRemoved: number;
   dropped: number;
 }
+
+/** An event as read from the spool; its ack travels beside it. */
+export type SpoolEvent = Omit<HookEvent, 'ack'>;
 
 /** Written in place by the hook: `<hook pid>-<random>[-<agent pid>].json`, fired at its modification time. */
 const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})(?:-(\d+))?\.json$/;
@@ -164,15 +168,8 @@ export class HookSpoolSource {
     }
     this.stats.read++;
     this.inFlight.add(name);
-    this.options.addHook({
-      file: name,
-      firedAtMs,
-      firedAtNs: String(firedAtNs).padStart(20, '0'),
-      hookPid,
-      agentPid,
-      payload: parsed.payload,
-      ack: () => this.acknowledge(name, path),
-    });
+    const event = { file: name, firedAtMs, firedAtNs: String(firedAtNs).padStart(20, '0'), hookPid, agentPid, payload: parsed.payload };
+    this.options.emit(event, () => this.acknowledge(name, path));
     return true;
   }
 

@@ -39,7 +39,7 @@ describe('ShellLogSource', () => {
     const state = mkdtempSync(join(tmpdir(), 'ccotel-shell-log-'));
     const dir = join(state, 'shell');
     const shell = new RecordingShell();
-    const source = new ShellLogSource({ dir, shell, pipeline: new Pipeline(new TranscriptCorrelator(), [], [], [shell]), safetyPollMs: HOUR_MS });
+    const source = new ShellLogSource({ dir, emit: (read, ack) => shell.addRecords(read, ack), pipeline: new Pipeline(new TranscriptCorrelator(), [], [], [shell]), safetyPollMs: HOUR_MS });
     cleanups.push(() => rmSync(state, { recursive: true, force: true }));
     return { dir, shell, source, log: join(dir, `${SESSION}.jsonl`) };
   }

@@ -64,6 +64,8 @@ export class TranscriptTailer {
   private loop?: Promise<void>;
   private tickDue = false;
   private readSinceCommit = 0;
+  /** An ack changed a committed position since the last save. */
+  private acknowledged = false;
 
   constructor(private readonly options: TailerOptions) {
     this.delivery = new DeliveryRetry({ retry: () => options.pipeline.flush(), signal: this.halt.signal, log: options.log });
@@ -204,18 +206,10 @@ export class TranscriptTailer {
   }
 
   private saveCheckpoints(): void {
-    let changed = false;
+    let changed = this.acknowledged;
+    this.acknowledged = false;
     const now = Date.now();
     changed ||= this.known.forgetGone(now);
-    const oldestOpen = this.options.pipeline.oldestOpenOffsets();
-    for (const tracked of this.files.values()) {
-      const open = oldestOpen.get(tracked.file.path);
-      const resumeOffset = Math.min(open ?? tracked.offset, tracked.offset);
-      if (tracked.committed?.offset !== tracked.offset || tracked.committed.resumeOffset !== resumeOffset) {
-        tracked.committed = { offset: tracked.offset, resumeOffset };
-        changed = true;
-      }
-    }
     this.readSinceCommit = 0;
     if (!changed && !this.unsaved) return;
     this.unsaved = !this.options.checkpoints.save(this.checkpoints(), now);
@@ -235,10 +229,12 @@ export class TranscriptTailer {
     if (!tracked) return;
     this.options.beforeRead?.();
     let sinkError: Error | undefined;
+    let handedThrough = tracked.offset;
     try {
       const result = await readLines(tracked.path, tracked.offset, async (lines) => {
         try {
-          await this.options.pipeline.addLines(tracked.file, lines);
+          handedThrough = lines[lines.length - 1].end;
+          await this.options.pipeline.addLines(tracked.file, lines, this.ackOf(tracked, handedThrough));
         } catch (error) {
           sinkError = error as Error;
           throw error;
@@ -249,6 +245,8 @@ export class TranscriptTailer {
         }
       });
       for (const start of result.tooLong) this.options.pipeline.skip(tracked.file.path, start, 'line_too_long', '');
+      // Past the last line handed over (lines too long), or a first read with no line yet: acknowledged all the same.
+      if (result.offset !== handedThrough || !tracked.committed) this.options.pipeline.readThrough(tracked.file, result.offset, this.ackOf(tracked, result.offset));
       tracked.offset = result.offset;
       tracked.size = result.offset + result.pendingBytes;
       tracked.unreadable = undefined;
@@ -262,6 +260,15 @@ export class TranscriptTailer {
       }
       this.unreadable(tracked, error as Error);
     }
+  }
+
+  /** What the pipeline tells once what was read of `tracked` up to `end` is safe: the position to commit. */
+  private ackOf(tracked: TrackedFile, end: number): (resumeOffset: number) => void {
+    return (resumeOffset) => {
+      if (tracked.committed?.offset === end && tracked.committed.resumeOffset === resumeOffset) return;
+      tracked.committed = { offset: end, resumeOffset };
+      this.acknowledged = true;
+    };
   }
 
   private unreadable(tracked: TrackedFile, error: Error): void {
