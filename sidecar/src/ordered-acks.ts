@@ -28,6 +28,13 @@ export class ResumeAcks {
     else this.fresh.set(file, [{ end, ack }]);
   }
 
+  /** Acks handed over since the last round (those held back wait for what is still open to go out). */
+  get handed(): number {
+    let count = 0;
+    for (const list of this.fresh.values()) count += list.length;
+    return count;
+  }
+
   /** Whether any ack waits to be told (a round must then ask where the open state starts). */
   get waiting(): boolean {
     return this.fresh.size > 0 || this.held.size > 0;

@@ -38,7 +38,8 @@ describe('Pipeline: ordered acks of transcript lines', () => {
     expect(told).toEqual([`turn 0: ${turn0[turn0.length - 1].end}`, `turn 1: ${prompt1.start}`]);
     await pipeline.flush();
     expect(told).toHaveLength(2); // nothing moved: told nothing new
-    await pipeline.closeIdle(Date.now() - HOUR_MS); // its session is idle: turn 1 goes out
+    pipeline.closeIdle(Date.now() - HOUR_MS); // its session is idle: turn 1 goes out
+    await pipeline.flush();
     expect(sink.received.spans.some((span) => span.name === 'invoke_agent claude-code' && span.startMs === Date.parse(JSON.parse(prompt1.text).timestamp))).toBe(true);
     expect(told.at(-1)).toBe(`turn 1: ${call1.end}`);
   });

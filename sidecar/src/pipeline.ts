@@ -39,6 +39,11 @@ export class Pipeline {
   private pendingAcks: Ack[] = [];
   /** The acks handed over with transcript lines: told their resume offsets as a batch is taken. */
   private readonly lineAcks = new ResumeAcks();
+  /**
+   * What reading does when the batch is full: by default start delivering it in the background; a driver
+   * (driver.ts) takes this over, so a sink that is down holds reading back while the driver retries.
+   */
+  onFull: () => Promise<void> = () => this.deliverInBackground();
   /** Flushes run one at a time (the transcript tailer and the spool source both flush). */
   private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
@@ -71,7 +76,7 @@ export class Pipeline {
       this.inputBytes += line.end - line.start;
       if (++sinceCheck === CHECK_EVERY_LINES) {
         sinceCheck = 0;
-        if (this.batchFull()) await this.deliverInBackground();
+        if (this.batchFull()) await this.onFull();
       }
       if (line.start === 0) {
         this.correlator.readingFromStart(file.path);
@@ -88,7 +93,7 @@ export class Pipeline {
         this.skip(file.path, line.start, parsed.reason, line.text, { type: parsed.type, timeIfNone });
       }
     }
-    if (this.batchFull()) await this.deliverInBackground();
+    if (this.batchFull()) await this.onFull();
   }
 
   /** Lines of `file` up to `end` were read but not handed over (too long): `ack` as for `addLines`. */
@@ -133,16 +138,12 @@ export class Pipeline {
     await this.flush();
   }
 
-  async closeIdle(idleBeforeMs: number): Promise<void> {
-    this.correlator.closeIdle(idleBeforeMs);
-    await this.flush();
-  }
-
   /**
-   * Close the sessions with no record since `idleBeforeMs`, a record time (backfill, reading sessions oldest
-   * first): what they emit goes out with the next batch, so memory holds only the sessions still going on.
+   * Close the sessions with no record since `idleBeforeMs` (following: the wall clock less the idle time; backfill,
+   * reading sessions oldest first: a record time): what they emit goes out with the next batch, so memory holds
+   * only the sessions still going on.
    */
-  closeIdleInRecordTime(idleBeforeMs: number): void {
+  closeIdle(idleBeforeMs: number): void {
     this.correlator.closeIdle(idleBeforeMs);
   }
 
@@ -154,6 +155,12 @@ export class Pipeline {
   /** Time (from the records) of the last record read from `path`. */
   lastEventMs(path: string): number | undefined {
     return this.lastTimeMs.get(path);
+  }
+
+  /** Items waiting to be delivered, and acks waiting to be told (the driver delivers when there are). */
+  pendingItems(): number {
+    this.collect();
+    return batchSize(this.pending) + this.pendingAcks.length + this.lineAcks.handed;
   }
 
   /** Deliver everything correlated so far; resolves once every sink accepted it (then runs the acks). */

@@ -68,7 +68,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
         otlpEndpoint: config.otlpEndpoint,
         roots,
         watcher: tailer.watcherMode,
-        sink: { ...tailer.sink, ...(stopped ? { state: 'stopped' as const } : {}) },
+        sink: { ...built.driver.sink, ...(stopped ? { state: 'stopped' as const } : {}) },
         filesFollowed: tailer.filesFollowed,
         unreadableFiles: Object.fromEntries(pipeline.stats.unreadableFiles),
         linesSkipped: pipeline.stats.skipped as Record<string, number>,

@@ -25,7 +25,8 @@ export interface HookSpoolOptions {
   hookDroppedPath: string;
   /** Where parsed events go (the hook correlator), each with the ack to run once what it produced was accepted. */
   emit: (event: SpoolEvent, ack: Ack) => void;
-  pipeline: Pipeline;
+  /** Where broken files and events the hook dropped are reported. */
+  pipeline: Pick<Pipeline, 'skipRecord' | 'addHealth'>;
   /** Masks a broken file's text before it is kept aside (the pipeline's mask processor). */
   maskText: (text: string) => Promise<string>;
   /** Delete files once delivered (default true). */
@@ -34,8 +35,6 @@ export interface HookSpoolOptions {
   staleTmpMs?: number;
   /** Follow mode: the spool directory is watched, and scanned this often anyway (inotify can drop events). */
   safetyPollMs?: number;
-  /** Called before each scan in follow mode (e.g. to give up waiting for spans that never came). */
-  onTick?: () => void;
   log?: (message: string) => void;
 }
 
@@ -122,17 +121,9 @@ export class HookSpoolSource {
     }
   }
 
-  /** Follow the spool: scan when it changes (and every `safetyPollMs`), delivering after each scan. */
+  /** Follow the spool: scan when it changes (and every `safetyPollMs`); each file is deleted once its ack runs. */
   start(): void {
-    const tick = async () => {
-      try {
-        this.options.onTick?.();
-        this.scan();
-        await this.options.pipeline.flush();
-      } catch (error) {
-        this.options.log?.(`hook spool: delivery failed (${(error as Error).message}); the files stay and are retried`);
-      }
-    };
+    const tick = async () => void this.scan();
     const { spoolDir: dir, safetyPollMs, log } = this.options;
     this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
     this.follower.start();

@@ -6,7 +6,7 @@
 // a restart rebuilds every command whole (the deterministic ids drop what was already delivered).
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Pipeline } from '../pipeline.js';
+import type { SkippedRecord } from '../skipped-lines.js';
 import type { ShellRead, ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
 import { DirectoryFollower } from './directory-follower.js';
 import { inodeIdentity } from './inode-identity.js';
@@ -17,16 +17,14 @@ export interface ShellLogOptions {
   dir: string;
   /** Where the records go (the shell correlator), each file's in file order, with their ack. */
   emit: ShellRecordConsumer['addRecords'];
-  /** Where lines that are not records are reported (`ccotel.record.skipped`), and what delivers what was read. */
-  pipeline: Pick<Pipeline, 'skipRecord' | 'flush'>;
+  /** Where lines that are not records are reported (`ccotel.record.skipped`). */
+  skipRecord: (record: SkippedRecord) => void;
   /** Where read positions are kept between runs (none: read every file from its start). */
   checkpointPath?: string;
   /** Follow mode: the directory is watched, and read this often anyway (inotify can drop events). */
   safetyPollMs?: number;
   /** Where a failed checkpoint write is reported (the sidecar's status). */
   stateWrites?: StateWrites;
-  /** Called before each read in follow mode. */
-  onTick?: () => void;
   log?: (message: string) => void;
 }
 
@@ -79,20 +77,10 @@ export class ShellLogSource {
     for (const name of names) await this.readFile(join(this.options.dir, name));
   }
 
-  /** Follow the directory: read when it changes (and every `safetyPollMs`), committing after each delivery. */
+  /** Follow the directory: read when it changes (and every `safetyPollMs`); positions are committed as acks come. */
   start(): void {
-    const tick = async () => {
-      try {
-        this.options.onTick?.();
-        await this.readAll();
-        await this.options.pipeline.flush();
-        this.commit();
-      } catch (error) {
-        this.options.log?.(`shell log: ${(error as Error).message}; retrying`);
-      }
-    };
     const { dir, safetyPollMs, log } = this.options;
-    this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
+    this.follower = new DirectoryFollower({ dir, tick: () => this.readAll(), safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
     this.follower.start();
   }
 
@@ -150,7 +138,10 @@ export class ShellLogSource {
           if (record) read.records.push({ record, offset: line.start });
           else this.skip(path, line.start, line.text);
         }
-        this.options.emit(read, (resumeOffset) => this.resumeOffsets.set(path, resumeOffset));
+        this.options.emit(read, (resumeOffset) => {
+          this.resumeOffsets.set(path, resumeOffset);
+          this.commit();
+        });
       });
       position.offset = result.offset;
       position.size = size;
@@ -168,7 +159,7 @@ export class ShellLogSource {
   private skip(path: string, offset: number, text: string): void {
     this.stats.skipped++;
     const ts = /"ts":(\d{10,17})/.exec(text);
-    this.options.pipeline.skipRecord({ source: 'shell', reason: 'malformed_record', file: path, offset, text, timeMs: ts ? Number(ts[1]) / 1000 : 0 });
+    this.options.skipRecord({ source: 'shell', reason: 'malformed_record', file: path, offset, text, timeMs: ts ? Number(ts[1]) / 1000 : 0 });
   }
 }
 
