@@ -257,7 +257,6 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       await spool.stop();
       await shellLog.stop();
       await transcripts.stop();
-      shellLog.commit(); // what the last delivery's acks told
       writeStatus(true);
     },
   };

@@ -1,7 +1,8 @@
 // The pipeline: transcript lines → parse → correlate → joins (hooks, shell log, detectors) → processors
 // (mask, cap) → sinks. Lines are fed in file order; telemetry leaves in batches, and `flush` resolves only
-// once every sink accepted the batch, which is what lets a caller commit file offsets (or delete spool files,
-// through the acks a join hands over with its output) after it (at-least-once).
+// once every sink accepted the batch; then it runs the acks that came with the data (at-least-once): those of
+// transcript lines are told their resume offsets (ordered-acks.ts), those a join hands over with its output
+// delete spool files or commit shell-log offsets. When to flush is the driver's choice (driver.ts).
 import type { Line } from './sources/line-reader.js';
 import type { Join } from './events.js';
 import { JoinChain } from './join-chain.js';
@@ -44,7 +45,7 @@ export class Pipeline {
    * (driver.ts) takes this over, so a sink that is down holds reading back while the driver retries.
    */
   onFull: () => Promise<void> = () => this.deliverInBackground();
-  /** Flushes run one at a time (the transcript tailer and the spool source both flush). */
+  /** Flushes run one at a time (the driver's, and those of a caller: backfill, tests). */
   private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
   private readonly lastTimeMs = new Map<string, number>();

@@ -89,7 +89,7 @@ export class ShellLogSource {
   }
 
   /** Save where a restart must read each file from, as the acks told it. */
-  commit(): void {
+  private commit(): void {
     const path = this.options.checkpointPath;
     if (!path) return;
     const offsets = Object.fromEntries(this.resumeOffsets);

@@ -1,9 +1,10 @@
 // Follow transcript files: catch up on every file from its checkpoint, then read whatever is appended.
 // A change event only marks a file dirty; one loop reads dirty files one at a time from their read
-// position to the end (so reads of a file are serialized and events coalesce), handing the lines over with an ack;
-// the driver (driver.ts) delivers them, and the acks tell which positions to commit. While the sink is down the
-// pipeline holds reading back once its batch is full, so memory stays bounded however long it is down. A file that changed has its size checked again a
-// few times after its last event (TailRecheck), so a write any watcher missed is still read to the end.
+// position to the end (so reads of a file are serialized and events coalesce), handing the lines over with an
+// ack; the driver (driver.ts) delivers them, and the acks tell which positions to commit. While the sink is down
+// the pipeline holds reading back once its batch is full, so memory stays bounded however long it is down. A file
+// that changed has its size checked again a few times after its last event (TailRecheck), so a write any watcher
+// missed is still read to the end.
 import type { Pipeline } from '../pipeline.js';
 import type { CheckpointStore, FileCheckpoint } from './checkpoints.js';
 import { readLines } from './line-reader.js';
@@ -31,10 +32,10 @@ export interface TailerOptions {
   beforeRead?: () => void;
 }
 
-/** A checkpoint that could not be written (disk full, read-only) is tried again this often. */
-const SAVE_RETRY_MS = 5_000;
 /** During catch-up, commit after this many bytes so a crash does not start the catch-up over. */
 const COMMIT_EVERY_BYTES = 32 << 20;
+/** A checkpoint that could not be written (disk full, read-only) is tried again this often. */
+const SAVE_RETRY_MS = 5_000;
 
 export class TranscriptTailer {
   private readonly known: TrackedFiles;
