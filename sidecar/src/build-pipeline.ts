@@ -143,13 +143,19 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
     ...config.paths,
     pipeline,
     maskText,
-    emit: (event, ack) => hooks.add({ ...event, ack }),
+    emit: (event, ack) => {
+      hooks.add({ ...event, ack });
+      pipeline.noteInput();
+    },
     log,
     ...(follow ? {} : { consume: !setup.keepSpool }),
   });
   const shellLog = new ShellLogSource({
     dir: config.paths.shellLogDir,
-    emit: (read, ack) => shell.addRecords(read, ack),
+    emit: (read, ack) => {
+      shell.addRecords(read, ack);
+      pipeline.noteInput();
+    },
     skipRecord: (record) => pipeline.skipRecord(record),
     log,
     ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes } : {}),
@@ -193,6 +199,7 @@ export function driveTranscripts(
   const tailer = new TranscriptTailer({ ...tailing, pipeline, onTick: closeIdleSessions(pipeline, idleMs) });
   const driver = new Driver({ target: pipeline, maxItems: FLUSH_ITEMS, intervalMs: FLUSH_INTERVAL_MS, log: options.log });
   pipeline.onFull = () => driver.makeRoom();
+  pipeline.onInput = () => driver.emitted();
   scheduleIdleWork(driver, idleMs, giveUp, tailer);
   return {
     tailer,
@@ -212,12 +219,18 @@ export function driveTranscripts(
 function following(built: BuiltPipeline, config: Config, setup: FollowSetup): FollowPipeline {
   const { pipeline, spool, shellLog, detector, hooks, shell } = built;
   const { log } = setup;
-  const giveUp = [(beforeMs: number) => hooks.expire(beforeMs), (beforeMs: number) => shell.expire(beforeMs)];
+  const giveUp = [hooks, shell].map((join) => (beforeMs: number) => {
+    join.expire(beforeMs);
+    pipeline.noteInput();
+  });
   const transcripts = driveTranscripts(pipeline, { roots: setup.roots, checkpoints: setup.checkpoints, idleMs: config.idleMs, giveUp, usePolling: setup.polling, log, beforeRead: () => spool.scan() });
   // Each scan reads all of /proc: every scan_interval_ms, and soon after the events that make a detection due.
   const processes = new ProcessWatcher({
     intervalMs: config.scanIntervalMs,
-    onScan: async (scan) => detector.onScan(scan),
+    onScan: async (scan) => {
+      detector.onScan(scan);
+      pipeline.noteInput();
+    },
     sessionsToName: () => detector.sessionsWithoutAgent(),
     log,
   });

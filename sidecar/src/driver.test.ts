@@ -35,25 +35,28 @@ describe('Driver', () => {
     return driver;
   }
 
-  it('delivers once the oldest item waiting is a flush interval old, not before', async () => {
+  it('delivers once the oldest item emitted is a flush interval old, not before', async () => {
     const target = new FakeTarget();
-    started(target);
-    await vi.advanceTimersByTimeAsync(INTERVAL_MS); // nothing waits: nothing delivered
+    const driver = started(target);
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS); // nothing emitted: nothing delivered
     expect(target.flushes).toBe(0);
     target.pending = 1;
-    await vi.advanceTimersByTimeAsync(INTERVAL_MS / 2); // first seen
-    await vi.advanceTimersByTimeAsync(INTERVAL_MS / 2);
+    driver.emitted();
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1);
+    target.pending = 2;
+    driver.emitted(); // a later item does not move the delivery of the first
     expect(target.flushes).toBe(0);
-    await vi.advanceTimersByTimeAsync(INTERVAL_MS / 2);
+    await vi.advanceTimersByTimeAsync(1);
     expect(target.flushes).toBe(1);
     expect(target.pending).toBe(0);
   });
 
-  it('delivers at the first tick once the batch is full', async () => {
+  it('delivers at once when the batch is full', async () => {
     const target = new FakeTarget();
-    started(target);
+    const driver = started(target);
     target.pending = 100;
-    await vi.advanceTimersByTimeAsync(INTERVAL_MS / 2);
+    driver.emitted();
+    await vi.advanceTimersByTimeAsync(0);
     expect(target.flushes).toBe(1);
   });
 
@@ -62,7 +65,8 @@ describe('Driver', () => {
     const driver = started(target);
     target.pending = 100;
     target.failing = true;
-    await vi.advanceTimersByTimeAsync(INTERVAL_MS / 2);
+    driver.emitted();
+    await vi.advanceTimersByTimeAsync(0);
     expect(driver.sink).toMatchObject({ state: 'retrying', lastError: 'sink down', retries: 1 });
     let roomMade = false;
     void driver.makeRoom().then(() => (roomMade = true));
@@ -86,5 +90,6 @@ describe('Driver', () => {
     await vi.advanceTimersByTimeAsync(5_000);
     expect(runs.filter((run) => run === 'idle')).toHaveLength(5);
     expect(runs.filter((run) => run === 'status')).toHaveLength(1);
+    expect(target.flushes).toBe(0); // nothing was emitted: nothing delivered
   });
 });

@@ -2,8 +2,9 @@
 // the Collector's batch processor does: at once when the batch is full, else once the oldest item waiting is older
 // than the flush interval. A delivery that fails is retried with the one retry policy (retry.ts) while nothing more
 // is delivered; a source that fills the batch meanwhile waits for it (the pipeline's backpressure), so memory stays
-// bounded however long a sink is down. The same tick runs the periodic work of the pipeline (closing what waited
-// too long, the status): the one tick loop of the sidecar. Sources only emit.
+// bounded however long a sink is down. The same timer runs the periodic work of the pipeline (closing what waited
+// too long, the status): the one tick loop of the sidecar, armed for whatever is due first (an idle sidecar wakes
+// only for its periodic jobs). Sources only emit; the pipeline tells the driver when input came (`emitted`).
 import { retrying, type BackoffPolicy } from './retry.js';
 
 /** What the driver delivers: the pipeline. */
@@ -41,10 +42,12 @@ interface Periodic {
 
 export class Driver {
   readonly sink: SinkState = { state: 'starting', retries: 0 };
-  /** When the driver first saw items waiting (undefined: none since the last delivery). */
+  /** When the first item waiting was emitted (undefined: none since the last delivery). */
   private oldestMs?: number;
   private delivering?: Promise<void>;
+  /** The one timer: armed for the next periodic job or the age of the oldest item, whichever comes first. */
   private timer?: NodeJS.Timeout;
+  private running = false;
   private readonly periodic: Periodic[] = [];
   private readonly halt = new AbortController();
 
@@ -56,13 +59,14 @@ export class Driver {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), Math.max(1, this.options.intervalMs / 2));
-    this.timer.unref();
+    this.running = true;
+    this.arm();
   }
 
   /** Stop ticking and retrying; then deliver once more what waits (a failure is logged: the next start reads it again). */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.running = false;
+    clearTimeout(this.timer);
     this.halt.abort();
     await this.delivering;
     try {
@@ -72,18 +76,42 @@ export class Driver {
     }
   }
 
+  /**
+   * A source emitted something after the last delivery: deliver at once when the batch is full, else once it is a
+   * flush interval old. An idle sidecar is woken only by its periodic jobs.
+   */
+  emitted(nowMs = Date.now()): void {
+    this.oldestMs ??= nowMs;
+    if (this.options.target.pendingItems() >= this.options.maxItems) this.tick(nowMs);
+    else this.arm();
+  }
+
   /** One tick: the periodic jobs due, then a delivery if the batch is full or its oldest item is old enough. */
-  tick(nowMs = Date.now()): void {
+  private tick(nowMs = Date.now()): void {
     for (const job of this.periodic) {
       if (nowMs - job.lastMs < job.everyMs) continue;
       job.lastMs = nowMs;
       job.run();
     }
-    if (this.delivering) return;
-    const pending = this.options.target.pendingItems();
-    if (pending === 0) return;
-    this.oldestMs ??= nowMs;
-    if (pending >= this.options.maxItems || nowMs - this.oldestMs >= this.options.intervalMs) void this.deliver();
+    if (!this.delivering) {
+      const pending = this.options.target.pendingItems();
+      if (pending === 0) this.oldestMs = undefined;
+      else {
+        this.oldestMs ??= nowMs; // emitted while the last delivery was in flight
+        if (pending >= this.options.maxItems || nowMs - this.oldestMs >= this.options.intervalMs) void this.deliver();
+      }
+    }
+    this.arm();
+  }
+
+  /** Set the timer for whatever is due first. */
+  private arm(): void {
+    if (!this.running) return;
+    let dueMs = Math.min(...this.periodic.map((job) => job.lastMs + job.everyMs));
+    if (this.oldestMs !== undefined && !this.delivering) dueMs = Math.min(dueMs, this.oldestMs + this.options.intervalMs);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), Math.max(0, dueMs - Date.now()));
+    this.timer.unref();
   }
 
   /**
@@ -95,7 +123,7 @@ export class Driver {
     void this.deliver();
   }
 
-  /** Deliver what waits, retrying with backoff while the sink fails (until stopped). */
+  /** Deliver what waits, retrying with backoff while the sink fails (until stopped); then look again. */
   private deliver(): Promise<void> {
     this.oldestMs = undefined;
     const run = retrying(() => this.options.target.flush(), { policy: DELIVERY_RETRY, signal: this.halt.signal, onFailure: (error) => this.failed(error) })
@@ -105,7 +133,10 @@ export class Driver {
       })
       .catch(() => undefined) // stopped while the sink was down: `stop` tries once more
       .finally(() => {
-        if (this.delivering === run) this.delivering = undefined;
+        if (this.delivering !== run) return;
+        this.delivering = undefined;
+        // What was emitted while it was in flight waits its own interval.
+        if (this.running && this.options.target.pendingItems() > 0) this.emitted();
       });
     this.delivering = run;
     return run;

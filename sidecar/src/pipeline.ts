@@ -45,6 +45,10 @@ export class Pipeline {
    * (driver.ts) takes this over, so a sink that is down holds reading back while the driver retries.
    */
   onFull: () => Promise<void> = () => this.deliverInBackground();
+  /** Input came since the last delivery: only then does `pendingItems` gather what the stages emitted. */
+  private inputSinceFlush = false;
+  /** Told when input comes after a delivery (the driver starts the age of the batch). */
+  onInput: () => void = () => {};
   /** Flushes run one at a time (the driver's, and those of a caller: backfill, tests). */
   private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
@@ -94,12 +98,14 @@ export class Pipeline {
         this.skip(file.path, line.start, parsed.reason, line.text, { type: parsed.type, timeIfNone });
       }
     }
+    this.noteInput(); // after the lines: what they produced is there to be counted
     if (this.batchFull()) await this.onFull();
   }
 
   /** Lines of `file` up to `end` were read but not handed over (too long): `ack` as for `addLines`. */
   readThrough(file: TranscriptFile, end: number, ack: ResumeAck): void {
     this.lineAcks.add(file.path, end, ack);
+    this.noteInput();
   }
 
   /**
@@ -119,11 +125,13 @@ export class Pipeline {
    */
   skipRecord(record: SkippedRecord): void {
     this.skipped.add(record, this.pending);
+    this.noteInput();
   }
 
   /** A `ccotel.sidecar.*` point about the sidecar's own health (deterministic id: a re-read reports it once). */
   addHealth(point: MetricPoint): void {
     this.pending.metrics.push(point);
+    this.noteInput();
   }
 
   /** A file that could not be read at all is reported, and the others go on. */
@@ -146,6 +154,7 @@ export class Pipeline {
    */
   closeIdle(idleBeforeMs: number): void {
     this.correlator.closeIdle(idleBeforeMs);
+    this.noteInput();
   }
 
   /** Sessions the correlator holds open (not closed for idleness since their last record). */
@@ -158,10 +167,26 @@ export class Pipeline {
     return this.lastTimeMs.get(path);
   }
 
-  /** Items waiting to be delivered, and acks waiting to be told (the driver delivers when there are). */
+  /**
+   * Input came (call after handing it over): lines, records, or input given to a join (hook events, shell records,
+   * a process scan, a give-up). The first since a delivery tells the driver.
+   */
+  noteInput(): void {
+    if (this.inputSinceFlush) return;
+    this.inputSinceFlush = true;
+    this.onInput();
+  }
+
+  /**
+   * Items waiting to be delivered, and acks waiting to be told (the driver delivers when there are). Cheap while no
+   * input came since the last delivery, so the driver can ask at every tick of an idle sidecar.
+   */
   pendingItems(): number {
+    if (!this.inputSinceFlush) return 0;
     this.collect();
-    return batchSize(this.pending) + this.pendingAcks.length + this.lineAcks.handed;
+    const items = batchSize(this.pending) + this.pendingAcks.length + this.lineAcks.handed;
+    if (items === 0) this.inputSinceFlush = false; // nothing came of it: the next input tells the driver again
+    return items;
   }
 
   /** Deliver everything correlated so far; resolves once every sink accepted it (then runs the acks). */
@@ -219,6 +244,7 @@ export class Pipeline {
   private take(): TelemetryBatch {
     this.skipped.addCounts(this.pending);
     this.inputBytes = 0;
+    this.inputSinceFlush = false;
     this.collect();
     if (this.lineAcks.waiting) {
       // After the collect: the output of every line handed over is in the batch, or still open in the correlator.
