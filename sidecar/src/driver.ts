@@ -34,6 +34,9 @@ export interface DriverOptions {
 /** Short: a retry is one request, and the sink being back should not wait long to be noticed. */
 const DELIVERY_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 
+/** The longest the timer sleeps, whatever is due. */
+const LOOK_AGAIN_MS = 1_000;
+
 interface Periodic {
   everyMs: number;
   run: () => void;
@@ -107,7 +110,8 @@ export class Driver {
   /** Set the timer for whatever is due first. */
   private arm(): void {
     if (!this.running) return;
-    let dueMs = Math.min(...this.periodic.map((job) => job.lastMs + job.everyMs));
+    // At least once a second: what was emitted without the pipeline telling (a race with a delivery) is not left waiting.
+    let dueMs = Math.min(Date.now() + LOOK_AGAIN_MS, ...this.periodic.map((job) => job.lastMs + job.everyMs));
     if (this.oldestMs !== undefined && !this.delivering) dueMs = Math.min(dueMs, this.oldestMs + this.options.intervalMs);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.tick(), Math.max(0, dueMs - Date.now()));
