@@ -4,11 +4,9 @@
 //   vite-node bench/scale-out-host.ts STATS_PATH   (CLAUDE_CONFIG_DIR, CCOTEL_STATE_DIR, OTEL_EXPORTER_OTLP_* set)
 import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../sidecar/src/config.js';
-import { buildPipeline } from '../sidecar/src/build-pipeline.js';
-import { closeIdleSessions, startIdleClock } from '../sidecar/src/idle-clock.js';
+import { buildPipeline, driveTranscripts } from '../sidecar/src/build-pipeline.js';
 import { CheckpointStore, sinkKey } from '../sidecar/src/sources/checkpoints.js';
 import { transcriptRoots } from '../sidecar/src/sources/transcript-discovery.js';
-import { TranscriptTailer } from '../sidecar/src/sources/transcript-tailer.js';
 import { createOtlpSink } from '../sidecar/src/sinks/create-otlp-sink.js';
 
 const statsPath = process.argv[2];
@@ -18,21 +16,19 @@ const config = loadConfig({ store: '' });
 const sink = await createOtlpSink(config, { log: (message) => process.stderr.write(`host: ${message}\n`) });
 const { pipeline } = buildPipeline(config, { mode: 'once', sinks: [sink] });
 const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey(['', config.otlpEndpoint]));
-const tailer = new TranscriptTailer({ roots: transcriptRoots(), pipeline, checkpoints, onTick: closeIdleSessions(pipeline, config.idleMs), log: (message) => process.stderr.write(`host: ${message}\n`) });
+const transcripts = driveTranscripts(pipeline, { roots: transcriptRoots(), checkpoints, idleMs: config.idleMs, log: (message) => process.stderr.write(`host: ${message}\n`) });
 
 const writeStats = (stopped: boolean) =>
   writeFileSync(statsPath, JSON.stringify({ ...sink.stats, lines: pipeline.stats.lines, cpu: process.cpuUsage(), stopped }));
 
-await tailer.start();
-const stopIdleClock = startIdleClock(tailer, config.idleMs);
+await transcripts.start();
 const timer = setInterval(() => writeStats(false), 1000);
 writeStats(false);
 
 process.once('SIGTERM', () => {
   clearInterval(timer);
   void (async () => {
-    stopIdleClock();
-    await tailer.stop();
+    await transcripts.stop();
     await sink.close();
     writeStats(true);
     process.exit(0);

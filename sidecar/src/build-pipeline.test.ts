@@ -77,4 +77,19 @@ describe('buildPipeline: run (follow) and backfill (once) through the one builde
     expect(onceSink.received.spans.some((span) => span.attributes['process.pid'] === 4242)).toBe(true);
     expect(spanKeys(followSink.received.spans)).toEqual(onceSpans);
   });
+
+  it('following, writes the status beside the checkpoints (the sink state of the driver, files followed) and marks it stopped', async () => {
+    home = mkdtempSync(join(tmpdir(), 'ccotel-build-'));
+    const { configDir } = writeInputs(home);
+    const config = loadConfig({ store: '', idleMs: 1_000 }, { HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_CONFIG: join(home, 'no-config.yaml') });
+    const checkpoints = new CheckpointStore(config.paths.checkpointDir, 'test');
+    const sink = new MemorySink();
+    following = buildPipeline(config, { mode: 'follow', sinks: [sink], roots: [join(configDir, 'projects')], checkpoints, status: { store: '', otlpEndpoint: 'http://collector.invalid' } });
+    await following.start();
+    expect(checkpoints.loadStatus()).toMatchObject({ pid: process.pid, otlpEndpoint: 'http://collector.invalid', roots: [join(configDir, 'projects')] });
+    await waitFor('every file delivered and committed', () => following!.tailer.settled && sink.received.spans.length > 0, 60_000);
+    await following.stop();
+    following = undefined;
+    expect(checkpoints.loadStatus()).toMatchObject({ sink: { state: 'stopped' }, filesFollowed: 2 });
+  });
 });

@@ -1,19 +1,20 @@
 // The one place the sidecar's pipeline is assembled, for `run` and `backfill` alike: the transcript correlator,
 // the joins in their order, the processors, the sinks, and the sources that feed the joins. The two commands
 // differ only by the mode, and only in this:
-//   follow (`run`): the hook spool and the shell logs are watched and handed over as they grow; hooks and shell
-//     commands still waiting after the idle time are given up on at each of their ticks; the shell log commits its
-//     read positions; the transcripts are followed by the tailer from their checkpoints, and the idle clock
-//     (idle-clock.ts) has it close idle sessions between reads; /proc is scanned for the detectors. Started and
+//   follow (`run`): the hook spool and the shell logs are watched and handed over as they grow; the transcripts are
+//     followed by the tailer from their checkpoints; /proc is scanned for the detectors. The driver (driver.ts)
+//     delivers what they emit (when a batch is full, or its oldest item is a flush interval old), and its tick runs
+//     the idle work (idle-clock.ts) and writes the status; the sources commit what their acks tell. Started and
 //     stopped as a whole.
 //   once (`backfill`): the spool and the shell logs are read whole first (their events wait in the correlators for
 //     the spans the transcripts produce), then the caller reads every transcript from its start (ingestFile), and
 //     the end of input closes everything still open.
 import { join } from 'node:path';
 import type { Config } from './config.js';
-import { closeIdleSessions, startIdleClock } from './idle-clock.js';
+import { Driver } from './driver.js';
+import { closeIdleSessions, scheduleIdleWork } from './idle-clock.js';
 import { isTextMasker, type Processor, type Sink } from './model.js';
-import { Pipeline } from './pipeline.js';
+import { FLUSH_ITEMS, Pipeline } from './pipeline.js';
 import { CapProcessor } from './processors/cap.js';
 import { NoContentProcessor } from './processors/content-level.js';
 import { HookCorrelator } from './processors/correlate-hooks.js';
@@ -29,11 +30,11 @@ import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
 import { createOtlpSink } from './sinks/create-otlp-sink.js';
-import type { CheckpointStore } from './sources/checkpoints.js';
+import type { CheckpointStore, SidecarStatus } from './sources/checkpoints.js';
 import { HookSpoolSource } from './sources/hook-spool-source.js';
 import { ProcessWatcher } from './sources/process-watcher.js';
 import { ShellLogSource } from './sources/shell-log-source.js';
-import { TranscriptTailer } from './sources/transcript-tailer.js';
+import { TranscriptTailer, type TailerOptions } from './sources/transcript-tailer.js';
 import type { Store } from './store/open-store.js';
 
 /**
@@ -80,6 +81,8 @@ export interface FollowSetup extends CommonSetup {
   checkpoints: CheckpointStore;
   /** Poll files instead of using inotify. */
   polling?: boolean;
+  /** Write the sidecar's status beside the checkpoints (`ccotel status`), naming the destination so. */
+  status?: Pick<SidecarStatus, 'store' | 'otlpEndpoint'>;
 }
 
 export interface BuiltPipeline {
@@ -104,6 +107,8 @@ export interface OncePipeline extends BuiltPipeline {
 
 export interface FollowPipeline extends BuiltPipeline {
   tailer: TranscriptTailer;
+  /** Decides when what the sources emitted is delivered, and retries while a sink fails. */
+  driver: Driver;
   processes: ProcessWatcher;
   /** Start every source; resolves once the transcripts are followed (their catch-up goes on in the background). */
   start(): Promise<void>;
@@ -134,22 +139,26 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
   const pipeline = new Pipeline(new TranscriptCorrelator(), processors, sinks, joins);
   const follow = setup.mode === 'follow';
-  // Following, what waited longer than the idle time for its span is given up on (delivered as it is).
-  const idleCutoff = () => Date.now() - config.idleMs;
   const spool = new HookSpoolSource({
     ...config.paths,
     pipeline,
     maskText,
-    addHook: (event) => hooks.add(event),
+    emit: (event, ack) => {
+      hooks.add({ ...event, ack });
+      pipeline.noteInput();
+    },
     log,
-    ...(follow ? { onTick: () => hooks.expire(idleCutoff()) } : { consume: !setup.keepSpool }),
+    ...(follow ? {} : { consume: !setup.keepSpool }),
   });
   const shellLog = new ShellLogSource({
     dir: config.paths.shellLogDir,
-    shell,
-    pipeline,
+    emit: (read, ack) => {
+      shell.addRecords(read, ack);
+      pipeline.noteInput();
+    },
+    skipRecord: (record) => pipeline.skipRecord(record),
     log,
-    ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes, onTick: () => shell.expire(idleCutoff()) } : {}),
+    ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes } : {}),
   });
   return { pipeline, storeSink, hooks, shell, detector, maskText, spool, shellLog };
 }
@@ -165,39 +174,103 @@ function readingOnce(built: BuiltPipeline): OncePipeline {
   };
 }
 
+/** How long the oldest item emitted waits before it is delivered (the Collector's batch timeout). */
+export const FLUSH_INTERVAL_MS = 200;
+const STATUS_EVERY_MS = 5_000;
+
+export interface DrivenTranscripts {
+  tailer: TranscriptTailer;
+  driver: Driver;
+  /** Follow the transcripts (resolves once they are followed; the catch-up goes on) and start delivering. */
+  start(): Promise<void>;
+  /** Stop reading, deliver what was read, commit what its acks told. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The transcript tailer of `pipeline` and the driver that delivers what it reads, closing idle sessions between
+ * its reads (and giving up on what `giveUp` holds for its span): how `run` follows transcripts, and tests too.
+ */
+export function driveTranscripts(
+  pipeline: Pipeline,
+  options: Omit<TailerOptions, 'pipeline' | 'onTick'> & { idleMs: number; giveUp?: ((beforeMs: number) => void)[] },
+): DrivenTranscripts {
+  const { idleMs, giveUp = [], ...tailing } = options;
+  const tailer = new TranscriptTailer({ ...tailing, pipeline, onTick: closeIdleSessions(pipeline, idleMs) });
+  const driver = new Driver({ target: pipeline, maxItems: FLUSH_ITEMS, intervalMs: FLUSH_INTERVAL_MS, log: options.log });
+  pipeline.onFull = () => driver.makeRoom();
+  pipeline.onInput = () => driver.emitted();
+  scheduleIdleWork(driver, idleMs, giveUp, tailer);
+  return {
+    tailer,
+    driver,
+    start: async () => {
+      await tailer.start();
+      driver.start();
+    },
+    stop: async () => {
+      await tailer.stop();
+      await driver.stop();
+      tailer.commit();
+    },
+  };
+}
+
 function following(built: BuiltPipeline, config: Config, setup: FollowSetup): FollowPipeline {
-  const { pipeline, spool, shellLog, detector } = built;
+  const { pipeline, spool, shellLog, detector, hooks, shell } = built;
   const { log } = setup;
-  const tailer = new TranscriptTailer({ roots: setup.roots, pipeline, checkpoints: setup.checkpoints, onTick: closeIdleSessions(pipeline, config.idleMs), usePolling: setup.polling, log, beforeRead: () => spool.scan() });
+  const giveUp = [hooks, shell].map((join) => (beforeMs: number) => {
+    join.expire(beforeMs);
+    pipeline.noteInput();
+  });
+  const transcripts = driveTranscripts(pipeline, { roots: setup.roots, checkpoints: setup.checkpoints, idleMs: config.idleMs, giveUp, usePolling: setup.polling, log, beforeRead: () => spool.scan() });
   // Each scan reads all of /proc: every scan_interval_ms, and soon after the events that make a detection due.
   const processes = new ProcessWatcher({
     intervalMs: config.scanIntervalMs,
     onScan: async (scan) => {
       detector.onScan(scan);
-      await pipeline.flush();
+      pipeline.noteInput();
     },
     sessionsToName: () => detector.sessionsWithoutAgent(),
     log,
   });
   detector.requestScan = (delayMs) => processes.scanIn(delayMs);
-  let stopIdleClock = () => {};
+  const { tailer, driver } = transcripts;
+  const startedMs = Date.now();
+  const writeStatus = (stopped = false) => {
+    if (!setup.status) return;
+    setup.checkpoints.saveStatus({
+      ...setup.status,
+      pid: process.pid,
+      startedMs,
+      updatedMs: Date.now(),
+      roots: setup.roots,
+      watcher: tailer.watcherMode,
+      sink: { ...driver.sink, ...(stopped ? { state: 'stopped' as const } : {}) },
+      filesFollowed: tailer.filesFollowed,
+      unreadableFiles: Object.fromEntries(pipeline.stats.unreadableFiles),
+      linesSkipped: pipeline.stats.skipped as Record<string, number>,
+    });
+  };
+  driver.every(STATUS_EVERY_MS, () => writeStatus());
   return {
     ...built,
     tailer,
+    driver,
     processes,
     start: async () => {
       spool.start();
       shellLog.start();
       processes.start();
-      await tailer.start();
-      stopIdleClock = startIdleClock(tailer, config.idleMs);
+      await transcripts.start();
+      writeStatus();
     },
     stop: async () => {
-      stopIdleClock();
       await processes.stop();
       await spool.stop();
       await shellLog.stop();
-      await tailer.stop();
+      await transcripts.stop();
+      writeStatus(true);
     },
   };
 }

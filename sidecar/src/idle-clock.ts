@@ -1,18 +1,20 @@
-// The idle clock of a following pipeline, owned by the driver (build-pipeline.ts), not by a source: at each tick
-// the transcript tailer runs the driver's idle work inside its read loop, between two files (so it never
-// interleaves with a read, and is retried like any delivery while a sink is down): sessions with no record for the
-// idle time have their open turn closed.
+// The idle work of a following pipeline, run by the driver's tick (driver.ts), not by a source: sessions with no
+// record for the idle time have their open turn closed, and hook events and shell commands that waited that long
+// for their span are given up on (delivered as they are). The turns are closed inside the transcript tailer's read
+// loop, between two files, so that closing never interleaves with a read.
+import type { Driver } from './driver.js';
 import type { Pipeline } from './pipeline.js';
 import type { TranscriptTailer } from './sources/transcript-tailer.js';
 
-/** What each tick does: close the open turns of sessions with no record for `idleMs`. */
-export function closeIdleSessions(pipeline: Pipeline, idleMs: number): () => Promise<void> {
+/** Close the open turns of sessions with no record for `idleMs` (the tailer's `onTick`). */
+export function closeIdleSessions(pipeline: Pipeline, idleMs: number): () => void {
   return () => pipeline.closeIdle(Date.now() - idleMs);
 }
 
-/** Tick `tailer` four times per idle time (between once a second and once a minute); returns the clock's stop. */
-export function startIdleClock(tailer: TranscriptTailer, idleMs: number): () => void {
-  const timer = setInterval(() => tailer.tick(), Math.min(Math.max(idleMs / 4, 1_000), 60_000));
-  timer.unref();
-  return () => clearInterval(timer);
+/** Run the idle work four times per idle time (between once a second and once a minute) on `driver`'s tick. */
+export function scheduleIdleWork(driver: Driver, idleMs: number, giveUp: ((beforeMs: number) => void)[], tailer: TranscriptTailer): void {
+  driver.every(Math.min(Math.max(idleMs / 4, 1_000), 60_000), () => {
+    for (const expire of giveUp) expire(Date.now() - idleMs);
+    tailer.tick();
+  });
 }

@@ -119,3 +119,10 @@ export function isTextMasker(processor: Processor): processor is Processor & Tex
 
 /** Run once the items it came with were accepted by every sink (e.g. delete a spool file). */
 export type Ack = () => void;
+
+/**
+ * Handed over with lines read from a file: told where a restart must read that file from (everything before that
+ * offset is accepted by every sink, and nothing still open needs it) once what the lines produced was accepted;
+ * told again, with a later offset, when something open held it back and has gone out since (ordered-acks.ts).
+ */
+export type ResumeAck = (resumeOffset: number) => void;

@@ -1,11 +1,13 @@
 // The pipeline: transcript lines → parse → correlate → joins (hooks, shell log, detectors) → processors
 // (mask, cap) → sinks. Lines are fed in file order; telemetry leaves in batches, and `flush` resolves only
-// once every sink accepted the batch, which is what lets a caller commit file offsets (or delete spool files,
-// through the acks a join hands over with its output) after it (at-least-once).
+// once every sink accepted the batch; then it runs the acks that came with the data (at-least-once): those of
+// transcript lines are told their resume offsets (ordered-acks.ts), those a join hands over with its output
+// delete spool files or commit shell-log offsets. When to flush is the driver's choice (driver.ts).
 import type { Line } from './sources/line-reader.js';
 import type { Join } from './events.js';
 import { JoinChain } from './join-chain.js';
-import { batchSize, concatBatches, emptyBatch, type Ack, type MetricPoint, type Processor, type Sink, type TelemetryBatch } from './model.js';
+import { batchSize, concatBatches, emptyBatch, type Ack, type MetricPoint, type Processor, type ResumeAck, type Sink, type TelemetryBatch } from './model.js';
+import { ResumeAcks } from './ordered-acks.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { encode } from './processors/encode/index.js';
 import type { TranscriptFile } from './records/transcript.js';
@@ -37,7 +39,18 @@ export class Pipeline {
   private readonly correlator: TranscriptCorrelator;
   private pending: TelemetryBatch = emptyBatch();
   private pendingAcks: Ack[] = [];
-  /** Flushes run one at a time (the transcript tailer and the spool source both flush). */
+  /** The acks handed over with transcript lines: told their resume offsets as a batch is taken. */
+  private readonly lineAcks = new ResumeAcks();
+  /**
+   * What reading does when the batch is full: by default start delivering it in the background; a driver
+   * (driver.ts) takes this over, so a sink that is down holds reading back while the driver retries.
+   */
+  onFull: () => Promise<void> = () => this.deliverInBackground();
+  /** Input came since the last delivery: only then does `pendingItems` gather what the stages emitted. */
+  private inputSinceFlush = false;
+  /** Told when input comes after a delivery (the driver starts the age of the batch). */
+  onInput: () => void = () => {};
+  /** Flushes run one at a time (the driver's, and those of a caller: backfill, tests). */
   private flushing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
   private readonly lastTimeMs = new Map<string, number>();
@@ -56,7 +69,12 @@ export class Pipeline {
     this.joins = new JoinChain(joins);
   }
 
-  async addLines(file: TranscriptFile, lines: Line[]): Promise<void> {
+  /**
+   * Take in lines of `file`, in file order. `ack` is told where a restart must read the file from once what the
+   * lines produced is accepted by every sink (ordered-acks.ts).
+   */
+  async addLines(file: TranscriptFile, lines: Line[], ack?: ResumeAck): Promise<void> {
+    if (ack && lines.length > 0) this.lineAcks.add(file.path, lines[lines.length - 1].end, ack);
     let sinceCheck = 0;
     for (const line of lines) {
       this.stats.lines++;
@@ -64,7 +82,7 @@ export class Pipeline {
       this.inputBytes += line.end - line.start;
       if (++sinceCheck === CHECK_EVERY_LINES) {
         sinceCheck = 0;
-        if (this.batchFull()) await this.deliverInBackground();
+        if (this.batchFull()) await this.onFull();
       }
       if (line.start === 0) {
         this.correlator.readingFromStart(file.path);
@@ -81,7 +99,14 @@ export class Pipeline {
         this.skip(file.path, line.start, parsed.reason, line.text, { type: parsed.type, timeIfNone });
       }
     }
-    if (this.batchFull()) await this.deliverInBackground();
+    this.noteInput(); // after the lines: what they produced is there to be counted
+    if (this.batchFull()) await this.onFull();
+  }
+
+  /** Lines of `file` up to `end` were read but not handed over (too long): `ack` as for `addLines`. */
+  readThrough(file: TranscriptFile, end: number, ack: ResumeAck): void {
+    this.lineAcks.add(file.path, end, ack);
+    this.noteInput();
   }
 
   /**
@@ -101,11 +126,13 @@ export class Pipeline {
    */
   skipRecord(record: SkippedRecord): void {
     this.skipped.add(record, this.pending);
+    this.noteInput();
   }
 
   /** A `ccotel.sidecar.*` point about the sidecar's own health (deterministic id: a re-read reports it once). */
   addHealth(point: MetricPoint): void {
     this.pending.metrics.push(point);
+    this.noteInput();
   }
 
   /** A file that could not be read at all is reported, and the others go on. */
@@ -121,17 +148,14 @@ export class Pipeline {
     await this.flush();
   }
 
-  async closeIdle(idleBeforeMs: number): Promise<void> {
-    this.correlator.closeIdle(idleBeforeMs);
-    await this.flush();
-  }
-
   /**
-   * Close the sessions with no record since `idleBeforeMs`, a record time (backfill, reading sessions oldest
-   * first): what they emit goes out with the next batch, so memory holds only the sessions still going on.
+   * Close the sessions with no record since `idleBeforeMs` (following: the wall clock less the idle time; backfill,
+   * reading sessions oldest first: a record time): what they emit goes out with the next batch, so memory holds
+   * only the sessions still going on.
    */
-  closeIdleInRecordTime(idleBeforeMs: number): void {
+  closeIdle(idleBeforeMs: number): void {
     this.correlator.closeIdle(idleBeforeMs);
+    this.noteInput();
   }
 
   /** Sessions the correlator holds open (not closed for idleness since their last record). */
@@ -144,9 +168,26 @@ export class Pipeline {
     return this.lastTimeMs.get(path);
   }
 
-  /** Per file, where a re-read must start so that what is still open is rebuilt whole. */
-  oldestOpenOffsets(): Map<string, number> {
-    return this.correlator.oldestOpenOffsets();
+  /**
+   * Input came (call after handing it over): lines, records, or input given to a join (hook events, shell records,
+   * a process scan, a give-up). The first since a delivery tells the driver.
+   */
+  noteInput(): void {
+    if (this.inputSinceFlush) return;
+    this.inputSinceFlush = true;
+    this.onInput();
+  }
+
+  /**
+   * Items waiting to be delivered, and acks waiting to be told (the driver delivers when there are). Cheap while no
+   * input came since the last delivery, so the driver can ask at every tick of an idle sidecar.
+   */
+  pendingItems(): number {
+    if (!this.inputSinceFlush) return 0;
+    this.collect();
+    const items = batchSize(this.pending) + this.pendingAcks.length + this.lineAcks.handed;
+    if (items === 0) this.inputSinceFlush = false; // nothing came of it: the next input tells the driver again
+    return items;
   }
 
   /** Deliver everything correlated so far; resolves once every sink accepted it (then runs the acks). */
@@ -204,7 +245,13 @@ export class Pipeline {
   private take(): TelemetryBatch {
     this.skipped.addCounts(this.pending);
     this.inputBytes = 0;
+    this.inputSinceFlush = false;
     this.collect();
+    if (this.lineAcks.waiting) {
+      // After the collect: the output of every line handed over is in the batch, or still open in the correlator.
+      const open = this.correlator.oldestOpenOffsets();
+      this.pendingAcks.push(...this.lineAcks.take((path) => open.get(path)));
+    }
     const batch = this.pending;
     this.pending = emptyBatch();
     return batch;

@@ -16,7 +16,7 @@ export async function readHistory(pipeline: Pipeline, files: TranscriptFile[], o
   let newestRecordMs = Number.NEGATIVE_INFINITY;
   for (const file of files) {
     // Before a main transcript only: a session's subagents, read right after it, may still extend it.
-    if (file.kind === 'main') pipeline.closeIdleInRecordTime(newestRecordMs - options.idleMs);
+    if (file.kind === 'main') pipeline.closeIdle(newestRecordMs - options.idleMs);
     let read;
     try {
       read = await ingestFile(pipeline, file, 0, options.onProgress);

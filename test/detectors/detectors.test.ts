@@ -53,7 +53,7 @@ function harness() {
   const shell = new ShellCorrelator();
   const transcripts = new TranscriptCorrelator();
   const pipeline = new Pipeline(transcripts, [], [sink], [hooks, shell, detector]);
-  const shellLog = new ShellLogSource({ dir: shellDir, shell, pipeline });
+  const shellLog = new ShellLogSource({ dir: shellDir, emit: (read, ack) => shell.addRecords(read, ack), skipRecord: (record) => pipeline.skipRecord(record) });
   let hookIndex = 0;
   let row = 0;
   const envLine = `__ccotel_shell_log_dir='${shellDir}'; . '${SHELL_SCRIPT}'`;

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { Sink } from '../model.js';
-import { CheckpointStore, sinkKey, type SidecarStatus } from '../sources/checkpoints.js';
+import { CheckpointStore, sinkKey } from '../sources/checkpoints.js';
 import { retrying, type BackoffPolicy } from '../retry.js';
 import { StateWrites } from '../sources/state-file.js';
 import type { HookSpoolSource } from '../sources/hook-spool-source.js';
@@ -37,7 +37,6 @@ export interface RunningSidecar {
   stop(): Promise<void>;
 }
 
-const STATUS_EVERY_MS = 5_000;
 /** Short, like the tailer's retries: a run waiting for a backfill should start soon after it ends. */
 const STORE_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 
@@ -56,29 +55,10 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     const roots = candidateRoots();
     const missing = roots.filter((root) => !existsSync(root));
     if (missing.length > 0) log(`not there yet, followed once they appear: ${missing.join(', ')}`);
-    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log });
-    const { pipeline, tailer, spool, shellLog } = built;
-    const startedMs = Date.now();
-    const writeStatus = (stopped = false) => {
-      const status: SidecarStatus = {
-        pid: process.pid,
-        startedMs,
-        updatedMs: Date.now(),
-        store: storeIdentity(config.store),
-        otlpEndpoint: config.otlpEndpoint,
-        roots,
-        watcher: tailer.watcherMode,
-        sink: { ...tailer.sink, ...(stopped ? { state: 'stopped' as const } : {}) },
-        filesFollowed: tailer.filesFollowed,
-        unreadableFiles: Object.fromEntries(pipeline.stats.unreadableFiles),
-        linesSkipped: pipeline.stats.skipped as Record<string, number>,
-      };
-      checkpoints.saveStatus(status);
-    };
+    const status = { store: storeIdentity(config.store), otlpEndpoint: config.otlpEndpoint };
+    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log, status });
+    const { tailer, spool, shellLog } = built;
     await built.start();
-    const statusTimer = setInterval(() => writeStatus(), STATUS_EVERY_MS);
-    statusTimer.unref();
-    writeStatus();
     return {
       config,
       tailer,
@@ -88,9 +68,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       endpoint,
       checkpoints,
       stop: async () => {
-        clearInterval(statusTimer);
         await built.stop();
-        writeStatus(true);
         for (const sink of extraSinks) await sink.close();
         await endpoint?.close();
         await store?.close();

@@ -61,7 +61,7 @@ async function correlate(logDir: string, lines: string[]) {
   const shell = new ShellCorrelator();
   const transcripts = new TranscriptCorrelator();
   const pipeline = new Pipeline(transcripts, [], [sink], [shell]);
-  const source = new ShellLogSource({ dir: logDir, shell, pipeline });
+  const source = new ShellLogSource({ dir: logDir, emit: (read, ack) => shell.addRecords(read, ack), skipRecord: (record) => pipeline.skipRecord(record) });
   await source.readAll();
   lines.forEach((line, index) => {
     const parsed = parseTranscriptLine(line);

@@ -6,7 +6,9 @@
 // A command killed before its EXIT trap ran has no end: it ends with its tool call.
 import { spanIdOf, traceIdOf } from '../ids.js';
 import { type CorrelationEvent, type Join, type Joined, type ToolCallEnded } from '../events.js';
-import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
+import type { ResumeAck } from '../model.js';
+import { ResumeAcks } from '../ordered-acks.js';
+import type { ShellRead, ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
 
 export interface ShellCommand {
   sessionId: string;
@@ -56,6 +58,13 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   private readonly waiting = new Map<string, ShellCommand>();
   private readonly bashSpans = new Map<string, BashSpan[]>();
   private readonly spansById = new Map<string, BashSpan>();
+  /** Acks of the records read: each file's resume offset is its oldest command not yet out. */
+  private readonly resumeAcks = new ResumeAcks();
+
+  addRecords({ file, records, end }: ShellRead, ack: ResumeAck): void {
+    for (const { record, offset } of records) this.add(record, file, offset);
+    this.resumeAcks.add(file, end, ack);
+  }
 
   add(record: ShellRecord, file: string, offset: number): void {
     const key = `${record.sid}\u0000${record.pid}\u0000${record.seq}`;
@@ -86,7 +95,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   drain(): Joined {
     const events = this.events;
     this.events = [];
-    return { events, acks: [] };
+    return { events, acks: this.resumeAcks.waiting ? this.resumeAcks.take((file) => this.oldestWaitingOffset(file)) : [] };
   }
 
   /** Stop waiting for commands started before `beforeMs`: emit them with what is known. */
@@ -108,7 +117,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   }
 
   /** Offset of the first line of the oldest command of `file` not yet out (where a restart must read from). */
-  oldestWaitingOffset(file: string): number | undefined {
+  private oldestWaitingOffset(file: string): number | undefined {
     let oldest: number | undefined;
     for (const command of this.waiting.values()) if (command.file === file && (oldest === undefined || command.offset < oldest)) oldest = command.offset;
     return oldest;

@@ -1,4 +1,5 @@
 // What the shell-log source hands on (sources/shell-log-source.ts, docs/HOOKS.md).
+import type { ResumeAck } from '../model.js';
 
 /** A line of the shell log (format version 1). */
 export interface ShellRecord {
@@ -20,9 +21,14 @@ export interface ShellRecord {
   status?: number;
 }
 
-/** Where the shell-log source hands its records (the shell correlator), and asks how far back a restart must read. */
+/** Records the shell-log source read from one file, in file order, through `end` (the offset after the last line read). */
+export interface ShellRead {
+  file: string;
+  records: { record: ShellRecord; offset: number }[];
+  end: number;
+}
+
+/** Where the shell-log source hands its records (the shell correlator), with the ack that learns where a restart must read. */
 export interface ShellRecordConsumer {
-  add(record: ShellRecord, file: string, offset: number): void;
-  /** Offset of the first line of the oldest command of `file` not yet out (undefined: none waiting). */
-  oldestWaitingOffset(file: string): number | undefined;
+  addRecords(read: ShellRead, ack: ResumeAck): void;
 }

@@ -29,7 +29,8 @@ function setup({ spoolExists = true, safetyPollMs }: { spoolExists?: boolean; sa
     pipeline,
     maskText: async (text) => text.replaceAll('hunter2', '[MASKED]'),
     safetyPollMs,
-    addHook: (event) => {
+    emit: (read, ack) => {
+      const event = { ...read, ack };
       seen.push(event);
       hooks.add(event);
     },
@@ -125,7 +126,7 @@ describe('HookSpoolSource', () => {
 
   it('keeps files with consume: false (backfill --keep-spool)', async () => {
     const { spoolDir, write, pipeline, hooks, state } = setup();
-    const keeping = new HookSpoolSource({ spoolDir, deadLetterDir: join(state, 'dl'), hookDroppedPath: join(state, 'hook-dropped'), pipeline, maskText: async (text) => text, addHook: (e) => hooks.add(e), consume: false });
+    const keeping = new HookSpoolSource({ spoolDir, deadLetterDir: join(state, 'dl'), hookDroppedPath: join(state, 'hook-dropped'), pipeline, maskText: async (text) => text, emit: (event, ack) => hooks.add({ ...event, ack }), consume: false });
     write(nameAt(T0), { session_id: SESSION, hook_event_name: 'SessionEnd', reason: 'other' });
     keeping.scan();
     await pipeline.flush();

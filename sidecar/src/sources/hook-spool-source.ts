@@ -13,6 +13,7 @@ import { lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } fr
 import { join } from 'node:path';
 import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
+import type { Ack } from '../model.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { METRICS, metricPoint } from '../semconv.js';
 import { DirectoryFollower } from './directory-follower.js';
@@ -22,9 +23,10 @@ export interface HookSpoolOptions {
   spoolDir: string;
   deadLetterDir: string;
   hookDroppedPath: string;
-  /** Where parsed events go (the hook correlator). */
-  addHook: (event: HookEvent) => void;
-  pipeline: Pipeline;
+  /** Where parsed events go (the hook correlator), each with the ack to run once what it produced was accepted. */
+  emit: (event: SpoolEvent, ack: Ack) => void;
+  /** Where broken files and events the hook dropped are reported. */
+  pipeline: Pick<Pipeline, 'skipRecord' | 'addHealth'>;
   /** Masks a broken file's text before it is kept aside (the pipeline's mask processor). */
   maskText: (text: string) => Promise<string>;
   /** Delete files once delivered (default true). */
@@ -33,8 +35,6 @@ export interface HookSpoolOptions {
   staleTmpMs?: number;
   /** Follow mode: the spool directory is watched, and scanned this often anyway (inotify can drop events). */
   safetyPollMs?: number;
-  /** Called before each scan in follow mode (e.g. to give up waiting for spans that never came). */
-  onTick?: () => void;
   log?: (message: string) => void;
 }
 
@@ -45,6 +45,9 @@ export interface HookSpoolStats {
   staleTmpRemoved: number;
   dropped: number;
 }
+
+/** An event as read from the spool; its ack travels beside it. */
+export type SpoolEvent = Omit<HookEvent, 'ack'>;
 
 /** Written in place by the hook: `<hook pid>-<random>[-<agent pid>].json`, fired at its modification time. */
 const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})(?:-(\d+))?\.json$/;
@@ -118,17 +121,9 @@ export class HookSpoolSource {
     }
   }
 
-  /** Follow the spool: scan when it changes (and every `safetyPollMs`), delivering after each scan. */
+  /** Follow the spool: scan when it changes (and every `safetyPollMs`); each file is deleted once its ack runs. */
   start(): void {
-    const tick = async () => {
-      try {
-        this.options.onTick?.();
-        this.scan();
-        await this.options.pipeline.flush();
-      } catch (error) {
-        this.options.log?.(`hook spool: delivery failed (${(error as Error).message}); the files stay and are retried`);
-      }
-    };
+    const tick = async () => void this.scan();
     const { spoolDir: dir, safetyPollMs, log } = this.options;
     this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
     this.follower.start();
@@ -164,15 +159,8 @@ export class HookSpoolSource {
     }
     this.stats.read++;
     this.inFlight.add(name);
-    this.options.addHook({
-      file: name,
-      firedAtMs,
-      firedAtNs: String(firedAtNs).padStart(20, '0'),
-      hookPid,
-      agentPid,
-      payload: parsed.payload,
-      ack: () => this.acknowledge(name, path),
-    });
+    const event = { file: name, firedAtMs, firedAtNs: String(firedAtNs).padStart(20, '0'), hookPid, agentPid, payload: parsed.payload };
+    this.options.emit(event, () => this.acknowledge(name, path));
     return true;
   }
 

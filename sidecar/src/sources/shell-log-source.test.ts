@@ -1,24 +1,27 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// The source alone: a fake emit stands for the shell correlator (no pipeline, no store).
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Pipeline } from '../pipeline.js';
-import { ShellCorrelator } from '../processors/correlate-shell.js';
-import type { ShellRecord } from '../records/shell-log.js';
-import { TranscriptCorrelator } from '../processors/transcripts/correlator.js';
-import { ShellLogSource } from './shell-log-source.js';
+import type { ResumeAck } from '../model.js';
+import type { ShellRead } from '../records/shell-log.js';
+import type { SkippedRecord } from '../skipped-lines.js';
+import { ShellLogSource, type ShellLogOptions } from './shell-log-source.js';
 
 /** Longer than any test: what is read was read because the directory changed, not by the safety poll. */
 const HOUR_MS = 3_600_000;
 const SESSION = 'cccccccc-0000-4000-8000-000000000003';
 
-/** Keeps the sequence number of every record it is given. */
-class RecordingShell extends ShellCorrelator {
+/** A fake emit: keeps the sequence number of every record, and each read with its ack (to be told by the test). */
+class FakeEmit {
   readonly seqs: number[] = [];
-  override add(record: ShellRecord, file: string, offset: number): void {
-    this.seqs.push(record.seq);
-    super.add(record, file, offset);
-  }
+  readonly reads: { read: ShellRead; ack: ResumeAck }[] = [];
+  readonly skipped: SkippedRecord[] = [];
+  readonly emit: ShellLogOptions['emit'] = (read, ack) => {
+    this.seqs.push(...read.records.map(({ record }) => record.seq));
+    this.reads.push({ read, ack });
+  };
+  readonly skipRecord = (record: SkippedRecord) => void this.skipped.push(record);
 }
 
 const startLines = (seqs: number[]) => seqs.map((seq) => `${JSON.stringify({ v: 1, ev: 'start', sid: SESSION, pid: 4242, seq, ts: 1_790_000_000_000_000 + seq, cmd: `echo ${seq}` })}\n`).join('');
@@ -38,10 +41,11 @@ describe('ShellLogSource', () => {
   function setup() {
     const state = mkdtempSync(join(tmpdir(), 'ccotel-shell-log-'));
     const dir = join(state, 'shell');
-    const shell = new RecordingShell();
-    const source = new ShellLogSource({ dir, shell, pipeline: new Pipeline(new TranscriptCorrelator(), [], [], [shell]), safetyPollMs: HOUR_MS });
+    const shell = new FakeEmit();
+    const checkpointPath = join(state, 'shell-checkpoint.json');
+    const sourceOf = (output: FakeEmit) => new ShellLogSource({ dir, emit: output.emit, skipRecord: output.skipRecord, checkpointPath, safetyPollMs: HOUR_MS });
     cleanups.push(() => rmSync(state, { recursive: true, force: true }));
-    return { dir, shell, source, log: join(dir, `${SESSION}.jsonl`) };
+    return { dir, shell, source: sourceOf(shell), sourceOf, checkpointPath, log: join(dir, `${SESSION}.jsonl`) };
   }
 
   async function follow(source: ShellLogSource): Promise<void> {
@@ -60,6 +64,24 @@ describe('ShellLogSource', () => {
     await source.readAll();
     expect(shell.seqs).toEqual([1, 2, 10, 11, 12]);
     expect(source.stats.skipped).toBe(0);
+  });
+
+  it('commits the resume offset its acks tell, and a restart reads from there', async () => {
+    const { dir, shell, source, sourceOf, checkpointPath, log } = setup();
+    mkdirSync(dir);
+    writeFileSync(log, startLines([1, 2]));
+    appendFileSync(log, 'not a record\n');
+    await source.readAll();
+    expect(shell.skipped.map((record) => record.offset)).toEqual([startLines([1, 2]).length]);
+    const [{ read, ack }] = shell.reads;
+    expect(read).toMatchObject({ file: log, end: startLines([1, 2]).length + 'not a record\n'.length });
+    expect(read.records.map(({ offset }) => offset)).toEqual([0, startLines([1]).length]);
+    // Command 2 is still waiting for its span: the correlator would tell its start line.
+    ack(startLines([1]).length);
+    expect(JSON.parse(readFileSync(checkpointPath, 'utf8')).offsets).toEqual({ [log]: startLines([1]).length });
+    const restarted = new FakeEmit();
+    await sourceOf(restarted).readAll();
+    expect(restarted.seqs).toEqual([2]);
   });
 
   it('follows a shell log directory created after the start at once', async () => {

@@ -1,12 +1,13 @@
 // Read the shell log (docs/HOOKS.md): `shellLogDir/<session id>.jsonl`, one `start` and one `end` line per
 // Bash tool command, appended by ccotel-shell.bash. Lines go to the shell correlator in file order; a line that
 // is not a v1 record is reported (`ccotel.record.skipped`, source `shell`) and skipped. In follow mode the
-// directory is watched (DirectoryFollower); read positions are committed after delivery, at the oldest command
-// not yet out, so a restart rebuilds every command whole (the deterministic ids drop what was already delivered).
+// directory is watched (DirectoryFollower). What is read goes out with an ack, which tells where a restart must
+// read the file from (its oldest command not yet out, once the rest was delivered): that is what is committed, so
+// a restart rebuilds every command whole (the deterministic ids drop what was already delivered).
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Pipeline } from '../pipeline.js';
-import type { ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
+import type { SkippedRecord } from '../skipped-lines.js';
+import type { ShellRead, ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
 import { DirectoryFollower } from './directory-follower.js';
 import { inodeIdentity } from './inode-identity.js';
 import { readLines } from './line-reader.js';
@@ -14,16 +15,16 @@ import { StateWrites, writeFileAtomic } from './state-file.js';
 
 export interface ShellLogOptions {
   dir: string;
-  shell: ShellRecordConsumer;
-  pipeline: Pipeline;
+  /** Where the records go (the shell correlator), each file's in file order, with their ack. */
+  emit: ShellRecordConsumer['addRecords'];
+  /** Where lines that are not records are reported (`ccotel.record.skipped`). */
+  skipRecord: (record: SkippedRecord) => void;
   /** Where read positions are kept between runs (none: read every file from its start). */
   checkpointPath?: string;
   /** Follow mode: the directory is watched, and read this often anyway (inotify can drop events). */
   safetyPollMs?: number;
   /** Where a failed checkpoint write is reported (the sidecar's status). */
   stateWrites?: StateWrites;
-  /** Called before each read in follow mode. */
-  onTick?: () => void;
   log?: (message: string) => void;
 }
 
@@ -47,6 +48,8 @@ const UNWATCHED_POLL_MS = 1_000;
 export class ShellLogSource {
   readonly stats: ShellLogStats = { files: 0, lines: 0, skipped: 0 };
   private readonly positions = new Map<string, Position>();
+  /** Per file, where a restart must read from, as its latest ack told (to commit). */
+  private readonly resumeOffsets = new Map<string, number>();
   private follower?: DirectoryFollower;
   /** The checkpoint document last written, so an unchanged one is not written again. */
   private lastCommitted?: string;
@@ -57,7 +60,10 @@ export class ShellLogSource {
 
   constructor(private readonly options: ShellLogOptions) {
     this.stateWrites = options.stateWrites ?? new StateWrites(options.log);
-    for (const [file, offset] of Object.entries(this.loadCheckpoint())) this.positions.set(file, { offset, size: offset });
+    for (const [file, offset] of Object.entries(this.loadCheckpoint())) {
+      this.positions.set(file, { offset, size: offset });
+      this.resumeOffsets.set(file, offset);
+    }
   }
 
   /** Read what was appended to every shell log since the last read. */
@@ -71,20 +77,10 @@ export class ShellLogSource {
     for (const name of names) await this.readFile(join(this.options.dir, name));
   }
 
-  /** Follow the directory: read when it changes (and every `safetyPollMs`), committing after each delivery. */
+  /** Follow the directory: read when it changes (and every `safetyPollMs`); positions are committed as acks come. */
   start(): void {
-    const tick = async () => {
-      try {
-        this.options.onTick?.();
-        await this.readAll();
-        await this.options.pipeline.flush();
-        this.commit();
-      } catch (error) {
-        this.options.log?.(`shell log: ${(error as Error).message}; retrying`);
-      }
-    };
     const { dir, safetyPollMs, log } = this.options;
-    this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
+    this.follower = new DirectoryFollower({ dir, tick: () => this.readAll(), safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
     this.follower.start();
   }
 
@@ -92,12 +88,11 @@ export class ShellLogSource {
     await this.follower?.stop();
   }
 
-  /** Save read positions (call after a successful flush): each file's oldest command not yet out, or its end. */
-  commit(): void {
+  /** Save where a restart must read each file from, as the acks told it. */
+  private commit(): void {
     const path = this.options.checkpointPath;
     if (!path) return;
-    const offsets: Record<string, number> = {};
-    for (const [file, position] of this.positions) offsets[file] = Math.min(position.offset, this.options.shell.oldestWaitingOffset(file) ?? position.offset);
+    const offsets = Object.fromEntries(this.resumeOffsets);
     const document = JSON.stringify({ version: 1, offsets });
     if (document === this.lastCommitted) return; // an idle tick changes nothing: no write
     if (this.stateWrites.attempt(path, () => writeFileAtomic(path, document, false))) this.lastCommitted = document;
@@ -136,12 +131,17 @@ export class ShellLogSource {
     if (size === position.offset) return;
     try {
       const result = await readLines(path, position.offset, (lines) => {
+        const read: ShellRead = { file: path, records: [], end: lines[lines.length - 1].end };
         for (const line of lines) {
           this.stats.lines++;
           const record = parseShellLine(line.text);
-          if (record) this.options.shell.add(record, path, line.start);
+          if (record) read.records.push({ record, offset: line.start });
           else this.skip(path, line.start, line.text);
         }
+        this.options.emit(read, (resumeOffset) => {
+          this.resumeOffsets.set(path, resumeOffset);
+          this.commit();
+        });
       });
       position.offset = result.offset;
       position.size = size;
@@ -159,7 +159,7 @@ export class ShellLogSource {
   private skip(path: string, offset: number, text: string): void {
     this.stats.skipped++;
     const ts = /"ts":(\d{10,17})/.exec(text);
-    this.options.pipeline.skipRecord({ source: 'shell', reason: 'malformed_record', file: path, offset, text, timeMs: ts ? Number(ts[1]) / 1000 : 0 });
+    this.options.skipRecord({ source: 'shell', reason: 'malformed_record', file: path, offset, text, timeMs: ts ? Number(ts[1]) / 1000 : 0 });
   }
 }
 

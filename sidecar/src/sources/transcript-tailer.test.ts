@@ -7,8 +7,7 @@ import { otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { appendTurns, sessionPath, turnLines, uuidOf, waitFor } from '../../../test/reliability/transcripts.js';
 import { loadConfig } from '../config.js';
 import { spanIdOf, traceIdOf } from '../ids.js';
-import { buildPipeline } from '../build-pipeline.js';
-import { closeIdleSessions, startIdleClock } from '../idle-clock.js';
+import { buildPipeline, driveTranscripts, type DrivenTranscripts } from '../build-pipeline.js';
 import type { Pipeline } from '../pipeline.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { CheckpointStore } from './checkpoints.js';
@@ -39,12 +38,9 @@ interface Harness {
   logs: string[];
 }
 
-const running: { tailer: TranscriptTailer; stopIdleClock: () => void }[] = [];
+const running: DrivenTranscripts[] = [];
 afterEach(async () => {
-  for (const { tailer, stopIdleClock } of running.splice(0)) {
-    stopIdleClock();
-    await tailer.stop();
-  }
+  for (const transcripts of running.splice(0)) await transcripts.stop();
 });
 
 async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleMs = 1_000, watching: Pick<TailerOptions, 'usePolling' | 'pollIntervalMs'> = {}): Promise<Harness> {
@@ -57,16 +53,16 @@ async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleM
   const checkpoints = new CheckpointStore(join(configDir, 'checkpoints'), 'test');
   const logs: string[] = [];
   // Records are two hours old and the idle time is one second: every turn closes at the next idle check.
-  const tailer = new TranscriptTailer({ roots: [join(configDir, 'projects')], pipeline, checkpoints, onTick: closeIdleSessions(pipeline, idleMs), log: (m) => logs.push(m), ...watching });
-  await tailer.start();
-  running.push({ tailer, stopIdleClock: startIdleClock(tailer, idleMs) });
+  const transcripts = driveTranscripts(pipeline, { roots: [join(configDir, 'projects')], checkpoints, idleMs, log: (m) => logs.push(m), ...watching });
+  const { tailer } = transcripts;
+  await transcripts.start();
+  running.push(transcripts);
   return { configDir, database, pipeline, tailer, checkpoints, logs };
 }
 
 async function stop(h: Harness): Promise<void> {
-  const [{ stopIdleClock }] = running.splice(running.findIndex((entry) => entry.tailer === h.tailer), 1);
-  stopIdleClock();
-  await h.tailer.stop();
+  const [transcripts] = running.splice(running.findIndex((entry) => entry.tailer === h.tailer), 1);
+  await transcripts.stop();
 }
 
 async function spans(database: string): Promise<{ turns: number; tools: number; chats: number; rows: number; distinct: number }> {

@@ -1,12 +1,12 @@
 // Follow transcript files: catch up on every file from its checkpoint, then read whatever is appended.
 // A change event only marks a file dirty; one loop reads dirty files one at a time from their read
-// position to the end (so reads of a file are serialized and events coalesce), then waits until the
-// sinks accepted everything before committing positions. While a flush is failing nothing more is read,
-// so memory stays bounded however long the sink is down. A file that changed has its size checked again a
-// few times after its last event (TailRecheck), so a write any watcher missed is still read to the end.
+// position to the end (so reads of a file are serialized and events coalesce), handing the lines over with an
+// ack; the driver (driver.ts) delivers them, and the acks tell which positions to commit. While the sink is down
+// the pipeline holds reading back once its batch is full, so memory stays bounded however long it is down. A file
+// that changed has its size checked again a few times after its last event (TailRecheck), so a write any watcher
+// missed is still read to the end.
 import type { Pipeline } from '../pipeline.js';
 import type { CheckpointStore, FileCheckpoint } from './checkpoints.js';
-import { DeliveryRetry, type SinkState } from './delivery-retry.js';
 import { readLines } from './line-reader.js';
 import { TailRecheck } from './tail-recheck.js';
 import { isFollowed, matchingCheckpoint, TrackedFiles, type TrackedFile } from './tracked-files.js';
@@ -18,11 +18,8 @@ export interface TailerOptions {
   roots: string[];
   pipeline: Pipeline;
   checkpoints: CheckpointStore;
-  /**
-   * Run in the read loop after each `tick()` (the driver's idle clock), between two files and retried like any
-   * delivery while the sink fails; then positions are committed.
-   */
-  onTick?: () => Promise<void>;
+  /** Run in the read loop after each `tick()` (the driver's idle work), between two files. */
+  onTick?: () => void;
   /** Poll the files instead of using inotify (also the fallback when the watcher fails). */
   usePolling?: boolean;
   pollIntervalMs?: number;
@@ -41,7 +38,6 @@ const COMMIT_EVERY_BYTES = 32 << 20;
 const SAVE_RETRY_MS = 5_000;
 
 export class TranscriptTailer {
-  private readonly delivery: DeliveryRetry;
   private readonly known: TrackedFiles;
   private readonly files: Map<string, TrackedFile>;
   /** Paths with unread changes, in the order they changed. */
@@ -59,14 +55,14 @@ export class TranscriptTailer {
   private readonly tree: TranscriptTree;
   private readonly watcher: TranscriptWatcher;
   private wake?: () => void;
-  /** Fired by `stop`: the loop ends after its current read, and a delivery waiting out the sink gives up. */
-  private readonly halt = new AbortController();
+  private stopping = false;
   private loop?: Promise<void>;
   private tickDue = false;
   private readSinceCommit = 0;
+  /** An ack changed a committed position since the last save. */
+  private acknowledged = false;
 
   constructor(private readonly options: TailerOptions) {
-    this.delivery = new DeliveryRetry({ retry: () => options.pipeline.flush(), signal: this.halt.signal, log: options.log });
     this.tree = new TranscriptTree(options.roots, options.log);
     this.known = new TrackedFiles({
       tree: this.tree,
@@ -82,14 +78,6 @@ export class TranscriptTailer {
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       log: options.log,
     });
-  }
-
-  private get stopping(): boolean {
-    return this.halt.signal.aborted;
-  }
-
-  get sink(): SinkState {
-    return this.delivery.sink;
   }
 
   get watcherMode(): TranscriptWatcher['mode'] {
@@ -117,9 +105,12 @@ export class TranscriptTailer {
     this.loop = this.run();
   }
 
-  /** Stop following: finish the current read, deliver, commit. Open turns stay open (a restart re-reads them). */
+  /**
+   * Stop following: finish the current read and commit what was acknowledged. What it handed over is delivered by
+   * the driver's stop, then `commit()`. Open turns stay open (a restart re-reads them).
+   */
   async stop(): Promise<void> {
-    this.halt.abort();
+    this.stopping = true;
     this.recheck.stop();
     clearTimeout(this.saveRetryTimer);
     this.wake?.();
@@ -171,7 +162,7 @@ export class TranscriptTailer {
 
   private async run(): Promise<void> {
     while (!this.stopping) {
-      if (this.dirty.size === 0 && !this.tickDue) {
+      if (this.dirty.size === 0 && !this.tickDue && !this.acknowledged) {
         await new Promise<void>((resolveWake) => (this.wake = resolveWake));
         this.wake = undefined;
         continue;
@@ -180,42 +171,23 @@ export class TranscriptTailer {
         if (this.stopping) break;
         this.dirty.delete(path);
         await this.readFile(path);
-        if (this.readSinceCommit >= COMMIT_EVERY_BYTES) await this.commit();
+        if (this.readSinceCommit >= COMMIT_EVERY_BYTES) this.commit();
       }
       if (this.tickDue && !this.stopping) {
         this.tickDue = false;
-        if (this.options.onTick) await this.delivery.deliver(this.options.onTick);
+        this.options.onTick?.();
       }
-      await this.commit();
+      this.commit();
     }
-    // Stopping: one last delivery; if the sink is down, the next start re-reads from the last commit.
-    try {
-      await this.options.pipeline.flush();
-      this.saveCheckpoints();
-    } catch (error) {
-      this.options.log?.(`could not deliver on stop (${(error as Error).message}); the next start reads it again`);
-    }
+    this.commit();
   }
 
-  /** Deliver everything pending, then commit read positions. */
-  private async commit(): Promise<void> {
-    if (!(await this.delivery.deliver(() => this.options.pipeline.flush()))) return;
-    this.saveCheckpoints();
-  }
-
-  private saveCheckpoints(): void {
-    let changed = false;
+  /** Write the positions the acks told (also once the driver's last delivery is done, after `stop`). */
+  commit(): void {
+    let changed = this.acknowledged;
+    this.acknowledged = false;
     const now = Date.now();
     changed ||= this.known.forgetGone(now);
-    const oldestOpen = this.options.pipeline.oldestOpenOffsets();
-    for (const tracked of this.files.values()) {
-      const open = oldestOpen.get(tracked.file.path);
-      const resumeOffset = Math.min(open ?? tracked.offset, tracked.offset);
-      if (tracked.committed?.offset !== tracked.offset || tracked.committed.resumeOffset !== resumeOffset) {
-        tracked.committed = { offset: tracked.offset, resumeOffset };
-        changed = true;
-      }
-    }
     this.readSinceCommit = 0;
     if (!changed && !this.unsaved) return;
     this.unsaved = !this.options.checkpoints.save(this.checkpoints(), now);
@@ -234,34 +206,34 @@ export class TranscriptTailer {
     const tracked = await this.known.resolve(path);
     if (!tracked) return;
     this.options.beforeRead?.();
-    let sinkError: Error | undefined;
+    let handedThrough = tracked.offset;
     try {
       const result = await readLines(tracked.path, tracked.offset, async (lines) => {
-        try {
-          await this.options.pipeline.addLines(tracked.file, lines);
-        } catch (error) {
-          sinkError = error as Error;
-          throw error;
-        } finally {
-          // The lines are in the pipeline either way (a failed flush keeps its batch).
-          this.readSinceCommit += lines[lines.length - 1].end - tracked.offset;
-          tracked.offset = lines[lines.length - 1].end;
-        }
+        handedThrough = lines[lines.length - 1].end;
+        this.readSinceCommit += handedThrough - tracked.offset;
+        tracked.offset = handedThrough;
+        await this.options.pipeline.addLines(tracked.file, lines, this.ackOf(tracked, handedThrough));
       });
       for (const start of result.tooLong) this.options.pipeline.skip(tracked.file.path, start, 'line_too_long', '');
+      // Past the last line handed over (lines too long), or a first read with no line yet: acknowledged all the same.
+      if (result.offset !== handedThrough || !tracked.committed) this.options.pipeline.readThrough(tracked.file, result.offset, this.ackOf(tracked, result.offset));
       tracked.offset = result.offset;
       tracked.size = result.offset + result.pendingBytes;
       tracked.unreadable = undefined;
       if ((tracked.identity?.fingerprintBytes ?? 0) < tracked.size) await this.known.refreshIdentity(tracked);
     } catch (error) {
-      if (sinkError) {
-        // The sink, not the file, failed: wait for it, then read the rest of the file.
-        this.dirty.add(path);
-        await this.delivery.deliver(() => this.options.pipeline.flush());
-        return;
-      }
       this.unreadable(tracked, error as Error);
     }
+  }
+
+  /** What the pipeline tells once what was read of `tracked` up to `end` is safe: the position to commit. */
+  private ackOf(tracked: TrackedFile, end: number): (resumeOffset: number) => void {
+    return (resumeOffset) => {
+      if (tracked.committed?.offset === end && tracked.committed.resumeOffset === resumeOffset) return;
+      tracked.committed = { offset: end, resumeOffset };
+      this.acknowledged = true;
+      this.wake?.();
+    };
   }
 
   private unreadable(tracked: TrackedFile, error: Error): void {
