@@ -27,7 +27,7 @@ function layerOf(path: string): Layer {
   const top = path.split('/')[0];
   if (top === 'sources' || top === 'processors' || top === 'sinks' || top === 'records') return top;
   if (path === 'model.ts' || path === 'events.ts' || path.startsWith('events/') || path === 'semconv.ts' || path === 'ids.ts') return 'contracts';
-  if (path === 'pipeline.ts') return 'driver';
+  if (['pipeline.ts', 'driver.ts', 'idle-clock.ts', 'build-pipeline.ts'].includes(path)) return 'driver';
   return 'other';
 }
 
