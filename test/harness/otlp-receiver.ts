@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
+import type { AnyValue, KeyValue } from '../collector/otlp-json.js';
 
 // A loopback OTLP/HTTP JSON receiver for Claude Code's native telemetry. It keeps every export
 // request body exactly as received (the fixtures' oracle) and offers flat views for assertions.
@@ -15,15 +16,6 @@ export interface OtlpExport {
   body: unknown;
 }
 
-type AnyValue = {
-  stringValue?: string;
-  intValue?: string | number;
-  doubleValue?: number;
-  boolValue?: boolean;
-  arrayValue?: { values?: AnyValue[] };
-  kvlistValue?: { values?: KeyValue[] };
-};
-type KeyValue = { key: string; value?: AnyValue };
 type Attributes = Record<string, unknown>;
 
 export interface FlatSpan {
