@@ -193,10 +193,10 @@ export interface DrivenTranscripts {
  */
 export function driveTranscripts(
   pipeline: Pipeline,
-  options: Omit<TailerOptions, 'pipeline' | 'onTick'> & { idleMs: number; giveUp?: ((beforeMs: number) => void)[] },
+  options: Omit<TailerOptions, 'consumer' | 'onTick'> & { idleMs: number; giveUp?: ((beforeMs: number) => void)[] },
 ): DrivenTranscripts {
   const { idleMs, giveUp = [], ...tailing } = options;
-  const tailer = new TranscriptTailer({ ...tailing, pipeline, onTick: closeIdleSessions(pipeline, idleMs) });
+  const tailer = new TranscriptTailer({ ...tailing, consumer: pipeline, onTick: closeIdleSessions(pipeline, idleMs) });
   const driver = new Driver({ target: pipeline, maxItems: FLUSH_ITEMS, intervalMs: FLUSH_INTERVAL_MS, log: options.log });
   pipeline.onFull = () => driver.makeRoom();
   pipeline.onInput = () => driver.emitted();

@@ -5,18 +5,30 @@
 // the pipeline holds reading back once its batch is full, so memory stays bounded however long it is down. A file
 // that changed has its size checked again a few times after its last event (TailRecheck), so a write any watcher
 // missed is still read to the end.
-import type { Pipeline } from '../pipeline.js';
+import type { ResumeAck } from '../model.js';
+import type { TranscriptFile } from '../records/transcript.js';
 import type { CheckpointStore, FileCheckpoint } from './checkpoints.js';
-import { readLines } from './line-reader.js';
+import { readLines, type Line } from './line-reader.js';
 import { TailRecheck } from './tail-recheck.js';
 import { isFollowed, matchingCheckpoint, TrackedFiles, type TrackedFile } from './tracked-files.js';
 import { TranscriptTree } from './transcript-tree.js';
 import { TranscriptWatcher } from './transcript-watcher.js';
 
+/** Where the tailer hands what it read (the pipeline): lines with the ack that tells what to commit, and what it could not use. */
+export interface TranscriptLineConsumer {
+  addLines(file: TranscriptFile, lines: Line[], ack: ResumeAck): Promise<void>;
+  /** `file` was read up to `end` with no line handed over past the last (lines too long, or none yet). */
+  readThrough(file: TranscriptFile, end: number, ack: ResumeAck): void;
+  skip(path: string, offset: number, reason: 'line_too_long', text: string): void;
+  reportUnreadable(path: string, error: Error): void;
+  /** Time (from the records) of the last record read from `path`, kept in its checkpoint. */
+  lastEventMs(path: string): number | undefined;
+}
+
 export interface TailerOptions {
   /** The projects dirs to follow; those that do not exist yet are followed once they appear. */
   roots: string[];
-  pipeline: Pipeline;
+  consumer: TranscriptLineConsumer;
   checkpoints: CheckpointStore;
   /** Run in the read loop after each `tick()` (the driver's idle work), between two files. */
   onTick?: () => void;
@@ -129,7 +141,7 @@ export class TranscriptTailer {
         offset: tracked.committed!.offset,
         resumeOffset: tracked.committed!.resumeOffset,
         size: tracked.size,
-        lastEventMs: this.options.pipeline.lastEventMs(tracked.file.path),
+        lastEventMs: this.options.consumer.lastEventMs(tracked.file.path),
         unreadable: tracked.unreadable,
       });
     }
@@ -212,11 +224,11 @@ export class TranscriptTailer {
         handedThrough = lines[lines.length - 1].end;
         this.readSinceCommit += handedThrough - tracked.offset;
         tracked.offset = handedThrough;
-        await this.options.pipeline.addLines(tracked.file, lines, this.ackOf(tracked, handedThrough));
+        await this.options.consumer.addLines(tracked.file, lines, this.ackOf(tracked, handedThrough));
       });
-      for (const start of result.tooLong) this.options.pipeline.skip(tracked.file.path, start, 'line_too_long', '');
+      for (const start of result.tooLong) this.options.consumer.skip(tracked.file.path, start, 'line_too_long', '');
       // Past the last line handed over (lines too long), or a first read with no line yet: acknowledged all the same.
-      if (result.offset !== handedThrough || !tracked.committed) this.options.pipeline.readThrough(tracked.file, result.offset, this.ackOf(tracked, result.offset));
+      if (result.offset !== handedThrough || !tracked.committed) this.options.consumer.readThrough(tracked.file, result.offset, this.ackOf(tracked, result.offset));
       tracked.offset = result.offset;
       tracked.size = result.offset + result.pendingBytes;
       tracked.unreadable = undefined;
@@ -227,7 +239,7 @@ export class TranscriptTailer {
   }
 
   /** What the pipeline tells once what was read of `tracked` up to `end` is safe: the position to commit. */
-  private ackOf(tracked: TrackedFile, end: number): (resumeOffset: number) => void {
+  private ackOf(tracked: TrackedFile, end: number): ResumeAck {
     return (resumeOffset) => {
       if (tracked.committed?.offset === end && tracked.committed.resumeOffset === resumeOffset) return;
       tracked.committed = { offset: end, resumeOffset };
@@ -239,6 +251,6 @@ export class TranscriptTailer {
   private unreadable(tracked: TrackedFile, error: Error): void {
     if (tracked.unreadable !== error.message) this.options.log?.(`cannot read ${tracked.path}: ${error.message}`);
     tracked.unreadable = error.message;
-    this.options.pipeline.reportUnreadable(tracked.path, error);
+    this.options.consumer.reportUnreadable(tracked.path, error);
   }
 }
