@@ -77,6 +77,12 @@ const writePid = `require('fs').writeFileSync('planted.pid', String(process.pid)
 const server = (port: number, then = '') => nodeScript(`require('http').createServer((q,s)=>s.end('ok')).listen(${port},'127.0.0.1',()=>{${writePid};${then}})`);
 const busy = (ms: number) => nodeScript(`${writePid};setTimeout(()=>{},${ms})`);
 const BIG_OUTPUT = 60_000;
+/**
+ * Wait (30 s at most) until Claude Code has written this call to its transcript: it writes rows from a queue, so a
+ * CLI killed at once can leave no transcript at all on a busy machine (the call's row holds its command, so
+ * `agent.pid`).
+ */
+const UNTIL_CALL_WRITTEN = `t="$HOME/.claude/projects/$(pwd | sed 's/[^a-zA-Z0-9]/-/g')"; for i in $(seq 300); do grep -qs agent.pid "$t"/*.jsonl && break; sleep 0.1; done`;
 
 export const FAILURE_SCENARIOS: FailureScenario[] = [
   {
@@ -165,7 +171,7 @@ export const FAILURE_SCENARIOS: FailureScenario[] = [
     name: 'agent-killed',
     description: 'The Claude Code process is SIGKILLed while its Bash call runs: no SessionEnd.',
     planted: [{ mode: 'abandoned_session', cause: 'killed', call: true, pid: 'agent' }],
-    print: oneCall('echo "$CLAUDE_PID" > agent.pid; kill -9 "$CLAUDE_PID"'),
+    print: oneCall(`echo "$CLAUDE_PID" > agent.pid; ${UNTIL_CALL_WRITTEN}; kill -9 "$CLAUDE_PID"`),
   },
   {
     name: 'normal-exit',
