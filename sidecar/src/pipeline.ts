@@ -158,9 +158,9 @@ export class Pipeline {
     this.noteInput();
   }
 
-  /** Sessions the correlator holds open (not closed for idleness since their last record). */
-  openSessions(): number {
-    return this.correlator.openSessionCount();
+  /** Sessions the correlator holds: open (not closed for idleness since their last record), held at all, revived. */
+  sessionCounts(): { open: number; held: number; revived: number } {
+    return this.correlator.sessionCounts();
   }
 
   /** Time (from the records) of the last record read from `path`. */

@@ -1,5 +1,5 @@
-// Reading the history closes sessions idle in record time: memory holds the sessions still going on, and the
-// records are the same as when every session stays open until the end of input.
+// Reading the history closes sessions idle in record time and forgets those closed a day before: memory holds
+// the sessions still going on, and the records are the same as when every session stays open until the end of input.
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,17 +18,25 @@ const REAL = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'real');
 interface Read {
   records: Map<string, string>;
   sessions: number;
-  /** The most sessions held open at the start of a file. */
+  /** The most sessions held open, and held at all (open or closed and not forgotten), at the start of a file. */
   mostOpen: number;
+  mostHeld: number;
+  /** Sessions that had a row after they were forgotten. */
+  revived: number;
 }
 
 async function read(files: DiscoveredTranscript[], idleMs: number): Promise<Read> {
   const sink = new MemorySink();
   const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
-  let mostOpen = 0;
-  await readHistory(pipeline, files, { idleMs, onProgress: () => (mostOpen = Math.max(mostOpen, pipeline.openSessions())) });
+  let [mostOpen, mostHeld] = [0, 0];
+  const onProgress = () => {
+    const { open, held } = pipeline.sessionCounts();
+    [mostOpen, mostHeld] = [Math.max(mostOpen, open), Math.max(mostHeld, held)];
+  };
+  await readHistory(pipeline, files, { idleMs, onProgress });
+  const { revived } = pipeline.sessionCounts();
   await pipeline.finish();
-  return { records: byId(sink.received), sessions: new Set(sink.received.spans.map((span) => span.attributes['session.id'])).size, mostOpen };
+  return { records: byId(sink.received), sessions: new Set(sink.received.spans.map((span) => span.attributes['session.id'])).size, mostOpen, mostHeld, revived };
 }
 
 /** Every record by id, as JSON (attributes in a fixed order: the order they were set in does not matter). */
@@ -50,7 +58,7 @@ function mainsFirst(files: DiscoveredTranscript[]): DiscoveredTranscript[] {
  * The same records as before, with the idle time of `run` and with 1 ms (every session closed before each next
  * main transcript: what a session continued by a later file meets).
  */
-async function expectSameRecords(files: DiscoveredTranscript[]): Promise<Read> {
+async function expectSameRecords(files: DiscoveredTranscript[]): Promise<Read[]> {
   const openToTheEnd = await read(mainsFirst(files), Number.POSITIVE_INFINITY);
   const [closingIdle, closingAtOnce] = [await read(files, DEFAULTS.idleMs), await read(files, 1)];
   for (const closing of [closingIdle, closingAtOnce]) {
@@ -58,7 +66,7 @@ async function expectSameRecords(files: DiscoveredTranscript[]): Promise<Read> {
     const differing = [...openToTheEnd.records].filter(([id, json]) => closing.records.get(id) !== json);
     expect(differing.map(([id]) => [id, closing.records.get(id) ?? 'missing'])).toEqual([]);
   }
-  return closingIdle;
+  return [closingIdle, closingAtOnce];
 }
 
 describe('readHistory: sessions idle in record time are closed while reading', () => {
@@ -68,12 +76,18 @@ describe('readHistory: sessions idle in record time are closed while reading', (
     const files = await new TranscriptTree(expected.configDirs.map((dir) => join(dir, 'projects'))).discover();
     expect(files.some((file) => file.kind === 'subagent')).toBe(true);
 
-    const closingIdle = await expectSameRecords(files);
+    const [closingIdle, closingAtOnce] = await expectSameRecords(files);
 
     expect(closingIdle.sessions).toBeGreaterThanOrEqual(150);
     // Without closing in record time every session read so far stays open (the last one: all of them).
-    expect((await read(files, Number.POSITIVE_INFINITY)).mostOpen).toBeGreaterThanOrEqual(150);
+    const openToTheEnd = await read(files, Number.POSITIVE_INFINITY);
+    expect(openToTheEnd.mostOpen).toBeGreaterThanOrEqual(150);
     expect(closingIdle.mostOpen).toBeLessThan(15);
+    // Sessions closed a day before the newest record read are forgotten; a row for one afterwards (an old-style
+    // resume's copy) finds it gone, and the records are still the same.
+    expect(openToTheEnd.mostHeld).toBeGreaterThanOrEqual(150);
+    expect(closingIdle.mostHeld).toBeLessThan(110);
+    expect(closingAtOnce.revived).toBeGreaterThan(0);
   }, 120_000);
 
   it('stores the same records for the recorded real Claude Code transcripts (every release, as one history)', async () => {
@@ -82,7 +96,7 @@ describe('readHistory: sessions idle in record time are closed while reading', (
       .flatMap((version) => readdirSync(join(REAL, version.name)).map((scenario) => join(REAL, version.name, scenario, 'projects')));
     const files = await new TranscriptTree(roots).discover();
     expect(files.length).toBeGreaterThan(50);
-    const closingIdle = await expectSameRecords(files);
+    const [closingIdle] = await expectSameRecords(files);
     expect(closingIdle.records.size).toBeGreaterThan(500);
   }, 120_000);
 });

@@ -25,13 +25,15 @@ export function detectResumedWithProcesses(scan: ProcessScan, facts: Facts): Det
 
 /** A turn root: remember interrupted prompts; the same prompt after a resume is a re-run. */
 export function detectTurnRerun(turn: TurnEnded, facts: Facts): Detection[] {
-  const session = facts.session(turn.sessionId);
   const prompt = turn.promptText;
   if (prompt === '') return [];
   if (turn.outcome === 'interrupted') {
-    session.interruptedPrompts.add(prompt);
+    facts.session(turn.sessionId).interruptedPrompts.add(prompt);
     return [];
   }
+  // Facts are made only for a session with something to remember: a backfill's sessions are mostly turns alone.
+  const session = facts.sessions.get(turn.sessionId);
+  if (!session) return [];
   const resumedBefore = session.resumedAtMs.some((resumedAt) => resumedAt <= turn.startMs);
   if (!resumedBefore || !session.interruptedPrompts.has(prompt)) return [];
   session.interruptedPrompts.delete(prompt);

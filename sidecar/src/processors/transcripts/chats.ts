@@ -15,7 +15,7 @@ export class Chats {
   private readonly claimedMessages = new IdSet();
   private readonly claimedWithoutRequest = new IdSet();
   private readonly claimedRequests = new IdSet();
-  /** The chat of each thread whose rows are still arriving, by session id and thread. */
+  /** The chat of each thread whose rows are still arriving, by session id and thread (no entry without one). */
   private readonly open = new Map<string, Map<string, Chat>>();
 
   constructor(private readonly parts: Parts) {}
@@ -25,18 +25,18 @@ export class Chats {
     return this.open.get(session.id)?.get(thread);
   }
 
+  /** Whether any thread of the session has a response still open. */
+  hasOpen(sessionId: string): boolean {
+    return this.open.has(sessionId);
+  }
+
   /** A row of the response `messageId`: it extends the thread's open chat, is a replay, or opens a chat. */
   addResponse(row: ThreadRow, messageId: string, previousRowMs: number): void {
     const { entry, session, thread, scope, turn } = row;
     const key = `${messageId}|${entry.requestId ?? ''}`;
-    let threads = this.open.get(session.id);
-    if (!threads) {
-      threads = new Map();
-      this.open.set(session.id, threads);
-    }
-    const open = threads.get(thread);
+    const open = this.openOf(session, thread);
     if (open && open.key !== key) this.finish(session, thread);
-    const current = threads.get(thread);
+    const current = this.openOf(session, thread);
     if (current) {
       current.endMs = entry.timeMs;
       if (entry.message.usage) current.usage = entry.message.usage;
@@ -50,6 +50,8 @@ export class Chats {
     } else {
       if (turn) this.parts.starts.tell(session, turn, false);
       this.claim(messageId, entry.requestId ?? '');
+      let threads = this.open.get(session.id);
+      if (!threads) this.open.set(session.id, (threads = new Map()));
       threads.set(thread, {
         key,
         spanId: spanIdOf('chat', key),
@@ -85,6 +87,7 @@ export class Chats {
     const chat = threads?.get(thread);
     if (!chat) return;
     threads!.delete(thread);
+    if (threads!.size === 0) this.open.delete(session.id);
     const { usage, scope } = chat;
     this.parts.out.event({
       kind: 'ChatCompleted',

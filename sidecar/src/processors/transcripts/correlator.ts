@@ -19,6 +19,12 @@ import { Turns } from './turns.js';
 import type { Parts, TranscriptFile } from './types.js';
 import { UserInputs } from './user-inputs.js';
 
+/**
+ * A session closed with no row for this long more is forgotten: a resumed session goes on in its own file, read
+ * long before (backfill reads sessions oldest first), and a later copy of its history is told apart by the
+ * claims, which are kept for the whole history.
+ */
+export const RETIRE_AFTER_MS = 24 * 3_600_000;
 
 export class TranscriptCorrelator {
   private readonly parts: Parts;
@@ -107,11 +113,21 @@ export class TranscriptCorrelator {
     }
     tools.closeIdle(idle);
     agents.closeIdle(idleBeforeMs);
+    // Closing everything (the end of input) forgets nothing: rows may still come for the last sessions.
+    if (idleBeforeMs === Number.POSITIVE_INFINITY) return;
+    sessions.retire(idleBeforeMs - RETIRE_AFTER_MS, (session) => chats.hasOpen(session.id));
+    agents.retire(idleBeforeMs - RETIRE_AFTER_MS);
   }
 
-  /** Sessions with a row since they were last closed: what memory holds of the history. */
-  openSessionCount(): number {
-    return this.parts.sessions.activeCount();
+
+
+  /**
+   * What memory holds of the history: sessions with a row since they were last closed, sessions held (open or
+   * closed and not yet forgotten), and sessions that had a row after they were forgotten.
+   */
+  sessionCounts(): { open: number; held: number; revived: number } {
+    const { sessions } = this.parts;
+    return { open: sessions.activeCount(), held: sessions.heldCount(), revived: sessions.revived };
   }
 
   /** End of input (backfill): close every open turn, tool call and subagent. */

@@ -1,4 +1,7 @@
-// Sessions by id, and their permission mode: a change of mode is a log record of its own.
+// Sessions by id, and their permission mode: a change of mode is a log record of its own. A session closed
+// long enough is forgotten (its id kept, packed, if it had started): memory holds the recent sessions, not the
+// history; a later row of one starts it afresh, as the started session it was.
+import { IdSet } from '../../id-set.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import type { Parts, Session, TranscriptFile } from './types.js';
 
@@ -6,6 +9,13 @@ export class Sessions {
   private readonly byId = new Map<string, Session>();
   /** Sessions with a row since they were last closed for idleness: the only ones an idle check looks at. */
   private readonly active = new Set<Session>();
+  /** Sessions as they were closed, oldest first: the ones `retire` may forget. */
+  private closed: Session[] = [];
+  private closedFrom = 0;
+  /** Ids of the sessions forgotten after they had started. */
+  private readonly retiredStarted = new IdSet();
+  /** Sessions that had a row after they were forgotten. */
+  revived = 0;
 
   constructor(private readonly parts: Parts) {}
 
@@ -13,10 +23,26 @@ export class Sessions {
   get(id: string): Session {
     let session = this.byId.get(id);
     if (!session) {
-      session = { id, started: false, forked: false, turns: 0, lastMs: 0, lastRowMs: new Map(), rowsBeforeOpening: [] };
+      const started = this.retiredStarted.has(id);
+      if (started) this.revived++;
+      session = { id, started, forked: false, turns: 0, lastMs: 0, lastRowMs: new Map(), rowsBeforeOpening: [] };
       this.byId.set(id, session);
     }
     return session;
+  }
+
+  /** Forget the sessions closed with no row since `beforeMs` and nothing open (`isOpen` asks the other parts). */
+  retire(beforeMs: number, isOpen: (session: Session) => boolean): void {
+    while (this.closedFrom < this.closed.length && this.closed[this.closedFrom].lastMs < beforeMs) {
+      const session = this.closed[this.closedFrom++];
+      if (this.active.has(session) || this.byId.get(session.id) !== session || session.turn || session.pendingInput || isOpen(session)) continue;
+      this.byId.delete(session.id);
+      if (session.started) this.retiredStarted.add(session.id);
+    }
+    if (this.closedFrom > 1024 && this.closedFrom * 2 > this.closed.length) {
+      this.closed = this.closed.slice(this.closedFrom);
+      this.closedFrom = 0;
+    }
   }
 
   find(id: string): Session | undefined {
@@ -40,6 +66,7 @@ export class Sessions {
       if (session.lastMs >= idleBeforeMs) continue;
       this.active.delete(session);
       idle.push(session);
+      this.closed.push(session);
     }
     return idle;
   }
@@ -47,6 +74,11 @@ export class Sessions {
   /** Sessions with a row since they were last closed. */
   activeCount(): number {
     return this.active.size;
+  }
+
+  /** Sessions held, open or closed and not forgotten yet. */
+  heldCount(): number {
+    return this.byId.size;
   }
 
   /** A `permission-mode` row: it may have no time of its own. */

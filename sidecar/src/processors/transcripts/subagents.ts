@@ -118,6 +118,14 @@ export class Subagents {
     }
   }
 
+  /** Forget the reported agents with no row since `beforeMs`, oldest first (the order they were met in). */
+  retire(beforeMs: number): void {
+    for (const [id, agent] of this.agents) {
+      if (!agent.emitted || agent.lastMs >= beforeMs) return;
+      this.agents.delete(id);
+    }
+  }
+
   /** Attach a subagent to the tool call that started it (or, with none found, give it a trace of its own). */
   private link(agent: Agent, call: TaskCall | undefined): void {
     agent.link = call
