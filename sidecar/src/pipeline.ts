@@ -168,6 +168,11 @@ export class Pipeline {
     return this.lastTimeMs.get(path);
   }
 
+  /** `path` was read to its end and will not be read again (backfill): what is kept of it goes. */
+  forgetFile(path: string): void {
+    this.lastTimeMs.delete(path);
+  }
+
   /**
    * Input came (call after handing it over): lines, records, or input given to a join (hook events, shell records,
    * a process scan, a give-up). The first since a delivery tells the driver.

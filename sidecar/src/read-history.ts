@@ -27,6 +27,7 @@ export async function readHistory(pipeline: Pipeline, files: TranscriptFile[], o
     if (read.pendingBytes > 0) pipeline.skip(file.path, read.offset, 'partial_last_line', '');
     pipeline.stats.files++;
     newestRecordMs = Math.max(newestRecordMs, pipeline.lastEventMs(file.path) ?? Number.NEGATIVE_INFINITY);
+    pipeline.forgetFile(file.path);
     options.onProgress?.(0);
   }
 }

@@ -16,7 +16,8 @@ export class SessionStarts {
   /** Prompt uuids read, and each with the session it was first read in: 1.0.x resume copies keep the uuids (and restamp the times). */
   private readonly promptUuids = new IdSet();
   private readonly promptFirstSessions = new IdSet();
-  private readonly resumeMarks = new ResumeMarks<{ session: Session; entry: StartingRow }>();
+  /** By session id: an opening must not keep a session alive that was forgotten (`Sessions.retire`). */
+  private readonly resumeMarks = new ResumeMarks<{ sessionId: string; entry: StartingRow }>();
 
   constructor(private readonly parts: Parts) {}
 
@@ -51,7 +52,7 @@ export class SessionStarts {
 
   /** Tell the resumes a summary named after their first row was read. */
   startResumed(): void {
-    for (const { session, entry } of this.resumeMarks.takeResumed()) this.start(session, entry, 'resume');
+    for (const { sessionId, entry } of this.resumeMarks.takeResumed()) this.start(this.parts.sessions.get(sessionId), entry, 'resume');
   }
 
   start(session: Session, entry: StartingRow, source: string): void {
@@ -78,7 +79,7 @@ export class SessionStarts {
     if (opensRun(entry)) {
       const unnumbered = entry.turnPosition === undefined;
       if (session.nextRunResumes && unnumbered && entry.entrypoint !== 'cli') this.start(session, entry, 'resume');
-      else if (session.started && unnumbered) this.resumeMarks.opening(session.rowsBeforeOpening, { session, entry: startingRow(entry) });
+      else if (session.started && unnumbered) this.resumeMarks.opening(session.rowsBeforeOpening, { sessionId: session.id, entry: startingRow(entry) });
       session.nextRunResumes = false;
       session.rowsBeforeOpening = [];
     }
