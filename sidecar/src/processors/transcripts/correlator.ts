@@ -20,9 +20,9 @@ import type { Parts, TranscriptFile } from './types.js';
 import { UserInputs } from './user-inputs.js';
 
 /**
- * A session closed with no row for this long more is forgotten: a resumed session goes on in its own file, read
- * long before (backfill reads sessions oldest first), and a later copy of its history is told apart by the
- * claims, which are kept for the whole history.
+ * A session closed for idleness and silent this much longer is forgotten: what comes for it later is a resume
+ * (a started session goes on as started) or a copy of its history, which the claims, kept for the whole history,
+ * still tell apart.
  */
 export const RETIRE_AFTER_MS = 24 * 3_600_000;
 
@@ -118,8 +118,6 @@ export class TranscriptCorrelator {
     sessions.retire(idleBeforeMs - RETIRE_AFTER_MS, (session) => chats.hasOpen(session.id));
     agents.retire(idleBeforeMs - RETIRE_AFTER_MS);
   }
-
-
 
   /**
    * What memory holds of the history: sessions with a row since they were last closed, sessions held (open or

@@ -9,7 +9,7 @@ export class Sessions {
   private readonly byId = new Map<string, Session>();
   /** Sessions with a row since they were last closed for idleness: the only ones an idle check looks at. */
   private readonly active = new Set<Session>();
-  /** Sessions as they were closed, oldest first: the ones `retire` may forget. */
+  /** Sessions as they were closed, oldest first, from `closedFrom` on: the ones `retire` may forget. */
   private closed: Session[] = [];
   private closedFrom = 0;
   /** Ids of the sessions forgotten after they had started. */
