@@ -130,15 +130,16 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const sinks = [...(storeSink ? [storeSink] : []), ...(setup.sinks ?? [])];
   const detector = new FailureModeDetector({ idleMs: config.idleMs });
   const sessionState = new SessionStateTracker();
-  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook] });
-  const shell = new ShellCorrelator();
+  // Reading once, the hook spool and the shell log are read before the transcripts (readSideInputs).
+  const follow = setup.mode === 'follow';
+  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook], lateHooks: follow });
+  const shell = new ShellCorrelator({ lateRecords: follow });
   // The pipeline runs each join after those publishing the events it consumes (join-chain.ts).
   const joins = [hooks, shell, detector, sessionState];
   const processors = buildProcessors(config);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
   const pipeline = new Pipeline(new TranscriptCorrelator(), processors, sinks, joins);
-  const follow = setup.mode === 'follow';
   const spool = new HookSpoolSource({
     ...config.paths,
     pipeline,

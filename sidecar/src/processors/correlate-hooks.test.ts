@@ -49,10 +49,10 @@ function hookEvents(scenario: string, lines: string[], acked: string[]): HookEve
   });
 }
 
-/** Backfill order: the spool first, then the transcripts, then the end of input. */
+/** Backfill order: the spool first, then the transcripts, then the end of input (no hook comes late: no span kept for one). */
 async function correlate(scenario: string, options: { hooks?: (events: HookEvent[]) => HookEvent[]; rewrite?: (line: string) => string } = {}) {
   const sink = new MemorySink();
-  const hooks = new HookCorrelator({ contentLevel: 'masked' });
+  const hooks = new HookCorrelator({ contentLevel: 'masked', lateHooks: false });
   const transcripts = new TranscriptCorrelator();
   const pipeline = new Pipeline(transcripts, [], [sink], [hooks]);
   const acked: string[] = [];
@@ -182,9 +182,10 @@ describe('HookCorrelator on real recordings', () => {
     expect(starts.map((log) => log.attributes.source)).toEqual(['startup', 'compact']);
   });
 
-  it('turns a hook whose span already went out into a log record with that span context (late)', async () => {
+  /** The hooks of bash-success added after its tool span went out. */
+  async function hooksAfterTheSpan(lateHooks?: boolean) {
     const sink = new MemorySink();
-    const hooks = new HookCorrelator({ contentLevel: 'masked' });
+    const hooks = new HookCorrelator({ contentLevel: 'masked', lateHooks });
     const transcripts = new TranscriptCorrelator();
     const pipeline = new Pipeline(transcripts, [], [sink], [hooks]);
     const [file] = transcriptLines('bash-success');
@@ -197,10 +198,21 @@ describe('HookCorrelator on real recordings', () => {
     const [bash] = toolSpans(sink.received);
     for (const event of hookEvents('bash-success', file.lines, [])) hooks.add(event);
     await pipeline.finish();
+    return { sink, hooks, bash };
+  }
+
+  it('turns a hook whose span already went out into a log record with that span context (late)', async () => {
+    const { sink, hooks, bash } = await hooksAfterTheSpan();
     expect(hooks.stats.late).toBe(2);
     const late: LogRecord[] = logsNamed(sink.received, 'ccotel.hook.post_tool_use');
     expect(late[0]).toMatchObject({ traceId: bash.traceId, spanId: bash.spanId });
     expect(eventNames(turnRoots(sink.received)[0])).toContain('Stop');
+  });
+
+  it('reading once (every hook read before the transcripts) keeps no span out for a late hook', async () => {
+    const { hooks } = await hooksAfterTheSpan(false);
+    expect(hooks.stats.late).toBe(0);
+    expect(hooks.stats.unmatched).toBe(2);
   });
 });
 

@@ -24,6 +24,11 @@ export interface HookCorrelatorOptions {
   contentLevel: ContentLevel;
   /** Told about every hook as it is added, before any collect (the detectors: a process scan may come first). */
   listeners?: HookListener[];
+  /**
+   * Whether hooks may still come after the span they belong to went out (following, the default): then the
+   * spans out are remembered. Reading once, every hook is read before the transcripts.
+   */
+  lateHooks?: boolean;
 }
 
 export interface HookCorrelatorStats {
@@ -160,7 +165,7 @@ export class HookCorrelator implements Join {
     const { toolUseId, outcome } = call;
     if (!toolUseId) return;
     const context = { traceId: call.traceId, spanId: call.spanId };
-    remember(this.toolsOut, toolUseId, context);
+    if (this.options.lateHooks !== false) remember(this.toolsOut, toolUseId, context);
     const hooks = this.toolWaiting.get(toolUseId) ?? [];
     this.toolWaiting.delete(toolUseId);
     for (const hook of hooks) this.attach(context, hook);
@@ -174,7 +179,7 @@ export class HookCorrelator implements Join {
   private attachToTurn(turn: TurnEnded): void {
     const { sessionId, promptId } = turn;
     const context = { traceId: turn.traceId, spanId: turn.spanId };
-    if (promptId) remember(this.turnsOut, promptId, context);
+    if (promptId && this.options.lateHooks !== false) remember(this.turnsOut, promptId, context);
     const belongs = (hook: Hook) =>
       hook.sessionId === sessionId &&
       (hook.promptId !== undefined

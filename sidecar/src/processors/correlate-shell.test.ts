@@ -149,6 +149,22 @@ describe('ShellCorrelator with parallel Bash calls', () => {
     expect(parents).toEqual({ 11: 'none', 22: 'toolu_latest' });
   });
 
+  it('reading once (every record read before the transcripts), keeps no span that no command waits for', () => {
+    const parentsOf = (lateRecords: boolean, recordsFirst: boolean) => {
+      const shell = new ShellCorrelator({ lateRecords });
+      const records = () => command(11, 1_001, 4_990).forEach((record, offset) => shell.add(record, '/s.jsonl', offset));
+      if (recordsFirst) records();
+      shell.observe([bashCall('toolu_one', 1_000, 5_000)]);
+      if (!recordsFirst) records();
+      shell.finish();
+      return commandsOf(shell).map((ended) => ended.toolUseId ?? 'none');
+    };
+    expect(parentsOf(false, true)).toEqual(['toolu_one']);
+    // A record after its span finds it only where late records are expected: reading once, the span was not kept.
+    expect(parentsOf(true, false)).toEqual(['toolu_one']);
+    expect(parentsOf(false, false)).toEqual(['none']);
+  });
+
   it('puts each of two identical commands under its own call, whichever call is out first', () => {
     const shell = new ShellCorrelator();
     // Two calls of one response: the first runs 1 s – 5 s, the second 3 s – 5.5 s, both `npm test`.

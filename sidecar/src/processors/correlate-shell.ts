@@ -61,6 +61,12 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   /** Acks of the records read: each file's resume offset is its oldest command not yet out. */
   private readonly resumeAcks = new ResumeAcks();
 
+  /**
+   * `lateRecords`: whether shell records may still come after the Bash span they belong to went out (following,
+   * the default). Reading once, every record is read before the transcripts: a span none waits for is not kept.
+   */
+  constructor(private readonly options: { lateRecords?: boolean } = {}) {}
+
   addRecords({ file, records, end }: ShellRead, ack: ResumeAck): void {
     for (const { record, offset } of records) this.add(record, file, offset);
     this.resumeAcks.add(file, end, ack);
@@ -79,8 +85,9 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   }
 
   observe(events: readonly CorrelationEvent[]): void {
+    const keepSpans = this.options.lateRecords !== false || this.waiting.size > 0;
     for (const event of events) {
-      if (event.kind !== 'ToolCallEnded' || event.toolName !== 'Bash') continue;
+      if (!keepSpans || event.kind !== 'ToolCallEnded' || event.toolName !== 'Bash') continue;
       const bash = bashSpanOf(event);
       const list = this.bashSpans.get(bash.sessionId) ?? [];
       list.push(bash);
