@@ -101,6 +101,14 @@ async function standInReceiver(): Promise<{ url: string; received: { bytes: numb
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, close: () => server.close() };
 }
 
+const MODES = ['otlp-only', 'embedded'] as const;
+const modes = args.modes!.split(',') as Array<(typeof MODES)[number]>;
+const unknownMode = modes.find((mode) => !MODES.includes(mode));
+if (unknownMode !== undefined) {
+  console.error(`backfill-memory: --modes: "${unknownMode}" is none of ${MODES.join(', ')}`);
+  process.exit(2);
+}
+
 async function main(): Promise<void> {
   const expected = JSON.parse(readFileSync(join(resolve(args.corpus!), 'expected.json'), 'utf8')) as Expected;
   const scratch = mkdtempSync(join(tmpdir(), 'ccotel-bench-memory-'));
@@ -109,7 +117,7 @@ async function main(): Promise<void> {
   const builds = [{ name: 'this build', cli }, ...(args.before ? [{ name: `before (${args.before})`, cli: resolve(args.before) }] : [])];
   const results: Record<string, Record<string, Peak>> = {};
   try {
-    for (const mode of args.modes!.split(',') as Array<'otlp-only' | 'embedded'>) {
+    for (const mode of modes) {
       for (const build of builds) {
         console.error(`${build.name}, ${mode} …`);
         const store = join(scratch, `store-${Date.now()}`);

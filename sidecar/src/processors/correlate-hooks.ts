@@ -78,8 +78,12 @@ export class HookCorrelator implements Join {
 
   private readonly reader: HookReader;
 
+  /** Spans out are remembered only where a hook may still come for one (`lateHooks`). */
+  private readonly rememberSpansOut: boolean;
+
   constructor(private readonly options: HookCorrelatorOptions) {
     this.reader = new HookReader(options.contentLevel);
+    this.rememberSpansOut = options.lateHooks !== false;
   }
 
   add(event: HookEvent): void {
@@ -165,7 +169,7 @@ export class HookCorrelator implements Join {
     const { toolUseId, outcome } = call;
     if (!toolUseId) return;
     const context = { traceId: call.traceId, spanId: call.spanId };
-    if (this.options.lateHooks !== false) remember(this.toolsOut, toolUseId, context);
+    if (this.rememberSpansOut) remember(this.toolsOut, toolUseId, context);
     const hooks = this.toolWaiting.get(toolUseId) ?? [];
     this.toolWaiting.delete(toolUseId);
     for (const hook of hooks) this.attach(context, hook);
@@ -179,7 +183,7 @@ export class HookCorrelator implements Join {
   private attachToTurn(turn: TurnEnded): void {
     const { sessionId, promptId } = turn;
     const context = { traceId: turn.traceId, spanId: turn.spanId };
-    if (promptId && this.options.lateHooks !== false) remember(this.turnsOut, promptId, context);
+    if (promptId && this.rememberSpansOut) remember(this.turnsOut, promptId, context);
     const belongs = (hook: Hook) =>
       hook.sessionId === sessionId &&
       (hook.promptId !== undefined

@@ -24,7 +24,7 @@ import { UserInputs } from './user-inputs.js';
  * (a started session goes on as started) or a copy of its history, which the claims, kept for the whole history,
  * still tell apart.
  */
-export const RETIRE_AFTER_MS = 24 * 3_600_000;
+const RETIRE_AFTER_MS = 24 * 3_600_000;
 
 export class TranscriptCorrelator {
   private readonly parts: Parts;

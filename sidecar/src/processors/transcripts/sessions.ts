@@ -9,9 +9,8 @@ export class Sessions {
   private readonly byId = new Map<string, Session>();
   /** Sessions with a row since they were last closed for idleness: the only ones an idle check looks at. */
   private readonly active = new Set<Session>();
-  /** Sessions as they were closed, oldest first, from `closedFrom` on: the ones `retire` may forget. */
-  private closed: Session[] = [];
-  private closedFrom = 0;
+  /** Sessions in the order they were last closed, oldest first: the ones `retire` may forget. */
+  private readonly closed = new Set<Session>();
   /** Ids of the sessions forgotten after they had started. */
   private readonly retiredStarted = new IdSet();
   /** Sessions that had a row after they were forgotten. */
@@ -33,15 +32,12 @@ export class Sessions {
 
   /** Forget the sessions closed with no row since `beforeMs` and nothing open (`isOpen` asks the other parts). */
   retire(beforeMs: number, isOpen: (session: Session) => boolean): void {
-    while (this.closedFrom < this.closed.length && this.closed[this.closedFrom].lastMs < beforeMs) {
-      const session = this.closed[this.closedFrom++];
-      if (this.active.has(session) || this.byId.get(session.id) !== session || session.turn || session.pendingInput || isOpen(session)) continue;
+    for (const session of this.closed) {
+      if (session.lastMs >= beforeMs) return;
+      this.closed.delete(session);
+      if (this.active.has(session) || session.turn || session.pendingInput || isOpen(session)) continue;
       this.byId.delete(session.id);
       if (session.started) this.retiredStarted.add(session.id);
-    }
-    if (this.closedFrom > 1024 && this.closedFrom * 2 > this.closed.length) {
-      this.closed = this.closed.slice(this.closedFrom);
-      this.closedFrom = 0;
     }
   }
 
@@ -66,7 +62,8 @@ export class Sessions {
       if (session.lastMs >= idleBeforeMs) continue;
       this.active.delete(session);
       idle.push(session);
-      this.closed.push(session);
+      this.closed.delete(session); // closed again: it goes to the end
+      this.closed.add(session);
     }
     return idle;
   }
