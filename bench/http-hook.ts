@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SPOOLED_EVENTS } from '../sidecar/src/install/hook-events.js';
-import { shQuote } from '../sidecar/src/install/scripts.js';
+import { spoolHookHandler } from '../sidecar/src/install/hooks.js';
 import { HOOK_SCRIPT } from '../test/hook/run.js';
 import { startModelServer, type Step } from '../test/harness/model-server.js';
 import { runClaude } from '../test/harness/run-claude.js';
@@ -71,7 +71,7 @@ async function timedRun(name: string, handler: Handler, events: readonly string[
 const receiver = await startSpoolingReceiver(join(dir, 'spool-http'));
 const configs: Record<string, Handler> = {
   'no hooks': undefined,
-  'ccotel-hook.sh (command)': { type: 'command', command: `${shQuote(HOOK_SCRIPT)} ${shQuote(join(dir, 'spool-command'))}` },
+  'ccotel-hook.sh (command)': spoolHookHandler(HOOK_SCRIPT, join(dir, 'spool-command')),
   'http hook to a loopback receiver': { type: 'http', url: receiver.url },
 };
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));

@@ -75,11 +75,11 @@ export const hooksCheck: Check = async (context) => {
   } catch {
     // read just above by planSettingsChange; a race with an editor is not worth a report
   }
-  if (!existsSync(script)) return result('hooks', 'fail', `settings.json runs ${script}, which does not exist`, 'ccotel install-hooks (copies the script again)');
+  if (!existsSync(script)) return result('hooks', 'fail', `settings.json runs ${script}, which does not exist (the hook spools nothing)`, 'ccotel install-hooks (copies the script again)');
   try {
-    accessSync(script, constants.X_OK);
+    accessSync(script, constants.R_OK); // the hook command sources it
   } catch {
-    return result('hooks', 'fail', `${script} is not executable`, `chmod 700 ${script}`);
+    return result('hooks', 'fail', `${script} is not readable (the hook spools nothing)`, `chmod 700 ${script}`);
   }
   const dropped = droppedEvents(paths.hookDroppedPath);
   if (dropped.length > 0) {

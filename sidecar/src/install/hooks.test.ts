@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerHookCommands } from '../commands/hooks.js';
 import { statePaths } from '../paths.js';
 import { BEHAVIOUR_REPLACING_EVENTS, SPOOLED_EVENTS } from './hook-events.js';
+import { spoolHookHandler } from './hooks.js';
 import { packagedScriptPath } from './scripts.js';
 
 let home: string;
@@ -71,7 +72,7 @@ describe('install-hooks / uninstall-hooks', () => {
     for (const event of SPOOLED_EVENTS) {
       const ours = after.hooks[event].at(-1);
       expect(ours, event).toEqual({
-        hooks: [{ type: 'command', command: `'${binDir}/ccotel-hook.sh' '${spoolDir}'`, timeout: 5 }],
+        hooks: [{ type: 'command', command: `[ ! -r '${binDir}/ccotel-hook.sh' ] || { set -- '${spoolDir}'; . '${binDir}/ccotel-hook.sh'; }`, timeout: 5 }],
       });
     }
     for (const event of BEHAVIOUR_REPLACING_EVENTS) expect(after.hooks[event] ?? []).toEqual([]);
@@ -95,6 +96,32 @@ describe('install-hooks / uninstall-hooks', () => {
     const files = readdirSync(spoolDir);
     expect(files).toHaveLength(1);
     expect(readFileSync(join(spoolDir, files[0]), 'utf8')).toBe('{"hook_event_name":"PostToolUse"}');
+  });
+
+  it('installs a command that stays silent and exits 0 when the script is gone (exit 2 would block the tool call)', () => {
+    writeUserSettings();
+    ccotel('install-hooks');
+    unlinkSync(join(statePaths(env()).binDir, 'ccotel-hook.sh'));
+    const command = hooksOf(join(home, '.claude', 'settings.json')).PreToolUse.at(-1)!.hooks[0].command;
+    const result = spawnSync('sh', ['-c', command], { input: '{"hook_event_name":"PreToolUse"}', encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+
+  it('takes the handlers of an earlier ccotel (the script run as a command) as its own: replaced, then removed', () => {
+    const path = writeUserSettings();
+    const { binDir, spoolDir } = statePaths(env());
+    const earlier = { type: 'command', command: `'${binDir}/ccotel-hook.sh' '${spoolDir}'`, timeout: 5 };
+    const withEarlier = { ...userSettings, hooks: { ...userSettings.hooks } } as typeof userSettings & { hooks: Record<string, unknown[]> };
+    for (const event of SPOOLED_EVENTS) withEarlier.hooks[event] = [...(withEarlier.hooks[event] ?? []), { hooks: [earlier] }];
+    writeFileSync(path, JSON.stringify(withEarlier, null, 4));
+    ccotel('install-hooks');
+    const installed = hooksOf(path);
+    for (const event of SPOOLED_EVENTS) {
+      const commands = installed[event].flatMap((group) => group.hooks.map((handler) => handler.command));
+      expect(commands.filter((command) => command.includes('ccotel-hook.sh')), event).toEqual([spoolHookHandler(`${binDir}/ccotel-hook.sh`, spoolDir).command]);
+    }
+    ccotel('uninstall-hooks');
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(userSettings);
   });
 
   it('changes nothing when run twice', () => {
@@ -162,7 +189,7 @@ describe('install-hooks / uninstall-hooks', () => {
     const original = readFileSync(path, 'utf8');
     ccotel('install-hooks', '--dry-run');
     expect(output).toMatch(/^Index: .*settings\.json/);
-    expect(output).toContain(`+                        "command": "'${statePaths(env()).binDir}/ccotel-hook.sh'`);
+    expect(output).toContain(`+                        "command": "[ ! -r '${statePaths(env()).binDir}/ccotel-hook.sh' ]`);
     expect(readFileSync(path, 'utf8')).toBe(original);
     expect(backups(path)).toEqual([]);
     expect(existsSync(statePaths(env()).stateDir)).toBe(false);

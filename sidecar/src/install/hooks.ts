@@ -12,13 +12,24 @@ import { installedScriptPath, installScript, SCRIPTS, shQuote } from './scripts.
  */
 export const HOOK_TIMEOUT_SECONDS = 5;
 
-const isSpoolHook = writtenBy(spoolHookHandler, SCRIPTS.hook.name);
-const callsSpoolHook = callsScript(SCRIPTS.hook.name);
-
-/** The settings.json handler: the installed script with the absolute spool dir baked in. */
+/**
+ * The settings.json handler: the installed script sourced by the `sh -c` Claude Code starts for the command, with
+ * the absolute spool dir as its argument. Sourcing saves the second shell that running the script would exec
+ * (docs/HOOKS.md: p50 −25%). The test first: `.` of a missing file exits 2, which Claude Code takes as "block".
+ */
 export function spoolHookHandler(scriptPath: string, spoolDir: string): HookHandler {
+  const script = shQuote(scriptPath);
+  return { type: 'command', command: `[ ! -r ${script} ] || { set -- ${shQuote(spoolDir)}; . ${script}; }`, timeout: HOOK_TIMEOUT_SECONDS };
+}
+
+/** The handler as ccotel wrote it before the sourced form (the script run as a command): still ccotel's own. */
+function executedSpoolHookHandler(scriptPath: string, spoolDir: string): HookHandler {
   return { type: 'command', command: `${shQuote(scriptPath)} ${shQuote(spoolDir)}`, timeout: HOOK_TIMEOUT_SECONDS };
 }
+
+const [isCurrentSpoolHook, isExecutedSpoolHook] = [spoolHookHandler, executedSpoolHookHandler].map((form) => writtenBy(form, SCRIPTS.hook.name));
+const isSpoolHook = (handler: unknown) => isCurrentSpoolHook(handler) || isExecutedSpoolHook(handler);
+const callsSpoolHook = callsScript(SCRIPTS.hook.name);
 
 /** ccotel's handler for every spooled event, except where a user's own command already calls the hook. */
 export function withSpoolHooks(settings: Settings, handler: HookHandler): Settings {
