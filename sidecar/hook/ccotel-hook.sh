@@ -3,6 +3,9 @@
 #
 #   ccotel-hook.sh [SPOOL_DIR]     (install-hooks bakes the absolute spool dir into the command)
 #
+# install-hooks has Claude Code's own `sh -c` source it (`set -- SPOOL_DIR; . ccotel-hook.sh`): one shell
+# fewer than running it. So it must work both ways: `exit` ends that shell, which has nothing else to do.
+#
 # It runs on every hook event, so it stays tiny: POSIX sh and one short-lived `cat`, the least any
 # spooling hook can do; no Node. It never harms the agent: nothing on stdout or stderr, always exit 0,
 # and when the event cannot be written it drains stdin, drops the event and appends a line to
