@@ -8,6 +8,7 @@ import { readHistory } from '../read-history.js';
 import type { HookSpoolStats } from '../sources/hook-spool-source.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { renderContext } from '../../../schemas/clickhouse.js';
+import { keepHeapNear } from '../heap-budget.js';
 import { placement, type Placement } from '../retention/placement.js';
 import { ensureSummaryTables } from '../retention/run-retention.js';
 import { refreshSummaries } from '../retention/summaries.js';
@@ -98,6 +99,9 @@ export function describePlacement(result: BackfillResult): string[] {
   return lines;
 }
 
+/** The V8 heap a backfill steers toward (heap-budget.ts): 5 GB of history keep ~60 MB alive. */
+const BACKFILL_HEAP_BUDGET_BYTES = 180 << 20;
+
 export function registerBackfillCommand(program: Command): void {
   exportOption(storeOption(
     program
@@ -108,7 +112,8 @@ export function registerBackfillCommand(program: Command): void {
       .option('--no-progress', 'no progress bar')
       .option('--keep-spool', 'read the hook spool without deleting the delivered events'),
   )).action(async (opts) => {
-    const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json });
+    const releaseHeap = keepHeapNear(BACKFILL_HEAP_BUDGET_BYTES);
+    const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json }).finally(releaseHeap);
     const summary = {
       files: result.stats.files,
       bytes: result.stats.bytes,
