@@ -111,8 +111,9 @@ describe('install-hooks / uninstall-hooks', () => {
     const path = writeUserSettings();
     const { binDir, spoolDir } = statePaths(env());
     const earlier = { type: 'command', command: `'${binDir}/ccotel-hook.sh' '${spoolDir}'`, timeout: 5 };
-    const withEarlier = { ...userSettings, hooks: { ...userSettings.hooks } } as typeof userSettings & { hooks: Record<string, unknown[]> };
-    for (const event of SPOOLED_EVENTS) withEarlier.hooks[event] = [...(withEarlier.hooks[event] ?? []), { hooks: [earlier] }];
+    const hooks: Record<string, unknown[]> = { ...userSettings.hooks };
+    for (const event of SPOOLED_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [earlier] }];
+    const withEarlier = { ...userSettings, hooks };
     writeFileSync(path, JSON.stringify(withEarlier, null, 4));
     ccotel('install-hooks');
     const installed = hooksOf(path);
