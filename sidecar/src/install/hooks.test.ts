@@ -56,6 +56,12 @@ const backups = (path: string) => readdirSync(join(path, '..')).filter((name) =>
 type Group = { matcher?: string; hooks: { command: string }[] };
 const hooksOf = (path: string) => JSON.parse(readFileSync(path, 'utf8')).hooks as Record<string, Group[]>;
 
+/** ccotel's installed command for `event`, run the way Claude Code runs it: `sh -c`, the event JSON on stdin. */
+function runInstalledHook(event: string) {
+  const command = hooksOf(join(home, '.claude', 'settings.json'))[event].at(-1)!.hooks[0].command;
+  return spawnSync('sh', ['-c', command], { input: `{"hook_event_name":"${event}"}`, encoding: 'utf8', env: { PATH: process.env.PATH } });
+}
+
 describe('install-hooks / uninstall-hooks', () => {
   it('adds the hook for every spooled event, keeps everything else and backs up first', () => {
     const path = writeUserSettings();
@@ -89,8 +95,7 @@ describe('install-hooks / uninstall-hooks', () => {
   it('installs a command that really spools an event when run the way Claude Code runs it', () => {
     writeUserSettings();
     ccotel('install-hooks');
-    const command = hooksOf(join(home, '.claude', 'settings.json')).PostToolUse.at(-1)!.hooks[0].command;
-    const result = spawnSync('sh', ['-c', command], { input: '{"hook_event_name":"PostToolUse"}', encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const result = runInstalledHook('PostToolUse');
     expect(result.status).toBe(0);
     const spoolDir = statePaths(env()).spoolDir;
     const files = readdirSync(spoolDir);
@@ -102,8 +107,7 @@ describe('install-hooks / uninstall-hooks', () => {
     writeUserSettings();
     ccotel('install-hooks');
     unlinkSync(join(statePaths(env()).binDir, 'ccotel-hook.sh'));
-    const command = hooksOf(join(home, '.claude', 'settings.json')).PreToolUse.at(-1)!.hooks[0].command;
-    const result = spawnSync('sh', ['-c', command], { input: '{"hook_event_name":"PreToolUse"}', encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const result = runInstalledHook('PreToolUse');
     expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
   });
 

@@ -15,7 +15,7 @@ export const HOOK_TIMEOUT_SECONDS = 5;
 /**
  * The settings.json handler: the installed script sourced by the `sh -c` Claude Code starts for the command, with
  * the absolute spool dir as its argument. Sourcing saves the second shell that running the script would exec
- * (docs/HOOKS.md: p50 −25%). The test first: `.` of a missing file exits 2, which Claude Code takes as "block".
+ * (docs/HOOKS.md: p50 −14 to −22%). The test first: `.` of a missing file exits 2, which Claude Code takes as "block".
  */
 export function spoolHookHandler(scriptPath: string, spoolDir: string): HookHandler {
   const script = shQuote(scriptPath);
