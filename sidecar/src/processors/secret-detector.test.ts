@@ -26,6 +26,15 @@ describe('secret detector', () => {
     expect(text.slice(finding.start, finding.end)).toBe(secret);
   });
 
+  it('masks an assigned password with no digit (symbols among mixed-case letters), also cut off before its end', async () => {
+    // Found by the planted-secrets e2e test: a cut-off hook event had lost the password's only digit.
+    const password = `${randomString(1, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')}${randomString(1, 'abcdefghijklmnopqrstuvwxyz')}#${randomString(12, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#%*+-_.@^~')}`;
+    for (const text of [`password=${password}`, `{"prompt":"DB_PASSWORD=${password}`]) {
+      const [findings] = await detector.detect([text]);
+      expect(findings.map(({ start, end }) => text.slice(start, end)), text).toContainEqual(expect.stringContaining(password));
+    }
+  });
+
   it('finds a private key of any length, also without its END line', async () => {
     const body = 'MC4CAQAwBQYDK2VwBCIEI' + randomString(43, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
     const full = `key:\n-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\ndone`;

@@ -65,6 +65,8 @@ function looksLikeCredential(value: string): boolean {
   if (DOTTED_IDENTIFIER.test(value) || WORDS.test(value) || FILE_PATH.test(value)) return false;
   const entropy = shannonEntropy(value);
   if (/[0-9]/.test(value) && /[A-Za-z]/.test(value)) return entropy >= 2.5;
+  // No digit but a symbol among mixed-case letters: a password manager's kind of value (WORDS above took `Content-Type`).
+  if (/[^A-Za-z]/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value)) return entropy >= 2.5;
   // No digit: only a long random-looking mix (a base64 token that happens to have none) counts.
   return value.length >= 24 && /[a-z]/.test(value) && /[A-Z]/.test(value) && entropy >= 4;
 }
