@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { batchSize, type LogRecord, type Sink } from './model.js';
-import { FLUSH_ITEMS, Pipeline } from './pipeline.js';
+import { FLUSH_INPUT_BYTES, FLUSH_ITEMS, Pipeline } from './pipeline.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { Line } from './sources/line-reader.js';
 
@@ -54,5 +54,26 @@ describe('Pipeline: bounded batches', () => {
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThanOrEqual(sessions);
     expect(sizes.length).toBeGreaterThan(1);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(FLUSH_ITEMS);
+  });
+
+  it('delivers after FLUSH_INPUT_BYTES read only while read positions wait to be committed (following, not reading once)', async () => {
+    // Two unusable lines (two items to deliver), then rows that produce nothing: most bytes of a real transcript.
+    const filler = JSON.stringify({ type: 'progress', data: 'x'.repeat(1 << 20) });
+    const input = lines('not json', '[1]', ...Array.from({ length: Math.ceil(FLUSH_INPUT_BYTES / filler.length) + 1 }, () => filler));
+    const deliveriesBeforeEnd = async (ack?: (offset: number) => void) => {
+      let deliveries = 0;
+      const sink: Sink = { name: 'count', write: async () => void deliveries++, close: async () => {} };
+      const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
+      await pipeline.addLines({ path: '/p/s.jsonl', kind: 'main' }, input, ack);
+      await new Promise((settled) => setImmediate(settled)); // a delivery started in the background is done
+      const before = deliveries;
+      await pipeline.finish();
+      expect(deliveries).toBeGreaterThan(0);
+      return before;
+    };
+    const told: number[] = [];
+    expect(await deliveriesBeforeEnd((offset) => told.push(offset))).toBe(1);
+    expect(told[0]).toBe(input[input.length - 1].end);
+    expect(await deliveriesBeforeEnd()).toBe(0);
   });
 });
