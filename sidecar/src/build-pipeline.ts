@@ -126,7 +126,7 @@ export function buildPipeline(config: Config, setup: OnceSetup | FollowSetup): O
 /** The stages, and the sources of hook events and shell logs set for the mode. */
 function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline {
   const { store, log } = setup;
-  const storeSink = store ? new ClickHouseSink(store.client, new RowMapper(sidecarResource(config.contentLevel), SIDECAR_VERSION), store.database, store.kind === 'embedded') : undefined;
+  const storeSink = store ? new ClickHouseSink(store.writers, new RowMapper(sidecarResource(config.contentLevel), SIDECAR_VERSION), store.database, store.kind === 'embedded') : undefined;
   const sinks = [...(storeSink ? [storeSink] : []), ...(setup.sinks ?? [])];
   const detector = new FailureModeDetector({ idleMs: config.idleMs });
   const sessionState = new SessionStateTracker();

@@ -1,3 +1,4 @@
+import type { ClickHouseClient, CommandParams } from '@clickhouse/client';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ describe('ClickHouseSink: a row id is stored once', () => {
     });
     return Number((await result.json<{ n: string }>())[0].n);
   };
-  const sink = (singleWriter: boolean) => new ClickHouseSink(store.client, new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', singleWriter);
+  const sink = (singleWriter: boolean) => new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', singleWriter);
 
   beforeAll(async () => {
     process.env.CCOTEL_RAW_TTL_DAYS = '0';
@@ -58,5 +59,42 @@ describe('ClickHouseSink: a row id is stored once', () => {
     const year = sink(false);
     await year.write({ spans, logs: [], metrics: [] });
     expect(year.stats.inserted.spans).toBe(365);
+  });
+
+  it('inserts in two lanes at once; a lane that fails rejects the write only once the other is done, and the retry stores each row once', async () => {
+    let refuseLogs = true;
+    let running = 0;
+    let mostAtOnce = 0;
+    // The store's writers, but the first logs insert is refused and every sums insert takes 200 ms.
+    const flaky = (client: ClickHouseClient) =>
+      ({
+        query: client.query.bind(client),
+        command: async (params: CommandParams) => {
+          mostAtOnce = Math.max(mostAtOnce, ++running);
+          try {
+            if (params.query.includes('.otel_logs ') && refuseLogs) {
+              refuseLogs = false;
+              throw new Error('insert refused');
+            }
+            if (params.query.includes('.otel_metrics_sum ')) await new Promise((wait) => setTimeout(wait, 200));
+            return await client.command(params);
+          } finally {
+            running--;
+          }
+        },
+      }) as unknown as ClickHouseClient;
+    const { spans, metrics } = batch(3, Date.parse('2026-11-02T10:00:00Z'));
+    const fresh: TelemetryBatch = {
+      spans: spans.map((span, i) => ({ ...span, spanId: `f${i.toString(16).padStart(15, '0')}` })),
+      logs: [{ ...batch(0).logs[0], id: 'f'.repeat(32) }],
+      metrics: [{ ...metrics[0], id: 'f'.repeat(32) }],
+    };
+    const before = await rows();
+    const lanes = new ClickHouseSink(store.writers.map(flaky), new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', false);
+    await expect(lanes.write(fresh)).rejects.toThrow('insert refused');
+    expect(running).toBe(0); // the sums lane was waited for
+    expect(mostAtOnce).toBe(2);
+    await lanes.write(fresh);
+    expect(await rows()).toBe(before + 5);
   });
 });

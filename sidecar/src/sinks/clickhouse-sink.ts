@@ -47,12 +47,21 @@ export class ClickHouseSink implements Sink {
   private ownIds?: IdSet;
   private started = false;
 
+  /** Asks which ids are stored: the first writer. */
+  private readonly client: ClickHouseClient;
+
+  /**
+   * `writers` each take one insert at a time (the store's `writers`): the tables are inserted in two lanes at once,
+   * each on its own writer, so an engine that writes one part per query uses both cores.
+   */
   constructor(
-    private readonly client: ClickHouseClient,
+    private readonly writers: ClickHouseClient[],
     private readonly mapper: RowMapper,
     private readonly database: string,
     private readonly singleWriter = false,
-  ) {}
+  ) {
+    this.client = writers[0];
+  }
 
   async write(batch: TelemetryBatch): Promise<void> {
     if (!this.started) {
@@ -65,10 +74,25 @@ export class ClickHouseSink implements Sink {
     const histograms = batch.metrics.filter((point) => point.kind === 'histogram');
     const newSums = await this.fresh(sums, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.sum));
     const newHistograms = await this.fresh(histograms, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.histogram));
-    await this.insert({ table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans, valuesOf: (span) => this.mapper.span(span), idOf: (span) => span.spanId });
-    await this.insert({ table: OTEL_TABLES.logs, columns: LOG_COLUMNS, items: logs, valuesOf: (log) => this.mapper.log(log), idOf: (log) => log.id });
-    await this.insert({ table: OTEL_TABLES.sum, columns: SUM_COLUMNS, items: newSums, valuesOf: (point) => this.mapper.sum(point), idOf: pointId });
-    await this.insert({ table: OTEL_TABLES.histogram, columns: HISTOGRAM_COLUMNS, items: newHistograms, valuesOf: (point) => this.mapper.histogram(point), idOf: pointId });
+    // Two lanes of about the same JSON size; both are waited for even when one fails, so a retry of the batch never
+    // overlaps an insert still running (its rows would not be remembered yet, and would be stored twice).
+    const lanes: ((writer: ClickHouseClient) => Promise<void>)[][] = [
+      [
+        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans, valuesOf: (span) => this.mapper.span(span), idOf: (span) => span.spanId }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.logs, columns: LOG_COLUMNS, items: logs, valuesOf: (log) => this.mapper.log(log), idOf: (log) => log.id }),
+      ],
+      [
+        (writer) => this.insert(writer, { table: OTEL_TABLES.sum, columns: SUM_COLUMNS, items: newSums, valuesOf: (point) => this.mapper.sum(point), idOf: pointId }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.histogram, columns: HISTOGRAM_COLUMNS, items: newHistograms, valuesOf: (point) => this.mapper.histogram(point), idOf: pointId }),
+      ],
+    ];
+    const done = await Promise.allSettled(
+      lanes.map(async (inserts, lane) => {
+        for (const insert of inserts) await insert(this.writers[lane % this.writers.length]);
+      }),
+    );
+    const failed = done.find((lane) => lane.status === 'rejected');
+    if (failed) throw failed.reason;
     this.stats.inserted.spans += spans.length;
     this.stats.inserted.logs += logs.length;
     this.stats.inserted.metrics += newSums.length + newHistograms.length;
@@ -105,7 +129,7 @@ export class ClickHouseSink implements Sink {
    * and sent INSERT_CHARS at a time, so a batch never exists as rows or text all at once. The ids of each part
    * are remembered once it is stored: a batch retried after a failure repeats none of it.
    */
-  private async insert<T>(rows: TableInsert<T>): Promise<void> {
+  private async insert<T>(writer: ClickHouseClient, rows: TableInsert<T>): Promise<void> {
     const statement = `INSERT INTO ${this.database}.${rows.table} (${rows.columns.map((column) => `\`${column}\``).join(', ')}) SETTINGS max_partitions_per_insert_block = 0 FORMAT JSONCompactEachRow`;
     const { items } = rows;
     let from = 0;
@@ -113,7 +137,7 @@ export class ClickHouseSink implements Sink {
     for (let to = 0; to < items.length; ) {
       text += `\n${JSON.stringify(rows.valuesOf(items[to++]))}`;
       if (text.length - statement.length < INSERT_CHARS && to < items.length) continue;
-      await this.client.command({ query: text });
+      await writer.command({ query: text });
       for (let i = from; i < to; i++) this.remember(rows.idOf(items[i]));
       from = to;
       text = statement;

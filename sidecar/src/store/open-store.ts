@@ -15,6 +15,11 @@ export interface Store {
   /** What the user named: a URL or a directory. */
   target: string;
   kind: 'server' | 'embedded' | 'endpoint';
+  /**
+   * Clients to insert with, each one insert at a time (the ClickHouse sink's lanes): a chdb connection runs one query
+   * at a time, so an embedded store opens a second one to its engine; a server takes concurrent requests on one client.
+   */
+  writers: ClickHouseClient[];
   database: string;
   close(): Promise<void>;
 }
@@ -118,7 +123,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       database,
     });
     await ensureSchema(client, database, options.rawTtlDays, await serverHasFullTextSearch(client));
-    return { client, target, kind: 'server', database, close: () => client.close() };
+    return { client, target, kind: 'server', database, writers: [client, client], close: () => client.close() };
   }
   const dir = resolve(target);
   keepPrivate(dir);
@@ -126,7 +131,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   if (lock && lock.pid !== process.pid) {
     if (options.access === 'read' && lock.endpoint) {
       const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database });
-      return { client, target, kind: 'endpoint', database, close: () => client.close() };
+      return { client, target, kind: 'endpoint', database, writers: [client], close: () => client.close() };
     }
     throw new StoreBusyError(dir, lock);
   }
@@ -136,26 +141,20 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   // The first connection to a directory starts its engine: this one gives the engine its configuration, and the
   // client's connection shares that engine.
   const engine = new Session(join(dir, 'chdb'), { connectionArgs: ENGINE_ARGS });
-  const client = createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never);
-  try {
-    await ensureSchema(client, database, options.rawTtlDays);
-  } catch (error) {
+  const [client, secondWriter] = [1, 2].map(() => createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never));
+  const close = async () => {
+    await secondWriter.close();
     await client.close();
     engine.close();
     releaseLock(dir);
+  };
+  try {
+    await ensureSchema(client, database, options.rawTtlDays);
+  } catch (error) {
+    await close();
     throw error;
   }
-  return {
-    client,
-    target: dir,
-    kind: 'embedded',
-    database,
-    close: async () => {
-      await client.close();
-      engine.close();
-      releaseLock(dir);
-    },
-  };
+  return { client, target: dir, kind: 'embedded', database, writers: [client, secondWriter], close };
 }
 
 /** Text indexes need ClickHouse 26.2+: on an older server the exporter (and we) use bloom filters. */
