@@ -141,7 +141,9 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   // The first connection to a directory starts its engine: this one gives the engine its configuration, and the
   // client's connection shares that engine.
   const engine = new Session(join(dir, 'chdb'), { connectionArgs: ENGINE_ARGS });
-  const [client, secondWriter] = [1, 2].map(() => createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never));
+  const connect = () => createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never);
+  const client = connect();
+  const secondWriter = connect();
   const close = async () => {
     await secondWriter.close();
     await client.close();
