@@ -16,7 +16,7 @@ const config = loadConfig({ store: '' });
 const sink = await createOtlpSink(config, { log: (message) => process.stderr.write(`host: ${message}\n`) });
 const { pipeline } = buildPipeline(config, { mode: 'once', sinks: [sink] });
 const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey(['', config.otlpEndpoint]));
-const transcripts = driveTranscripts(pipeline, { roots: transcriptRoots(), checkpoints, idleMs: config.idleMs, log: (message) => process.stderr.write(`host: ${message}\n`) });
+const transcripts = driveTranscripts(pipeline, { roots: transcriptRoots(), checkpoints, idleMs: config.idleMs, flushIntervalMs: config.flushIntervalMs, log: (message) => process.stderr.write(`host: ${message}\n`) });
 
 const writeStats = (stopped: boolean) =>
   writeFileSync(statsPath, JSON.stringify({ ...sink.stats, lines: pipeline.stats.lines, cpu: process.cpuUsage(), stopped }));

@@ -175,8 +175,6 @@ function readingOnce(built: BuiltPipeline): OncePipeline {
   };
 }
 
-/** How long the oldest item emitted waits before it is delivered (the Collector's batch timeout). */
-export const FLUSH_INTERVAL_MS = 200;
 const STATUS_EVERY_MS = 5_000;
 
 export interface DrivenTranscripts {
@@ -194,11 +192,11 @@ export interface DrivenTranscripts {
  */
 export function driveTranscripts(
   pipeline: Pipeline,
-  options: Omit<TailerOptions, 'consumer' | 'onTick'> & { idleMs: number; giveUp?: ((beforeMs: number) => void)[] },
+  options: Omit<TailerOptions, 'consumer' | 'onTick'> & { idleMs: number; flushIntervalMs: number; giveUp?: ((beforeMs: number) => void)[] },
 ): DrivenTranscripts {
-  const { idleMs, giveUp = [], ...tailing } = options;
+  const { idleMs, flushIntervalMs, giveUp = [], ...tailing } = options;
   const tailer = new TranscriptTailer({ ...tailing, consumer: pipeline, onTick: closeIdleSessions(pipeline, idleMs) });
-  const driver = new Driver({ target: pipeline, maxItems: FLUSH_ITEMS, intervalMs: FLUSH_INTERVAL_MS, log: options.log });
+  const driver = new Driver({ target: pipeline, maxItems: FLUSH_ITEMS, intervalMs: flushIntervalMs, log: options.log });
   pipeline.onFull = () => driver.makeRoom();
   pipeline.onInput = () => driver.emitted();
   scheduleIdleWork(driver, idleMs, giveUp, tailer);
@@ -224,7 +222,7 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
     join.expire(beforeMs);
     pipeline.noteInput();
   });
-  const transcripts = driveTranscripts(pipeline, { roots: setup.roots, checkpoints: setup.checkpoints, idleMs: config.idleMs, giveUp, usePolling: setup.polling, log, beforeRead: () => spool.scan() });
+  const transcripts = driveTranscripts(pipeline, { roots: setup.roots, checkpoints: setup.checkpoints, idleMs: config.idleMs, flushIntervalMs: config.flushIntervalMs, giveUp, usePolling: setup.polling, log, beforeRead: () => spool.scan() });
   // Each scan reads all of /proc: every scan_interval_ms, and soon after the events that make a detection due.
   const processes = new ProcessWatcher({
     intervalMs: config.scanIntervalMs,

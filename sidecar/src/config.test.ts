@@ -15,3 +15,16 @@ describe('scan_interval_ms', () => {
     expect(() => loadConfig({}, { ...env, CCOTEL_SCAN_INTERVAL_MS: 'often' })).toThrow(/scan interval/);
   });
 });
+
+describe('flush_interval_ms', () => {
+  it('defaults to 200 ms with a store and to 5 s OTLP only; the environment beats the default', () => {
+    expect(loadConfig({ store: '/tmp/store' }, env).flushIntervalMs).toBe(200);
+    expect(loadConfig({ store: 'none', otlp: 'http://127.0.0.1:4318' }, env).flushIntervalMs).toBe(5_000);
+    expect(loadConfig({ store: 'none' }, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '1000' }).flushIntervalMs).toBe(1_000);
+  });
+
+  it('refuses an interval that is not a whole number of ms from 10 to 60 000', () => {
+    expect(() => loadConfig({}, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '5' })).toThrow(/flush interval/);
+    expect(() => loadConfig({}, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '120000' })).toThrow(/flush interval/);
+  });
+});

@@ -20,6 +20,8 @@ export interface Config {
   scanIntervalMs: number;
   /** Days raw rows are kept in the store (TTL). */
   rawTtlDays: number;
+  /** How long the oldest item read waits before it is delivered (`run`), unless a full batch goes first. */
+  flushIntervalMs: number;
   paths: StatePaths;
 }
 
@@ -31,6 +33,13 @@ export const DEFAULTS = {
   idleMs: 30 * 60_000,
   scanIntervalMs: 15_000,
   rawTtlDays: 30,
+  /** With a store: an append is queryable within a second (the Collector's batch timeout). */
+  flushIntervalMs: 200,
+  /**
+   * OTLP only: the OTel SDKs' batch delay. A busy agent's events then leave in one request instead of ~25, and a
+   * gateway core takes several times more events in requests that size (docs/OPERATIONS.md).
+   */
+  otlpOnlyFlushIntervalMs: 5_000,
 };
 
 export class ConfigError extends Error {
@@ -61,14 +70,16 @@ export interface ConfigOverrides {
   contentMaxLength?: number;
   idleMs?: number;
   scanIntervalMs?: number;
+  flushIntervalMs?: number;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
   const paths = statePaths(env);
   const file = readConfigFile(configFilePath(env));
   const pick = (flag: unknown, envValue: string | undefined, fileValue: unknown) => flag ?? envValue ?? fileValue;
+  const store = storeTarget(String(pick(overrides.store, env.CCOTEL_STORE, file.store) ?? paths.storeDir));
   const config: Config = {
-    store: storeTarget(String(pick(overrides.store, env.CCOTEL_STORE, file.store) ?? paths.storeDir)),
+    store,
     otlpEndpoint: String(
       pick(overrides.otlp, env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.CCOTEL_OTLP_ENDPOINT, file.otlp_endpoint) ?? '',
     ),
@@ -77,6 +88,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     idleMs: Number(pick(overrides.idleMs, env.CCOTEL_IDLE_MS, file.idle_ms) ?? DEFAULTS.idleMs),
     scanIntervalMs: Number(pick(overrides.scanIntervalMs, env.CCOTEL_SCAN_INTERVAL_MS, file.scan_interval_ms) ?? DEFAULTS.scanIntervalMs),
     rawTtlDays: Number(pick(undefined, env.CCOTEL_RAW_TTL_DAYS, file.raw_ttl_days) ?? DEFAULTS.rawTtlDays),
+    flushIntervalMs: Number(
+      pick(overrides.flushIntervalMs, env.CCOTEL_FLUSH_INTERVAL_MS, file.flush_interval_ms) ?? (store === '' ? DEFAULTS.otlpOnlyFlushIntervalMs : DEFAULTS.flushIntervalMs),
+    ),
     paths,
   };
   validate(config, env);
@@ -103,5 +117,8 @@ function validate(config: Config, env: Env): void {
     if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${key} must be a whole number ≥ 0, not ${value}`);
   }
   if (!Number.isInteger(config.scanIntervalMs) || config.scanIntervalMs < 100) throw new ConfigError(`scan interval must be a whole number of ms ≥ 100, not ${config.scanIntervalMs}`);
+  if (!Number.isInteger(config.flushIntervalMs) || config.flushIntervalMs < 10 || config.flushIntervalMs > 60_000) {
+    throw new ConfigError(`flush interval must be a whole number of ms from 10 to 60000, not ${config.flushIntervalMs}`);
+  }
   if (config.contentMaxLength < 64) throw new ConfigError('content max length must be at least 64 characters');
 }

@@ -53,7 +53,7 @@ async function harness(existing?: Pick<Harness, 'configDir' | 'database'>, idleM
   const checkpoints = new CheckpointStore(join(configDir, 'checkpoints'), 'test');
   const logs: string[] = [];
   // Records are two hours old and the idle time is one second: every turn closes at the next idle check.
-  const transcripts = driveTranscripts(pipeline, { roots: [join(configDir, 'projects')], checkpoints, idleMs, log: (m) => logs.push(m), ...watching });
+  const transcripts = driveTranscripts(pipeline, { roots: [join(configDir, 'projects')], checkpoints, idleMs, flushIntervalMs: config.flushIntervalMs, log: (m) => logs.push(m), ...watching });
   const { tailer } = transcripts;
   await transcripts.start();
   running.push(transcripts);
