@@ -13,7 +13,7 @@
 // Then collectors and ClickHouse nodes per 1k / 10k / 100k agent hosts, from the measured figures and,
 // as a second anchor, the exporter README's figures (labelled).
 //
-//   bash collector-config/build.sh && npx vite-node bench/scale-out.ts [--hosts 4,8] [--rates 1,40] [--seconds 30] [--corpus-mb 8]
+//   bash collector-config/build.sh && npx vite-node bench/scale-out.ts [--hosts 4,8] [--rates 1,40] [--seconds 30] [--corpus-mb 8] [--flush-ms 200,5000]
 // Every process it starts is stopped by pid at the end of its stage (and on exit); temp dirs are removed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -40,10 +40,13 @@ const { values: flags } = parseArgs({
     rates: { type: 'string', default: '1,40' },
     seconds: { type: 'string', default: '30' },
     'corpus-mb': { type: 'string', default: '8' },
+    // The sidecars' flush_interval_ms, each a set of stages in the same run: 200 (with a store) and 5000 (OTLP only).
+    'flush-ms': { type: 'string', default: '200,5000' },
   },
 });
 const HOST_COUNTS = flags.hosts.split(',').map(Number);
 const LINE_RATES = flags.rates.split(',').map(Number);
+const FLUSH_INTERVALS = flags['flush-ms'].split(',').map(Number);
 const STAGE_SECONDS = Number(flags.seconds);
 const CORPUS_BYTES = Number(flags['corpus-mb']) * 1e6;
 
@@ -239,6 +242,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 interface Stage {
   hosts: number;
   linesPerHostPerSecond: number;
+  flushIntervalMs: number;
   offeredLinesPerSecond: number;
   acceptedEventsPerSecond: number;
   /** Seconds after the last append until every host had sent everything. */
@@ -254,8 +258,15 @@ interface Stage {
   dropped: number;
 }
 
-async function runStage(gateway: Gateway, corpora: { root: string; files: DiscoveredTranscript[] }[], hosts: number, rate: number, sidecarCore: number, idleCpuPerSecond: number): Promise<Stage> {
-  const stageDir = join(scratch, `stage-${hosts}-${rate}`);
+interface StageLoad {
+  hosts: number;
+  rate: number;
+  flushIntervalMs: number;
+}
+
+async function runStage(gateway: Gateway, corpora: { root: string; files: DiscoveredTranscript[] }[], load: StageLoad, sidecarCore: number, idleCpuPerSecond: number): Promise<Stage> {
+  const { hosts, rate, flushIntervalMs } = load;
+  const stageDir = join(scratch, `stage-${hosts}-${rate}-${flushIntervalMs}`);
   const replays: HostReplay[] = [];
   const statsPaths: string[] = [];
   const processes: ChildProcess[] = [];
@@ -274,6 +285,7 @@ async function runStage(gateway: Gateway, corpora: { root: string; files: Discov
         OTEL_EXPORTER_OTLP_ENDPOINT: gateway.url,
         OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${gateway.token}`,
         OTEL_RESOURCE_ATTRIBUTES: `host.name=bench-host-${host}`,
+        CCOTEL_FLUSH_INTERVAL_MS: String(flushIntervalMs),
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
@@ -328,6 +340,7 @@ async function runStage(gateway: Gateway, corpora: { root: string; files: Discov
     return {
       hosts,
       linesPerHostPerSecond: rate,
+      flushIntervalMs,
       offeredLinesPerSecond: appended / appendSeconds,
       acceptedEventsPerSecond: accepted / (appendSeconds + drainSeconds),
       drainSeconds,
@@ -463,25 +476,29 @@ async function main(): Promise<void> {
   const idleCpuPerSecond = (cpuSeconds(gateway.pid!) - idleStart) / 5;
   console.log(pinned ? `collector pinned to core ${collectorCore} (taskset), sidecars to core ${sidecarCore}; ${STAGE_SECONDS} s of appends per stage, then drain.` : 'taskset not available or one core: nothing pinned.');
   console.log(`Idle collector: ${fmt(idleCpuPerSecond * 100, 1)} % of a core (subtracted from the CPU per event below; included in "core busy").\n`);
-  console.log('| hosts | lines/s per host | offered lines/s | accepted events/s | events / request | drain s | collector core busy | collector µs CPU / event | sidecar ms CPU / event | sidecar core busy (each) | failed attempts | dropped |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| flush ms | hosts | lines/s per host | offered lines/s | accepted events/s | events / request | drain s | collector core busy | collector µs CPU / event | sidecar ms CPU / event | sidecar core busy (each) | failed attempts | dropped |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const stages: Stage[] = [];
   const saturations: Saturation[] = [];
-  let realistic: Stage;
+  let realistic: Stage[];
   try {
-    for (const hosts of HOST_COUNTS) {
-      for (const rate of LINE_RATES) {
-        const stage = await runStage(gateway, corpora, hosts, rate, sidecarCore, idleCpuPerSecond);
-        stages.push(stage);
-        console.log(`| ${hosts} | ${rate} | ${fmt(stage.offeredLinesPerSecond)} | ${fmt(stage.acceptedEventsPerSecond)} | ${fmt(stage.eventsPerRequest, 1)} | ${fmt(stage.drainSeconds, 1)} | ${fmt(stage.collectorUtilisation * 100)} % | ${fmt(stage.collectorCpuMicrosPerEvent, 1)} | ${fmt(stage.sidecarCpuMillisPerEvent, 2)} | ${fmt(stage.sidecarUtilisationPerHost * 100, 1)} % | ${stage.failedAttempts} | ${stage.dropped} |`);
+    for (const flushIntervalMs of FLUSH_INTERVALS) {
+      for (const hosts of HOST_COUNTS) {
+        for (const rate of LINE_RATES) {
+          const stage = await runStage(gateway, corpora, { hosts, rate, flushIntervalMs }, sidecarCore, idleCpuPerSecond);
+          stages.push(stage);
+          console.log(`| ${flushIntervalMs} | ${hosts} | ${rate} | ${fmt(stage.offeredLinesPerSecond)} | ${fmt(stage.acceptedEventsPerSecond)} | ${fmt(stage.eventsPerRequest, 1)} | ${fmt(stage.drainSeconds, 1)} | ${fmt(stage.collectorUtilisation * 100)} % | ${fmt(stage.collectorCpuMicrosPerEvent, 1)} | ${fmt(stage.sidecarCpuMillisPerEvent, 2)} | ${fmt(stage.sidecarUtilisationPerHost * 100, 1)} % | ${stage.failedAttempts} | ${stage.dropped} |`);
+        }
       }
     }
     // The sidecars share one core, so they cannot fill the collector's: its ceiling is found by sending what
     // they produced (same events, fresh ids each round) as fast as it takes them, in full requests and in
-    // requests the size the sidecars sent at the real-rate stage (lowest rate per host, most hosts).
-    realistic = stages.reduce((best, stage) =>
-      stage.linesPerHostPerSecond < best.linesPerHostPerSecond || (stage.linesPerHostPerSecond === best.linesPerHostPerSecond && stage.hosts > best.hosts) ? stage : best);
-    for (const itemsPerRequest of [1000, Math.max(1, Math.round(realistic.eventsPerRequest))]) {
+    // requests the size the sidecars sent at the real-rate stage (lowest rate per host, most hosts) of each
+    // flush interval.
+    realistic = FLUSH_INTERVALS.map((interval) =>
+      stages.filter((stage) => stage.flushIntervalMs === interval).reduce((best, stage) =>
+        stage.linesPerHostPerSecond < best.linesPerHostPerSecond || (stage.linesPerHostPerSecond === best.linesPerHostPerSecond && stage.hosts > best.hosts) ? stage : best));
+    for (const itemsPerRequest of [1000, ...realistic.map((stage) => Math.max(1, Math.round(stage.eventsPerRequest)))]) {
       saturations.push(await saturate(gateway, generated.batch, itemsPerRequest, STAGE_SECONDS, idleCpuPerSecond));
     }
   } finally {
@@ -496,13 +513,14 @@ async function main(): Promise<void> {
 
   // --- capacity ---
   const batchedPerCore = perCore(saturations[0]!);
-  const realisticPerCore = perCore(saturations[1]!);
-  console.log(`\nOne collector core (gateway.yaml as shipped, file exporter instead of ClickHouse, sampling 100 %) sustains **${fmt(realisticPerCore)} events/s** ` +
-    `in requests of ${saturations[1]!.itemsPerRequest} events (what the sidecars sent at ${realistic.linesPerHostPerSecond} line/s per host), **${fmt(batchedPerCore)} events/s** in requests of 1000.`);
+  const realisticPerCore = realistic.map((_, i) => perCore(saturations[i + 1]!));
+  console.log(`\nOne collector core (gateway.yaml as shipped, file exporter instead of ClickHouse, sampling 100 %) sustains ` +
+    realistic.map((stage, i) => `**${fmt(realisticPerCore[i]!)} events/s** in requests of ${saturations[i + 1]!.itemsPerRequest} events (what the sidecars sent at ${stage.linesPerHostPerSecond} line/s per host, flushing every ${stage.flushIntervalMs} ms)`).join(', ') +
+    `, **${fmt(batchedPerCore)} events/s** in requests of 1000.`);
 
   console.log(`\n## Capacity (busy agents: ${BUSY_REQUESTS_PER_HOUR} model requests an hour each, all at once; collectors at ${COLLECTOR_TARGET_UTILISATION * 100} % of their cores; raw rows kept ${RAW_TTL_DAYS} days)\n`);
-  console.log(`| agent hosts | events/s | collector cores (sidecar-sized requests) | (requests of 1000) | (README 40k/s/core) | ClickHouse rows/day | raw storage (${RAW_TTL_DAYS} d) | ClickHouse nodes by inserts (README 20 bn rows/day) | by disk (10 TB/node) | nodes with 2 replicas |`);
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(`| agent hosts | events/s | ${FLUSH_INTERVALS.map((interval) => `collector cores (sidecars flushing every ${interval} ms)`).join(' | ')} | (requests of 1000) | (README 40k/s/core) | ClickHouse rows/day | raw storage (${RAW_TTL_DAYS} d) | ClickHouse nodes by inserts (README 20 bn rows/day) | by disk (10 TB/node) | nodes with 2 replicas |`);
+  console.log(`|---:|---:|${FLUSH_INTERVALS.map(() => '---:|').join('')}---:|---:|---:|---:|---:|---:|---:|`);
   for (const hostCount of [1_000, 10_000, 100_000]) {
     const eventsPerSecond = (hostCount * eventsPerChat * BUSY_REQUESTS_PER_HOUR) / 3600;
     const rowsPerDay = eventsPerSecond * 86_400;
@@ -511,7 +529,7 @@ async function main(): Promise<void> {
     const byInserts = Math.ceil(eventsPerSecond / README_ROWS_PER_NODE_PER_SECOND);
     const byDisk = Math.ceil(storageBytes / DISK_PER_NODE_BYTES);
     console.log(
-      `| ${fmt(hostCount)} | ${fmt(eventsPerSecond)} | ${cores(realisticPerCore)} | ${cores(batchedPerCore)} | ${cores(README_EVENTS_PER_CORE)} | ` +
+      `| ${fmt(hostCount)} | ${fmt(eventsPerSecond)} | ${realisticPerCore.map(cores).join(' | ')} | ${cores(batchedPerCore)} | ${cores(README_EVENTS_PER_CORE)} | ` +
         `${fmt(rowsPerDay / 1e9, 2)} bn | ${fmt(storageBytes / 1e12, 2)} TB | ${byInserts} | ${byDisk} | ${2 * Math.max(byInserts, byDisk)} |`,
     );
   }
