@@ -4,12 +4,11 @@
 //
 //   npm run build && node dist/bench/backfill.js [--bytes 1G] [--seed 1] [--dir .cache/bench]
 import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { generateCorpus, type Expected } from '../test/generator/corpus.js';
+import { benchCorpus, floor, jsonlFiles } from './corpus.js';
 import { reportGoals } from './goals.js';
 import { median } from './stats.js';
 
@@ -31,17 +30,6 @@ const { values: args } = parseArgs({
   },
 });
 
-function parseBytes(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)([KMG]?)$/i.exec(text);
-  if (!match) throw new Error(`--bytes: "${text}" is not a size like 200M or 1G`);
-  return Number(match[1]) * { '': 1, K: 1e3, M: 1e6, G: 1e9 }[match[2].toUpperCase() as '' | 'K' | 'M' | 'G'];
-}
-
-/** Transcripts under each config dir's projects/ (config dirs may nest: read each projects/ once). */
-function jsonlFiles(configDir: string): string[] {
-  const projects = join(configDir, 'projects');
-  return (readdirSync(projects, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl')).map((f) => join(projects, f));
-}
 
 /** Sessions whose subagents sit in legacy `agent-*.jsonl` files: ccusage reports those files as sessions of their own. */
 function sessionsWithLegacyAgentFiles(configDirs: string[]): Set<string> {
@@ -53,27 +41,6 @@ function sessionsWithLegacyAgentFiles(configDirs: string[]): Set<string> {
     if (match) sessions.add(match[1]);
   }
   return sessions;
-}
-
-/** The floor: read every line and JSON.parse it, nothing else, on one core. */
-async function floor(configDirs: string[]): Promise<{ seconds: number; bytes: number; lines: number; conversationBytes: number }> {
-  const started = performance.now();
-  let bytes = 0;
-  let lines = 0;
-  let conversationBytes = 0;
-  for (const file of configDirs.flatMap(jsonlFiles)) {
-    bytes += statSync(file).size;
-    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-      lines++;
-      try {
-        const type = (JSON.parse(line) as { type?: unknown } | null)?.type;
-        if (type === 'user' || type === 'assistant' || type === 'system') conversationBytes += line.length;
-      } catch {
-        // malformed lines are part of the corpus
-      }
-    }
-  }
-  return { seconds: (performance.now() - started) / 1000, bytes, lines, conversationBytes };
 }
 
 interface Timed {
@@ -144,18 +111,9 @@ const PER_SESSION_SQL = `SELECT SpanAttributes['session.id'] AS session,
   GROUP BY session SETTINGS output_format_json_quote_64bit_integers = 0`;
 
 async function main(): Promise<void> {
-  const targetBytes = parseBytes(args.bytes!);
   const seed = Number(args.seed);
   const scale = Number(args.scale);
-  const corpusDir = join(args.dir!, `corpus-${args.bytes}-${seed}-x${scale}`);
-  let expected: Expected;
-  if (existsSync(join(corpusDir, 'expected.json'))) {
-    expected = JSON.parse(readFileSync(join(corpusDir, 'expected.json'), 'utf8')) as Expected;
-    console.error(`reusing corpus ${corpusDir}`);
-  } else {
-    console.error(`generating ${args.bytes} corpus into ${corpusDir} …`);
-    expected = await generateCorpus({ seed, root: corpusDir, targetBytes, contentScale: scale });
-  }
+  const expected = await benchCorpus({ dir: args.dir!, bytes: args.bytes!, seed, scale });
   const env = {
     ...process.env,
     HOME: mkdtempSync(join(tmpdir(), 'ccotel-bench-home-')),

@@ -7,28 +7,18 @@ import { Pipeline } from './pipeline.js';
 import { ShellCorrelator } from './processors/correlate-shell.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import type { ShellRecord } from './records/shell-log.js';
-import type { Line } from './sources/line-reader.js';
+import { textLines } from './sources/line-reader.js';
 
 const FILE = { path: '/p/session-a.jsonl', kind: 'main' as const };
 const HOUR_MS = 3_600_000;
-
-/** `texts` as lines of a file, the first at `from`. */
-function linesAt(from: number, texts: string[]): Line[] {
-  let start = from;
-  return texts.map((text) => {
-    const line = { text, start, end: start + Buffer.byteLength(text) + 1 };
-    start = line.end;
-    return line;
-  });
-}
 
 describe('Pipeline: ordered acks of transcript lines', () => {
   it('an open turn holds the resume offset back; its close releases it; acks are told in order', async () => {
     const sink = new MemorySink();
     const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
     const startMs = Date.now() - 2 * HOUR_MS;
-    const turn0 = linesAt(0, turnLines({ sessionId: 'session-a', index: 0, startMs }));
-    const [prompt1, call1] = linesAt(turn0[turn0.length - 1].end, turnLines({ sessionId: 'session-a', index: 1, startMs }));
+    const turn0 = textLines(turnLines({ sessionId: 'session-a', index: 0, startMs }));
+    const [prompt1, call1] = textLines(turnLines({ sessionId: 'session-a', index: 1, startMs }), turn0[turn0.length - 1].end);
     const told: string[] = [];
     await pipeline.addLines(FILE, turn0, (resume) => told.push(`turn 0: ${resume}`));
     await pipeline.addLines(FILE, [prompt1, call1], (resume) => told.push(`turn 1: ${resume}`));
@@ -48,8 +38,8 @@ describe('Pipeline: ordered acks of transcript lines', () => {
     const sink = new MemorySink();
     const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
     const startMs = Date.now() - 2 * HOUR_MS;
-    const turn0 = linesAt(0, turnLines({ sessionId: 'session-a', index: 0, startMs }));
-    const [prompt1] = linesAt(turn0[turn0.length - 1].end, turnLines({ sessionId: 'session-a', index: 1, startMs }));
+    const turn0 = textLines(turnLines({ sessionId: 'session-a', index: 0, startMs }));
+    const [prompt1] = textLines(turnLines({ sessionId: 'session-a', index: 1, startMs }), turn0[turn0.length - 1].end);
     const told: number[] = [];
     await pipeline.addLines(FILE, turn0.slice(0, 2), (resume) => told.push(resume));
     await pipeline.addLines(FILE, [...turn0.slice(2), prompt1], (resume) => told.push(resume)); // the next prompt closes turn 0

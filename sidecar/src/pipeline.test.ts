@@ -2,16 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { batchSize, type LogRecord, type Sink } from './model.js';
 import { FLUSH_INPUT_BYTES, FLUSH_ITEMS, Pipeline } from './pipeline.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
-import type { Line } from './sources/line-reader.js';
+import { textLines } from './sources/line-reader.js';
+import { MemorySink } from '../../test/helpers/memory-sink.js';
 
-function lines(...texts: string[]): Line[] {
-  let start = 0;
-  return texts.map((text) => {
-    const line = { text, start, end: start + Buffer.byteLength(text) + 1 };
-    start = line.end;
-    return line;
-  });
-}
+const lines = (...texts: string[]) => textLines(texts);
 
 async function skippedRecords(texts: string[]): Promise<LogRecord[]> {
   const logs: LogRecord[] = [];
@@ -36,6 +30,29 @@ describe('Pipeline: skipped lines', () => {
     const skipped = await skippedRecords(['not json', JSON.stringify({ type: 'some-future-row' })]);
     expect(skipped).toHaveLength(2);
     for (const record of skipped) expect(record.timeMs).toBeGreaterThanOrEqual(before);
+  });
+});
+
+describe('Pipeline: rows that are not conversation', () => {
+  it('never decodes a row whose bytes show it is not conversation (most bytes of a real transcript)', async () => {
+    const snapshot = JSON.stringify({ type: 'attachment', attachment: { type: 'prompt_snapshot', text: 'x'.repeat(10_000) } });
+    const prompt = JSON.stringify({ type: 'user', uuid: 'u1', sessionId: 's1', timestamp: '2026-11-01T10:00:05.000Z', message: { role: 'user', content: 'hi' } });
+    const decoded: number[] = [];
+    const watched = textLines([snapshot, prompt, snapshot]).map((line, index) => ({
+      bytes: line.bytes,
+      start: line.start,
+      end: line.end,
+      get text() {
+        decoded.push(index);
+        return line.text;
+      },
+    }));
+    const sink = new MemorySink();
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
+    await pipeline.addLines({ path: '/p/s.jsonl', kind: 'main' }, watched);
+    await pipeline.finish();
+    expect(decoded).toEqual([1]);
+    expect(sink.received.spans.some((span) => span.name.startsWith('invoke_agent'))).toBe(true); // the prompt's turn
   });
 });
 

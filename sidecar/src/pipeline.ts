@@ -11,7 +11,7 @@ import { ResumeAcks } from './ordered-acks.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { encode } from './processors/encode/index.js';
 import type { TranscriptFile } from './records/transcript.js';
-import { parseTranscriptLine } from './processors/parse-transcript.js';
+import { ignoredRowType, parseRow } from './processors/parse-transcript.js';
 import type { SkipReason } from './processors/transcript-entry.js';
 import { SkippedLines, timeAfter, timestampIn, type SkippedRecord } from './skipped-lines.js';
 /** Items buffered before a flush; the flush waits for the sinks, which is the backpressure. */
@@ -92,8 +92,9 @@ export class Pipeline {
         this.correlator.readingFromStart(file.path);
         this.skipped.restart(file.path);
       }
-      if (line.text.length === 0) continue;
-      const parsed = parseTranscriptLine(line.text);
+      // Rows surely not conversation are known by their bytes and never decoded; they yield nothing.
+      if (line.bytes.length === 0 || ignoredRowType(line.bytes) !== undefined) continue;
+      const parsed = parseRow(line.text);
       if (parsed.ok === true) {
         if (!Number.isNaN(parsed.entry.timeMs)) this.lastTimeMs.set(file.path, parsed.entry.timeMs);
         this.correlator.add(parsed.entry, file, line.start);

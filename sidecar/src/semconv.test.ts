@@ -7,6 +7,7 @@ import { Pipeline } from './pipeline.js';
 import { CapProcessor } from './processors/cap.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { PriceChatsProcessor } from './processors/price-chats.js';
+import { textLines } from './sources/line-reader.js';
 import { METRICS, metricPoint, type MetricDefinition } from './semconv.js';
 import { MemorySink } from '../../test/helpers/memory-sink.js';
 
@@ -26,12 +27,7 @@ describe('semconv', () => {
     const pipeline = new Pipeline(new TranscriptCorrelator(), [new PriceChatsProcessor(), new CapProcessor(200)], [sink]);
     for (const path of transcripts(FIXTURES)) {
       const text = readFileSync(path, 'utf8');
-      let start = 0;
-      const lines = text.split('\n').map((line) => {
-        const item = { start, end: start + Buffer.byteLength(line) + 1, text: line };
-        start = item.end;
-        return item;
-      });
+      const lines = textLines(text.split('\n'));
       await pipeline.addLines({ path, kind: path.includes('/subagents/') || /agent-[^/]*\.jsonl$/.test(path) ? 'subagent' : 'main' }, lines);
     }
     await pipeline.finish();

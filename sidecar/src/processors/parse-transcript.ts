@@ -37,35 +37,38 @@ export const KNOWN_NON_CONVERSATION_TYPES = new Set([
   'fork-context-ref',
 ]);
 
-const TYPE_LITERALS = /"type":"([A-Za-z0-9_-]+)"/g;
-
-function looksLikeWholeObject(line: string): boolean {
-  return line.charCodeAt(0) === 0x7b /* { */ && line.charCodeAt(line.length - 1) === 0x7d /* } */;
-}
-
+const TYPE_PREFIX = Buffer.from('"type":"');
+const QUOTE = 0x22;
 /** A conversation row always contains its type literal; a line with none of them is never one. */
-function mayBeConversation(line: string): boolean {
-  return (
-    line.includes('"type":"user"') || line.includes('"type":"assistant"') || line.includes('"type":"system"')
-  );
+const CONVERSATION_LITERALS = ['"type":"user"', '"type":"assistant"', '"type":"system"'].map((literal) => Buffer.from(literal));
+const LONGEST_TYPE = Math.max(...[...KNOWN_NON_CONVERSATION_TYPES].map((type) => type.length));
+
+/**
+ * The type of a row that is surely not conversation, read from its bytes without decoding them (most bytes of a real
+ * transcript are such rows), or undefined: the row is to be parsed. The top-level `type` may follow a nested object
+ * (attachments put theirs last), so any known type literal in the row will do.
+ */
+export function ignoredRowType(bytes: Buffer): string | undefined {
+  if (bytes[0] !== 0x7b /* { */ || bytes[bytes.length - 1] !== 0x7d /* } */) return undefined;
+  if (CONVERSATION_LITERALS.some((literal) => bytes.includes(literal)) || bytes.includes(HOOK_BLOCK_LITERAL)) return undefined;
+  for (let at = bytes.indexOf(TYPE_PREFIX); at !== -1; at = bytes.indexOf(TYPE_PREFIX, at + TYPE_PREFIX.length)) {
+    const from = at + TYPE_PREFIX.length;
+    const to = bytes.indexOf(QUOTE, from);
+    if (to === -1) return undefined;
+    if (to - from > LONGEST_TYPE) continue;
+    const type = bytes.toString('latin1', from, to);
+    if (KNOWN_NON_CONVERSATION_TYPES.has(type) && !RUN_MARK_TYPES.has(type)) return type;
+  }
+  return undefined;
 }
 
 export function parseTranscriptLine(line: string): ParseResult {
-  if (!looksLikeWholeObject(line)) {
-    // Not `{…}`: either broken or valid JSON that is not an object.
-    try {
-      return classifyRow(JSON.parse(line));
-    } catch {
-      return { ok: false, reason: 'malformed_json' };
-    }
-  }
-  if (!mayBeConversation(line)) {
-    // Not conversation for sure; only its type is wanted, for counting. The top-level `type` may follow a
-    // nested object (attachments put theirs last), so any known type literal in the line will do.
-    for (const match of line.matchAll(TYPE_LITERALS)) {
-      if (KNOWN_NON_CONVERSATION_TYPES.has(match[1]) && !RUN_MARK_TYPES.has(match[1]) && !line.includes(HOOK_BLOCK_LITERAL)) return { ok: 'ignored', type: match[1] };
-    }
-  }
+  const ignored = ignoredRowType(Buffer.from(line));
+  return ignored === undefined ? parseRow(line) : { ok: 'ignored', type: ignored };
+}
+
+/** Parse a row whose bytes `ignoredRowType` did not recognise. */
+export function parseRow(line: string): ParseResult {
   let row: unknown;
   try {
     row = JSON.parse(line);

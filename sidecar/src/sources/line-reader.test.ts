@@ -30,6 +30,14 @@ describe('readLines', () => {
     expect(next.result.pendingBytes).toBe(0);
   });
 
+  it('hands over lines whose text is decoded only when asked, and still right after later reads', async () => {
+    // 3 MB of numbered lines: three reads, each into its own buffer. Every text is asked for only at the end.
+    const texts = Array.from({ length: 30_000 }, (_, i) => `{"line":${i},"pad":"${'p'.repeat(90)}"}`);
+    const { lines } = await collect(tempFile(`${texts.join('\n')}\n`));
+    expect(lines.map((line) => line.text)).toEqual(texts);
+    expect(lines[1].bytes.equals(Buffer.from(texts[1]))).toBe(true);
+  });
+
   it('skips a line longer than the limit without losing the lines around it', async () => {
     const long = 'x'.repeat(3 << 20);
     const path = tempFile(`first\n${long}\nlast\n`);

@@ -4,7 +4,10 @@
 import { openRegularFile } from './regular-file.js';
 
 export interface Line {
-  text: string;
+  /** The line without its newline, as read (a view of the read's own buffer). */
+  bytes: Buffer;
+  /** The same decoded as UTF-8 (the reader decodes it only when asked). */
+  readonly text: string;
   /** Byte offset of the line's first byte. */
   start: number;
   /** Byte offset just after its newline. */
@@ -21,6 +24,30 @@ export interface ReadResult {
 }
 
 const CHUNK_BYTES = 1 << 20;
+
+/** `texts` as consecutive lines of a file, the first at byte `from`, as a read would hand them over (tests). */
+export function textLines(texts: string[], from = 0): Line[] {
+  let start = from;
+  return texts.map((text) => {
+    const bytes = Buffer.from(text);
+    const line = lineOf(bytes, start, start + bytes.length + 1);
+    start = line.end;
+    return line;
+  });
+}
+
+/** A line of `bytes`, decoded the first time its text is asked for: most bytes of a transcript are never needed as text. */
+export function lineOf(bytes: Buffer, start: number, end: number): Line {
+  let text: string | undefined;
+  return {
+    bytes,
+    get text() {
+      return (text ??= bytes.toString('utf8'));
+    },
+    start,
+    end,
+  };
+}
 export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
 
 /**
@@ -40,8 +67,9 @@ export async function readLines(
     let carry: Buffer = Buffer.alloc(0);
     let carryStart = fromOffset;
     let skippingLongLine = false;
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     for (;;) {
+      // A new chunk each read: the lines handed over are views of it, valid for as long as they are kept.
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
       const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
       if (bytesRead === 0) break;
       position += bytesRead;
@@ -53,7 +81,7 @@ export async function readLines(
           skippingLongLine = false;
         } else {
           const end = newline > lineStart && data[newline - 1] === 13 ? newline - 1 : newline; // tolerate CRLF
-          lines.push({ text: data.toString('utf8', lineStart, end), start: carryStart + lineStart, end: carryStart + newline + 1 });
+          lines.push(lineOf(data.subarray(lineStart, end), carryStart + lineStart, carryStart + newline + 1));
         }
         lineStart = newline + 1;
       }
@@ -64,7 +92,7 @@ export async function readLines(
         skippingLongLine = true;
         carry = Buffer.alloc(0);
       } else {
-        carry = Buffer.from(rest); // copy: `chunk` is reused by the next read
+        carry = Buffer.from(rest); // copy: `rest` would keep the whole chunk alive
       }
       carryStart = skippingLongLine ? position : restStart;
       if (lines.length > 0) await onLines(lines);
