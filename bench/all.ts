@@ -20,6 +20,8 @@ const benches: { name: string; command: string[] }[] = [
   // The corpus the backfill benchmark above generated (its directory naming: corpus-<bytes>-<seed>-x<scale>).
   { name: 'backfill memory', command: ['node', join(repo, 'dist', 'bench', 'backfill-memory.js'), '--corpus', join(repo, '.cache', 'bench', `corpus-${args.quick ? '100M' : '1G'}-1-x1`)] },
   { name: 'backfill, real-shaped', command: ['node', join(repo, 'dist', 'bench', 'backfill.js'), '--bytes', args.quick ? '100M' : '1G', '--scale', '5'] },
+  // The reading stage alone against the floor, on the corpus just read (no bound of its own: it shows where the time is not).
+  { name: 'reading stage, real-shaped', command: ['node', join(repo, 'dist', 'bench', 'read-stage.js'), '--bytes', args.quick ? '100M' : '1G', '--scale', '5'] },
   { name: 'idle', command: ['node', join(repo, 'dist', 'bench', 'idle.js'), ...(args.quick ? ['--files', '2000', '--seconds', '30', '--settle', '20'] : [])] },
   { name: 'hook', command: [viteNode, join(repo, 'bench', 'hook.ts'), args.quick ? '100' : '400'] },
   { name: 'otlp', command: [viteNode, join(repo, 'bench', 'otlp.ts'), args.quick ? '20000' : '100000'] },
