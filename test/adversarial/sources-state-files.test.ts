@@ -79,9 +79,22 @@ describe('state files on a failing filesystem', () => {
       stateDir = join(h.home, 'state');
       mkdirSync(stateDir);
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', stateDir]);
-      // 120 transcripts: a checkpoint of ~30 KB. Fill the disk but 24 KB: the key, the status (~1 KB, twice while it is
-      // replaced) and the shell log positions fit, the checkpoint not.
+      // 120 transcripts: a checkpoint of ~30 KB, written whole before the disk is filled. Then the disk is filled
+      // but 24 KB: the key, the status (~1 KB, twice while it is replaced) and the shell log positions fit, a new
+      // version of the checkpoint not. (Filled before the start, how much fit depended on how far the catch-up had
+      // got at its first commit: a partial checkpoint could take the status's room.)
       for (let i = 0; i < 120; i++) writeSession(h, `full-${i}`, 1, `-home-dev-project-${i % 5}`);
+      const store = join(h.home, 'store'); // embedded, outside the small filesystem: only state files are on it
+      const status = async () => JSON.parse((await runCli(['status', '--json', '--store', store], h.env)).stdout).sources[0] as { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string> } | undefined;
+      const committedAll = async () => {
+        const source = await status();
+        return source?.filesFollowed === 120 && source.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
+      };
+
+      const sidecar = startRun(['--store', store], h.env);
+      h.sidecars.push(sidecar.child);
+      await waitFor('the query endpoint', () => sidecar.output().includes('queries served on'), 90_000);
+      await waitFor('the whole checkpoint written', committedAll, 120_000);
       const filler = join(stateDir, 'filler');
       const fd = openSync(filler, 'w');
       try {
@@ -91,22 +104,14 @@ describe('state files on a failing filesystem', () => {
       }
       closeSync(fd);
       execFileSync('truncate', ['-s', `-${24 * 1024}`, filler]);
-      const store = join(h.home, 'store'); // embedded, outside the small filesystem: only state files are on it
-      const status = async () => JSON.parse((await runCli(['status', '--json', '--store', store], h.env)).stdout).sources[0] as { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string> } | undefined;
-
-      const sidecar = startRun(['--store', store], h.env);
-      h.sidecars.push(sidecar.child);
-      await waitFor('the query endpoint', () => sidecar.output().includes('queries served on'), 90_000);
+      writeSession(h, 'full-1', 1, '-home-dev-project-1'); // read, so its checkpoint is written anew
       await waitFor('status to report the checkpoint write failing', async () => Object.values((await status())?.stateErrors ?? {}).some((error) => error.includes('ENOSPC')), 60_000).catch(async (error: Error) => {
         throw new Error(`${error.message}: ${JSON.stringify(await status())}; ${sidecar.output()}; ${execFileSync('ls', ['-la', join(stateDir, 'checkpoints')], { encoding: 'utf8' })}`);
       });
       expect((await status())?.running).toBe(true);
 
       rmSync(filler);
-      await waitFor('the checkpoint written once there is space', async () => {
-        const source = await status();
-        return source?.filesFollowed === 120 && source.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
-      }, 120_000);
+      await waitFor('the checkpoint written once there is space', committedAll, 120_000);
 
       execFileSync('mount', ['-o', 'remount,ro', stateDir]);
       writeSession(h, 'full-0', 1, '-home-dev-project-0');
