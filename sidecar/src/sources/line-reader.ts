@@ -27,17 +27,6 @@ const CHUNK_BYTES = 1 << 20;
 /** Small enough for Node's buffer pool (under half of `Buffer.poolSize`). */
 const END_PROBE_BYTES = 2 << 10;
 
-/** `texts` as consecutive lines of a file, the first at byte `from`, as a read would hand them over (tests). */
-export function textLines(texts: string[], from = 0): Line[] {
-  let start = from;
-  return texts.map((text) => {
-    const bytes = Buffer.from(text);
-    const line = lineOf(bytes, start, start + bytes.length + 1);
-    start = line.end;
-    return line;
-  });
-}
-
 /**
  * A line of `bytes`, decoded the first time its text is asked for: most bytes of a transcript are never needed as
  * text. A class, not an object with its own getter: those cost V8 twice the time over thousands of small files.
@@ -56,8 +45,15 @@ class ReadLine implements Line {
   }
 }
 
-export function lineOf(bytes: Buffer, start: number, end: number): Line {
-  return new ReadLine(bytes, start, end);
+/** `texts` as consecutive lines of a file, the first at byte `from`, as a read would hand them over (tests). */
+export function textLines(texts: string[], from = 0): Line[] {
+  let start = from;
+  return texts.map((text) => {
+    const bytes = Buffer.from(text);
+    const line = new ReadLine(bytes, start, start + bytes.length + 1);
+    start = line.end;
+    return line;
+  });
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
@@ -97,7 +93,7 @@ export async function readLines(
           skippingLongLine = false;
         } else {
           const end = newline > lineStart && data[newline - 1] === 13 ? newline - 1 : newline; // tolerate CRLF
-          lines.push(lineOf(data.subarray(lineStart, end), carryStart + lineStart, carryStart + newline + 1));
+          lines.push(new ReadLine(data.subarray(lineStart, end), carryStart + lineStart, carryStart + newline + 1));
         }
         lineStart = newline + 1;
       }
