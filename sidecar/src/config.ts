@@ -36,8 +36,8 @@ export const DEFAULTS = {
   /** With a store: an append is queryable within a second (the Collector's batch timeout). */
   flushIntervalMs: 200,
   /**
-   * OTLP only: the OTel SDKs' batch delay. A busy agent's events then leave in one request instead of ~25, and a
-   * gateway core takes several times more events in requests that size (docs/OPERATIONS.md).
+   * OTLP only: the OTel SDKs' batch delay. A busy agent's requests hold twice the events (4, not 2; at 40 lines/s
+   * 16 times), and a gateway core takes 1.23x the events (2.4-2.9x at 40 lines/s; docs/OPERATIONS.md).
    */
   otlpOnlyFlushIntervalMs: 5_000,
 };
@@ -70,7 +70,6 @@ export interface ConfigOverrides {
   contentMaxLength?: number;
   idleMs?: number;
   scanIntervalMs?: number;
-  flushIntervalMs?: number;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
@@ -89,7 +88,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     scanIntervalMs: Number(pick(overrides.scanIntervalMs, env.CCOTEL_SCAN_INTERVAL_MS, file.scan_interval_ms) ?? DEFAULTS.scanIntervalMs),
     rawTtlDays: Number(pick(undefined, env.CCOTEL_RAW_TTL_DAYS, file.raw_ttl_days) ?? DEFAULTS.rawTtlDays),
     flushIntervalMs: Number(
-      pick(overrides.flushIntervalMs, env.CCOTEL_FLUSH_INTERVAL_MS, file.flush_interval_ms) ?? (store === '' ? DEFAULTS.otlpOnlyFlushIntervalMs : DEFAULTS.flushIntervalMs),
+      pick(undefined, env.CCOTEL_FLUSH_INTERVAL_MS, file.flush_interval_ms) ?? (store === '' ? DEFAULTS.otlpOnlyFlushIntervalMs : DEFAULTS.flushIntervalMs),
     ),
     paths,
   };
