@@ -4,7 +4,7 @@
 // keeping the digest alive). Exact for those: an id is found only if that very id was added. Any other id (e.g.
 // `<span id>:cost:input`, a message id) is kept as the first 128 bits of its SHA-256 (127 of them decide), as
 // unlikely to collide as two digest ids.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 const HEX_ID = /^(?:[0-9a-f]{16}|[0-9a-f]{32})$/;
 const MAX_LOAD = 0.7;
@@ -87,7 +87,7 @@ export class IdSet {
   private place(id: string): { table: WordTable; words: Uint32Array } {
     const words = HEX_ID.test(id) ? hexWords(id) : undefined;
     if (words && words.some((word) => word !== 0)) return { table: words.length === 2 ? this.short : this.long, words };
-    const digest = createHash('sha256').update(id).digest();
+    const digest = hash('sha256', id, 'buffer');
     // Never all zero (a free slot): the last word's low bit is set, the other 127 bits decide.
     return { table: this.other, words: Uint32Array.of(digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12) | 1) };
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { batchSize, type LogRecord, type Sink } from './model.js';
-import { FLUSH_INPUT_BYTES, FLUSH_ITEMS, Pipeline } from './pipeline.js';
+import { FLUSH_INPUT_BYTES, FLUSH_ITEMS, MAX_PART_ITEMS, Pipeline } from './pipeline.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { textLines } from './sources/line-reader.js';
 import { MemorySink } from '../../test/helpers/memory-sink.js';
@@ -57,11 +57,11 @@ describe('Pipeline: rows that are not conversation', () => {
 });
 
 describe('Pipeline: bounded batches', () => {
-  it('delivers what the end of input closes at once (a last turn open in every session) in parts of at most FLUSH_ITEMS', async () => {
+  /** The sizes of the batches a sink is given when `sessions` prompts, each a turn left open, are read to the end. */
+  const deliveredAtEnd = async (sessions: number): Promise<number[]> => {
     const sizes: number[] = [];
     const sink: Sink = { name: 'sizes', write: async (batch) => void sizes.push(batchSize(batch)), close: async () => {} };
     const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
-    const sessions = Math.ceil(FLUSH_ITEMS * 1.5);
     const prompts = Array.from({ length: sessions }, (_, i) =>
       JSON.stringify({ type: 'user', uuid: `u${i}`, sessionId: `s${i}`, timestamp: '2026-11-01T10:00:05.000Z', message: { role: 'user', content: 'hi' } }),
     );
@@ -69,8 +69,19 @@ describe('Pipeline: bounded batches', () => {
     expect(sizes).toEqual([]); // every turn is still open
     await pipeline.finish();
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThanOrEqual(sessions);
+    return sizes;
+  };
+
+  it('delivers what the end of input closes at once (a last turn open in every session) in parts of at most MAX_PART_ITEMS', async () => {
+    const sizes = await deliveredAtEnd(Math.ceil(MAX_PART_ITEMS * 1.5));
     expect(sizes.length).toBeGreaterThan(1);
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(FLUSH_ITEMS);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(MAX_PART_ITEMS);
+  });
+
+  it('gives a sink a batch that overshoots FLUSH_ITEMS whole (its metric points are not an insert of their own)', async () => {
+    const sizes = await deliveredAtEnd(Math.ceil(FLUSH_ITEMS * 0.6)); // a turn span and a turn point each
+    expect(sizes).toHaveLength(1);
+    expect(sizes[0]).toBeGreaterThan(FLUSH_ITEMS);
   });
 
   it('delivers after FLUSH_INPUT_BYTES read only while read positions wait to be committed (following, not reading once)', async () => {

@@ -24,6 +24,12 @@ export const FLUSH_ITEMS = 5_000;
 export const FLUSH_INPUT_BYTES = 8 << 20;
 /** Lines read between checks of the two bounds above (a check gathers what the correlator emitted). */
 const CHECK_EVERY_LINES = 1000;
+/**
+ * Items a sink is given at once. A batch overshoots FLUSH_ITEMS by what the lines since the last check produced, and
+ * cutting it there sent the metric points at its end as inserts of their own (a part per table, each with the
+ * engine's fixed cost); only what the end of input closes at once (every session's last turn) is cut.
+ */
+export const MAX_PART_ITEMS = 2 * FLUSH_ITEMS;
 
 /** What was read; per-file detail of skipped lines is in their `ccotel.record.skipped` records. */
 export interface IngestStats {
@@ -224,7 +230,7 @@ export class Pipeline {
     if (batchSize(taken) > 0) {
       try {
         // In parts: what the end of input closes at once (every session's last turn) is not one batch.
-        for (const part of partsOf(taken, FLUSH_ITEMS)) {
+        for (const part of partsOf(taken, MAX_PART_ITEMS)) {
           let batch = part;
           for (const processor of this.processors) batch = await processor.process(batch);
           for (const sink of this.sinks) await sink.write(batch);
