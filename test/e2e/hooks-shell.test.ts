@@ -105,7 +105,7 @@ describe.each([
     const [{ fromHooks }] = await query<{ fromHooks: number }>(`SELECT count() AS fromHooks FROM ${logs(`EventName = 'ccotel.session.started' AND LogAttributes['ccotel.start.origin'] = 'hook'`)}`);
     expect(fromHooks).toBe(expected.hookSessionStarts);
     const [{ resumeFrequency }] = await query<{ resumeFrequency: number }>(
-      `SELECT countIf(Attributes['source'] = 'resume') / count() AS resumeFrequency FROM ${points('ccotel.session.starts')}`,
+      `SELECT sumIf(Value, Attributes['source'] = 'resume') / sum(Value) AS resumeFrequency FROM ${points('ccotel.session.starts')}`,
     );
     expect(resumeFrequency).toBeCloseTo(expected.resumeFrequency, 12);
     const ends = toRecord(await query(`SELECT Attributes['reason'] AS key, sum(Value) AS n FROM ${points('ccotel.session.ends')} GROUP BY key`));

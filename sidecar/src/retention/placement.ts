@@ -17,13 +17,15 @@ export interface Placement {
 export async function placement(client: ClickHouseClient, database: string, rawTtlDays: number, nowMs = Date.now()): Promise<Placement> {
   const table = (name: string) => `${ident(database)}.${ident(name)}`;
   const { spans, events } = usageTableNames(database);
+  // A metric row holds its points as exemplars (clickhouse-rows.ts); a row written without any is one point.
+  const points = 'sum(greatest(length(Exemplars.TimeUnix), 1))';
   const windowStart = rawTtlDays > 0 ? `fromUnixTimestamp64Milli(toInt64(${nowMs - rawTtlDays * 86_400_000}))` : 'toDateTime64(0, 3)';
   const result = await client.query({
     query: `SELECT
       (SELECT count() FROM ${table(OTEL_TABLES.traces)} WHERE Timestamp >= ${windowStart}) AS spans,
       (SELECT count() FROM ${table(OTEL_TABLES.logs)} WHERE Timestamp >= ${windowStart}) AS logs,
-      (SELECT count() FROM ${table(OTEL_TABLES.sum)} WHERE TimeUnix >= ${windowStart})
-        + (SELECT count() FROM ${table(OTEL_TABLES.histogram)} WHERE TimeUnix >= ${windowStart}) AS metrics,
+      (SELECT ${points} FROM ${table(OTEL_TABLES.sum)} WHERE TimeUnix >= ${windowStart})
+        + (SELECT ${points} FROM ${table(OTEL_TABLES.histogram)} WHERE TimeUnix >= ${windowStart}) AS metrics,
       uniqExact(SessionId) AS sessions,
       countIf(last < ${windowStart}) AS summary_only
     FROM (SELECT SessionId, max(last) AS last FROM (

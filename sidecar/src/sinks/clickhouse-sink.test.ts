@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TelemetryBatch } from '../model.js';
+import type { MetricPoint, TelemetryBatch } from '../model.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { RowMapper } from './clickhouse-rows.js';
 import { ClickHouseSink } from './clickhouse-sink.js';
@@ -50,6 +50,45 @@ describe('ClickHouseSink: a row id is stored once', () => {
     await server.write(batch(8));
     expect(server.stats).toMatchObject({ inserted: { spans: 0, logs: 0, metrics: 0 }, repeatsDropped: 10 });
     expect(await rows()).toBe(10);
+  });
+
+  it('stores the points of one series and minute as one row (values added, each point an exemplar); a repeat of some is known by its exemplar', async () => {
+    const minute = Date.parse('2026-11-03T10:00:00Z');
+    const point = (i: number, outcome: string, at = minute + i * 1000): MetricPoint => ({
+      id: `9${i.toString(16).padStart(31, '0')}`, name: 'ccotel.tool.calls', unit: '{call}', description: '', kind: 'sum', timeMs: at, value: i, attributes: { outcome, 'gen_ai.tool.name': 'Bash' }, traceId: '', spanId: '',
+    });
+    const duration = (i: number, value: number): MetricPoint => ({ ...point(i, 'success'), id: `8${i.toString(16).padStart(31, '0')}`, name: 'ccotel.tool.duration', unit: 's', kind: 'histogram', value });
+    const series = async () => {
+      const result = await store.client.query({
+        query: `SELECT Attributes['outcome'] AS outcome, toString(TimeUnix) AS time, Value AS value, length(Exemplars.TimeUnix) AS points
+                FROM otel_metrics_sum WHERE MetricName = 'ccotel.tool.calls' AND TimeUnix >= '2026-11-03 00:00:00' ORDER BY time, outcome, points`,
+        format: 'JSONEachRow',
+      });
+      return result.json();
+    };
+    // Three points of one series in the minute, one of another outcome, one in the next minute; attributes in any order.
+    const first = [point(1, 'success'), point(2, 'success'), { ...point(3, 'success'), attributes: { 'gen_ai.tool.name': 'Bash', outcome: 'success' } }, point(4, 'error'), point(5, 'success', minute + 60_000)];
+    await sink(false).write({ spans: [], logs: [], metrics: [...first, duration(1, 0.2), duration(2, 3), duration(3, 0.5)] });
+    expect(await series()).toEqual([
+      { outcome: 'error', time: '2026-11-03 10:01:00', value: 4, points: 1 },
+      { outcome: 'success', time: '2026-11-03 10:01:00', value: 6, points: 3 },
+      { outcome: 'success', time: '2026-11-03 10:02:00', value: 5, points: 1 },
+    ]);
+    const histogram = await store.client.query({
+      query: `SELECT Count AS count, Sum AS sum, Min AS min, Max AS max, arraySum(BucketCounts) AS counted, length(Exemplars.Value) AS points FROM otel_metrics_histogram WHERE MetricName = 'ccotel.tool.duration' AND TimeUnix >= '2026-11-03 00:00:00'`,
+      format: 'JSONEachRow',
+    });
+    expect(await histogram.json()).toEqual([{ count: 3, sum: 3.7, min: 0.2, max: 3, counted: 3, points: 3 }]);
+    // The store is asked (not the sink's memory): points 1-3 are stored in one row, point 7 is new in that minute.
+    const again = sink(false);
+    await again.write({ spans: [], logs: [], metrics: [point(2, 'success'), point(7, 'success'), point(1, 'success'), point(3, 'success')] });
+    expect(again.stats).toMatchObject({ inserted: { metrics: 1 }, repeatsDropped: 3 });
+    expect(await series()).toEqual([
+      { outcome: 'error', time: '2026-11-03 10:01:00', value: 4, points: 1 },
+      { outcome: 'success', time: '2026-11-03 10:01:00', value: 7, points: 1 },
+      { outcome: 'success', time: '2026-11-03 10:01:00', value: 6, points: 3 },
+      { outcome: 'success', time: '2026-11-03 10:02:00', value: 5, points: 1 },
+    ]);
   });
 
   it('stores a batch whose rows span a year of days (one partition a day: more than ClickHouse allows per insert by default)', async () => {

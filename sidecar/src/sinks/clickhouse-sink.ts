@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import type { MetricPoint, Sink, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
-import { clickhouseTime, HISTOGRAM_COLUMNS, LOG_COLUMNS, RowMapper, SPAN_COLUMNS, SUM_COLUMNS } from './clickhouse-rows.js';
+import { clickhouseTime, HISTOGRAM_COLUMNS, LOG_COLUMNS, pointRows, RowMapper, SPAN_COLUMNS, SUM_COLUMNS } from './clickhouse-rows.js';
 import { IdSet } from '../id-set.js';
 
 /** Ids remembered in memory instead of asked from the store (about 40 MB at the bound, id-set.ts). */
@@ -18,6 +18,8 @@ const IDS_PER_QUERY = 2000;
 
 interface IdLookup {
   table: string;
+  /** Set when a row holds several ids (a metric row's points are its exemplars): the ids are this array's. */
+  arrayJoin?: string;
   idExpression: string;
   timeColumn: string;
 }
@@ -26,7 +28,8 @@ const SPAN_IDS: IdLookup = { table: OTEL_TABLES.traces, idExpression: 'SpanId', 
 const LOG_IDS: IdLookup = { table: OTEL_TABLES.logs, idExpression: `LogAttributes['${RECORD_ID_KEY}']`, timeColumn: 'Timestamp' };
 const metricIds = (table: string): IdLookup => ({
   table,
-  idExpression: `Exemplars.FilteredAttributes[1]['${POINT_ID_KEY}']`,
+  arrayJoin: 'Exemplars.FilteredAttributes AS exemplar',
+  idExpression: `exemplar['${POINT_ID_KEY}']`,
   timeColumn: 'TimeUnix',
 });
 
@@ -78,12 +81,12 @@ export class ClickHouseSink implements Sink {
     // overlaps an insert still running (its rows would not be remembered yet, and would be stored twice).
     const lanes: ((writer: ClickHouseClient) => Promise<void>)[][] = [
       [
-        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans, valuesOf: (span) => this.mapper.span(span), idOf: (span) => span.spanId }),
-        (writer) => this.insert(writer, { table: OTEL_TABLES.logs, columns: LOG_COLUMNS, items: logs, valuesOf: (log) => this.mapper.log(log), idOf: (log) => log.id }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans, valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.logs, columns: LOG_COLUMNS, items: logs, valuesOf: (log) => this.mapper.log(log), idsOf: (log) => [log.id] }),
       ],
       [
-        (writer) => this.insert(writer, { table: OTEL_TABLES.sum, columns: SUM_COLUMNS, items: newSums, valuesOf: (point) => this.mapper.sum(point), idOf: pointId }),
-        (writer) => this.insert(writer, { table: OTEL_TABLES.histogram, columns: HISTOGRAM_COLUMNS, items: newHistograms, valuesOf: (point) => this.mapper.histogram(point), idOf: pointId }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.sum, columns: SUM_COLUMNS, items: pointRows(newSums), valuesOf: (points) => this.mapper.sum(points), idsOf: pointIds }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.histogram, columns: HISTOGRAM_COLUMNS, items: pointRows(newHistograms), valuesOf: (points) => this.mapper.histogram(points), idsOf: pointIds }),
       ],
     ];
     const done = await Promise.allSettled(
@@ -138,7 +141,7 @@ export class ClickHouseSink implements Sink {
       text += `\n${JSON.stringify(rows.valuesOf(items[to++]))}`;
       if (text.length - statement.length < INSERT_CHARS && to < items.length) continue;
       await writer.command({ query: text });
-      for (let i = from; i < to; i++) this.remember(rows.idOf(items[i]));
+      for (let i = from; i < to; i++) for (const id of rows.idsOf(items[i])) this.remember(id);
       from = to;
       text = statement;
     }
@@ -162,7 +165,7 @@ export class ClickHouseSink implements Sink {
       const chunk = items.slice(i, i + IDS_PER_QUERY);
       const times = chunk.map(timeOf);
       const result = await this.client.query({
-        query: `SELECT DISTINCT ${lookup.idExpression} AS id FROM ${this.database}.${lookup.table}
+        query: `SELECT DISTINCT ${lookup.idExpression} AS id FROM ${this.database}.${lookup.table} ${lookup.arrayJoin ? `ARRAY JOIN ${lookup.arrayJoin}` : ''}
                 WHERE ${lookup.timeColumn} >= {from:DateTime64(9)} AND ${lookup.timeColumn} <= {to:DateTime64(9)}
                   AND ${lookup.idExpression} IN {ids:Array(String)}`,
         query_params: {
@@ -184,10 +187,11 @@ interface TableInsert<T> {
   columns: readonly string[];
   items: T[];
   valuesOf: (item: T) => unknown[];
-  idOf: (item: T) => string;
+  /** The ids a row stores (a metric row: its points'). */
+  idsOf: (item: T) => readonly string[];
 }
 
-const pointId = (point: MetricPoint): string => point.id;
+const pointIds = (points: MetricPoint[]): string[] => points.map((point) => point.id);
 
 function bucketEndMs(point: MetricPoint): number {
   return Math.floor(point.timeMs / 60_000) * 60_000 + 60_000;
