@@ -175,7 +175,8 @@ export class RowMapper {
 export function pointRows(points: MetricPoint[]): MetricPoint[][] {
   const rows = new Map<string, MetricPoint[]>();
   for (const point of points) {
-    const key = [point.name, Math.floor(point.timeMs / 60_000), ...Object.entries(point.attributes).sort(([a], [b]) => (a < b ? -1 : 1)).flat()].join('\u0000');
+    // The encoders make a metric's attributes in one key order; another order would only make two rows.
+    const key = `${point.name}\u0000${Math.floor(point.timeMs / 60_000)}\u0000${JSON.stringify(point.attributes)}`;
     const row = rows.get(key);
     if (row) row.push(point);
     else rows.set(key, [point]);
