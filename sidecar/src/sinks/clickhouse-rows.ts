@@ -169,7 +169,7 @@ export class RowMapper {
 /**
  * Points in rows: one row per metric, attribute set and one-minute bucket, each point kept as an exemplar of it (id,
  * time, value, span). A point a row made the metric tables the largest part of what a backfill inserts (78 000 rows of
- * 38 MB for 200 MB of conversation-heavy history, ~5 points a row). Rows of the same series and minute from different
+ * 38 MB for 200 MB of conversation-heavy history; ~3 points a row). Rows of the same series and minute from different
  * batches stay apart; readers add their values.
  */
 export function pointRows(points: MetricPoint[]): MetricPoint[][] {
