@@ -26,7 +26,7 @@ export interface CrashLoopResult {
   linesAppended: number;
   referenceSpans: number;
   storedRows: number;
-  /** Span names (by kind) of the spans missing, extra and misplaced. */
+  /** The spans missing, extra and misplaced, each described (spanDescription): enough to find it in the corpus. */
   missing: string[];
   extra: string[];
   duplicates: number;
@@ -87,17 +87,23 @@ interface SpanRow {
   traceId: string;
   parentSpanId: string;
   name: string;
+  session: string;
+  outcome: string;
+  start: string;
 }
 
+const spanDescription = (row: SpanRow): string => `${row.name} ${row.spanId} (session ${row.session}, outcome ${row.outcome || '-'}, start ${row.start})`;
+
 async function spanRows(env: NodeJS.ProcessEnv, store: string): Promise<SpanRow[]> {
-  const result = await runCli(['query', 'SELECT SpanId, TraceId, ParentSpanId, SpanName FROM otel_traces', '--format', 'TSV', '--store', store], env, 120_000);
+  const columns = "SpanId, TraceId, ParentSpanId, SpanName, SpanAttributes['session.id'], SpanAttributes['ccotel.turn.outcome'], toString(Timestamp)";
+  const result = await runCli(['query', `SELECT ${columns} FROM otel_traces`, '--format', 'TSV', '--store', store], env, 120_000);
   if (result.status !== 0) throw new Error(`query on ${store} failed: ${result.stderr}`);
   return result.stdout
     .split('\n')
     .filter(Boolean)
     .map((line) => {
-      const [spanId, traceId, parentSpanId, name] = line.split('\t');
-      return { spanId, traceId, parentSpanId, name };
+      const [spanId, traceId, parentSpanId, name, session, outcome, start] = line.split('\t');
+      return { spanId, traceId, parentSpanId, name, session, outcome, start };
     });
 }
 
@@ -179,14 +185,14 @@ export async function crashLoop(options: CrashLoopOptions): Promise<CrashLoopRes
 
     const rows = await spanRows(env, store);
     const stored = new Map(rows.map((row) => [row.spanId, row]));
-    const missing = [...reference.values()].filter((row) => !stored.has(row.spanId)).map((row) => row.name);
-    const extra = [...stored.values()].filter((row) => !reference.has(row.spanId)).map((row) => row.name);
+    const missing = [...reference.values()].filter((row) => !stored.has(row.spanId)).map(spanDescription);
+    const extra = [...stored.values()].filter((row) => !reference.has(row.spanId)).map(spanDescription);
     const misplaced = [...stored.values()]
       .filter((row) => {
         const expected = reference.get(row.spanId);
         return expected !== undefined && (expected.traceId !== row.traceId || expected.parentSpanId !== row.parentSpanId);
       })
-      .map((row) => row.name);
+      .map(spanDescription);
     return {
       kills: options.kills,
       linesAppended: writes.length,
