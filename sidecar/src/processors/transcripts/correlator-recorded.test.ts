@@ -14,7 +14,11 @@ const RECORDED = join(import.meta.dirname, '..', '..', '..', '..', 'test', 'fixt
 function correlateRecorded(sample: string): { batch: TelemetryBatch; skipped: string[] } {
   const dir = join(RECORDED, sample);
   const [name] = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
-  const path = join(dir, name);
+  return correlateFile(join(dir, name));
+}
+
+/** One file's rows through the correlator; without `finish`, only what it told while reading (as `run` follows it). */
+function correlateFile(path: string, finish = true): { batch: TelemetryBatch; skipped: string[] } {
   const correlator = new TranscriptCorrelator();
   correlator.readingFromStart(path);
   const skipped: string[] = [];
@@ -25,7 +29,7 @@ function correlateRecorded(sample: string): { batch: TelemetryBatch; skipped: st
     else if (parsed?.ok === false) skipped.push(`${parsed.type}: ${parsed.reason}`);
     offset += Buffer.byteLength(line) + 1;
   }
-  correlator.finish();
+  if (finish) correlator.finish();
   return { batch: encode(correlator.drain()), skipped };
 }
 
@@ -64,4 +68,26 @@ describe('recorded Claude Code 2.1.332', () => {
     expect(turns.map((t) => t.attributes['ccotel.permission.mode'])).toEqual(['default', 'acceptEdits']);
     for (const span of spansNamed(batch, 'chat ')) expect(turns.map((t) => t.spanId)).toContain(span.parentSpanId);
   });
+
+  it('a turn is told at the row that says it is over (stop_hook_summary, turn_duration), not at the idle time', () => {
+    // Every session of the recorded harness runs (print mode and interactive, ccotel's hooks installed).
+    const sessions = ['2.1.332', '2.1.332-interactive'].flatMap((release) => {
+      const root = join(import.meta.dirname, '..', '..', '..', '..', 'test', 'fixtures', 'real', release);
+      return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /projects\/[^/]+\/[^/]+\.jsonl$/.test(f)).map((f) => join(root, f));
+    });
+    expect(sessions.length).toBeGreaterThan(10);
+    const summary = (batch: TelemetryBatch) => turnRoots(batch).map((t) => `${t.spanId} ${t.attributes['ccotel.turn.outcome']} ${t.endMs}`).sort();
+    let toldWhileReading = 0;
+    for (const path of sessions) {
+      const following = correlateFile(path, false).batch;
+      const whole = correlateFile(path).batch;
+      const markers = readFileSync(path, 'utf8').split('\n').filter((line) => /"subtype":"(stop_hook_summary|turn_duration)"/.test(line)).length;
+      // Each turn that ended with such a row is told while reading, exactly as the end of input tells it.
+      for (const told of summary(following)) expect(summary(whole)).toContain(told);
+      if (markers > 0) expect(turnRoots(following).length).toBeGreaterThan(0);
+      toldWhileReading += turnRoots(following).length;
+    }
+    expect(toldWhileReading).toBeGreaterThanOrEqual(10);
+  });
 });
+
