@@ -16,7 +16,7 @@ const envWith = (extra: Record<string, string> = {}) => ({
   HOME: dir,
   CCOTEL_STATE_DIR: join(dir, 'state'),
   CCOTEL_DATA_DIR: join(dir, 'data'),
-  CCOTEL_CONFIG: join(dir, 'none.yaml'),
+  CCOTEL_CONFIG: 'none',
   ...extra,
 });
 

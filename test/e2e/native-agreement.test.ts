@@ -50,7 +50,7 @@ function pointEnvironmentAt(userHome: string): void {
   for (const key of Object.keys(process.env)) if (key.startsWith('CCOTEL_') || key.startsWith('XDG_')) delete process.env[key];
   delete process.env.CLAUDE_CONFIG_DIR;
   process.env.HOME = userHome;
-  process.env.CCOTEL_CONFIG = join(userHome, 'no-ccotel-config.yaml');
+  process.env.CCOTEL_CONFIG = 'none';
   process.env.CCOTEL_RAW_TTL_DAYS = '0';
 }
 

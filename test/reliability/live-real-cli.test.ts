@@ -45,7 +45,7 @@ describe.skipIf(claudeBinaryProblem() !== undefined)('the real CLI followed live
 
   it('an interrupted Bash call is read live: outcome interrupted, not unanswered', async () => {
     assertBuilt();
-    const env = { PATH: process.env.PATH, HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_DATA_DIR: join(home, 'data'), CCOTEL_CONFIG: join(home, 'no-config.yaml') };
+    const env = { PATH: process.env.PATH, HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_DATA_DIR: join(home, 'data'), CCOTEL_CONFIG: 'none' };
     const store = join(home, 'store');
     mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
     sidecar = startRun(['--store', store, '--idle', String(IDLE_MS)], env);

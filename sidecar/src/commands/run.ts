@@ -17,7 +17,7 @@ import { candidateRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
 import type { UiServer } from '../ui/server.js';
-import { portOption, storeOption, type GlobalOptions } from './options.js';
+import { exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
 
 export interface RunOptions extends GlobalOptions {
   otlp?: string;
@@ -124,17 +124,16 @@ export function keepRunningOnStrayErrors(log: (message: string) => void, stop: (
 }
 
 export function registerRunCommand(program: Command): void {
-  storeOption(
+  exportOption(storeOption(
     program
       .command('run')
       .description('Follow Claude Code transcripts live into the store (and/or a collector); Ctrl-C stops cleanly')
-      .option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint')
       .option('--idle <ms>', 'close the open turn of a session with no record for this long', (value) => Number(value))
       .option('--scan-interval <ms>', 'read the process table this often for the failure-mode detectors (default 15000)', (value) => Number(value))
       .option('--polling', 'poll files instead of using inotify (network filesystems)')
       .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
       .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),
-  ).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
+  )).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
     const log = (message: string) => console.error(`ccotel run: ${message}`);
     const abort = new AbortController();
     let stopping: Promise<void> | undefined;

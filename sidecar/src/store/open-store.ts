@@ -2,7 +2,7 @@
 // `@clickhouse/client` API. chdb (~200 MB) is imported only here, only for a directory store, so OTLP-only
 // runs never load it. A directory holds one process at a time: the owner writes a lock file, and while
 // `ccotel run` owns it, it serves queries on a loopback endpoint that other commands use instead.
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
@@ -98,6 +98,9 @@ export interface OpenOptions {
   access: 'read' | 'write';
 }
 
+/** The client logs a failed request with its stack before throwing; the command says it in one line instead. */
+export const QUIET_CLIENT_LOG = { level: ClickHouseLogLevel.OFF };
+
 /**
  * The store directory exists and is 0700 whatever the umask or its mode so far: ClickHouse creates its
  * files with the process's umask, and this is what keeps them from other users.
@@ -121,6 +124,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       username: decodeURIComponent(url.username) || 'default',
       password: decodeURIComponent(url.password),
       database,
+      log: QUIET_CLIENT_LOG,
     });
     await ensureSchema(client, database, options.rawTtlDays, await serverHasFullTextSearch(client));
     return { client, target, kind: 'server', database, writers: [client, client], close: () => client.close() };
@@ -130,7 +134,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   const lock = readLock(dir);
   if (lock && lock.pid !== process.pid) {
     if (options.access === 'read' && lock.endpoint) {
-      const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database });
+      const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database, log: QUIET_CLIENT_LOG });
       return { client, target, kind: 'endpoint', database, writers: [client], close: () => client.close() };
     }
     throw new StoreBusyError(dir, lock);
