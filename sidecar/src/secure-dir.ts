@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, realpathSync, statSync, type Stats } from 'node:f
 import { dirname, join, relative, resolve } from 'node:path';
 import type { StatePaths } from './paths.js';
 
-/** A directory (or file) ccotel will not use: someone else could have written it. */
+/** A directory ccotel will not use: someone else could have written what is in it. */
 export class UntrustedPathError extends Error {}
 
 /** A problem found on a path, and the command that fixes it. */
@@ -124,5 +124,5 @@ export function ensureStateDir(paths: StatePaths, dir: StateDir): string {
 
 /** Every directory of the state dir, private: what `run` and `backfill` make sure of before anything else. */
 export function ensureStateDirs(paths: StatePaths): void {
-  for (const dir of Object.keys(STATE_DIRS) as StateDir[]) ensureStateDir(paths, dir);
+  for (const [dir, what] of Object.entries(STATE_DIRS) as Array<[StateDir, string]>) ensurePrivateDir(paths[dir], what); // the state dir first
 }

@@ -195,7 +195,7 @@ describe('II.2: directories someone else could write', () => {
     expect(readdirSync(logDir)).toEqual([]);
   });
 
-  it('doctor reports every such path: open or foreign state dirs, a foreign script, a world-writable parent, open shell logs', async () => {
+  it('doctor reports every such path: open or foreign state dirs, a foreign script, a world-writable parent, open shell logs, foreign spool files', async () => {
     const parent = dirAt(join(home, 'open'), 0o777);
     const doctorEnv = { HOME: home, PATH: process.env.PATH, CCOTEL_STATE_DIR: join(parent, 'ccotel') };
     const paths = statePaths(doctorEnv);
@@ -208,6 +208,8 @@ describe('II.2: directories someone else could write', () => {
     chownSync(join(paths.binDir, 'ccotel-hook.sh'), NOBODY, NOBODY);
     writeFileSync(join(paths.shellLogDir, `${SESSION}.jsonl`), '{}\n');
     chmodSync(join(paths.shellLogDir, `${SESSION}.jsonl`), 0o666);
+    writeFileSync(join(paths.spoolDir, '1-0a1b2c3d4e5f-2.json'), EVENT, { mode: 0o600 }); // planted while the dir was open
+    chownSync(join(paths.spoolDir, '1-0a1b2c3d4e5f-2.json'), NOBODY, NOBODY);
     const report = await runDoctor({ env: doctorEnv, store: '', otlp: '', timeoutMs: 1000 });
     const check = report.checks.find((c) => c.check === 'permissions')!;
     expect(check.status).toBe('fail');
@@ -216,6 +218,7 @@ describe('II.2: directories someone else could write', () => {
     expect(check.message).toMatch(new RegExp(`script dir ${paths.binDir} belongs to uid 65534`));
     expect(check.message).toMatch(new RegExp(`hook script ${paths.binDir}/ccotel-hook.sh belongs to uid 65534`));
     expect(check.message).toMatch(/1 of 1 shell log files are readable by others/);
+    expect(check.message).toMatch(/1 of 1 spool files belong to another user, e.g. 1-0a1b2c3d4e5f-2.json/);
     expect(check.fix).toContain(`chmod 700 ${paths.stateDir}`);
     expect(check.fix).toContain(`chmod 600 ${paths.shellLogDir}/*.jsonl`);
   });
