@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../sidecar/src/doctor/run-doctor.js';
 import { installHooks } from '../../sidecar/src/install/hooks.js';
-import { installShell, shellSourceLine } from '../../sidecar/src/install/shell.js';
+import { installShell, shellHookHandler, shellSourceLine } from '../../sidecar/src/install/shell.js';
 import { statePaths } from '../../sidecar/src/paths.js';
 import { bashToolScript, runHook, SHELL_SCRIPT } from '../hook/run.js';
 import { assertBuilt, cliEnv, runCli, startRun } from '../reliability/cli.js';
@@ -167,6 +167,18 @@ describe('II.2: directories someone else could write', () => {
     plant(script, mark);
     expect(bashToolWithEnvFile('echo hi')).toEqual({ status: 0, stdout: 'hi\n', stderr: '' });
     expect(existsSync(mark)).toBe(false);
+  });
+
+  it("an earlier install's unchecked shell line is replaced in place by install-shell, not left beside the checked one", () => {
+    const paths = statePaths(env);
+    const script = join(paths.binDir, 'ccotel-shell.bash');
+    const unchecked = `__ccotel_shell_log_dir='${paths.shellLogDir}'; . '${script}'`;
+    const earlier = { type: 'command', command: `[ -z "$CLAUDE_ENV_FILE" ] || printf '%s\\n' '${unchecked.replaceAll("'", `'\\''`)}' >>"$CLAUDE_ENV_FILE" 2>/dev/null; exit 0`, timeout: 5 };
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ hooks: { SessionStart: [{ hooks: [earlier] }] } }));
+    installShell({ env });
+    const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
+    expect(settings.hooks.SessionStart).toEqual([{ hooks: [shellHookHandler(script, paths.shellLogDir)] }]);
   });
 
   it('the hook spools nothing into a spool dir another user owns: exit 0, silent, counted as untrusted', () => {
