@@ -9,6 +9,7 @@ import { buildPipeline, exportSinks, requireDestination } from '../build-pipelin
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey } from '../sources/checkpoints.js';
 import { retrying, type BackoffPolicy } from '../retry.js';
+import { ensureStateDirs } from '../secure-dir.js';
 import { StateWrites } from '../sources/state-file.js';
 import type { HookSpoolSource } from '../sources/hook-spool-source.js';
 import type { ShellLogSource } from '../sources/shell-log-source.js';
@@ -44,6 +45,7 @@ const STORE_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
   const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs, scanIntervalMs: options.scanIntervalMs });
   requireDestination(config);
+  ensureStateDirs(config.paths);
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
   let endpoint: QueryEndpoint | undefined;
   let extraSinks: Sink[] = [];
