@@ -1,10 +1,11 @@
 // The web view's HTTP server: 127.0.0.1 only, the bundled page and its JSON API, every request but the
 // login behind the session cookie. A failed query answers 500 with the message, which the page shows.
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { connectionCap, guardedServer, HEADERS_TIMEOUT_MS } from '../connection-guard.js';
 import { bearerSecret, sameSecret, UiLogin } from './auth.js';
 import { UiData } from './data.js';
 import type { Meta, TimeRange } from './types.js';
@@ -90,13 +91,13 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       send(response, 500, 'application/json', JSON.stringify({ error: explain(error as Error) }));
     }
   };
-  const server = createServer((request, response) => {
+  // The same bounds as the query endpoint's; a logged-in page keeps its connection while it is answered.
+  const server = guardedServer({ maxConnections: connectionCap(), headersTimeoutMs: HEADERS_TIMEOUT_MS }, (request) => login.authorized(request), (request, response) => {
     handle(request, response).catch((error: Error) => {
       if (response.headersSent) response.destroy(error);
       else send(response, 500, 'text/plain; charset=utf-8', `${error.message}\n`);
     });
   });
-  server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolveListen());
