@@ -165,6 +165,9 @@ describe('ccotel run --ui under floods of idle connections (fd limit 1024)', () 
         if (cliEvery > 0 && i % cliEvery === 0 ? await cliAnswers() : await answered()) queries++;
         if ((await status(`${uiBase}/api/meta`, cookie)) === 200) pages++;
       }
+      // `report` and `status` read through the endpoint too.
+      const others = cliEvery > 0 ? await Promise.all([['report', '--json'], ['status', '--json']].map((args) => runCli([...args, '--store', store], cliEnv(home), 60_000))) : [];
+      for (const result of others) expect(result.status, result.stderr).toBe(0);
       console.log(`II.4, ${count} sockets: ${queries}/30 queries, ${pages}/30 pages answered; the floods were closed ${floods.map((each) => each.closed()).join(' and ')} times`);
       expect(floods.every((each) => each.closed() < MAX_RECONNECTS)).toBe(true); // still flooding at the end
       expect(queries).toBeGreaterThanOrEqual(29);
