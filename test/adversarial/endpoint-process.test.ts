@@ -66,7 +66,7 @@ describe('ccotel run under a flood of connections and a huge body (fd limit 1024
       socket.on('close', () => closedByServer++);
       sockets.push(socket);
     }
-    await waitFor('the surplus connections to be closed', () => closedByServer >= 900, 90_000);
+    await waitFor('the surplus connections to be closed', () => closedByServer >= 800, 90_000);
     expect(exited).toBe(false);
     expect(openFds(run.pid!)).toBeLessThan(400);
     // The idle ones it kept are dropped once their headers are late; then queries are served again.
