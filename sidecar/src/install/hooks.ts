@@ -1,16 +1,11 @@
 import { statePaths } from '../paths.js';
 import { ensureStateDir } from '../secure-dir.js';
-import { SPOOLED_EVENTS } from './hook-events.js';
+import { HOOK_TIMEOUT_SECONDS, SPOOLED_EVENTS } from './hook-events.js';
 import { homeOf, type InstallOptions, type InstallReport } from './options.js';
 import { addHandler, callsScript, removeHandlers, userCommandsCalling, writtenBy, type HookHandler } from './settings-hooks.js';
-import { planSettingsChange, settingsPathFor, type Settings } from './settings-file.js';
+import { enabledPlugin } from './plugin.js';
+import { planSettingsChange, readSettings, settingsPathFor, SettingsError, type Settings } from './settings-file.js';
 import { installedScriptPath, installScript, SCRIPTS, shQuote, untrustedScriptTest } from './scripts.js';
-
-/**
- * Seconds Claude Code lets the hook run. The hook takes milliseconds; the bound only matters if the
- * spool sits on a hung filesystem, and a timed-out hook never blocks the agent.
- */
-export const HOOK_TIMEOUT_SECONDS = 5;
 
 /**
  * The settings.json handler: the installed script sourced by the `sh -c` Claude Code starts for the command, with
@@ -45,6 +40,25 @@ function userCommandWarnings(path: string, settings: Settings): string[] {
   );
 }
 
+/**
+ * Said when the plugin is enabled too (in the file edited, or the user's settings): where these handlers are, the
+ * plugin's hook stands down (sidecar/plugin/hooks/ccotel-plugin.sh), so each event is still spooled once.
+ */
+function pluginWarnings(paths: string[]): string[] {
+  for (const path of new Set(paths)) {
+    let id: string | undefined;
+    try {
+      id = enabledPlugin(readSettings(path));
+    } catch (error) {
+      if (!(error instanceof SettingsError)) throw error; // another file's problem is not this install's
+    }
+    if (id !== undefined) {
+      return [`${path} enables the Claude Code plugin ${id} too: its hook stands down where these handlers are, so each event is spooled once; keep one of the two (ccotel uninstall-hooks, or claude plugin uninstall ${id})`];
+    }
+  }
+  return [];
+}
+
 export function withoutSpoolHooks(settings: Settings): Settings {
   return removeHandlers(settings, isSpoolHook);
 }
@@ -54,7 +68,10 @@ export function installHooks(options: InstallOptions): InstallReport {
   const scriptPath = installedScriptPath('hook', paths.binDir);
   const handler = spoolHookHandler(scriptPath, paths.spoolDir);
   const change = planSettingsChange(settingsPathFor(homeOf(options.env), options.projectDir), (s) => withSpoolHooks(s, handler));
-  const warnings = userCommandWarnings(change.path, JSON.parse(change.before || '{}') as Settings);
+  const warnings = [
+    ...userCommandWarnings(change.path, JSON.parse(change.before || '{}') as Settings),
+    ...pluginWarnings([change.path, settingsPathFor(homeOf(options.env))]),
+  ];
   if (change.changed && JSON.parse(change.after).disableAllHooks === true) {
     warnings.push(`${change.path} sets "disableAllHooks": true, so Claude Code will not run the hook until that is removed`);
   }

@@ -1,6 +1,6 @@
 import { statePaths } from '../paths.js';
 import { ensureStateDir } from '../secure-dir.js';
-import { HOOK_TIMEOUT_SECONDS } from './hooks.js';
+import { HOOK_TIMEOUT_SECONDS } from './hook-events.js';
 import { homeOf, type InstallOptions, type InstallReport } from './options.js';
 import { addHandler, removeHandlers, writtenBy, type HookHandler } from './settings-hooks.js';
 import { planSettingsChange, settingsPathFor, type Settings } from './settings-file.js';
