@@ -10,12 +10,12 @@
 
 exec >/dev/null 2>&1
 
-# True when the settings file $1 runs ccotel-hook.sh (install-hooks' handler, or a command of the user's calling it).
-# Read with the shell's own `read`: no process.
+# True when the settings file $1 runs ccotel-hook.sh: a "command" naming it (install-hooks' handler, or a command of
+# the user's calling it), not just any mention (a permission rule). Read with the shell's own `read`: no process.
 ccotel_runs_spool_hook() {
   [ -r "$1" ] || return 1
   while IFS= read -r ccotel_line || [ -n "$ccotel_line" ]; do
-    case $ccotel_line in *ccotel-hook.sh*) return 0 ;; esac
+    case $ccotel_line in *'"command"'*ccotel-hook.sh*) return 0 ;; esac
   done <"$1"
   return 1
 }

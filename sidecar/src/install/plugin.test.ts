@@ -71,6 +71,13 @@ describe('the ccotel plugin', () => {
     expect(spoolFiles()).toEqual([]);
   });
 
+  it('spools where the settings only mention the script, outside a hook command', () => {
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(cat ~/.local/state/ccotel/bin/ccotel-hook.sh)'] } }, null, 2));
+    expect(runPluginHook(commandsOf('Stop')[0], '{"hook_event_name":"Stop"}').status).toBe(0);
+    expect(spoolFiles()).toHaveLength(1);
+  });
+
   it('makes install-hooks say that the plugin is enabled too (enabledPlugins as `claude plugin install` writes it)', () => {
     expect(installHooks({ env: { HOME: home } }).warnings).toEqual([]);
     const settings = join(home, '.claude', 'settings.json');
