@@ -2,7 +2,7 @@
 // and the plugin installed by `claude plugin …` in a temp HOME, then the same print-mode session (two Bash calls,
 // one failing) as in a HOME with install-hooks and install-shell, and in one with both. The plugin must spool every
 // event install-hooks spools, with the same payload keys, log the same shell commands, and with both installed
-// each event must be spooled once.
+// each event must be spooled once; `ccotel doctor` (the build: `npm run build` first) must tell which way is in use.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,7 +12,7 @@ import { installShell } from '../../sidecar/src/install/shell.js';
 import { statePaths } from '../../sidecar/src/paths.js';
 import { startModelServer, type Step } from '../harness/model-server.js';
 import { CLAUDE_BINARY, claudeBinaryProblem, runClaude } from '../harness/run-claude.js';
-import { runProcess, type ProcessResult } from '../reliability/cli.js';
+import { assertBuilt, runCli, runProcess, type ProcessResult } from '../reliability/cli.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
@@ -130,5 +130,21 @@ describe.skipIf(skip)(skip ? `ccotel as a Claude Code plugin (skipped: ${problem
     expect(existsSync(statePaths({ HOME: runs.both.home }).hookDroppedPath)).toBe(false);
     expect(runs.both.shell).toEqual(runs['install-hooks'].shell);
     expect(runs.both.installWarnings.join('\n')).toMatch(/enables the Claude Code plugin ccotel@ccotel too: its hook stands down/);
+  });
+
+  it('`ccotel doctor` tells each way from the settings the real CLI wrote, and warns when both are there', async () => {
+    assertBuilt();
+    const doctorSays = async (setup: Setup) => {
+      const result = await runCli(['doctor', '--json', '--otlp', 'http://127.0.0.1:1'], { PATH: process.env.PATH, HOME: runs[setup].home, CCOTEL_CONFIG: 'none' });
+      const checks = (JSON.parse(result.stdout) as { checks: { check: string; status: string; message: string }[] }).checks;
+      return checks.filter((c) => c.check === 'hooks' || c.check === 'shell').map((c) => `${c.check} ${c.status}: ${c.message}`);
+    };
+    const [installed, plugin, both] = await Promise.all((['install-hooks', 'plugin', 'both'] as const).map(doctorSays));
+    expect(installed).toEqual([expect.stringMatching(/^hooks ok: installed and firing/), expect.stringMatching(/^shell ok: installed and active/)]);
+    expect(plugin).toEqual([
+      expect.stringMatching(/^hooks ok: enabled as the Claude Code plugin ccotel@ccotel and firing/),
+      expect.stringMatching(/^shell ok: set up by the Claude Code plugin ccotel@ccotel and active/),
+    ]);
+    expect(both[0]).toMatch(/^hooks warn: both ways at once: .* the plugin ccotel@ccotel\. The plugin's hook stands down/);
   });
 });
