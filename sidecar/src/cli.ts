@@ -2,9 +2,6 @@
 // ccotel: the command line of the sidecar.
 import { Command } from 'commander';
 import { SIDECAR_VERSION } from './resource.js';
-import { sizeThreadPool } from './store/threadpool.js';
-
-sizeThreadPool();
 
 type Register = (program: Command) => void;
 

@@ -14,13 +14,14 @@
 //   given with the value it already has passes, as on a ClickHouse server.
 // - limits fixed before `readonly` locks them: execution time, result size, memory, query size and AST
 //   depth and size.
-// - up to `maxConcurrentQueries` queries run at once, one a session (a chdb connection runs one query at a
-//   time). A query is answered by its time limit whatever the engine does (`system.*` tables and `sleep`
-//   do not all check it); its session is taken out of use until the engine lets it go.
+// - queries run at once on sessions of their own (a chdb connection runs one query at a time), as many as
+//   libuv's thread pool leaves threads for (threadpool.ts); the others wait for a session. A query is
+//   answered by its time limit, counted from its arrival, whatever the engine does (one function call on
+//   one row is not interrupted); its session is taken out of use until the engine lets it go.
 import { parseError } from '@clickhouse/client';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { READER_SESSIONS } from './threadpool.js';
+import { readerSessions } from './threadpool.js';
 
 export interface ReaderLimits {
   maxExecutionSeconds: number;
@@ -29,7 +30,7 @@ export interface ReaderLimits {
   maxMemoryBytes: number;
   /** The SQL with its parameters (ClickHouse's `max_query_size`). */
   maxQueryBytes: number;
-  /** Queries at once, each on a session of its own. */
+  /** Queries at once: the endpoint admits no more; as many run as have a session (threadpool.ts), the rest wait their turn. */
   maxConcurrentQueries: number;
 }
 
@@ -38,7 +39,7 @@ export const DEFAULT_READER_LIMITS: ReaderLimits = {
   maxResultBytes: 256 << 20,
   maxMemoryBytes: 1 << 30,
   maxQueryBytes: 256 << 10,
-  maxConcurrentQueries: READER_SESSIONS,
+  maxConcurrentQueries: 4,
 };
 
 /** How long past its time limit a query may run before it is answered with a timeout: the engine's own error comes first. */
@@ -116,7 +117,7 @@ export async function openReader(chdbPath: string, limits: ReaderLimits = DEFAUL
   const { Session } = (await import('chdb')) as unknown as { Session: new (path: string) => ChdbSession };
   const classify = loadClassifier();
   const sessions: ChdbSession[] = [];
-  for (let i = 0; i < limits.maxConcurrentQueries; i++) {
+  for (let i = 0; i < readerSessions(limits.maxConcurrentQueries); i++) {
     const session = new Session(chdbPath);
     await session.queryAsync(
       `SET max_execution_time = ${limits.maxExecutionSeconds}, max_result_bytes = ${limits.maxResultBytes}, ` +
@@ -127,6 +128,17 @@ export async function openReader(chdbPath: string, limits: ReaderLimits = DEFAUL
     sessions.push(session);
   }
   const idle = [...sessions];
+  const waiting: ((session: ChdbSession) => void)[] = [];
+  const acquire = () => new Promise<ChdbSession>((resolveSession) => {
+    const session = idle.pop();
+    if (session) resolveSession(session);
+    else waiting.push(resolveSession);
+  });
+  const release = (session: ChdbSession) => {
+    const next = waiting.shift();
+    if (next) next(session);
+    else idle.push(session);
+  };
 
   async function run(session: ChdbSession, sql: string, sets: string, format: string): Promise<Buffer> {
     const { statementCount, queryClass } = await classify(session.connection, sql, 'default');
@@ -158,14 +170,17 @@ export async function openReader(chdbPath: string, limits: ReaderLimits = DEFAUL
       if (Buffer.byteLength(sets) + Buffer.byteLength(sql) > limits.maxQueryBytes) {
         throw Object.assign(new Error(`ccotel: the query with its parameters is over ${limits.maxQueryBytes} bytes (max_query_size)`), { code: '62', type: 'SYNTAX_ERROR' });
       }
-      const session = idle.pop();
-      if (!session) {
-        throw Object.assign(new Error(`ccotel: too many queries at once (${limits.maxConcurrentQueries})`), { code: '202', type: 'TOO_MANY_SIMULTANEOUS_QUERIES' });
-      }
-      const work = run(session, sql, sets, format);
-      // Back in use only once the engine has let go of it, which may be after its client was answered.
-      work.catch(() => {}).finally(() => idle.push(session));
-      return withDeadline(work, limits.maxExecutionSeconds * 1000 + DEADLINE_GRACE_MS);
+      let expired = false;
+      const work = acquire().then((session) => {
+        if (expired) {
+          release(session);
+          throw new Error('expired while waiting for a session');
+        }
+        // Back in use only once the engine has let go of it, which may be after its client was answered.
+        return run(session, sql, sets, format).finally(() => release(session));
+      });
+      // The time limit counts from here: a query waiting for a session waits within it.
+      return withDeadline(work, limits.maxExecutionSeconds * 1000 + DEADLINE_GRACE_MS, () => (expired = true));
     },
     close: () => {
       for (const session of sessions) session.close();
@@ -173,14 +188,14 @@ export async function openReader(chdbPath: string, limits: ReaderLimits = DEFAUL
   };
 }
 
-/** `work`, or a timeout error once `ms` have passed. */
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or a timeout error once `ms` have passed (then `onExpiry` is called). */
+function withDeadline<T>(work: Promise<T>, ms: number, onExpiry: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(Object.assign(new Error(`ccotel: the query ran past its time limit (${ms} ms)`), { code: '159', type: 'TIMEOUT_EXCEEDED' })),
-      ms,
-    );
+    timer = setTimeout(() => {
+      onExpiry();
+      reject(Object.assign(new Error(`ccotel: the query ran past its time limit (${ms} ms)`), { code: '159', type: 'TIMEOUT_EXCEEDED' }));
+    }, ms);
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -1,15 +1,15 @@
-// chdb runs every query and insert on a libuv worker thread, from the pool Node's file reads, dns lookups and
-// crypto also use (4 threads unless UV_THREADPOOL_SIZE says otherwise). Four reader queries would hold all
-// four: the writer's inserts, the sources' file reads and any further query would wait for one to end.
+// chdb runs every query and insert on a worker of libuv's thread pool, the pool Node's file reads, dns lookups
+// and crypto use too. libuv sizes it from UV_THREADPOOL_SIZE (4 by default) once, when the pool starts, and
+// under Node 20 that is before a CLI's first line runs (the ES module loader reads the entry file with it):
+// only the environment that starts ccotel can make it larger. Four reader queries on the default pool held
+// every thread: a file read waited 1.8 s, and the writer's inserts and any other query waited too.
 
-/** Queries the query endpoint runs at once, each on a chdb session of its own (reader.ts). */
-export const READER_SESSIONS = 4;
-/** An embedded store's insert lanes (open-store.ts). */
-const WRITER_CONNECTIONS = 2;
-/** Node's own use of the pool: libuv's default size. */
-const NODE_WORKERS = 4;
+/** Threads of the pool, as the environment that started the process set them. */
+const POOL_THREADS = Math.min(Math.max(Number(process.env.UV_THREADPOOL_SIZE) || 4, 1), 1024);
+/** An embedded store's insert lanes (open-store.ts), and one thread left for Node's own file reads. */
+const OTHER_THREADS = 2 + 1;
 
-/** Size the pool for both; before anything uses it (libuv reads the variable once, when the pool starts). */
-export function sizeThreadPool(): void {
-  process.env.UV_THREADPOOL_SIZE ??= String(NODE_WORKERS + WRITER_CONNECTIONS + READER_SESSIONS);
+/** Reader queries that may run at once, up to `cap`, leaving the writers and the file reads their threads. */
+export function readerSessions(cap: number): number {
+  return Math.max(1, Math.min(cap, POOL_THREADS - OTHER_THREADS));
 }
