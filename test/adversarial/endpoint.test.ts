@@ -25,6 +25,8 @@ function outsideReaches(secret: string, lock: string, peerUrl: string): Record<s
       `SELECT length(file('${secret}'))`,
       `SELECT file('${lock}')`,
       `SELECT arrayMap(path -> file(path), ['${secret}'])`,
+      `SELECT * APPLY(file) FROM (SELECT '${secret}' AS path)`,
+      `SELECT COLUMNS('path') APPLY(path -> file(path)) FROM (SELECT '${secret}' AS path)`,
       `EXPLAIN QUERY TREE SELECT file('${secret}')`,
       `DESCRIBE file('${secret}', 'CSVWithNames')`,
       `DESCRIBE fileCluster('default', '${secret}', 'LineAsString')`,

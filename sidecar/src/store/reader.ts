@@ -6,9 +6,10 @@
 // - ClickHouse's parser (chdb's statement classifier) must find exactly one read-only statement: SELECT,
 //   SHOW, DESCRIBE, EXPLAIN, EXISTS. `INTO OUTFILE`, `INSERT`, `KILL`, `SET`, DDL are refused before they run.
 // - no function reaches outside the store: the statement's AST (`EXPLAIN AST`, parameters substituted) may
-//   call none of the families in OUTSIDE, scalar or table function, nor read `system.models`. chdb runs as
-//   `clickhouse local`, which checks no path against `user_files_path`, and `readonly` refuses table
-//   functions only when they are read, not in DESCRIBE (which infers a schema from the file or URL).
+//   call none of the families in OUTSIDE, scalar or table function, nor read `system.models`, nor use
+//   APPLY (its function is not in the AST's text). chdb runs as `clickhouse local`, which checks no path
+//   against `user_files_path`, and `readonly` refuses table functions only when they are read, not in
+//   DESCRIBE (which infers a schema from the file or URL).
 // - the sessions run with `readonly = 1`: table functions in a SELECT (file, url, s3, remote, executable, …)
 //   and any change of a setting (SET, a SETTINGS clause, a URL setting) are refused by the engine; a setting
 //   given with the value it already has passes, as on a ClickHouse server.
@@ -87,6 +88,8 @@ const OUTSIDE = new RegExp(
 );
 /** Reading it starts clickhouse-library-bridge, a process of its own, and runs past any time limit. */
 const MODELS_TABLE = /^\s*TableIdentifier system\.models\b/m;
+/** `* APPLY(f)`, `APPLY(x -> f(x))`: the AST's text does not show the function called. */
+const APPLY = /^\s*ColumnsApplyTransformer\b/m;
 const FUNCTION_CALL = /^\s*Function (\S+)/gm;
 
 const READ_ONLY_CLASS = 0; // chdb_query_class: SELECT, SHOW, DESCRIBE, EXPLAIN — leaves no trace
@@ -156,6 +159,7 @@ export async function openReader(chdbPath: string, limits: ReaderLimits = DEFAUL
       if (OUTSIDE.test(name)) throw new ReadOnlyError(`ccotel: ${name}() reaches outside the store: refused on this read-only session`);
     }
     if (MODELS_TABLE.test(ast)) throw new ReadOnlyError('ccotel: system.models starts a process outside the store: refused on this read-only session');
+    if (APPLY.test(ast)) throw new ReadOnlyError('ccotel: APPLY hides its function, which might reach outside the store: refused on this read-only session');
     const bytes = (await query(sets + sql, format)).bytes();
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
