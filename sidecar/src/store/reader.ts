@@ -199,7 +199,7 @@ function withDeadline<T>(work: Promise<T>, ms: number, onExpiry: () => void): Pr
     timer = setTimeout(() => {
       onExpiry();
       reject(Object.assign(new Error(`ccotel: the query ran past its time limit (${ms} ms)`), { code: '159', type: 'TIMEOUT_EXCEEDED' }));
-    }, ms);
+    }, ms).unref(); // a process closing down does not wait for it
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
