@@ -5,11 +5,14 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI } from '../reliability/cli.js';
+import { assertBuilt, CLI, cliEnv, startRun } from '../reliability/cli.js';
+import { waitFor } from '../reliability/transcripts.js';
 
 const LIMIT_MS = 3000;
 const LIMITS = { maxExecutionSeconds: LIMIT_MS / 1000, maxConcurrentQueries: 5 };
@@ -74,5 +77,28 @@ describe('queries at once on the query endpoint (issue 28 row 7)', () => {
     let slowest = Infinity;
     for (const deadline = Date.now() + 60_000; slowest >= 2000 && Date.now() < deadline; ) slowest = Math.max(...(await sleeps()).map((each) => each.ms));
     expect(slowest).toBeLessThan(2000);
+  });
+});
+
+describe('the ccotel command sizes the thread pool for the endpoint', () => {
+  const LAUNCHER = join(dirname(CLI), '..', '..', '..', 'sidecar', 'bin', 'ccotel.cjs');
+  const runUntilServing = async (cli: string) => {
+    const home = mkdtempSync(join(tmpdir(), 'ccotel-threadpool-'));
+    const env = cliEnv(home);
+    delete env.UV_THREADPOOL_SIZE;
+    const run = startRun(['--store', join(home, 'store')], env, cli);
+    try {
+      await waitFor('the endpoint', () => /queries served on \S+ \(\d+ at once\)/.test(run.output()), 90_000);
+      return /\((\d+) at once\)/.exec(run.output())![1];
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+      rmSync(home, { recursive: true, force: true });
+    }
+  };
+
+  it('`ccotel run` answers 4 queries at once; the module alone, on Node 20\'s default pool, 1', async () => {
+    expect(await runUntilServing(LAUNCHER)).toBe('4');
+    expect(await runUntilServing(CLI)).toBe('1');
   });
 });
