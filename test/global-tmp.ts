@@ -10,6 +10,8 @@ export default function setup(): () => void {
   const before = new Set(readdirSync(systemTmp));
   const runDir = mkdtempSync(join(systemTmp, 'ccotel-test-run-'));
   process.env.TMPDIR = runDir;
+  // For a test whose output names its input's path: the same path in every run (it removes what it made).
+  process.env.CCOTEL_TEST_FIXED_TMPDIR = systemTmp;
   return () => {
     rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
     // Another run's directory (two runs at once) is not this one's leftover.

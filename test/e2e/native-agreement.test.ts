@@ -23,6 +23,7 @@ import { SCENARIOS, type Scenario, type ScriptedStep, type TokenTotals } from '.
 import { nativeModelRequests, nativeResumes, nativeTelemetry, nativeTokenTotals, nativeToolCalls, zeroTokens, type NativeTelemetry } from './native-telemetry.js';
 import { runScenarios } from './scenario-runs.js';
 import { fullPromptOnlyLines, storedLogs, storedSpans, storeText, type StoredLog, type StoredSpan } from './store-scan.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 const problem = claudeBinaryProblem();
 if (problem) console.warn(`native-agreement: skipped, the real CLI cannot run: ${problem}`);
@@ -99,7 +100,7 @@ const byToolAndOutcome = (a: { tool: string; outcome: string }, b: { tool: strin
   `${a.tool}/${a.outcome}`.localeCompare(`${b.tool}/${b.outcome}`);
 
 const suiteName = 'ccotel agrees with Claude Code’s own telemetry (real CLI, every scenario)';
-describe.skipIf(problem !== undefined)(problem ? `${suiteName} — skipped: ${problem}` : suiteName, () => {
+describe.skipIf(skipWithout(problem))(problem ? `${suiteName} — skipped: ${problem}` : suiteName, () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'ccotel-native-agreement-'));
     home = join(root, 'home');

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, runProcess } from '../reliability/cli.js';
 import { claudeBinaryProblem } from './run-claude.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 const DEMO = resolve(import.meta.dirname, 'demo.ts');
 const dir = mkdtempSync(join(tmpdir(), 'ccotel-demo-test-'));
@@ -16,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Rows = Record<string, number | string>[];
 
-describe.skipIf(claudeBinaryProblem() !== undefined && !process.env.CI)('npm run demo', () => {
+describe.skipIf(skipWithout(claudeBinaryProblem()))('npm run demo', () => {
   it('runs every scenario, names each failure mode with its scenario, and stores every headline figure', async () => {
     const store = join(dir, 'store');
     const demo = await runProcess('npx', ['vite-node', DEMO, '--', '--store', store], process.env, 240_000);

@@ -10,6 +10,7 @@ import { runScenario } from '../harness/run-scenario.js';
 import { SCENARIOS } from '../harness/scenarios.js';
 import { assertBuilt, endpointClient, startRun } from './cli.js';
 import { waitFor } from './transcripts.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 /**
  * Generous for a loaded machine (with 20 s the call was once closed `unanswered` under heavy load): the bug
@@ -33,7 +34,7 @@ async function interruptedSession(home: string): Promise<string> {
   }
 }
 
-describe.skipIf(claudeBinaryProblem() !== undefined)('the real CLI followed live (slow)', () => {
+describe.skipIf(skipWithout(claudeBinaryProblem()))('the real CLI followed live (slow)', () => {
   const home = mkdtempSync(join(tmpdir(), 'ccotel-live-cli-'));
   let sidecar: ReturnType<typeof startRun> | undefined;
 

@@ -18,6 +18,8 @@ import { candidateRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
 import type { UiServer } from '../ui/server.js';
+import { DEFAULT_READER_LIMITS } from '../store/reader.js';
+import { readerSessions } from '../store/threadpool.js';
 import { exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
 
 export interface RunOptions extends GlobalOptions {
@@ -156,7 +158,8 @@ export function registerRunCommand(program: Command): void {
     sidecar = await startSidecar({ ...opts, idleMs: opts.idle, scanIntervalMs: opts.scanInterval }, log, abort.signal);
     // Named without credentials: a server URL may carry a password.
     const where = [sidecar.store ? `store ${storeIdentity(sidecar.config.store)}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');
-    log(`following transcripts into ${where}${sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url}` : ''}`);
+    const served = sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url} (${readerSessions(DEFAULT_READER_LIMITS.maxConcurrentQueries)} at once)` : '';
+    log(`following transcripts into ${where}${served}`);
     if (opts.ui) {
       if (!sidecar.store) throw new Error('--ui needs a store (it shows what the store holds): drop --store none');
       const { serveUiOf } = await import('./ui.js');

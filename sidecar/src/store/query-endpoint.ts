@@ -22,7 +22,6 @@ export interface QueryEndpoint {
 
 export interface EndpointLimits extends ReaderLimits, ConnectionLimits {
   maxBodyBytes: number;
-  maxConcurrentQueries: number;
 }
 
 export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = {
@@ -30,7 +29,6 @@ export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = {
   maxConnections: connectionCap(),
   headersTimeoutMs: HEADERS_TIMEOUT_MS,
   maxBodyBytes: 16 << 20,
-  maxConcurrentQueries: 4,
 };
 
 /** URL parameters of the ClickHouse HTTP interface that are not settings (`default_format` is the output format when the SQL names none). */

@@ -59,7 +59,7 @@ export class MainThread {
   private addSystemRow(entry: TranscriptEntry, session: Session): void {
     const turn = session.turn;
     this.parts.chats.finish(session, THREAD);
-    if (entry.endsTurn && turn && !turn.toolIds.some((id) => this.parts.tools.isPending(id))) this.parts.turns.close(session);
+    if (entry.endsTurn) this.parts.turns.closeIfOver(session);
     if (entry.subtype !== 'compact_boundary') return;
     session.lastCompactTrigger = entry.compactMetadata?.trigger;
     // Between turns (the last one told already): a record in that turn's context, no event on its root span.
