@@ -12,6 +12,7 @@ import { installShell } from '../../sidecar/src/install/shell.js';
 import { statePaths } from '../../sidecar/src/paths.js';
 import { startModelServer, type Step } from '../harness/model-server.js';
 import { CLAUDE_BINARY, claudeBinaryProblem, runClaude } from '../harness/run-claude.js';
+import { skipWithout } from '../helpers/real-parts.js';
 import { assertBuilt, runCli, runProcess, type ProcessResult } from '../reliability/cli.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -22,8 +23,6 @@ const steps = (): Step[] => [
   { text: 'done', usage },
 ];
 
-const problem = claudeBinaryProblem();
-const skip = problem !== undefined && !process.env.CI; // under CI a missing binary fails, naming it (beforeAll)
 const dir = mkdtempSync(join(tmpdir(), 'ccotel-plugin-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -95,9 +94,8 @@ async function runSession(setup: Setup): Promise<Run> {
   return { home, spooled: spooled(home), shell: shellLog(home), installWarnings };
 }
 
-describe.skipIf(skip)(skip ? `ccotel as a Claude Code plugin (skipped: ${problem})` : 'ccotel as a Claude Code plugin, with the real CLI', () => {
+describe.skipIf(skipWithout(claudeBinaryProblem()))('ccotel as a Claude Code plugin, with the real CLI', () => {
   beforeAll(async () => {
-    if (problem !== undefined) throw new Error(problem);
     const setups: Setup[] = ['install-hooks', 'plugin', 'both'];
     const done = await Promise.all(setups.map(runSession));
     setups.forEach((setup, i) => (runs[setup] = done[i]));
