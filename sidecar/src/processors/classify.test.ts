@@ -31,4 +31,17 @@ describe('toolVerdict on the result rows of recorded releases', () => {
     const text = 'Exit code 1\n[Request interrupted by user for tool use]\nprinted by the script';
     expect(toolVerdict(errorResult(text), { toolUseResult: `Error: ${text}` })).toEqual({ outcome: 'error' });
   });
+
+  it('2.1.200: a denial kind other than user-rejected, with no decision and no before-run mark, is a denial, never an interrupt', () => {
+    // Plan/auto mode when the classifier cannot evaluate the call (the row as 2.1.200 writes it).
+    const classifier = 'Permission for this action was denied by the Claude Code auto mode classifier. Reason: the classifier could not evaluate the call.';
+    expect(toolVerdict(errorResult(classifier), { toolUseResult: `Error: ${classifier}`, toolDenialKind: 'automode-parsing-error' })).toEqual({
+      outcome: 'denied',
+      blockedBy: 'classifier',
+    });
+    expect(toolVerdict(errorResult('Denied.'), { toolUseResult: 'Error: Denied.', toolDenialKind: 'permission-rule' })).toEqual({ outcome: 'denied', blockedBy: 'rule' });
+    // A kind no release we recorded wrote: still a denial, of a source we cannot name.
+    expect(toolVerdict(errorResult('No.'), { toolUseResult: 'Error: No.', toolDenialKind: 'some-future-kind' })).toEqual({ outcome: 'denied', blockedBy: 'unknown' });
+  });
 });
+

@@ -6,7 +6,8 @@ import type { ContentBlock, TranscriptEntry } from './transcript-entry.js';
 export type ToolOutcome = 'success' | 'error' | 'denied' | 'interrupted' | 'unanswered';
 export type TurnOutcome = 'completed' | 'interrupted' | 'error' | 'abandoned';
 /** Who refused a call: a hook, a permission rule (or print mode's no-prompt refusal), the user, auto mode's check. */
-export type BlockSource = 'hook' | 'rule' | 'user' | 'classifier';
+/** `unknown`: a denial kind no recorded release wrote (docs/VERSIONS.md lists those seen). */
+export type BlockSource = 'hook' | 'rule' | 'user' | 'classifier' | 'unknown';
 
 const SYNTHETIC_PROMPT_PREFIXES = [
   '<command-name>',
@@ -159,11 +160,12 @@ function decisionBlockSource(decision: TranscriptEntry['permissionDecision']): B
   return 'rule';
 }
 
-/** Who refused a call that did not run, from its denial kind, when no decision on the row says it. */
+/** Who refused a call, from its denial kind, when no decision on the row says it. */
 function denialKindSource(kind: string | undefined): BlockSource {
   if (kind === undefined || kind === 'user-rejected') return 'user';
   if (kind.startsWith('automode')) return 'classifier';
-  return 'rule';
+  if (kind === 'permission-rule') return 'rule';
+  return 'unknown';
 }
 
 export interface ToolVerdict {
@@ -177,8 +179,9 @@ type ResultFields = Pick<TranscriptEntry, 'toolUseResult' | 'permissionDecision'
 /**
  * How a call ended and, if it was refused, who refused it. The result row's structured fields decide first
  * (Claude Code 2.1.3xx): a rejecting `permissionDecision`; `toolDenialBeforeRun` (an interactive "No", which
- * carries no decision); a `toolDenialKind` with neither, which is a call cut short while it ran (Esc, Ctrl+C:
- * print and interactive mode write the same "rejected" text then) unless its text is a rule's refusal; a
+ * carries no decision); a `toolDenialKind` with neither: `user-rejected` is a call cut short while it ran (Esc,
+ * Ctrl+C: print and interactive mode write the same "rejected" text then) unless its text is a rule's refusal,
+ * any other kind a refusal (auto mode's classifier, a rule, or a kind not seen yet: `unknown`); a
  * structured result saying `interrupted`. An accepted call is a success or an error. Only rows without these
  * fields (older releases) go by wording.
  */
@@ -189,7 +192,9 @@ export function toolVerdict(block: ContentBlock, entry: ResultFields): ToolVerdi
   if (entry.toolDenialBeforeRun) return { outcome: 'denied', blockedBy: denialKindSource(entry.toolDenialKind) };
   if (entry.toolDenialKind !== undefined) {
     // 2.1.258's print mode writes `user-rejected` on its no-prompt refusals too; their rule wording tells them apart.
-    return denialSource(resultText(block)) === 'rule' ? { outcome: 'denied', blockedBy: 'rule' } : { outcome: 'interrupted' };
+    if (denialSource(resultText(block)) === 'rule') return { outcome: 'denied', blockedBy: 'rule' };
+    // Only `user-rejected` is also what a call cut short while it ran carries; any other kind is a refusal.
+    return entry.toolDenialKind === 'user-rejected' ? { outcome: 'interrupted' } : { outcome: 'denied', blockedBy: denialKindSource(entry.toolDenialKind) };
   }
   const structured = typeof toolUseResult === 'object' && toolUseResult !== null ? toolUseResult : undefined;
   if ((structured as { interrupted?: unknown } | undefined)?.interrupted === true) return { outcome: 'interrupted' };
