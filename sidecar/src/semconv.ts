@@ -77,6 +77,9 @@ export const ATTRS = {
 } as const;
 
 /** The attributes every span of a session carries, whichever stage makes it. */
+/** `gen_ai.provider.name` of the agent and chat spans (GenAI semantic conventions): Claude Code's models are Anthropic's. */
+export const PROVIDER_ATTRIBUTES = { 'gen_ai.provider.name': 'anthropic' } as const;
+
 export function commonAttributes(sessionId: string, operation: string): Attributes {
   return { [ATTRS.sessionId]: sessionId, 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': operation };
 }

@@ -2,7 +2,7 @@
 // events), the prompt log (when its prompt was read), the end log and a turn count; and a compaction's log.
 import type { CompactionOccurred, HookAttached, TurnEnded } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
-import { commonAttributes, EVENTS, METRICS, SPANS } from '../../semconv.js';
+import { commonAttributes, EVENTS, METRICS, PROVIDER_ATTRIBUTES, SPANS } from '../../semconv.js';
 import { attachHooks } from './hooks.js';
 import { logRecord, point } from './records.js';
 
@@ -10,6 +10,7 @@ export function encodeTurn(turn: TurnEnded, out: TelemetryBatch, hooks: readonly
   const { traceId, spanId, sessionId, outcome, promptText, messageUuid } = turn;
   const attributes: Attributes = {
     ...commonAttributes(sessionId, 'invoke_agent'),
+    ...PROVIDER_ATTRIBUTES,
     'gen_ai.agent.name': 'claude-code',
     'message.uuid': messageUuid,
     'ccotel.turn.outcome': outcome,

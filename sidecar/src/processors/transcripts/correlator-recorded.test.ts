@@ -48,6 +48,8 @@ describe('recorded Claude Code 2.1.332', () => {
     ]);
     const [chat] = spansNamed(batch, 'chat ');
     expect(chat.parentSpanId).toBe(turns[0].spanId);
+    // GenAI conventions: the provider on agent and chat spans.
+    expect([turns[0], chat].map((span) => span.attributes['gen_ai.provider.name'])).toEqual(['anthropic', 'anthropic']);
     expect(chat.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 900, 'gen_ai.usage.output_tokens': 11 }); // the script's usage
     expect(logsNamed(batch, 'ccotel.session.started').map((l) => l.attributes.source)).toEqual(['startup']);
   });
