@@ -20,6 +20,10 @@ export interface TrackedFile {
   unreadable?: string;
   /** Wall time it disappeared from its path (moved away, deleted, or replaced by another file). */
   goneAtMs?: number;
+  /** Found at start with a checkpoint that may be its own: matched when it is first read. */
+  checkpointDue?: boolean;
+  /** Found empty at start, without a checkpoint, and not read since. */
+  empty?: boolean;
 }
 
 /** A file is followed (and checkpointed) once it was identified and something was committed for it. */

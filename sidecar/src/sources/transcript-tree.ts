@@ -43,7 +43,12 @@ function readAgentType(agentPath: string): string | undefined {
 export interface DiscoveredTranscript extends TranscriptFile {
   size: number;
   mtimeMs: number;
+  dev: number;
+  ino: number;
 }
+
+/** lstat calls in flight at once while discovering: the thread pool's width, not one round trip per file. */
+const STATS_AT_ONCE = 16;
 
 export type DirRole = 'root' | 'project' | 'session' | 'subagents';
 
@@ -127,10 +132,15 @@ export class TranscriptTree {
   async discover(): Promise<DiscoveredTranscript[]> {
     const found: DiscoveredTranscript[] = [];
     for (const root of this.roots) {
-      for (const path of await this.walk(root)) {
-        const info = await lstat(path).catch(() => undefined); // undefined: deleted since it was listed
-        if (info?.isFile()) found.push({ ...classifyTranscriptPath(root, path)!, size: info.size, mtimeMs: info.mtimeMs });
-      }
+      const paths = await this.walk(root);
+      let next = 0;
+      const statNext = async (): Promise<void> => {
+        for (let path = paths[next++]; path !== undefined; path = paths[next++]) {
+          const info = await lstat(path).catch(() => undefined); // undefined: deleted since it was listed
+          if (info?.isFile()) found.push({ ...classifyTranscriptPath(root, path)!, size: info.size, mtimeMs: info.mtimeMs, dev: info.dev, ino: info.ino });
+        }
+      };
+      await Promise.all(Array.from({ length: STATS_AT_ONCE }, statNext));
     }
     const byAge = (a: DiscoveredTranscript, b: DiscoveredTranscript) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path);
     const mains = found.filter((file) => file.kind === 'main').sort(byAge);
