@@ -177,6 +177,11 @@ function readingOnce(built: BuiltPipeline): OncePipeline {
 
 const STATUS_EVERY_MS = 5_000;
 
+/** The sources that are retrying, for the status. */
+function retryingSources(states: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(states).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 export interface DrivenTranscripts {
   tailer: TranscriptTailer;
   driver: Driver;
@@ -247,6 +252,8 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       watcher: tailer.watcherMode,
       sink: { ...driver.sink, ...(stopped ? { state: 'stopped' as const } : {}) },
       filesFollowed: tailer.filesFollowed,
+      ...tailer.commits,
+      retrying: retryingSources({ transcripts: tailer.retrying, 'hook spool': spool.retrying, 'shell log': shellLog.retrying, 'process scan': processes.retrying }),
       unreadableFiles: Object.fromEntries(pipeline.stats.unreadableFiles),
       linesSkipped: pipeline.stats.skipped as Record<string, number>,
     });

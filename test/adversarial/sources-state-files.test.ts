@@ -33,10 +33,8 @@ function canMount(): boolean {
 }
 
 describe('state files on a failing filesystem', () => {
-  it('EMFILE: checkpoint and status writes that find no descriptor are reported, not thrown, and succeed once one is free', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ccotel-emfile-'));
-    const logs: string[] = [];
-    const store = new CheckpointStore(dir, 'k', new StateWrites((message) => logs.push(message)));
+  /** Run `during` with every descriptor of this process taken (the soft limit lowered to at most 4096 first). */
+  function withoutDescriptors<T>(during: () => T): T {
     const limit = openFilesLimit();
     const hogs: number[] = [];
     execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${Math.min(limit, 4096)}:`]);
@@ -45,15 +43,22 @@ describe('state files on a failing filesystem', () => {
     } catch (error) {
       expect((error as NodeJS.ErrnoException).code).toBe('EMFILE');
     }
-    let saved: boolean;
-    let statusSaved: boolean;
     try {
-      saved = store.save([], 1);
-      statusSaved = store.saveStatus(STATUS);
+      return during();
     } finally {
       for (const fd of hogs) closeSync(fd);
       execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${limit}:`]);
     }
+  }
+
+  it('EMFILE: checkpoint and status writes that find no descriptor are reported, not thrown, and succeed once one is free', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-emfile-'));
+    const logs: string[] = [];
+    // Made while no descriptor is free, so it could not set one aside (below).
+    const [store, saved, statusSaved] = withoutDescriptors(() => {
+      const inside = new CheckpointStore(dir, 'k', new StateWrites((message) => logs.push(message)));
+      return [inside, inside.save([], 1), inside.saveStatus(STATUS)] as const;
+    });
     expect([saved, statusSaved]).toEqual([false, false]);
     expect(store.writes.errors[store.path]).toMatch(/EMFILE/);
     expect(logs.join('\n')).toMatch(/cannot write .*transcripts-k\.json.*EMFILE/);
@@ -62,6 +67,15 @@ describe('state files on a failing filesystem', () => {
     expect(store.writes.errors).toEqual({ [store.statusPath]: expect.stringMatching(/EMFILE/) });
     expect(store.saveStatus(STATUS)).toBe(true);
     expect(store.writes.errors).toEqual({});
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('Hardening II row 3: state writes go on while another holds every descriptor, on the one set aside for them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-emfile-'));
+    const store = new CheckpointStore(dir, 'k', new StateWrites());
+    const written = withoutDescriptors(() => [store.save([], 1), store.saveStatus(STATUS), store.save([], 2), store.saveStatus({ ...STATUS, updatedMs: 3 })]);
+    expect(written).toEqual([true, true, true, true]);
+    expect([store.load()?.committedAtMs, store.loadStatus()?.updatedMs]).toEqual([2, 3]);
     rmSync(dir, { recursive: true, force: true });
   });
 

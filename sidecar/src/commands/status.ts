@@ -18,14 +18,20 @@ export interface SourceStatus {
   pid?: number;
   watcher?: string;
   sink: SidecarStatus['sink'] | { state: 'not running' };
+  /** The running sidecar's own count; else the checkpoint's. */
   filesFollowed: number;
   /** Bytes appended to followed files that are not committed yet. */
   bytesBehind: number;
   lastEventTime?: string;
+  /** When positions last moved: in the running sidecar's memory, else as the checkpoint says. */
   lastCommitTime?: string;
+  /** When the checkpoint on disk was written: earlier than the last commit while its writes fail. */
+  lastSavedTime?: string;
   unreadableFiles: Record<string, string>;
   /** State files the running sidecar could not write (disk full, read-only, no descriptor left). */
   stateErrors: Record<string, string>;
+  /** Sources of the running sidecar retrying because no descriptor was left (`retrying after EMFILE since …`). */
+  retrying: Record<string, string>;
 }
 
 export interface StatusReport {
@@ -52,6 +58,9 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
         // gone since the last commit
       }
     }
+    const savedMs = document?.committedAtMs;
+    // A running sidecar knows better than a checkpoint it may not have been able to write.
+    const committedMs = running ? (sidecar.committedMs ?? savedMs) : savedMs;
     sources.push({
       source: 'transcripts',
       store: sidecar?.store ?? '',
@@ -60,12 +69,14 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
       pid: running ? sidecar.pid : undefined,
       watcher: running ? sidecar.watcher : undefined,
       sink: running ? sidecar.sink : { state: 'not running' },
-      filesFollowed: document?.files.length ?? 0,
+      filesFollowed: running ? sidecar.filesFollowed : (document?.files.length ?? 0),
       bytesBehind,
       lastEventTime: lastEventMs > 0 ? new Date(lastEventMs).toISOString() : undefined,
-      lastCommitTime: document ? new Date(document.committedAtMs).toISOString() : undefined,
+      lastCommitTime: isoTime(committedMs),
+      lastSavedTime: isoTime(savedMs),
       unreadableFiles: sidecar?.unreadableFiles ?? {},
       stateErrors: running ? (sidecar.stateErrors ?? {}) : {},
+      retrying: running ? (sidecar.retrying ?? {}) : {},
     });
   }
   const report: StatusReport = { sources, linesSkipped: {} };
@@ -88,6 +99,17 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
   return report;
 }
 
+function isoTime(ms: number | undefined): string | undefined {
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+/** The last commit, and when it is not on disk (writes failing) since when the disk has it. */
+function commitText(source: SourceStatus): string {
+  if (!source.lastCommitTime) return '-';
+  if (source.lastSavedTime && Date.parse(source.lastSavedTime) >= Date.parse(source.lastCommitTime)) return source.lastCommitTime;
+  return `${source.lastCommitTime} (in memory; not written to disk since ${source.lastSavedTime ?? 'the start'})`;
+}
+
 function listOrDash(byPath: Record<string, string>): string {
   const entries = Object.entries(byPath);
   return entries.length === 0 ? '-' : entries.map(([path, why]) => `${path}: ${why}`).join('\n');
@@ -107,9 +129,10 @@ function printStatus(report: StatusReport): void {
       { 'files followed': String(source.filesFollowed) },
       { 'bytes behind': String(source.bytesBehind) },
       { 'last event': source.lastEventTime ?? '-' },
-      { 'last commit': source.lastCommitTime ?? '-' },
+      { 'last commit': commitText(source) },
       { unreadable: listOrDash(source.unreadableFiles) },
       { 'state writes failing': listOrDash(source.stateErrors) },
+      { retrying: listOrDash(source.retrying) },
     );
     console.log(table.toString());
   }

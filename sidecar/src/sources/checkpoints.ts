@@ -3,9 +3,10 @@
 // A file is known by an identity that survives rename: device + inode + a fingerprint of its first
 // bytes (as the Collector's filelog receiver does), which also tells a recreated file from the old one.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 
 /** Bytes of the start of a file that identify it (filelog receiver default: 1 KB). */
@@ -85,11 +86,50 @@ export interface SidecarStatus {
   linesSkipped: Record<string, number>;
   /** State files whose last write failed (disk full, read-only, no descriptor left), with the error. */
   stateErrors?: Record<string, string>;
+  /** When transcript positions last moved (acks), and when they were last written to the checkpoint. */
+  committedMs?: number;
+  savedMs?: number;
+  /** Sources retrying because no descriptor was left, by source: `retrying after EMFILE since …`. */
+  retrying?: Record<string, string>;
+}
+
+/**
+ * Where the status goes while the state dir cannot take it (full, read-only), so that `ccotel status` still hears
+ * from the running sidecar: `$XDG_RUNTIME_DIR/ccotel` (a tmpfs of this user), else `<tmp>/ccotel-<uid>`.
+ */
+export function runtimeStatusDir(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  return runtime && isAbsolute(runtime) ? join(runtime, 'ccotel') : join(tmpdir(), `ccotel-${process.getuid?.() ?? 'user'}`);
+}
+
+/** `dir` exists (made 0700 if not) and only this user can write it; a shared tmp dir can hold anyone's. */
+function isPrivateDir(dir: string): boolean {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // there already (checked below), or cannot be made
+  }
+  try {
+    const info = lstatSync(dir);
+    return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+const FALLBACK_STATUS = /^status-([0-9a-f]{16})-([0-9a-f]+)\.json$/;
+
+/** The state dir as fallback status files name it. */
+function dirKey(dir: string): string {
+  return createHash('sha256').update(dir).digest('hex').slice(0, 16);
 }
 
 export class CheckpointStore {
   readonly path: string;
   readonly statusPath: string;
+  /** The status while `statusPath` cannot be written (see runtimeStatusDir). */
+  readonly fallbackStatusPath: string;
+  private fellBack = false;
 
   /** `key` separates the positions of different sink sets (another store has not seen the data). */
   constructor(
@@ -99,19 +139,40 @@ export class CheckpointStore {
   ) {
     this.path = join(dir, `transcripts-${key}.json`);
     this.statusPath = join(dir, `status-${key}.json`);
+    this.fallbackStatusPath = join(runtimeStatusDir(), `status-${dirKey(dir)}-${key}.json`);
   }
 
-  /** Status is advisory: replaced atomically, not synced. False (reported in `writes`) when it failed. */
+  /**
+   * Status is advisory: replaced atomically, not synced. False (reported in `writes`) when it failed; it then goes
+   * to `fallbackStatusPath`, with the failure, until the state dir takes it again.
+   */
   saveStatus(status: SidecarStatus): boolean {
-    return this.writes.attempt(this.statusPath, () => writeFileAtomic(this.statusPath, JSON.stringify({ ...status, stateErrors: this.writes.errors }), false));
+    const text = () => JSON.stringify({ ...status, stateErrors: this.writes.errors });
+    if (this.writes.attempt(this.statusPath, () => writeFileAtomic(this.statusPath, text(), false))) {
+      if (this.fellBack) rmSync(this.fallbackStatusPath, { force: true });
+      this.fellBack = false;
+      return true;
+    }
+    try {
+      if (!isPrivateDir(dirname(this.fallbackStatusPath))) return false;
+      writeFileAtomic(this.fallbackStatusPath, text(), false);
+      this.fellBack = true;
+    } catch {
+      // nowhere to tell it: the status shows the last one written
+    }
+    return false;
   }
 
+  /** The newer of the status in the state dir and the fallback one. */
   loadStatus(): SidecarStatus | undefined {
-    try {
-      return JSON.parse(readFileSync(this.statusPath, 'utf8')) as SidecarStatus;
-    } catch {
-      return undefined;
-    }
+    const statuses = [this.statusPath, this.fallbackStatusPath].map((path) => {
+      try {
+        return JSON.parse(readFileSync(path, 'utf8')) as SidecarStatus;
+      } catch {
+        return undefined;
+      }
+    });
+    return statuses.reduce((newest, status) => (status && (!newest || status.updatedMs > newest.updatedMs) ? status : newest), undefined);
   }
 
   load(): CheckpointDocument | undefined {
@@ -142,14 +203,21 @@ export function sinkKey(parts: string[]): string {
 }
 
 /** Every checkpoint set in `dir` (one per sink set that ran on this host). */
-export function checkpointStoresIn(dir: string): CheckpointStore[] {
-  let names: string[];
+function listOrNone(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
+}
+
+export function checkpointStoresIn(dir: string): CheckpointStore[] {
+  const names = listOrNone(dir);
   // A status file alone is a sidecar that could not commit yet (e.g. its checkpoint write keeps failing).
   const keys = names.map((name) => /^(?:transcripts|status)-([0-9a-f]+)\.json$/.exec(name)?.[1]).filter((key): key is string => key !== undefined);
+  for (const name of listOrNone(runtimeStatusDir())) {
+    const match = FALLBACK_STATUS.exec(name);
+    if (match?.[1] === dirKey(dir)) keys.push(match[2]);
+  }
   return [...new Set(keys)].map((key) => new CheckpointStore(dir, key));
 }

@@ -3,6 +3,7 @@
 import { lstat, type FileHandle } from 'node:fs/promises';
 import type { TranscriptFile } from '../records/transcript.js';
 import { identityOf, isSameFile, type FileCheckpoint, type FileIdentity } from './checkpoints.js';
+import { isOutOfDescriptors } from './out-of-descriptors.js';
 import { openRegularFile } from './regular-file.js';
 import { classifyTranscriptPath, type TranscriptTree } from './transcript-tree.js';
 
@@ -34,12 +35,16 @@ export function isFollowed(tracked: TrackedFile): boolean {
 /** A gone file is remembered this long, to be recognised if it reappears under another name. */
 const GONE_KEEP_MS = 60_000;
 
-/** The checkpoint of the file at `path`: saved under that path, or under its inode (renamed while the sidecar was stopped). */
+/**
+ * The checkpoint of the file at `path`: saved under that path, or under its inode (renamed while the sidecar was
+ * stopped). Throws when no descriptor is left.
+ */
 export async function matchingCheckpoint(path: string, byPath: Map<string, FileCheckpoint>, byInode: Map<string, FileCheckpoint>): Promise<FileCheckpoint | undefined> {
   let handle;
   try {
     handle = await openRegularFile(path);
-  } catch {
+  } catch (error) {
+    if (isOutOfDescriptors(error)) throw error; // says nothing about the file: asked again
     return undefined;
   }
   try {

@@ -9,6 +9,7 @@ import type { ResumeAck } from '../model.js';
 import type { TranscriptFile } from '../records/transcript.js';
 import type { CheckpointStore, FileCheckpoint } from './checkpoints.js';
 import { readLines, type Line } from './line-reader.js';
+import { DescriptorRetry, isOutOfDescriptors, OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
 import { TailRecheck } from './tail-recheck.js';
 import { isFollowed, matchingCheckpoint, TrackedFiles, type TrackedFile } from './tracked-files.js';
 import { TranscriptTree } from './transcript-tree.js';
@@ -63,6 +64,13 @@ export class TranscriptTailer {
   /** The checkpoint read at start, by path and by inode, until the catch-up is done. */
   private saved?: { byPath: Map<string, FileCheckpoint>; byInode: Map<string, FileCheckpoint> };
   private lastSaveMs = 0;
+  /** When acks last moved a position, and when positions were last written (the status tells both). */
+  private committedMs?: number;
+  private savedMs?: number;
+  /** Files whose read found no descriptor left: read again on a timer, not at their next change. */
+  private readonly retryPaths = new Set<string>();
+  private retryTimer?: NodeJS.Timeout;
+  private readonly descriptors: DescriptorRetry;
   private readonly recheck = new TailRecheck({
     sizeRead: (path) => this.files.get(path)?.size,
     onBehind: (path) => {
@@ -84,6 +92,7 @@ export class TranscriptTailer {
   private acknowledged = false;
 
   constructor(private readonly options: TailerOptions) {
+    this.descriptors = new DescriptorRetry('transcripts', options.log);
     this.tree = new TranscriptTree(options.roots, options.log);
     this.known = new TrackedFiles({
       tree: this.tree,
@@ -106,6 +115,16 @@ export class TranscriptTailer {
 
   get watcherMode(): TranscriptWatcher['mode'] {
     return this.watcher.mode;
+  }
+
+  /** While reads find no descriptor left: since when (for the status). */
+  get retrying(): string | undefined {
+    return this.descriptors.state;
+  }
+
+  /** When positions last moved in memory and when they were last written: they differ while writes fail. */
+  get commits(): { committedMs?: number; savedMs?: number } {
+    return { committedMs: this.committedMs, savedMs: this.savedMs };
   }
 
   /**
@@ -136,6 +155,7 @@ export class TranscriptTailer {
     this.stopping = true;
     this.recheck.stop();
     clearTimeout(this.saveRetryTimer);
+    clearTimeout(this.retryTimer);
     this.wake?.();
     await this.watcher.stop();
     await this.loop;
@@ -196,6 +216,7 @@ export class TranscriptTailer {
         continue;
       }
       await this.readQueue(this.dirty, Number.POSITIVE_INFINITY);
+      if (this.retryPaths.size === 0) this.descriptors.recovered();
       await this.readQueue(this.catchUp, Date.now() + CATCH_UP_SLICE_MS);
       if (this.catchUp.size === 0) this.saved = undefined;
       if (this.tickDue && !this.stopping) {
@@ -226,7 +247,9 @@ export class TranscriptTailer {
     this.readSinceCommit = 0;
     if (!changed && !this.unsaved) return;
     this.lastSaveMs = now;
+    if (changed) this.committedMs = now;
     this.unsaved = !this.options.checkpoints.save(this.checkpoints(), now);
+    if (!this.unsaved) this.savedMs = now;
     if (this.unsaved && !this.saveRetryTimer) {
       // Reported by the checkpoint store; retried even if nothing else happens meanwhile.
       this.saveRetryTimer = setTimeout(() => {
@@ -240,7 +263,7 @@ export class TranscriptTailer {
   /** Read one file from its position to its current end. */
   private async readFile(path: string): Promise<void> {
     const found = this.files.get(path);
-    if (found?.checkpointDue) await this.resumeFromCheckpoint(found);
+    if (found?.checkpointDue && !(await this.resumeFromCheckpoint(found))) return;
     const tracked = await this.known.resolve(path);
     if (!tracked) return;
     tracked.empty = undefined;
@@ -265,14 +288,35 @@ export class TranscriptTailer {
     }
   }
 
+  /** Nothing wrong with the file: read it again soon, whether or not it changes meanwhile. */
+  private retryLater(path: string, error: NodeJS.ErrnoException): void {
+    this.descriptors.failed(error);
+    this.retryPaths.add(path);
+    this.retryTimer ??= setTimeout(() => {
+      this.retryTimer = undefined;
+      for (const retried of this.retryPaths) this.dirty.add(retried);
+      this.retryPaths.clear();
+      this.wake?.();
+    }, OUT_OF_DESCRIPTORS_RETRY_MS).unref();
+  }
+
   /** A file found at start: read from its checkpoint when the file there is still the one it describes. */
-  private async resumeFromCheckpoint(tracked: TrackedFile): Promise<void> {
+  /** False when it could not be told yet (no descriptor left): retried. */
+  private async resumeFromCheckpoint(tracked: TrackedFile): Promise<boolean> {
+    let checkpoint;
+    try {
+      checkpoint = this.saved && (await matchingCheckpoint(tracked.path, this.saved.byPath, this.saved.byInode));
+    } catch (error) {
+      this.unreadable(tracked, error as Error);
+      return false;
+    }
     tracked.checkpointDue = false;
-    const checkpoint = this.saved && (await matchingCheckpoint(tracked.path, this.saved.byPath, this.saved.byInode));
-    if (!checkpoint) return;
-    tracked.identity = checkpoint.identity;
-    tracked.offset = checkpoint.resumeOffset;
-    tracked.committed = { offset: checkpoint.offset, resumeOffset: checkpoint.resumeOffset };
+    if (checkpoint) {
+      tracked.identity = checkpoint.identity;
+      tracked.offset = checkpoint.resumeOffset;
+      tracked.committed = { offset: checkpoint.offset, resumeOffset: checkpoint.resumeOffset };
+    }
+    return true;
   }
 
   /** What the pipeline tells once what was read of `tracked` up to `end` is safe: the position to commit. */
@@ -286,6 +330,7 @@ export class TranscriptTailer {
   }
 
   private unreadable(tracked: TrackedFile, error: Error): void {
+    if (isOutOfDescriptors(error)) return this.retryLater(tracked.path, error);
     if (tracked.unreadable !== error.message) this.options.log?.(`cannot read ${tracked.path}: ${error.message}`);
     tracked.unreadable = error.message;
     this.options.consumer.reportUnreadable(tracked.path, error);
