@@ -4,7 +4,9 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { loadConfig } from '../config.js';
-import { checkpointStoresIn, type SidecarStatus } from '../sources/checkpoints.js';
+import { checkpointStoresIn, type CheckpointDocument, type CheckpointStore, type SidecarStatus } from '../sources/checkpoints.js';
+import { candidateRoots } from '../sources/transcript-discovery.js';
+import { TranscriptTree } from '../sources/transcript-tree.js';
 import { openStore } from '../store/open-store.js';
 import { storeOption, type GlobalOptions } from './options.js';
 import { isAlive } from '../process-alive.js';
@@ -48,16 +50,9 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
     const document = checkpoints.load();
     const sidecar = checkpoints.loadStatus();
     const running = sidecar !== undefined && sidecar.sink.state !== 'stopped' && isAlive(sidecar.pid);
-    let bytesBehind = 0;
     let lastEventMs = 0;
-    for (const file of document?.files ?? []) {
-      lastEventMs = Math.max(lastEventMs, file.lastEventMs ?? 0);
-      try {
-        bytesBehind += Math.max(0, statSync(file.path).size - file.offset);
-      } catch {
-        // gone since the last commit
-      }
-    }
+    for (const file of document?.files ?? []) lastEventMs = Math.max(lastEventMs, file.lastEventMs ?? 0);
+    const bytesBehind = document ? await bytesBehindOf(checkpoints, document, sidecar?.roots ?? candidateRoots()) : 0;
     const savedMs = document?.committedAtMs;
     // A running sidecar knows better than a checkpoint it may not have been able to write.
     const committedMs = running ? (sidecar.committedMs ?? savedMs) : savedMs;
@@ -97,6 +92,28 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
     report.storeError = (error as Error).message;
   }
   return report;
+}
+
+/**
+ * Bytes appended since the committed positions: the checkpoint names files only by a hash of their path, so the
+ * roots are listed and each transcript's path hashed the same way.
+ */
+async function bytesBehindOf(checkpoints: CheckpointStore, document: CheckpointDocument, roots: string[]): Promise<number> {
+  const byPathId = new Map(document.files.map((file) => [file.pathId, file]));
+  const tree = new TranscriptTree(roots);
+  let behind = 0;
+  for (const root of roots) {
+    for (const path of await tree.walk(root)) {
+      const file = byPathId.get(checkpoints.pathId(path));
+      if (!file) continue;
+      try {
+        behind += Math.max(0, statSync(path).size - file.offset);
+      } catch {
+        // gone since it was listed
+      }
+    }
+  }
+  return behind;
 }
 
 function isoTime(ms: number | undefined): string | undefined {

@@ -2,7 +2,10 @@
 // (write, fsync, rename, fsync the directory), so a crash leaves either the old or the new version.
 // A file is known by an identity that survives rename: device + inode + a fingerprint of its first
 // bytes (as the Collector's filelog receiver does), which also tells a recreated file from the old one.
-import { createHash } from 'node:crypto';
+// Paths are not written: a project directory is named after a working directory, which can hold a secret. A
+// checkpoint names its file by a keyed hash of the path (the key is the document's own), enough to find it
+// again under the roots; a version 1 document (raw paths, before) is read and written again as version 2.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,11 +35,23 @@ export interface FileCheckpoint {
   size: number;
   /** Time (from the records) of the last record read. */
   lastEventMs?: number;
-  /** Why the file could not be read, while it cannot. */
-  unreadable?: string;
+}
+
+/** A file's checkpoint as written: its path replaced by `CheckpointStore.pathId(path)`. */
+export interface SavedCheckpoint extends Omit<FileCheckpoint, 'path'> {
+  pathId: string;
 }
 
 export interface CheckpointDocument {
+  version: 2;
+  committedAtMs: number;
+  /** The key of the path hashes (hex), kept from one version of the document to the next. */
+  pathKey: string;
+  files: SavedCheckpoint[];
+}
+
+/** What the previous release wrote. */
+interface DocumentV1 {
   version: 1;
   committedAtMs: number;
   files: FileCheckpoint[];
@@ -130,6 +145,7 @@ export class CheckpointStore {
   /** The status while `statusPath` cannot be written (see runtimeStatusDir). */
   readonly fallbackStatusPath: string;
   private fellBack = false;
+  private pathKey?: string;
 
   /** `key` separates the positions of different sink sets (another store has not seen the data). */
   constructor(
@@ -175,6 +191,16 @@ export class CheckpointStore {
     return statuses.reduce((newest, status) => (status && (!newest || status.updatedMs > newest.updatedMs) ? status : newest), undefined);
   }
 
+  /** How checkpoints name the file at `path` (a keyed hash: the path itself is not written). */
+  pathId(path: string): string {
+    return createHmac('sha256', Buffer.from(this.ownPathKey(), 'hex')).update(path).digest('hex').slice(0, 32);
+  }
+
+  private ownPathKey(): string {
+    return (this.pathKey ??= randomBytes(32).toString('hex'));
+  }
+
+  /** The document, as version 2 whichever version is on disk; its key is the one `pathId` goes on with. */
   load(): CheckpointDocument | undefined {
     let text: string;
     try {
@@ -182,17 +208,26 @@ export class CheckpointStore {
     } catch {
       return undefined;
     }
+    let document: CheckpointDocument | DocumentV1;
     try {
-      const document = JSON.parse(text) as CheckpointDocument;
-      return document.version === 1 && Array.isArray(document.files) ? document : undefined;
+      document = JSON.parse(text) as CheckpointDocument | DocumentV1;
     } catch {
       return undefined; // cannot happen with atomic replace; if it does, everything is read again (the sink drops repeats)
     }
+    if (!Array.isArray(document.files)) return undefined;
+    if (document.version === 2 && typeof document.pathKey === 'string') {
+      this.pathKey = document.pathKey;
+      return document;
+    }
+    if (document.version !== 1) return undefined;
+    const files = document.files.map(({ path, ...rest }) => ({ ...rest, pathId: this.pathId(path) }));
+    return { version: 2, committedAtMs: document.committedAtMs, pathKey: this.ownPathKey(), files };
   }
 
   /** False (reported in `writes`, the previous version kept) when it could not be written. */
   save(files: FileCheckpoint[], now = Date.now()): boolean {
-    const document: CheckpointDocument = { version: 1, committedAtMs: now, files };
+    const saved = files.map(({ path, ...rest }) => ({ pathId: this.pathId(path), ...rest }));
+    const document: CheckpointDocument = { version: 2, committedAtMs: now, pathKey: this.ownPathKey(), files: saved };
     return this.writes.attempt(this.path, () => writeFileAtomic(this.path, JSON.stringify(document), true));
   }
 }

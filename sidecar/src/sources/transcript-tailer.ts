@@ -7,7 +7,7 @@
 // missed is still read to the end.
 import type { ResumeAck } from '../model.js';
 import type { TranscriptFile } from '../records/transcript.js';
-import type { CheckpointStore, FileCheckpoint } from './checkpoints.js';
+import type { CheckpointStore, FileCheckpoint, SavedCheckpoint } from './checkpoints.js';
 import { readLines, type Line } from './line-reader.js';
 import { DescriptorRetry, isOutOfDescriptors, OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
 import { TailRecheck } from './tail-recheck.js';
@@ -61,8 +61,8 @@ export class TranscriptTailer {
   private readonly dirty = new Set<string>();
   /** Paths found at start and not read since, oldest first. */
   private readonly catchUp = new Set<string>();
-  /** The checkpoint read at start, by path and by inode, until the catch-up is done. */
-  private saved?: { byPath: Map<string, FileCheckpoint>; byInode: Map<string, FileCheckpoint> };
+  /** The checkpoint read at start, by path id and by inode, until the catch-up is done. */
+  private saved?: { byPathId: Map<string, SavedCheckpoint>; byInode: Map<string, SavedCheckpoint> };
   private lastSaveMs = 0;
   /** When acks last moved a position, and when positions were last written (the status tells both). */
   private committedMs?: number;
@@ -134,12 +134,13 @@ export class TranscriptTailer {
   async start(): Promise<void> {
     // Watch first: a file created between the scan below and the watcher being ready would be missed.
     await this.watcher.start();
-    const byPath = new Map((this.options.checkpoints.load()?.files ?? []).map((checkpoint) => [checkpoint.path, checkpoint]));
-    const byInode = new Map([...byPath.values()].map((checkpoint) => [`${checkpoint.identity.dev}:${checkpoint.identity.ino}`, checkpoint]));
-    this.saved = { byPath, byInode };
+    const { checkpoints } = this.options;
+    const byPathId = new Map((checkpoints.load()?.files ?? []).map((checkpoint) => [checkpoint.pathId, checkpoint]));
+    const byInode = new Map([...byPathId.values()].map((checkpoint) => [`${checkpoint.identity.dev}:${checkpoint.identity.ino}`, checkpoint]));
+    this.saved = { byPathId, byInode };
     for (const found of await this.tree.discover()) {
       if (this.files.has(found.path)) continue;
-      const hasCheckpoint = byPath.has(found.path) || byInode.has(`${found.dev}:${found.ino}`);
+      const hasCheckpoint = byPathId.size > 0 && (byPathId.has(checkpoints.pathId(found.path)) || byInode.has(`${found.dev}:${found.ino}`));
       this.files.set(found.path, { file: found, path: found.path, offset: 0, size: found.size, checkpointDue: hasCheckpoint, empty: found.size === 0 && !hasCheckpoint });
       // Nothing to read in an empty file: the watcher reports its first write (it was watched before the listing).
       if (found.size > 0 || hasCheckpoint) this.catchUp.add(found.path);
@@ -173,7 +174,6 @@ export class TranscriptTailer {
         resumeOffset: tracked.committed!.resumeOffset,
         size: tracked.size,
         lastEventMs: this.options.consumer.lastEventMs(tracked.file.path),
-        unreadable: tracked.unreadable,
       });
     }
     return list;
@@ -305,7 +305,7 @@ export class TranscriptTailer {
   private async resumeFromCheckpoint(tracked: TrackedFile): Promise<boolean> {
     let checkpoint;
     try {
-      checkpoint = this.saved && (await matchingCheckpoint(tracked.path, this.saved.byPath, this.saved.byInode));
+      checkpoint = this.saved && (await matchingCheckpoint(tracked.path, this.saved.byPathId.get(this.options.checkpoints.pathId(tracked.path)), this.saved.byInode));
     } catch (error) {
       this.unreadable(tracked, error as Error);
       return false;
