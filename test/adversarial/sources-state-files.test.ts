@@ -99,10 +99,33 @@ describe('state files on a failing filesystem', () => {
       // got at its first commit: a partial checkpoint could take the status's room.)
       for (let i = 0; i < 120; i++) writeSession(h, `full-${i}`, 1, `-home-dev-project-${i % 5}`);
       const store = join(h.home, 'store'); // embedded, outside the small filesystem: only state files are on it
-      const status = async () => JSON.parse((await runCli(['status', '--json', '--store', store], h.env)).stdout).sources[0] as { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string> } | undefined;
+      type Source = { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string>; lastCommitTime?: string; lastSavedTime?: string };
+      const status = async () => JSON.parse((await runCli(['status', '--json', '--store', store], h.env)).stdout).sources[0] as Source | undefined;
+      let files = 120;
       const committedAll = async () => {
         const source = await status();
-        return source?.filesFollowed === 120 && source.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
+        return source?.filesFollowed === files && source.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
+      };
+      // Row 9 of Hardening II: while nothing can be written to the state dir, status still tells the running
+      // sidecar's truth: the failing writes with their error, its own count of files, and a commit made in memory
+      // since the checkpoint on disk.
+      const toldWhileFailing = async (code: string) => {
+        const source = await status();
+        return (
+          source?.filesFollowed === files &&
+          Object.values(source.stateErrors).some((error) => error.includes(code)) &&
+          source.lastCommitTime !== undefined &&
+          source.lastSavedTime !== undefined &&
+          source.lastCommitTime > source.lastSavedTime
+        );
+      };
+      const expectTold = async (code: string) => {
+        await waitFor(`status to tell ${code}, ${files} files and a commit not on disk`, () => toldWhileFailing(code), 60_000).catch(async (error: Error) => {
+          throw new Error(`${error.message}: ${JSON.stringify(await status())}`);
+        });
+        const text = (await runCli(['status', '--store', store], h.env)).stdout;
+        expect(text).toMatch(new RegExp(`state writes failing[^\\n]*${code}`));
+        expect(text).toMatch(/in memory; not written to disk since/);
       };
 
       const sidecar = startRun(['--store', store], h.env);
@@ -124,19 +147,32 @@ describe('state files on a failing filesystem', () => {
       });
       expect((await status())?.running).toBe(true);
 
+      // Full to the last byte: not even the status fits in the state dir now.
+      const rest = openSync(join(stateDir, 'filler-rest'), 'w');
+      try {
+        for (;;) writeSync(rest, Buffer.alloc(1024, 1));
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      }
+      closeSync(rest);
+      writeSession(h, 'full-new', 1, '-home-dev-project-0');
+      files++;
+      await expectTold('ENOSPC');
+
+      rmSync(join(stateDir, 'filler-rest'));
       rmSync(filler);
       await waitFor('the checkpoint written once there is space', committedAll, 120_000);
 
       execFileSync('mount', ['-o', 'remount,ro', stateDir]);
       writeSession(h, 'full-0', 1, '-home-dev-project-0');
+      writeSession(h, 'read-only-new', 1, '-home-dev-project-0');
+      files++;
       await waitFor('the read-only filesystem to be reported', () => sidecar.output().includes('EROFS'), 120_000);
+      await expectTold('EROFS');
       await new Promise((resolveDelay) => setTimeout(resolveDelay, 6_000)); // a retry or two
       expect(sidecar.child.exitCode).toBeNull();
       execFileSync('mount', ['-o', 'remount,rw', stateDir]);
-      await waitFor('everything committed again', async () => {
-        const source = await status();
-        return source?.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
-      }, 120_000);
+      await waitFor('everything committed again', committedAll, 120_000);
       expect(await terminate(sidecar)).toBe(0);
       expect(sidecar.output()).toMatch(/written again/);
     }, 600_000);
