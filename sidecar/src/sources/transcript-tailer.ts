@@ -63,7 +63,7 @@ export class TranscriptTailer {
   private readonly catchUp = new Set<string>();
   /** The checkpoint read at start, by path id and by inode, until the catch-up is done. */
   private saved?: { byPathId: Map<string, SavedCheckpoint>; byInode: Map<string, SavedCheckpoint> };
-  private lastSaveMs = 0;
+  private lastSaveAttemptMs = 0;
   /** When acks last moved a position, and when positions were last written (the status tells both). */
   private committedMs?: number;
   private savedMs?: number;
@@ -218,12 +218,13 @@ export class TranscriptTailer {
       await this.readQueue(this.dirty, Number.POSITIVE_INFINITY);
       if (this.retryPaths.size === 0) this.descriptors.recovered();
       await this.readQueue(this.catchUp, Date.now() + CATCH_UP_SLICE_MS);
-      if (this.catchUp.size === 0) this.saved = undefined;
+      // Kept while a file found at start may still need it.
+      if (this.catchUp.size === 0 && this.dirty.size === 0 && this.retryPaths.size === 0) this.saved = undefined;
       if (this.tickDue && !this.stopping) {
         this.tickDue = false;
         this.options.onTick?.();
       }
-      if (this.catchUp.size === 0 || Date.now() - this.lastSaveMs >= CATCH_UP_COMMIT_MS) this.commit();
+      if (this.catchUp.size === 0 || Date.now() - this.lastSaveAttemptMs >= CATCH_UP_COMMIT_MS) this.commit();
     }
     this.commit();
   }
@@ -246,7 +247,7 @@ export class TranscriptTailer {
     changed ||= this.known.forgetGone(now);
     this.readSinceCommit = 0;
     if (!changed && !this.unsaved) return;
-    this.lastSaveMs = now;
+    this.lastSaveAttemptMs = now;
     if (changed) this.committedMs = now;
     this.unsaved = !this.options.checkpoints.save(this.checkpoints(), now);
     if (!this.unsaved) this.savedMs = now;
@@ -300,8 +301,10 @@ export class TranscriptTailer {
     }, OUT_OF_DESCRIPTORS_RETRY_MS).unref();
   }
 
-  /** A file found at start: read from its checkpoint when the file there is still the one it describes. */
-  /** False when it could not be told yet (no descriptor left): retried. */
+  /**
+   * A file found at start: read from its checkpoint when the file there is still the one it describes. False when
+   * that could not be told yet (no descriptor left): retried.
+   */
   private async resumeFromCheckpoint(tracked: TrackedFile): Promise<boolean> {
     let checkpoint;
     try {
