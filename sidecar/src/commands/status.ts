@@ -19,6 +19,8 @@ export interface SourceStatus {
   running: boolean;
   pid?: number;
   watcher?: string;
+  /** Set when the running sidecar's status is older than it should be: it could write it nowhere since. */
+  statusStaleSince?: string;
   sink: SidecarStatus['sink'] | { state: 'not running' };
   /** The running sidecar's own count; else the checkpoint's. */
   filesFollowed: number;
@@ -43,6 +45,9 @@ export interface StatusReport {
   storeError?: string;
 }
 
+/** A running sidecar rewrites its status every 5 s: one this old could not be written since. */
+const STALE_STATUS_MS = 30_000;
+
 export async function status(options: GlobalOptions): Promise<StatusReport> {
   const config = loadConfig({ store: options.store });
   const sources: SourceStatus[] = [];
@@ -63,6 +68,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
       running,
       pid: running ? sidecar.pid : undefined,
       watcher: running ? sidecar.watcher : undefined,
+      statusStaleSince: running && Date.now() - sidecar.updatedMs > STALE_STATUS_MS ? isoTime(sidecar.updatedMs) : undefined,
       sink: running ? sidecar.sink : { state: 'not running' },
       filesFollowed: running ? sidecar.filesFollowed : (document?.files.length ?? 0),
       bytesBehind,
@@ -139,7 +145,7 @@ function printStatus(report: StatusReport): void {
     const sinkText = 'lastError' in source.sink && source.sink.state === 'retrying' ? `retrying (${source.sink.lastError})` : source.sink.state;
     table.push(
       { source: source.source },
-      { sidecar: source.running ? `running (pid ${source.pid}, ${source.watcher})` : 'not running' },
+      { sidecar: source.running ? `running (pid ${source.pid}, ${source.watcher})${source.statusStaleSince ? `; its status not updated since ${source.statusStaleSince}` : ''}` : 'not running' },
       { store: source.store || '(none)' },
       ...(source.otlpEndpoint ? [{ otlp: source.otlpEndpoint }] : []),
       { sink: sinkText },
