@@ -9,6 +9,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { TranscriptFile } from '../records/transcript.js';
+import { isOutOfDescriptors } from './out-of-descriptors.js';
 import { readRegularFileSync } from './regular-file.js';
 
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
@@ -84,14 +85,17 @@ export class TranscriptTree {
     return this.roots.find((root) => path.startsWith(root + sep));
   }
 
-  /** The subdirectories on the transcript shape and the transcripts of one directory; [] when it is gone. */
-  async list(dir: TreeDir): Promise<{ dirs: TreeDir[]; transcripts: string[] }> {
+  /**
+   * The subdirectories on the transcript shape and the transcripts of one directory; [] when it is gone, and
+   * `outOfDescriptors` when it could not be listed for want of a descriptor (nothing is known of it then).
+   */
+  async list(dir: TreeDir): Promise<{ dirs: TreeDir[]; transcripts: string[]; outOfDescriptors?: boolean }> {
     const listed = { dirs: [] as TreeDir[], transcripts: [] as string[] };
     let entries: Dirent[];
     try {
       entries = await readdir(dir.path, { withFileTypes: true });
-    } catch {
-      return listed; // vanished or unreadable: it holds nothing we can use
+    } catch (error) {
+      return isOutOfDescriptors(error) ? { ...listed, outOfDescriptors: true } : listed; // else vanished or unreadable: nothing we can use
     }
     for (const entry of entries) {
       const path = join(dir.path, entry.name);
