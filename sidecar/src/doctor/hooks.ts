@@ -39,7 +39,7 @@ function lastSpoolActivityMs(spoolDir: string): number | undefined {
   return Math.max(changedMs, newestSpoolEventMs(spoolDir) ?? 0);
 }
 
-/** Lines of $STATE/hook-dropped: `<ns> <mkdir|write|clash|rename>` per event the hook could not keep. */
+/** Lines of $STATE/hook-dropped: `<ns> <mkdir|write|clash|rename|untrusted>` per event the hook could not keep. */
 function droppedEvents(path: string): string[] {
   try {
     return readFileSync(path, 'utf8').split('\n').filter(Boolean);
@@ -84,10 +84,14 @@ export const hooksCheck: Check = async (context) => {
   const dropped = droppedEvents(paths.hookDroppedPath);
   if (dropped.length > 0) {
     const last = dropped.at(-1)!.split(' ');
+    const cause =
+      last[1] === 'untrusted'
+        ? `the spool ${paths.spoolDir} or the state dir belongs to another user (see the permissions check)`
+        : `the spool ${paths.spoolDir} was not writable or the disk was full`;
     return result(
       'hooks',
       'fail',
-      `the hook dropped ${dropped.length} events (last: ${last[1] ?? '?'} failed at ${new Date(Number(BigInt(last[0] ?? '0') / 1_000_000n)).toISOString()}): the spool ${paths.spoolDir} was not writable or the disk was full`,
+      `the hook dropped ${dropped.length} events (last: ${last[1] ?? '?'} failed at ${new Date(Number(BigInt(last[0] ?? '0') / 1_000_000n)).toISOString()}): ${cause}`,
       `make ${paths.spoolDir} a writable directory with free space, then clear the count: rm ${paths.hookDroppedPath}`,
     );
   }

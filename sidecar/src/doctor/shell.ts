@@ -29,7 +29,7 @@ export const shellCheck: Check = async (context) => {
   if (typeof installed === 'string') return result('shell', 'fail', installed, `fix ${settingsPath} by hand, then run ccotel install-shell`);
   if (!installed) return result('shell', 'warn', `shell integration is not in ${settingsPath}: no shell spans, exit codes or process failure modes`, 'ccotel install-shell');
   if (!existsSync(script)) {
-    return result('shell', 'fail', `every Bash tool command sources ${script}, which does not exist (Bash shows an error before each command)`, 'ccotel install-shell (copies the script again)');
+    return result('shell', 'fail', `every Bash tool command sources ${script}, which does not exist: nothing is logged (and sessions set up by an earlier ccotel show an error before each command)`, 'ccotel install-shell (copies the script again)');
   }
   const newest = newestLogMs(paths.shellLogDir);
   return result(

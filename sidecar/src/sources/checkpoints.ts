@@ -6,10 +6,10 @@
 // checkpoint names its file by a keyed hash of the path (the key is the document's own), enough to find it
 // again under the roots; a version 1 document (raw paths, before) is read and written again as version 2.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 
 /** Bytes of the start of a file that identify it (filelog receiver default: 1 KB). */
@@ -110,26 +110,11 @@ export interface SidecarStatus {
 
 /**
  * Where the status goes while the state dir cannot take it (full, read-only), so that `ccotel status` still hears
- * from the running sidecar: `$XDG_RUNTIME_DIR/ccotel` (a tmpfs of this user), else `<tmp>/ccotel-<uid>`.
+ * from the running sidecar: `$XDG_RUNTIME_DIR/ccotel` (a tmpfs of this user), else `<tmp>/ccotel-<uid>` (private: secure-dir.ts).
  */
 export function runtimeStatusDir(env: NodeJS.ProcessEnv = process.env): string {
   const runtime = env.XDG_RUNTIME_DIR;
   return runtime && isAbsolute(runtime) ? join(runtime, 'ccotel') : join(tmpdir(), `ccotel-${process.getuid?.() ?? 'user'}`);
-}
-
-/** `dir` exists (made 0700 if not) and only this user can write it; a shared tmp dir can hold anyone's. */
-function isPrivateDir(dir: string): boolean {
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch {
-    // there already (checked below), or cannot be made
-  }
-  try {
-    const info = lstatSync(dir);
-    return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o022) === 0;
-  } catch {
-    return false;
-  }
 }
 
 const FALLBACK_STATUS = /^status-([0-9a-f]{16})-([0-9a-f]+)\.json$/;
@@ -170,8 +155,7 @@ export class CheckpointStore {
       return true;
     }
     try {
-      if (!isPrivateDir(dirname(this.fallbackStatusPath))) return false;
-      writeFileAtomic(this.fallbackStatusPath, text(), false);
+      writeFileAtomic(this.fallbackStatusPath, text(), false); // refused in a dir another user could have written
       this.fellBack = true;
     } catch {
       // nowhere to tell it: the status shows the last one written
