@@ -13,7 +13,8 @@ let saved: NodeJS.ProcessEnv;
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'ccotel-status-'));
   saved = { ...process.env };
-  Object.assign(process.env, { HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_CONFIG: join(home, 'none.yaml') });
+  delete process.env.CCOTEL_CONFIG;
+  Object.assign(process.env, { HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), XDG_CONFIG_HOME: join(home, 'config') });
 });
 afterEach(() => {
   process.env = saved;
