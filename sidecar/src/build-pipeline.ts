@@ -177,6 +177,21 @@ function readingOnce(built: BuiltPipeline): OncePipeline {
 
 const STATUS_EVERY_MS = 5_000;
 
+/**
+ * Paths and errors (which name the path) as the status file keeps them: masked like telemetry, since a transcript's
+ * directory is named after a working directory, which can hold a secret.
+ */
+async function maskedEntries(entries: Map<string, string>, maskText: (text: string) => Promise<string>): Promise<Record<string, string>> {
+  const masked: Record<string, string> = {};
+  for (const [path, error] of entries) masked[await maskText(path)] = await maskText(error);
+  return masked;
+}
+
+/** The sources that are retrying, for the status. */
+function retryingSources(states: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(states).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 export interface DrivenTranscripts {
   tailer: TranscriptTailer;
   driver: Driver;
@@ -236,8 +251,9 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
   detector.requestScan = (delayMs) => processes.scanIn(delayMs);
   const { tailer, driver } = transcripts;
   const startedMs = Date.now();
-  const writeStatus = (stopped = false) => {
+  const writeStatus = async (stopped = false) => {
     if (!setup.status) return;
+    const unreadableFiles = await maskedEntries(pipeline.stats.unreadableFiles, built.maskText);
     setup.checkpoints.saveStatus({
       ...setup.status,
       pid: process.pid,
@@ -247,11 +263,13 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       watcher: tailer.watcherMode,
       sink: { ...driver.sink, ...(stopped ? { state: 'stopped' as const } : {}) },
       filesFollowed: tailer.filesFollowed,
-      unreadableFiles: Object.fromEntries(pipeline.stats.unreadableFiles),
+      ...tailer.commits,
+      retrying: retryingSources({ transcripts: tailer.retrying, 'hook spool': spool.retrying, 'shell log': shellLog.retrying, 'process scan': processes.retrying }),
+      unreadableFiles,
       linesSkipped: pipeline.stats.skipped as Record<string, number>,
     });
   };
-  driver.every(STATUS_EVERY_MS, () => writeStatus());
+  driver.every(STATUS_EVERY_MS, () => void writeStatus());
   return {
     ...built,
     tailer,
@@ -262,14 +280,14 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       shellLog.start();
       processes.start();
       await transcripts.start();
-      writeStatus();
+      await writeStatus();
     },
     stop: async () => {
       await processes.stop();
       await spool.stop();
       await shellLog.stop();
       await transcripts.stop();
-      writeStatus(true);
+      await writeStatus(true);
     },
   };
 }

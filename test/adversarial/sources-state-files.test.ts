@@ -33,10 +33,8 @@ function canMount(): boolean {
 }
 
 describe('state files on a failing filesystem', () => {
-  it('EMFILE: checkpoint and status writes that find no descriptor are reported, not thrown, and succeed once one is free', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ccotel-emfile-'));
-    const logs: string[] = [];
-    const store = new CheckpointStore(dir, 'k', new StateWrites((message) => logs.push(message)));
+  /** Run `during` with every descriptor of this process taken (the soft limit lowered to at most 4096 first). */
+  function withoutDescriptors<T>(during: () => T): T {
     const limit = openFilesLimit();
     const hogs: number[] = [];
     execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${Math.min(limit, 4096)}:`]);
@@ -45,15 +43,22 @@ describe('state files on a failing filesystem', () => {
     } catch (error) {
       expect((error as NodeJS.ErrnoException).code).toBe('EMFILE');
     }
-    let saved: boolean;
-    let statusSaved: boolean;
     try {
-      saved = store.save([], 1);
-      statusSaved = store.saveStatus(STATUS);
+      return during();
     } finally {
       for (const fd of hogs) closeSync(fd);
       execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${limit}:`]);
     }
+  }
+
+  it('EMFILE: checkpoint and status writes that find no descriptor are reported, not thrown, and succeed once one is free', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-emfile-'));
+    const logs: string[] = [];
+    // Made while no descriptor is free, so it could not set one aside (below).
+    const [store, saved, statusSaved] = withoutDescriptors(() => {
+      const inside = new CheckpointStore(dir, 'k', new StateWrites((message) => logs.push(message)));
+      return [inside, inside.save([], 1), inside.saveStatus(STATUS)] as const;
+    });
     expect([saved, statusSaved]).toEqual([false, false]);
     expect(store.writes.errors[store.path]).toMatch(/EMFILE/);
     expect(logs.join('\n')).toMatch(/cannot write .*transcripts-k\.json.*EMFILE/);
@@ -62,6 +67,15 @@ describe('state files on a failing filesystem', () => {
     expect(store.writes.errors).toEqual({ [store.statusPath]: expect.stringMatching(/EMFILE/) });
     expect(store.saveStatus(STATUS)).toBe(true);
     expect(store.writes.errors).toEqual({});
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('Hardening II row 3: state writes go on while another holds every descriptor, on the one set aside for them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-emfile-'));
+    const store = new CheckpointStore(dir, 'k', new StateWrites());
+    const written = withoutDescriptors(() => [store.save([], 1), store.saveStatus(STATUS), store.save([], 2), store.saveStatus({ ...STATUS, updatedMs: 3 })]);
+    expect(written).toEqual([true, true, true, true]);
+    expect([store.load()?.committedAtMs, store.loadStatus()?.updatedMs]).toEqual([2, 3]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -85,10 +99,33 @@ describe('state files on a failing filesystem', () => {
       // got at its first commit: a partial checkpoint could take the status's room.)
       for (let i = 0; i < 120; i++) writeSession(h, `full-${i}`, 1, `-home-dev-project-${i % 5}`);
       const store = join(h.home, 'store'); // embedded, outside the small filesystem: only state files are on it
-      const status = async () => JSON.parse((await runCli(['status', '--json', '--store', store], h.env)).stdout).sources[0] as { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string> } | undefined;
+      type Source = { running: boolean; filesFollowed: number; bytesBehind: number; stateErrors: Record<string, string>; lastCommitTime?: string; lastSavedTime?: string };
+      const status = async () => JSON.parse((await runCli(['status', '--json', '--store', store], h.env)).stdout).sources[0] as Source | undefined;
+      let files = 120;
       const committedAll = async () => {
         const source = await status();
-        return source?.filesFollowed === 120 && source.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
+        return source?.filesFollowed === files && source.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
+      };
+      // Row 9 of Hardening II: while nothing can be written to the state dir, status still tells the running
+      // sidecar's truth: the failing writes with their error, its own count of files, and a commit made in memory
+      // since the checkpoint on disk.
+      const toldWhileFailing = async (code: string) => {
+        const source = await status();
+        return (
+          source?.filesFollowed === files &&
+          Object.values(source.stateErrors).some((error) => error.includes(code)) &&
+          source.lastCommitTime !== undefined &&
+          source.lastSavedTime !== undefined &&
+          source.lastCommitTime > source.lastSavedTime
+        );
+      };
+      const expectTold = async (code: string) => {
+        await waitFor(`status to tell ${code}, ${files} files and a commit not on disk`, () => toldWhileFailing(code), 60_000).catch(async (error: Error) => {
+          throw new Error(`${error.message}: ${JSON.stringify(await status())}`);
+        });
+        const text = (await runCli(['status', '--store', store], h.env)).stdout;
+        expect(text).toMatch(new RegExp(`state writes failing[^\\n]*${code}`));
+        expect(text).toMatch(/in memory; not written to disk since/);
       };
 
       const sidecar = startRun(['--store', store], h.env);
@@ -110,19 +147,32 @@ describe('state files on a failing filesystem', () => {
       });
       expect((await status())?.running).toBe(true);
 
+      // Full to the last byte: not even the status fits in the state dir now.
+      const rest = openSync(join(stateDir, 'filler-rest'), 'w');
+      try {
+        for (;;) writeSync(rest, Buffer.alloc(1024, 1));
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      }
+      closeSync(rest);
+      writeSession(h, 'full-new', 1, '-home-dev-project-0');
+      files++;
+      await expectTold('ENOSPC');
+
+      rmSync(join(stateDir, 'filler-rest'));
       rmSync(filler);
       await waitFor('the checkpoint written once there is space', committedAll, 120_000);
 
       execFileSync('mount', ['-o', 'remount,ro', stateDir]);
       writeSession(h, 'full-0', 1, '-home-dev-project-0');
+      writeSession(h, 'read-only-new', 1, '-home-dev-project-0');
+      files++;
       await waitFor('the read-only filesystem to be reported', () => sidecar.output().includes('EROFS'), 120_000);
+      await expectTold('EROFS');
       await new Promise((resolveDelay) => setTimeout(resolveDelay, 6_000)); // a retry or two
       expect(sidecar.child.exitCode).toBeNull();
       execFileSync('mount', ['-o', 'remount,rw', stateDir]);
-      await waitFor('everything committed again', async () => {
-        const source = await status();
-        return source?.bytesBehind === 0 && Object.keys(source.stateErrors).length === 0;
-      }, 120_000);
+      await waitFor('everything committed again', committedAll, 120_000);
       expect(await terminate(sidecar)).toBe(0);
       expect(sidecar.output()).toMatch(/written again/);
     }, 600_000);

@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((resolveDelay) => setTimeout(resolveDe
 /** The committed read position of `path` in the (only) checkpoint set, or -1. */
 function committedOffset(checkpointDir: string, path: string): number {
   const [checkpoints]: CheckpointStore[] = checkpointStoresIn(checkpointDir);
-  return checkpoints?.load()?.files.find((file) => file.path === path)?.offset ?? -1;
+  return checkpoints?.load()?.files.find((file) => file.pathId === checkpoints.pathId(path))?.offset ?? -1;
 }
 
 describe('live bursts (slow: the real CLI)', () => {

@@ -39,3 +39,15 @@ export function portOption(value: string): number {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`not a port number: ${value}`);
   return port;
 }
+
+/**
+ * `--timezone` checked as it is parsed, so a bad one is one line before any store is opened (the engine's
+ * refusal came as a client stack); the zone as the runtime names it (`europe/paris` → `Europe/Paris`).
+ */
+export function timezoneOption(value: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    throw new Error(`--timezone: "${value}" is not a time zone (an IANA name such as Europe/Paris, or UTC)`);
+  }
+}

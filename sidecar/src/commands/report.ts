@@ -8,7 +8,7 @@ import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
 import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
-import { storeOption, type GlobalOptions } from './options.js';
+import { storeOption, timezoneOption, type GlobalOptions } from './options.js';
 
 function newTable(head: string[]): Table.Table {
   return new Table({ head, style: { head: [], border: [] } });
@@ -87,7 +87,7 @@ export function registerReportCommand(program: Command): void {
       .option('--until <day>', 'periods: up to this day, inclusive')
       .option('--project <text>', 'periods: only sessions whose working directory contains this')
       .option('--model <model>', 'periods: only this model')
-      .option('--timezone <zone>', 'periods: count days in this IANA time zone (default: the machine\'s)')
+      .option('--timezone <zone>', 'periods: count days in this IANA time zone (default: the machine\'s)', timezoneOption)
       .option('--breakdown', 'periods: figures by model under each row'),
   ).action(async (period: string | undefined, opts: ReportOptions) => {
     if (period !== undefined && !(USAGE_PERIODS as readonly string[]).includes(period)) {

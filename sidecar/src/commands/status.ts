@@ -4,7 +4,9 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { loadConfig } from '../config.js';
-import { checkpointStoresIn, type SidecarStatus } from '../sources/checkpoints.js';
+import { checkpointStoresIn, type CheckpointDocument, type CheckpointStore, type SidecarStatus } from '../sources/checkpoints.js';
+import { candidateRoots } from '../sources/transcript-discovery.js';
+import { TranscriptTree } from '../sources/transcript-tree.js';
 import { openStore } from '../store/open-store.js';
 import { storeOption, type GlobalOptions } from './options.js';
 import { isAlive } from '../process-alive.js';
@@ -17,15 +19,23 @@ export interface SourceStatus {
   running: boolean;
   pid?: number;
   watcher?: string;
+  /** Set when the running sidecar's status is older than it should be: it could write it nowhere since. */
+  statusStaleSince?: string;
   sink: SidecarStatus['sink'] | { state: 'not running' };
+  /** The running sidecar's own count; else the checkpoint's. */
   filesFollowed: number;
   /** Bytes appended to followed files that are not committed yet. */
   bytesBehind: number;
   lastEventTime?: string;
+  /** When positions last moved: in the running sidecar's memory, else as the checkpoint says. */
   lastCommitTime?: string;
+  /** When the checkpoint on disk was written: earlier than the last commit while its writes fail. */
+  lastSavedTime?: string;
   unreadableFiles: Record<string, string>;
   /** State files the running sidecar could not write (disk full, read-only, no descriptor left). */
   stateErrors: Record<string, string>;
+  /** Sources of the running sidecar retrying because no descriptor was left (`retrying after EMFILE since …`). */
+  retrying: Record<string, string>;
 }
 
 export interface StatusReport {
@@ -35,6 +45,9 @@ export interface StatusReport {
   storeError?: string;
 }
 
+/** A running sidecar rewrites its status every 5 s: one this old could not be written since. */
+const STALE_STATUS_MS = 30_000;
+
 export async function status(options: GlobalOptions): Promise<StatusReport> {
   const config = loadConfig({ store: options.store });
   const sources: SourceStatus[] = [];
@@ -42,16 +55,12 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
     const document = checkpoints.load();
     const sidecar = checkpoints.loadStatus();
     const running = sidecar !== undefined && sidecar.sink.state !== 'stopped' && isAlive(sidecar.pid);
-    let bytesBehind = 0;
     let lastEventMs = 0;
-    for (const file of document?.files ?? []) {
-      lastEventMs = Math.max(lastEventMs, file.lastEventMs ?? 0);
-      try {
-        bytesBehind += Math.max(0, statSync(file.path).size - file.offset);
-      } catch {
-        // gone since the last commit
-      }
-    }
+    for (const file of document?.files ?? []) lastEventMs = Math.max(lastEventMs, file.lastEventMs ?? 0);
+    const bytesBehind = document ? await bytesBehindOf(checkpoints, document, sidecar?.roots ?? candidateRoots()) : 0;
+    const savedMs = document?.committedAtMs;
+    // A running sidecar knows better than a checkpoint it may not have been able to write.
+    const committedMs = running ? (sidecar.committedMs ?? savedMs) : savedMs;
     sources.push({
       source: 'transcripts',
       store: sidecar?.store ?? '',
@@ -59,13 +68,16 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
       running,
       pid: running ? sidecar.pid : undefined,
       watcher: running ? sidecar.watcher : undefined,
+      statusStaleSince: running && Date.now() - sidecar.updatedMs > STALE_STATUS_MS ? isoTime(sidecar.updatedMs) : undefined,
       sink: running ? sidecar.sink : { state: 'not running' },
-      filesFollowed: document?.files.length ?? 0,
+      filesFollowed: running ? sidecar.filesFollowed : (document?.files.length ?? 0),
       bytesBehind,
       lastEventTime: lastEventMs > 0 ? new Date(lastEventMs).toISOString() : undefined,
-      lastCommitTime: document ? new Date(document.committedAtMs).toISOString() : undefined,
+      lastCommitTime: isoTime(committedMs),
+      lastSavedTime: isoTime(savedMs),
       unreadableFiles: sidecar?.unreadableFiles ?? {},
       stateErrors: running ? (sidecar.stateErrors ?? {}) : {},
+      retrying: running ? (sidecar.retrying ?? {}) : {},
     });
   }
   const report: StatusReport = { sources, linesSkipped: {} };
@@ -88,6 +100,39 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
   return report;
 }
 
+/**
+ * Bytes appended since the committed positions: the checkpoint names files only by a hash of their path, so the
+ * roots are listed and each transcript's path hashed the same way.
+ */
+async function bytesBehindOf(checkpoints: CheckpointStore, document: CheckpointDocument, roots: string[]): Promise<number> {
+  const byPathId = new Map(document.files.map((file) => [file.pathId, file]));
+  const tree = new TranscriptTree(roots);
+  let behind = 0;
+  for (const root of roots) {
+    for (const path of await tree.walk(root)) {
+      const file = byPathId.get(checkpoints.pathId(path));
+      if (!file) continue;
+      try {
+        behind += Math.max(0, statSync(path).size - file.offset);
+      } catch {
+        // gone since it was listed
+      }
+    }
+  }
+  return behind;
+}
+
+function isoTime(ms: number | undefined): string | undefined {
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+/** The last commit, and when it is not on disk (writes failing) since when the disk has it. */
+function commitText(source: SourceStatus): string {
+  if (!source.lastCommitTime) return '-';
+  if (source.lastSavedTime && Date.parse(source.lastSavedTime) >= Date.parse(source.lastCommitTime)) return source.lastCommitTime;
+  return `${source.lastCommitTime} (in memory; not written to disk since ${source.lastSavedTime ?? 'the start'})`;
+}
+
 function listOrDash(byPath: Record<string, string>): string {
   const entries = Object.entries(byPath);
   return entries.length === 0 ? '-' : entries.map(([path, why]) => `${path}: ${why}`).join('\n');
@@ -100,16 +145,17 @@ function printStatus(report: StatusReport): void {
     const sinkText = 'lastError' in source.sink && source.sink.state === 'retrying' ? `retrying (${source.sink.lastError})` : source.sink.state;
     table.push(
       { source: source.source },
-      { sidecar: source.running ? `running (pid ${source.pid}, ${source.watcher})` : 'not running' },
+      { sidecar: source.running ? `running (pid ${source.pid}, ${source.watcher})${source.statusStaleSince ? `; its status not updated since ${source.statusStaleSince}` : ''}` : 'not running' },
       { store: source.store || '(none)' },
       ...(source.otlpEndpoint ? [{ otlp: source.otlpEndpoint }] : []),
       { sink: sinkText },
       { 'files followed': String(source.filesFollowed) },
       { 'bytes behind': String(source.bytesBehind) },
       { 'last event': source.lastEventTime ?? '-' },
-      { 'last commit': source.lastCommitTime ?? '-' },
+      { 'last commit': commitText(source) },
       { unreadable: listOrDash(source.unreadableFiles) },
       { 'state writes failing': listOrDash(source.stateErrors) },
+      { retrying: listOrDash(source.retrying) },
     );
     console.log(table.toString());
   }

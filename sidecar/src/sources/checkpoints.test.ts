@@ -36,7 +36,8 @@ describe('checkpoint store', () => {
     store.save([file], 1000);
     // A crash in the middle of the next save leaves only a partial temporary file behind.
     writeFileSync(`${store.path}.999.tmp`, '{"version":1,"files":[{"pa');
-    expect(store.load()).toEqual({ version: 1, committedAtMs: 1000, files: [file] });
+    const { path, ...saved } = file;
+    expect(store.load()).toEqual({ version: 2, committedAtMs: 1000, pathKey: expect.any(String), files: [{ ...saved, pathId: store.pathId(path) }] });
     store.save([{ ...file, offset: 20 }], 2000);
     expect(store.load()?.files[0].offset).toBe(20);
     expect(readdirSync(join(dir, 'cp')).filter((name) => name.endsWith('.tmp') && name.includes(String(process.pid)))).toEqual([]);

@@ -2,10 +2,14 @@
 // (write, fsync, rename, fsync the directory), so a crash leaves either the old or the new version.
 // A file is known by an identity that survives rename: device + inode + a fingerprint of its first
 // bytes (as the Collector's filelog receiver does), which also tells a recreated file from the old one.
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+// Paths are not written: a project directory is named after a working directory, which can hold a secret. A
+// checkpoint names its file by a keyed hash of the path (the key is the document's own), enough to find it
+// again under the roots; a version 1 document (raw paths, before) is read and written again as version 2.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 
 /** Bytes of the start of a file that identify it (filelog receiver default: 1 KB). */
@@ -31,11 +35,23 @@ export interface FileCheckpoint {
   size: number;
   /** Time (from the records) of the last record read. */
   lastEventMs?: number;
-  /** Why the file could not be read, while it cannot. */
-  unreadable?: string;
+}
+
+/** A file's checkpoint as written: its path replaced by `CheckpointStore.pathId(path)`. */
+export interface SavedCheckpoint extends Omit<FileCheckpoint, 'path'> {
+  pathId: string;
 }
 
 export interface CheckpointDocument {
+  version: 2;
+  committedAtMs: number;
+  /** The key of the path hashes (hex), kept from one version of the document to the next. */
+  pathKey: string;
+  files: SavedCheckpoint[];
+}
+
+/** What the previous release wrote. */
+interface DocumentV1 {
   version: 1;
   committedAtMs: number;
   files: FileCheckpoint[];
@@ -85,11 +101,36 @@ export interface SidecarStatus {
   linesSkipped: Record<string, number>;
   /** State files whose last write failed (disk full, read-only, no descriptor left), with the error. */
   stateErrors?: Record<string, string>;
+  /** When transcript positions last moved (acks), and when they were last written to the checkpoint. */
+  committedMs?: number;
+  savedMs?: number;
+  /** Sources retrying because no descriptor was left, by source: `retrying after EMFILE since …`. */
+  retrying?: Record<string, string>;
+}
+
+/**
+ * Where the status goes while the state dir cannot take it (full, read-only), so that `ccotel status` still hears
+ * from the running sidecar: `$XDG_RUNTIME_DIR/ccotel` (a tmpfs of this user), else `<tmp>/ccotel-<uid>` (private: secure-dir.ts).
+ */
+export function runtimeStatusDir(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  return runtime && isAbsolute(runtime) ? join(runtime, 'ccotel') : join(tmpdir(), `ccotel-${process.getuid?.() ?? 'user'}`);
+}
+
+const FALLBACK_STATUS = /^status-([0-9a-f]{16})-([0-9a-f]+)\.json$/;
+
+/** The state dir as fallback status files name it. */
+function dirKey(dir: string): string {
+  return createHash('sha256').update(dir).digest('hex').slice(0, 16);
 }
 
 export class CheckpointStore {
   readonly path: string;
   readonly statusPath: string;
+  /** The status while `statusPath` cannot be written (see runtimeStatusDir). */
+  readonly fallbackStatusPath: string;
+  private fellBack = false;
+  private pathKey?: string;
 
   /** `key` separates the positions of different sink sets (another store has not seen the data). */
   constructor(
@@ -99,21 +140,51 @@ export class CheckpointStore {
   ) {
     this.path = join(dir, `transcripts-${key}.json`);
     this.statusPath = join(dir, `status-${key}.json`);
+    this.fallbackStatusPath = join(runtimeStatusDir(), `status-${dirKey(dir)}-${key}.json`);
   }
 
-  /** Status is advisory: replaced atomically, not synced. False (reported in `writes`) when it failed. */
+  /**
+   * Status is advisory: replaced atomically, not synced. False (reported in `writes`) when it failed; it then goes
+   * to `fallbackStatusPath`, with the failure, until the state dir takes it again.
+   */
   saveStatus(status: SidecarStatus): boolean {
-    return this.writes.attempt(this.statusPath, () => writeFileAtomic(this.statusPath, JSON.stringify({ ...status, stateErrors: this.writes.errors }), false));
-  }
-
-  loadStatus(): SidecarStatus | undefined {
-    try {
-      return JSON.parse(readFileSync(this.statusPath, 'utf8')) as SidecarStatus;
-    } catch {
-      return undefined;
+    const text = () => JSON.stringify({ ...status, stateErrors: this.writes.errors });
+    if (this.writes.attempt(this.statusPath, () => writeFileAtomic(this.statusPath, text(), false))) {
+      if (this.fellBack) rmSync(this.fallbackStatusPath, { force: true });
+      this.fellBack = false;
+      return true;
     }
+    try {
+      writeFileAtomic(this.fallbackStatusPath, text(), false); // refused in a dir another user could have written
+      this.fellBack = true;
+    } catch {
+      // nowhere to tell it: the status shows the last one written
+    }
+    return false;
   }
 
+  /** The newer of the status in the state dir and the fallback one. */
+  loadStatus(): SidecarStatus | undefined {
+    const statuses = [this.statusPath, this.fallbackStatusPath].map((path) => {
+      try {
+        return JSON.parse(readFileSync(path, 'utf8')) as SidecarStatus;
+      } catch {
+        return undefined;
+      }
+    });
+    return statuses.reduce((newest, status) => (status && (!newest || status.updatedMs > newest.updatedMs) ? status : newest), undefined);
+  }
+
+  /** How checkpoints name the file at `path` (a keyed hash: the path itself is not written). */
+  pathId(path: string): string {
+    return createHmac('sha256', Buffer.from(this.ownPathKey(), 'hex')).update(path).digest('hex').slice(0, 32);
+  }
+
+  private ownPathKey(): string {
+    return (this.pathKey ??= randomBytes(32).toString('hex'));
+  }
+
+  /** The document, as version 2 whichever version is on disk; its key is the one `pathId` goes on with. */
   load(): CheckpointDocument | undefined {
     let text: string;
     try {
@@ -121,17 +192,26 @@ export class CheckpointStore {
     } catch {
       return undefined;
     }
+    let document: CheckpointDocument | DocumentV1;
     try {
-      const document = JSON.parse(text) as CheckpointDocument;
-      return document.version === 1 && Array.isArray(document.files) ? document : undefined;
+      document = JSON.parse(text) as CheckpointDocument | DocumentV1;
     } catch {
       return undefined; // cannot happen with atomic replace; if it does, everything is read again (the sink drops repeats)
     }
+    if (!Array.isArray(document.files)) return undefined;
+    if (document.version === 2 && typeof document.pathKey === 'string') {
+      this.pathKey = document.pathKey;
+      return document;
+    }
+    if (document.version !== 1) return undefined;
+    const files = document.files.map(({ path, ...rest }) => ({ ...rest, pathId: this.pathId(path) }));
+    return { version: 2, committedAtMs: document.committedAtMs, pathKey: this.ownPathKey(), files };
   }
 
   /** False (reported in `writes`, the previous version kept) when it could not be written. */
   save(files: FileCheckpoint[], now = Date.now()): boolean {
-    const document: CheckpointDocument = { version: 1, committedAtMs: now, files };
+    const saved = files.map(({ path, ...rest }) => ({ pathId: this.pathId(path), ...rest }));
+    const document: CheckpointDocument = { version: 2, committedAtMs: now, pathKey: this.ownPathKey(), files: saved };
     return this.writes.attempt(this.path, () => writeFileAtomic(this.path, JSON.stringify(document), true));
   }
 }
@@ -142,14 +222,21 @@ export function sinkKey(parts: string[]): string {
 }
 
 /** Every checkpoint set in `dir` (one per sink set that ran on this host). */
-export function checkpointStoresIn(dir: string): CheckpointStore[] {
-  let names: string[];
+function listOrNone(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
+}
+
+export function checkpointStoresIn(dir: string): CheckpointStore[] {
+  const names = listOrNone(dir);
   // A status file alone is a sidecar that could not commit yet (e.g. its checkpoint write keeps failing).
   const keys = names.map((name) => /^(?:transcripts|status)-([0-9a-f]+)\.json$/.exec(name)?.[1]).filter((key): key is string => key !== undefined);
+  for (const name of listOrNone(runtimeStatusDir())) {
+    const match = FALLBACK_STATUS.exec(name);
+    if (match?.[1] === dirKey(dir)) keys.push(match[2]);
+  }
   return [...new Set(keys)].map((key) => new CheckpointStore(dir, key));
 }

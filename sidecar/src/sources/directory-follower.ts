@@ -7,10 +7,12 @@
 import { type BigIntStats, type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, dirname, relative, sep } from 'node:path';
 import { inodeIdentity } from './inode-identity.js';
+import { OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
 
 export interface DirectoryFollowerOptions {
   dir: string;
-  tick: () => Promise<void>;
+  /** True: it could not finish (no descriptor left) and is run again in a second, changes or not. */
+  tick: () => Promise<boolean | void>;
   /** Tick this often while watching (the directory, or the ancestor it will appear in); default 5 s. */
   safetyPollMs?: number;
   /** Tick this often while no watch could be added. */
@@ -59,11 +61,12 @@ export class DirectoryFollower {
     while (!this.stopping) {
       this.changed = false;
       this.ensureWatched(); // before the tick: whatever appears after the tick's listing is reported
-      await this.options.tick();
+      const retry = await this.options.tick();
       if (this.stopping || this.changed) continue;
+      const waitMs = this.watched ? (this.options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS) : this.options.pollMs;
       await new Promise<void>((resolveWait) => {
         this.wake = resolveWait;
-        this.timer = setTimeout(resolveWait, this.watched ? (this.options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS) : this.options.pollMs);
+        this.timer = setTimeout(resolveWait, retry === true ? Math.min(waitMs, OUT_OF_DESCRIPTORS_RETRY_MS) : waitMs);
       });
       clearTimeout(this.timer);
       this.wake = undefined;

@@ -17,6 +17,7 @@ import type { Ack } from '../model.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { METRICS, metricPoint } from '../semconv.js';
 import { DirectoryFollower } from './directory-follower.js';
+import { DescriptorRetry, isOutOfDescriptors } from './out-of-descriptors.js';
 import { readRegularFileSync } from './regular-file.js';
 
 export interface HookSpoolOptions {
@@ -78,9 +79,19 @@ export class HookSpoolSource {
   /** Files that cannot be read (a FIFO or symlink named like a spool file): reported once, then left alone. */
   private readonly refused = new Set<string>();
   private droppedLinesSeen = 0;
+  /** The current scan met EMFILE or ENFILE: the files it could not read are read by the next one. */
+  private outOfDescriptors = false;
   private follower?: DirectoryFollower;
+  private readonly descriptors: DescriptorRetry;
 
-  constructor(private readonly options: HookSpoolOptions) {}
+  constructor(private readonly options: HookSpoolOptions) {
+    this.descriptors = new DescriptorRetry('hook spool', options.log);
+  }
+
+  /** While scans find no descriptor left: since when (for the status). */
+  get retrying(): string | undefined {
+    return this.descriptors.state;
+  }
 
   /** Hand every spool file present now to the correlator, in firing order. Returns the number handed over. */
   scan(nowMs = Date.now()): number {
@@ -89,9 +100,15 @@ export class HookSpoolSource {
     try {
       names = readdirSync(this.options.spoolDir);
     } catch (error) {
+      if (isOutOfDescriptors(error)) {
+        this.descriptors.failed(error);
+        return 0;
+      }
+      this.descriptors.recovered();
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log?.(`cannot read the hook spool: ${(error as Error).message}`);
       return 0;
     }
+    this.outOfDescriptors = false;
     const entries: SpoolEntry[] = [];
     for (const name of names) {
       if (name.startsWith('.tmp-')) this.removeIfStale(name, nowMs);
@@ -104,6 +121,7 @@ export class HookSpoolSource {
     entries.sort((a, b) => (a.firedAtNs === b.firedAtNs ? a.hookPid - b.hookPid : a.firedAtNs < b.firedAtNs ? -1 : 1));
     let handed = 0;
     for (const entry of entries) if (this.readOne(entry, nowMs)) handed++;
+    if (!this.outOfDescriptors) this.descriptors.recovered();
     return handed;
   }
 
@@ -123,7 +141,10 @@ export class HookSpoolSource {
 
   /** Follow the spool: scan when it changes (and every `safetyPollMs`); each file is deleted once its ack runs. */
   start(): void {
-    const tick = async () => void this.scan();
+    const tick = async () => {
+      this.scan();
+      return this.descriptors.retrying;
+    };
     const { spoolDir: dir, safetyPollMs, log } = this.options;
     this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
     this.follower.start();
@@ -147,6 +168,11 @@ export class HookSpoolSource {
       text = readRegularFileSync(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      if (isOutOfDescriptors(error)) {
+        this.descriptors.failed(error);
+        this.outOfDescriptors = true;
+        return false; // nothing wrong with the file: read by the next scan
+      }
       this.options.log?.(`cannot read ${path}: ${(error as Error).message}; left in the spool`);
       this.refused.add(name);
       return false;

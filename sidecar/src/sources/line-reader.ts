@@ -1,7 +1,7 @@
 // Read newline-terminated lines of a file from a byte offset. A last line without its newline is not
 // returned: it may still be being written, and is read whole once its newline arrives. Lines longer than
 // the limit are skipped (and reported) without holding them in memory.
-import { openRegularFile } from './regular-file.js';
+import { openRegularFileSized } from './regular-file.js';
 
 export interface Line {
   /** The line without its newline, as read (a view of the read's own buffer). */
@@ -68,7 +68,7 @@ export async function readLines(
   onLines: (lines: Line[]) => Promise<void> | void,
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
 ): Promise<ReadResult> {
-  const handle = await openRegularFile(path);
+  const { handle, size } = await openRegularFileSized(path);
   const tooLong: number[] = [];
   try {
     let position = fromOffset;
@@ -77,8 +77,9 @@ export async function readLines(
     let skippingLongLine = false;
     // A new chunk each read: the lines handed over are views of it, valid for as long as they are kept. After a read
     // that did not fill its chunk the end is most likely reached: the read that confirms it takes a small chunk
-    // (from Node's pool), so following thousands of small files does not allocate 2 MB for each.
-    let chunkBytes = CHUNK_BYTES;
+    // (from Node's pool), so following thousands of small files does not allocate 2 MB for each; so does the first
+    // read of a file with little left to read.
+    let chunkBytes = size - fromOffset < END_PROBE_BYTES ? END_PROBE_BYTES : CHUNK_BYTES;
     for (;;) {
       const chunk = Buffer.allocUnsafe(chunkBytes);
       const { bytesRead } = await handle.read(chunk, 0, chunkBytes, position);

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessScan } from '../records/process-scan.js';
+import { DescriptorRetry, isOutOfDescriptors, OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux architecture in use). */
 const USER_HZ = 100;
@@ -18,6 +19,10 @@ export interface ScanOptions {
   sessionsToName?: Set<string>;
 }
 
+/**
+ * Throws when no descriptor is left (EMFILE, ENFILE): a scan that could not read the processes would tell the
+ * detectors they are all gone.
+ */
 export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessionsToName = new Set() }: ScanOptions = {}): ProcessScan {
   const bootMs = bootTimeMs(procRoot);
   const scan: ProcessScan = { timeMs: nowMs, processes: new Map(), parents: new Map(), ttys: new Map(), sids: new Map(), starts: new Map(), namedBy: new Map(), agents: new Map(), unreadable: 0 };
@@ -37,6 +42,7 @@ export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessions
     try {
       environ = readFileSync(join(procRoot, name, 'environ'), 'latin1');
     } catch (error) {
+      if (isOutOfDescriptors(error)) throw error;
       if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') scan.unreadable++;
       continue;
     }
@@ -105,8 +111,16 @@ export class ProcessWatcher {
   /** While a scan runs: how soon the next one is wanted. */
   private afterScanMs?: number;
   private stopping = false;
+  private readonly descriptors: DescriptorRetry;
 
-  constructor(private readonly options: ProcessWatcherOptions) {}
+  constructor(private readonly options: ProcessWatcherOptions) {
+    this.descriptors = new DescriptorRetry('process scan', options.log);
+  }
+
+  /** While scans find no descriptor left: since when (for the status). */
+  get retrying(): string | undefined {
+    return this.descriptors.state;
+  }
 
   start(): void {
     this.scanIn(0);
@@ -134,8 +148,19 @@ export class ProcessWatcher {
   private async scan(): Promise<void> {
     this.nextAtMs = Number.POSITIVE_INFINITY;
     this.afterScanMs = this.options.intervalMs;
+    let scan: ProcessScan | undefined;
     try {
-      await this.options.onScan(scanProcesses({ procRoot: this.options.procRoot, sessionsToName: this.options.sessionsToName?.() }));
+      scan = scanProcesses({ procRoot: this.options.procRoot, sessionsToName: this.options.sessionsToName?.() });
+      this.descriptors.recovered();
+    } catch (error) {
+      if (!isOutOfDescriptors(error)) this.options.log?.(`process watcher: ${(error as Error).message}`);
+      else {
+        this.descriptors.failed(error);
+        this.afterScanMs = Math.min(this.afterScanMs, OUT_OF_DESCRIPTORS_RETRY_MS);
+      }
+    }
+    try {
+      if (scan) await this.options.onScan(scan);
     } catch (error) {
       this.options.log?.(`process watcher: ${(error as Error).message}`);
     }
@@ -148,7 +173,8 @@ export class ProcessWatcher {
 function safeReaddir(path: string): string[] {
   try {
     return readdirSync(path);
-  } catch {
+  } catch (error) {
+    if (isOutOfDescriptors(error)) throw error;
     return [];
   }
 }
@@ -169,7 +195,8 @@ function readStat(procRoot: string, pid: number): { ppid: number; pgid: number; 
   let text: string;
   try {
     text = readFileSync(join(procRoot, String(pid), 'stat'), 'latin1');
-  } catch {
+  } catch (error) {
+    if (isOutOfDescriptors(error)) throw error;
     return undefined;
   }
   // `pid (comm) state ppid pgrp session tty_nr …`: comm may hold spaces and parentheses; fields follow the last ')'.
@@ -180,7 +207,8 @@ function readStat(procRoot: string, pid: number): { ppid: number; pgid: number; 
 function readCommandLine(procRoot: string, pid: number): string {
   try {
     return readFileSync(join(procRoot, String(pid), 'cmdline'), 'utf8').replace(/\0+$/, '').replaceAll('\0', ' ');
-  } catch {
+  } catch (error) {
+    if (isOutOfDescriptors(error)) throw error;
     return '';
   }
 }
@@ -198,7 +226,8 @@ function listeningSockets(procRoot: string): Map<string, number> {
     let text: string;
     try {
       text = readFileSync(join(procRoot, 'net', file), 'utf8');
-    } catch {
+    } catch (error) {
+      if (isOutOfDescriptors(error)) throw error;
       continue;
     }
     for (const line of text.split('\n').slice(1)) {

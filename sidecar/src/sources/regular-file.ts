@@ -21,8 +21,14 @@ function refuseSymlink(error: unknown): never {
 
 /** Opened and checked: a regular file, not reached through a final symlink. The caller closes it. */
 export async function openRegularFile(path: string): Promise<FileHandle> {
+  return (await openRegularFileSized(path)).handle;
+}
+
+/** `openRegularFile`, with the size the check saw. */
+export async function openRegularFileSized(path: string): Promise<{ handle: FileHandle; size: number }> {
   const handle = await open(path, READ_FLAGS).catch((error: unknown) => refuseSymlink(error));
-  if ((await handle.stat()).isFile()) return handle;
+  const info = await handle.stat();
+  if (info.isFile()) return { handle, size: info.size };
   await handle.close();
   throw new NotRegularFileError('ENOTREG');
 }

@@ -10,6 +10,7 @@ import type { SkippedRecord } from '../skipped-lines.js';
 import type { ShellRead, ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
 import { DirectoryFollower } from './directory-follower.js';
 import { inodeIdentity } from './inode-identity.js';
+import { DescriptorRetry, isOutOfDescriptors } from './out-of-descriptors.js';
 import { readLines } from './line-reader.js';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 
@@ -57,9 +58,13 @@ export class ShellLogSource {
   private readonly refused = new Set<string>();
 
   private readonly stateWrites: StateWrites;
+  private readonly descriptors: DescriptorRetry;
+  /** The current pass met EMFILE or ENFILE: what it could not read is read by the next one. */
+  private outOfDescriptors = false;
 
   constructor(private readonly options: ShellLogOptions) {
     this.stateWrites = options.stateWrites ?? new StateWrites(options.log);
+    this.descriptors = new DescriptorRetry('shell log', options.log);
     for (const [file, offset] of Object.entries(this.loadCheckpoint())) {
       this.positions.set(file, { offset, size: offset });
       this.resumeOffsets.set(file, offset);
@@ -68,19 +73,37 @@ export class ShellLogSource {
 
   /** Read what was appended to every shell log since the last read. */
   async readAll(): Promise<void> {
+    this.outOfDescriptors = false;
     let names: string[];
     try {
       names = readdirSync(this.options.dir).filter((name) => name.endsWith('.jsonl')).sort();
-    } catch {
-      return; // no shell log yet
+    } catch (error) {
+      if (isOutOfDescriptors(error)) this.descriptorsFailed(error);
+      else this.descriptors.recovered(); // no shell log yet
+      return;
     }
     for (const name of names) await this.readFile(join(this.options.dir, name));
+    if (!this.outOfDescriptors) this.descriptors.recovered();
+  }
+
+  /** While reads find no descriptor left: since when (for the status). */
+  get retrying(): string | undefined {
+    return this.descriptors.state;
+  }
+
+  private descriptorsFailed(error: NodeJS.ErrnoException): void {
+    this.descriptors.failed(error);
+    this.outOfDescriptors = true;
   }
 
   /** Follow the directory: read when it changes (and every `safetyPollMs`); positions are committed as acks come. */
   start(): void {
     const { dir, safetyPollMs, log } = this.options;
-    this.follower = new DirectoryFollower({ dir, tick: () => this.readAll(), safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
+    const tick = async () => {
+      await this.readAll();
+      return this.descriptors.retrying;
+    };
+    this.follower = new DirectoryFollower({ dir, tick, safetyPollMs, pollMs: UNWATCHED_POLL_MS, log });
     this.follower.start();
   }
 
@@ -146,7 +169,8 @@ export class ShellLogSource {
       position.offset = result.offset;
       position.size = size;
     } catch (error) {
-      this.options.log?.(`cannot read ${path}: ${(error as Error).message}`);
+      if (isOutOfDescriptors(error)) this.descriptorsFailed(error);
+      else this.options.log?.(`cannot read ${path}: ${(error as Error).message}`);
     }
   }
 

@@ -5,6 +5,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensurePrivateDir } from '../secure-dir.js';
+import { isOutOfDescriptors } from './out-of-descriptors.js';
 
 /**
  * Replace `path` by `text` (0600, in a private dir: see secure-dir.ts): write a temporary file, rename it over. With `durable`,
@@ -39,16 +40,49 @@ export function writeFileAtomic(path: string, text: string, durable: boolean): v
   }
 }
 
+/**
+ * One descriptor held back for the state files: when a local user holds every other one (EMFILE), a write gives
+ * it up, writes (one descriptor at a time), and takes it back, so positions and the status are still written.
+ */
+let reserveFd: number | undefined;
+
+function takeReserve(): void {
+  try {
+    reserveFd ??= openSync('/dev/null', 'r');
+  } catch {
+    // none free now: taken at the next write
+  }
+}
+
+/** Run `write`, once more on the reserve descriptor if it found none left. */
+function withReserve(write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (!isOutOfDescriptors(error) || reserveFd === undefined) throw error;
+    closeSync(reserveFd);
+    reserveFd = undefined;
+    try {
+      write();
+    } finally {
+      takeReserve();
+    }
+  }
+}
+
 /** State writes that failed and have not succeeded since, by file: what `ccotel status` shows. */
 export class StateWrites {
   private readonly failing = new Map<string, string>();
 
-  constructor(private readonly log?: (message: string) => void) {}
+  constructor(private readonly log?: (message: string) => void) {
+    takeReserve();
+  }
 
   /** Run one write; a failure is logged (once per new error) and kept, not thrown. True when it was written. */
   attempt(path: string, write: () => void): boolean {
     try {
-      write();
+      takeReserve();
+      withReserve(write);
     } catch (error) {
       const message = (error as Error).message;
       if (this.failing.get(path) !== message) this.log?.(`cannot write ${path} (${message}); kept the previous version, retrying`);

@@ -2,7 +2,8 @@
 // a known file renamed there (same inode and start), or a new one (created, or recreated after a delete).
 import { lstat, type FileHandle } from 'node:fs/promises';
 import type { TranscriptFile } from '../records/transcript.js';
-import { identityOf, isSameFile, type FileCheckpoint, type FileIdentity } from './checkpoints.js';
+import { identityOf, isSameFile, type FileIdentity, type SavedCheckpoint } from './checkpoints.js';
+import { isOutOfDescriptors } from './out-of-descriptors.js';
 import { openRegularFile } from './regular-file.js';
 import { classifyTranscriptPath, type TranscriptTree } from './transcript-tree.js';
 
@@ -20,6 +21,10 @@ export interface TrackedFile {
   unreadable?: string;
   /** Wall time it disappeared from its path (moved away, deleted, or replaced by another file). */
   goneAtMs?: number;
+  /** Found at start with a checkpoint that may be its own: matched when it is first read. */
+  checkpointDue?: boolean;
+  /** Found empty at start, without a checkpoint, and not read since. */
+  empty?: boolean;
 }
 
 /** A file is followed (and checkpointed) once it was identified and something was committed for it. */
@@ -30,18 +35,22 @@ export function isFollowed(tracked: TrackedFile): boolean {
 /** A gone file is remembered this long, to be recognised if it reappears under another name. */
 const GONE_KEEP_MS = 60_000;
 
-/** The checkpoint of the file at `path`: saved under that path, or under its inode (renamed while the sidecar was stopped). */
-export async function matchingCheckpoint(path: string, byPath: Map<string, FileCheckpoint>, byInode: Map<string, FileCheckpoint>): Promise<FileCheckpoint | undefined> {
+/**
+ * The checkpoint of the file at `path`: `atPath` (saved under its path), or one under its inode (renamed while the sidecar was
+ * stopped). Throws when no descriptor is left.
+ */
+export async function matchingCheckpoint(path: string, atPath: SavedCheckpoint | undefined, byInode: Map<string, SavedCheckpoint>): Promise<SavedCheckpoint | undefined> {
   let handle;
   try {
     handle = await openRegularFile(path);
-  } catch {
+  } catch (error) {
+    if (isOutOfDescriptors(error)) throw error; // says nothing about the file: asked again
     return undefined;
   }
   try {
     const info = await handle.stat();
     // The same path, or a file renamed while the sidecar was stopped.
-    for (const candidate of [byPath.get(path), byInode.get(`${info.dev}:${info.ino}`)]) {
+    for (const candidate of [atPath, byInode.get(`${info.dev}:${info.ino}`)]) {
       if (candidate && candidate.offset <= info.size && (await isSameFile(candidate.identity, handle))) return candidate;
     }
     return undefined;

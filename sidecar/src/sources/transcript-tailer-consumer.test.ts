@@ -1,11 +1,12 @@
 // The tailer alone: a fake consumer stands for the pipeline (no pipeline, no store). It hands lines over with an
 // ack and commits only the positions the acks tell.
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResumeAck } from '../model.js';
-import { CheckpointStore } from './checkpoints.js';
+import { CheckpointStore, identityOf } from './checkpoints.js';
 import type { Line } from './line-reader.js';
 import { TranscriptTailer, type TranscriptLineConsumer } from './transcript-tailer.js';
 
@@ -49,7 +50,7 @@ describe('TranscriptTailer with a fake consumer', () => {
     const file = join(projects, 'p', 's.jsonl');
     writeFileSync(file, row(1) + row(2));
     const checkpoints = new CheckpointStore(join(root, 'state'), 'test');
-    const committed = () => checkpoints.load()?.files.find((checkpoint) => checkpoint.path === file);
+    const committed = () => checkpoints.load()?.files.find((checkpoint) => checkpoint.pathId === checkpoints.pathId(file));
 
     const first = new FakeConsumer();
     const tailer = new TranscriptTailer({ roots: [projects], consumer: first, checkpoints, usePolling: true, pollIntervalMs: 50 });
@@ -74,5 +75,41 @@ describe('TranscriptTailer with a fake consumer', () => {
     cleanups.push(() => restarted.stop());
     await waitUntil('the open part read again', () => second.lines.length === 2);
     expect(second.lines.map((line) => line.text)).toEqual([row(2).trim(), row(3).trim()]);
+  });
+
+  it('Hardening II row 11: a checkpoint of the previous release (raw paths) is resumed from; the next one names no path', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ccotel-tailer-consumer-'));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const projects = join(root, 'projects');
+    // A project directory is named after a working directory, and that can hold a secret.
+    const secretDir = '-home-dev-deploy-AKIAQYLPMN5HHHFPZAM2';
+    mkdirSync(join(projects, secretDir), { recursive: true });
+    const file = join(projects, secretDir, 's.jsonl');
+    writeFileSync(file, row(1) + row(2));
+    const handle = await open(file, 'r');
+    const identity = await identityOf(handle);
+    await handle.close();
+    const state = join(root, 'state');
+    mkdirSync(state);
+    const checkpoints = new CheckpointStore(state, 'test');
+    // As the previous release wrote it: version 1, the path raw, the second line's turn still open.
+    const secondLine = row(1).length;
+    const previous = { version: 1, committedAtMs: 1, files: [{ path: file, identity, offset: secondLine + row(2).length, resumeOffset: secondLine, size: secondLine + row(2).length }] };
+    writeFileSync(checkpoints.path, JSON.stringify(previous));
+    appendFileSync(file, row(3));
+
+    const consumer = new FakeConsumer();
+    const tailer = new TranscriptTailer({ roots: [projects], consumer, checkpoints, usePolling: true, pollIntervalMs: 50 });
+    await tailer.start();
+    cleanups.push(() => tailer.stop());
+    await waitUntil('the open part and the new line read', () => consumer.lines.length === 2);
+    expect(consumer.lines.map((line) => line.text)).toEqual([row(2).trim(), row(3).trim()]);
+    for (const ack of consumer.acks) ack(consumer.lines[1].start);
+    await waitUntil('the new position committed', () => checkpoints.load()?.files[0]?.resumeOffset === consumer.lines[1].start);
+    await tailer.stop();
+    const written = readdirSync(state).map((name) => readFileSync(join(state, name), 'utf8')).join('\n');
+    expect(written).not.toContain('AKIA');
+    expect(written).not.toContain(projects);
+    expect(JSON.parse(readFileSync(checkpoints.path, 'utf8')).version).toBe(2);
   });
 });

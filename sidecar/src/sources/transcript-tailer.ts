@@ -7,8 +7,9 @@
 // missed is still read to the end.
 import type { ResumeAck } from '../model.js';
 import type { TranscriptFile } from '../records/transcript.js';
-import type { CheckpointStore, FileCheckpoint } from './checkpoints.js';
+import type { CheckpointStore, FileCheckpoint, SavedCheckpoint } from './checkpoints.js';
 import { readLines, type Line } from './line-reader.js';
+import { DescriptorRetry, isOutOfDescriptors, OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
 import { TailRecheck } from './tail-recheck.js';
 import { isFollowed, matchingCheckpoint, TrackedFiles, type TrackedFile } from './tracked-files.js';
 import { TranscriptTree } from './transcript-tree.js';
@@ -46,14 +47,30 @@ export interface TailerOptions {
 
 /** During catch-up, commit after this many bytes so a crash does not start the catch-up over. */
 const COMMIT_EVERY_BYTES = 32 << 20;
+/** The catch-up is read in slices this long; what changed meanwhile (a new session) is read between two. */
+const CATCH_UP_SLICE_MS = 100;
+/** While catching up, positions are written at most this often (each write lists every file). */
+const CATCH_UP_COMMIT_MS = 1_000;
 /** A checkpoint that could not be written (disk full, read-only) is tried again this often. */
 const SAVE_RETRY_MS = 5_000;
 
 export class TranscriptTailer {
   private readonly known: TrackedFiles;
   private readonly files: Map<string, TrackedFile>;
-  /** Paths with unread changes, in the order they changed. */
+  /** Paths with unread changes, in the order they changed: read before the catch-up. */
   private readonly dirty = new Set<string>();
+  /** Paths found at start and not read since, oldest first. */
+  private readonly catchUp = new Set<string>();
+  /** The checkpoint read at start, by path id and by inode, until the catch-up is done. */
+  private saved?: { byPathId: Map<string, SavedCheckpoint>; byInode: Map<string, SavedCheckpoint> };
+  private lastSaveAttemptMs = 0;
+  /** When acks last moved a position, and when positions were last written (the status tells both). */
+  private committedMs?: number;
+  private savedMs?: number;
+  /** Files whose read found no descriptor left: read again on a timer, not at their next change. */
+  private readonly retryPaths = new Set<string>();
+  private retryTimer?: NodeJS.Timeout;
+  private readonly descriptors: DescriptorRetry;
   private readonly recheck = new TailRecheck({
     sizeRead: (path) => this.files.get(path)?.size,
     onBehind: (path) => {
@@ -75,10 +92,14 @@ export class TranscriptTailer {
   private acknowledged = false;
 
   constructor(private readonly options: TailerOptions) {
+    this.descriptors = new DescriptorRetry('transcripts', options.log);
     this.tree = new TranscriptTree(options.roots, options.log);
     this.known = new TrackedFiles({
       tree: this.tree,
-      onGone: (path) => this.dirty.delete(path),
+      onGone: (path) => {
+        this.dirty.delete(path);
+        this.catchUp.delete(path);
+      },
       onUnreadable: (tracked, error) => this.unreadable(tracked, error),
       log: options.log,
     });
@@ -96,23 +117,33 @@ export class TranscriptTailer {
     return this.watcher.mode;
   }
 
-  /** Catch up on every discovered file (from its checkpoint), then follow changes. */
+  /** While reads find no descriptor left: since when (for the status). */
+  get retrying(): string | undefined {
+    return this.descriptors.state;
+  }
+
+  /** When positions last moved in memory and when they were last written: they differ while writes fail. */
+  get commits(): { committedMs?: number; savedMs?: number } {
+    return { committedMs: this.committedMs, savedMs: this.savedMs };
+  }
+
+  /**
+   * Catch up on every discovered file (from its checkpoint), then follow changes. Only the listing happens here: a
+   * file's checkpoint is matched when it is read, and an empty file without one waits for its first write.
+   */
   async start(): Promise<void> {
     // Watch first: a file created between the scan below and the watcher being ready would be missed.
     await this.watcher.start();
-    const saved = new Map((this.options.checkpoints.load()?.files ?? []).map((checkpoint) => [checkpoint.path, checkpoint]));
-    const savedByInode = new Map([...saved.values()].map((checkpoint) => [`${checkpoint.identity.dev}:${checkpoint.identity.ino}`, checkpoint]));
+    const { checkpoints } = this.options;
+    const byPathId = new Map((checkpoints.load()?.files ?? []).map((checkpoint) => [checkpoint.pathId, checkpoint]));
+    const byInode = new Map([...byPathId.values()].map((checkpoint) => [`${checkpoint.identity.dev}:${checkpoint.identity.ino}`, checkpoint]));
+    this.saved = { byPathId, byInode };
     for (const found of await this.tree.discover()) {
-      const tracked: TrackedFile = { file: found, path: found.path, offset: 0, size: found.size };
-      const checkpoint = await matchingCheckpoint(found.path, saved, savedByInode);
-      if (checkpoint) {
-        tracked.identity = checkpoint.identity;
-        tracked.offset = checkpoint.resumeOffset;
-        tracked.committed = { offset: checkpoint.offset, resumeOffset: checkpoint.resumeOffset };
-      }
-      if (this.files.has(found.path)) continue; // already reported by the watcher
-      this.files.set(found.path, tracked);
-      this.dirty.add(found.path);
+      if (this.files.has(found.path)) continue;
+      const hasCheckpoint = byPathId.size > 0 && (byPathId.has(checkpoints.pathId(found.path)) || byInode.has(`${found.dev}:${found.ino}`));
+      this.files.set(found.path, { file: found, path: found.path, offset: 0, size: found.size, checkpointDue: hasCheckpoint, empty: found.size === 0 && !hasCheckpoint });
+      // Nothing to read in an empty file: the watcher reports its first write (it was watched before the listing).
+      if (found.size > 0 || hasCheckpoint) this.catchUp.add(found.path);
     }
     this.loop = this.run();
   }
@@ -125,6 +156,7 @@ export class TranscriptTailer {
     this.stopping = true;
     this.recheck.stop();
     clearTimeout(this.saveRetryTimer);
+    clearTimeout(this.retryTimer);
     this.wake?.();
     await this.watcher.stop();
     await this.loop;
@@ -142,22 +174,26 @@ export class TranscriptTailer {
         resumeOffset: tracked.committed!.resumeOffset,
         size: tracked.size,
         lastEventMs: this.options.consumer.lastEventMs(tracked.file.path),
-        unreadable: tracked.unreadable,
       });
     }
     return list;
   }
 
-  /** How many files `checkpoints()` lists, without building the list (the status asks every few seconds). */
+  /** Files `checkpoints()` lists, and the empty ones waiting for their first write (the status asks every few seconds). */
   get filesFollowed(): number {
     let count = 0;
-    for (const tracked of this.files.values()) if (isFollowed(tracked)) count++;
+    for (const tracked of this.files.values()) if (isFollowed(tracked) || tracked.empty) count++;
     return count;
   }
 
   /** Whether every known change was read and committed (tests and benchmarks wait for this). */
   get settled(): boolean {
-    return this.dirty.size === 0 && !this.unsaved && [...this.files.values()].every((tracked) => tracked.unreadable !== undefined || tracked.committed?.offset === tracked.offset);
+    return (
+      this.dirty.size === 0 &&
+      this.catchUp.size === 0 &&
+      !this.unsaved &&
+      [...this.files.values()].every((tracked) => tracked.unreadable !== undefined || (tracked.committed?.offset ?? 0) === tracked.offset)
+    );
   }
 
   /** Have the loop run `onTick` and commit, between two reads (at once when it is waiting). */
@@ -174,24 +210,33 @@ export class TranscriptTailer {
 
   private async run(): Promise<void> {
     while (!this.stopping) {
-      if (this.dirty.size === 0 && !this.tickDue && !this.acknowledged) {
+      if (this.dirty.size === 0 && this.catchUp.size === 0 && !this.tickDue && !this.acknowledged) {
         await new Promise<void>((resolveWake) => (this.wake = resolveWake));
         this.wake = undefined;
         continue;
       }
-      for (const path of this.dirty) {
-        if (this.stopping) break;
-        this.dirty.delete(path);
-        await this.readFile(path);
-        if (this.readSinceCommit >= COMMIT_EVERY_BYTES) this.commit();
-      }
+      await this.readQueue(this.dirty, Number.POSITIVE_INFINITY);
+      if (this.retryPaths.size === 0) this.descriptors.recovered();
+      await this.readQueue(this.catchUp, Date.now() + CATCH_UP_SLICE_MS);
+      // Kept while a file found at start may still need it.
+      if (this.catchUp.size === 0 && this.dirty.size === 0 && this.retryPaths.size === 0) this.saved = undefined;
       if (this.tickDue && !this.stopping) {
         this.tickDue = false;
         this.options.onTick?.();
       }
-      this.commit();
+      if (this.catchUp.size === 0 || Date.now() - this.lastSaveAttemptMs >= CATCH_UP_COMMIT_MS) this.commit();
     }
     this.commit();
+  }
+
+  /** Read the files of `queue` in order, until it is empty or `untilMs`; the catch-up also yields to changes. */
+  private async readQueue(queue: Set<string>, untilMs: number): Promise<void> {
+    for (const path of queue) {
+      if (this.stopping || Date.now() >= untilMs || (queue !== this.dirty && this.dirty.size > 0)) return;
+      queue.delete(path);
+      await this.readFile(path);
+      if (this.readSinceCommit >= COMMIT_EVERY_BYTES) this.commit();
+    }
   }
 
   /** Write the positions the acks told (also once the driver's last delivery is done, after `stop`). */
@@ -202,7 +247,10 @@ export class TranscriptTailer {
     changed ||= this.known.forgetGone(now);
     this.readSinceCommit = 0;
     if (!changed && !this.unsaved) return;
+    this.lastSaveAttemptMs = now;
+    if (changed) this.committedMs = now;
     this.unsaved = !this.options.checkpoints.save(this.checkpoints(), now);
+    if (!this.unsaved) this.savedMs = now;
     if (this.unsaved && !this.saveRetryTimer) {
       // Reported by the checkpoint store; retried even if nothing else happens meanwhile.
       this.saveRetryTimer = setTimeout(() => {
@@ -215,8 +263,11 @@ export class TranscriptTailer {
 
   /** Read one file from its position to its current end. */
   private async readFile(path: string): Promise<void> {
+    const found = this.files.get(path);
+    if (found?.checkpointDue && !(await this.resumeFromCheckpoint(found))) return;
     const tracked = await this.known.resolve(path);
     if (!tracked) return;
+    tracked.empty = undefined;
     this.options.beforeRead?.();
     let handedThrough = tracked.offset;
     try {
@@ -238,6 +289,39 @@ export class TranscriptTailer {
     }
   }
 
+  /** Nothing wrong with the file: read it again soon, whether or not it changes meanwhile. */
+  private retryLater(path: string, error: NodeJS.ErrnoException): void {
+    this.descriptors.failed(error);
+    this.retryPaths.add(path);
+    this.retryTimer ??= setTimeout(() => {
+      this.retryTimer = undefined;
+      for (const retried of this.retryPaths) this.dirty.add(retried);
+      this.retryPaths.clear();
+      this.wake?.();
+    }, OUT_OF_DESCRIPTORS_RETRY_MS).unref();
+  }
+
+  /**
+   * A file found at start: read from its checkpoint when the file there is still the one it describes. False when
+   * that could not be told yet (no descriptor left): retried.
+   */
+  private async resumeFromCheckpoint(tracked: TrackedFile): Promise<boolean> {
+    let checkpoint;
+    try {
+      checkpoint = this.saved && (await matchingCheckpoint(tracked.path, this.saved.byPathId.get(this.options.checkpoints.pathId(tracked.path)), this.saved.byInode));
+    } catch (error) {
+      this.unreadable(tracked, error as Error);
+      return false;
+    }
+    tracked.checkpointDue = false;
+    if (checkpoint) {
+      tracked.identity = checkpoint.identity;
+      tracked.offset = checkpoint.resumeOffset;
+      tracked.committed = { offset: checkpoint.offset, resumeOffset: checkpoint.resumeOffset };
+    }
+    return true;
+  }
+
   /** What the pipeline tells once what was read of `tracked` up to `end` is safe: the position to commit. */
   private ackOf(tracked: TrackedFile, end: number): ResumeAck {
     return (resumeOffset) => {
@@ -249,6 +333,7 @@ export class TranscriptTailer {
   }
 
   private unreadable(tracked: TrackedFile, error: Error): void {
+    if (isOutOfDescriptors(error)) return this.retryLater(tracked.path, error);
     if (tracked.unreadable !== error.message) this.options.log?.(`cannot read ${tracked.path}: ${error.message}`);
     tracked.unreadable = error.message;
     this.options.consumer.reportUnreadable(tracked.path, error);

@@ -9,6 +9,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { TranscriptFile } from '../records/transcript.js';
+import { isOutOfDescriptors } from './out-of-descriptors.js';
 import { readRegularFileSync } from './regular-file.js';
 
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
@@ -43,7 +44,12 @@ function readAgentType(agentPath: string): string | undefined {
 export interface DiscoveredTranscript extends TranscriptFile {
   size: number;
   mtimeMs: number;
+  dev: number;
+  ino: number;
 }
+
+/** lstat calls in flight at once while discovering: the thread pool's width, not one round trip per file. */
+const STATS_AT_ONCE = 16;
 
 export type DirRole = 'root' | 'project' | 'session' | 'subagents';
 
@@ -79,14 +85,17 @@ export class TranscriptTree {
     return this.roots.find((root) => path.startsWith(root + sep));
   }
 
-  /** The subdirectories on the transcript shape and the transcripts of one directory; [] when it is gone. */
-  async list(dir: TreeDir): Promise<{ dirs: TreeDir[]; transcripts: string[] }> {
+  /**
+   * The subdirectories on the transcript shape and the transcripts of one directory; [] when it is gone, and
+   * `outOfDescriptors` when it could not be listed for want of a descriptor (nothing is known of it then).
+   */
+  async list(dir: TreeDir): Promise<{ dirs: TreeDir[]; transcripts: string[]; outOfDescriptors?: boolean }> {
     const listed = { dirs: [] as TreeDir[], transcripts: [] as string[] };
     let entries: Dirent[];
     try {
       entries = await readdir(dir.path, { withFileTypes: true });
-    } catch {
-      return listed; // vanished or unreadable: it holds nothing we can use
+    } catch (error) {
+      return isOutOfDescriptors(error) ? { ...listed, outOfDescriptors: true } : listed; // else vanished or unreadable: nothing we can use
     }
     for (const entry of entries) {
       const path = join(dir.path, entry.name);
@@ -127,10 +136,15 @@ export class TranscriptTree {
   async discover(): Promise<DiscoveredTranscript[]> {
     const found: DiscoveredTranscript[] = [];
     for (const root of this.roots) {
-      for (const path of await this.walk(root)) {
-        const info = await lstat(path).catch(() => undefined); // undefined: deleted since it was listed
-        if (info?.isFile()) found.push({ ...classifyTranscriptPath(root, path)!, size: info.size, mtimeMs: info.mtimeMs });
-      }
+      const paths = await this.walk(root);
+      let next = 0;
+      const statNext = async (): Promise<void> => {
+        for (let path = paths[next++]; path !== undefined; path = paths[next++]) {
+          const info = await lstat(path).catch(() => undefined); // undefined: deleted since it was listed
+          if (info?.isFile()) found.push({ ...classifyTranscriptPath(root, path)!, size: info.size, mtimeMs: info.mtimeMs, dev: info.dev, ino: info.ino });
+        }
+      };
+      await Promise.all(Array.from({ length: STATS_AT_ONCE }, statNext));
     }
     const byAge = (a: DiscoveredTranscript, b: DiscoveredTranscript) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path);
     const mains = found.filter((file) => file.kind === 'main').sort(byAge);

@@ -8,6 +8,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { inodeIdentity } from './inode-identity.js';
+import { OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
 import { childRole, holdsTranscripts, TranscriptTree, type TreeDir } from './transcript-tree.js';
 
 export interface TranscriptWatcherOptions {
@@ -84,9 +85,19 @@ export class TranscriptWatcher {
       if (!this.addWatch(dir, identity)) continue;
       // Listed after the watch is in place: nothing created in between is missed.
       const listed = await this.options.tree.list(dir);
+      if (listed.outOfDescriptors) {
+        this.listAgain(dir);
+        continue;
+      }
       if (announce) for (const path of listed.transcripts) this.options.onPath(path);
       pending.push(...listed.dirs);
     }
+  }
+
+  /** A directory that could not be listed (no descriptor left): watched and listed anew a second later, what it holds reported. */
+  private listAgain(dir: TreeDir): void {
+    this.unwatchBelow(dir.path);
+    setTimeout(() => void this.watchTree(dir, true), OUT_OF_DESCRIPTORS_RETRY_MS).unref();
   }
 
   private addWatch(dir: TreeDir, identity: string): boolean {
