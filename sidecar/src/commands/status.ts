@@ -1,6 +1,5 @@
 // `ccotel status`: what the sidecar follows and how far behind it is, from the checkpoint files, the
 // running sidecar's own status file, and the store (through the running sidecar's endpoint when it runs).
-import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { loadConfig } from '../config.js';
@@ -8,6 +7,7 @@ import { checkpointStoresIn, type CheckpointDocument, type CheckpointStore, type
 import { candidateRoots } from '../sources/transcript-discovery.js';
 import { TranscriptTree } from '../sources/transcript-tree.js';
 import { openStore } from '../store/open-store.js';
+import { plainTable } from './table.js';
 import { storeOption, type GlobalOptions } from './options.js';
 import { isAlive } from '../process-alive.js';
 
@@ -141,7 +141,7 @@ function listOrDash(byPath: Record<string, string>): string {
 function printStatus(report: StatusReport): void {
   if (report.sources.length === 0) console.log('no checkpoints yet: `ccotel run` has not run on this host (with this state dir)');
   for (const source of report.sources) {
-    const table = new Table();
+    const table = plainTable();
     const sinkText = 'lastError' in source.sink && source.sink.state === 'retrying' ? `retrying (${source.sink.lastError})` : source.sink.state;
     table.push(
       { source: source.source },
