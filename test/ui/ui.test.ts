@@ -348,10 +348,17 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     return page;
   }
 
+  /** The turn with the most spans: the session page scrolled to its waterfall. */
+  async function busiestTurn(): Promise<string> {
+    const [turn] = await query<{ session: string; trace: string }>(
+      `SELECT any(SpanAttributes['session.id']) AS session, TraceId AS trace FROM ${spans('1')} GROUP BY trace ORDER BY count() DESC, trace LIMIT 1`,
+    );
+    return `#/session/${encodeURIComponent(turn.session)}?turn=${turn.trace}`;
+  }
+
   for (const viewport of [PHONE, LAPTOP]) {
     it(`fits every page in ${viewport.width} px: no sideways scroll of the document, no table cut`, async () => {
-      const [busiest] = await query<{ session: string }>(`SELECT SpanAttributes['session.id'] AS session FROM ${spans('1')} GROUP BY session ORDER BY count() DESC, session LIMIT 1`);
-      const pages = { overview: '#/overview', sessions: '#/sessions', session: `#/session/${encodeURIComponent(busiest.session)}`, failures: '#/failures' };
+      const pages = { overview: '#/overview', sessions: '#/sessions', session: await busiestTurn(), failures: '#/failures' };
       const problems: Record<string, string[]> = {};
       for (const [name, hash] of Object.entries(pages)) {
         problems[name] = await layoutProblems(await showAt(viewport, hash, name));
@@ -362,8 +369,7 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
   }
 
   it('keeps the waterfall readable on a phone: every bar has most of the width to move in', async () => {
-    const [busiest] = await query<{ session: string }>(`SELECT SpanAttributes['session.id'] AS session FROM ${spans('1')} GROUP BY session ORDER BY count() DESC, session LIMIT 1`);
-    await showAt(PHONE, `#/session/${encodeURIComponent(busiest.session)}`, 'session');
+    await showAt(PHONE, await busiestTurn(), 'session');
     const tracks = await page.$$eval('.span-row .track', (elements) => elements.map((element) => element.clientWidth));
     expect(tracks.length).toBeGreaterThan(0);
     expect(Math.min(...tracks)).toBeGreaterThanOrEqual(PHONE.width / 2);

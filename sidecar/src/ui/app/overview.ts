@@ -108,9 +108,9 @@ export class OverviewPage implements Page {
     const data = await api.overview(range);
     this.destroy();
     if (data.days.days.length === 0) {
-      // Not a page of zeros with 1970-01-01 as first event: what the range does hold (skipped lines, states) alone.
+      // The tiles' zeros, not empty charts and tables with 1970-01-01 as first event: what the range does hold (skipped lines, states) alone.
       const held = Object.entries(data.report).filter(([section, rows]) => !TOTALS.includes(section) && rows.length > 0);
-      this.main.replaceChildren(h('p', { class: 'empty' }, 'no data in this range: choose a longer one, or all'), h('div', { class: 'reports' }, ...held.map(([section, rows]) => reportTable(section, rows))));
+      this.main.replaceChildren(tiles(data.report), h('p', { class: 'empty' }, 'no data in this range: choose a longer one, or all'), h('div', { class: 'reports' }, ...held.map(([section, rows]) => reportTable(section, rows))));
       return;
     }
     const drawn = charts(data);
