@@ -1,5 +1,5 @@
 // Time series per UTC day drawn with uPlot (canvas: thousands of points stay cheap to draw and redraw). A few
-// days are groups of bars on an axis of exactly those days; more are lines. Each chart is as wide as its card.
+// days are groups of bars on an axis of exactly those days; a longer span is lines. Each chart is as wide as its card.
 import uPlot from 'uplot';
 import { h } from './dom.js';
 
@@ -18,7 +18,7 @@ const compactFormat = new Intl.NumberFormat('en-US', { notation: 'compact', maxi
 const compact = (value: number): string => compactFormat.format(value);
 
 const DAY = 86_400;
-/** Up to this many days, a day is a group of bars (a line through one or two points says little). */
+/** Over a span of up to this many days, a day is a group of bars (a line through one or two points says little). */
 const BAR_DAYS = 14;
 /** The share of a day its group of bars takes. */
 const GROUP = 0.8;
@@ -51,16 +51,17 @@ export function timeChart(title: string, days: number[], lines: Line[]): { eleme
     return { element };
   }
   const hasPercent = lines.some((line) => line.percent);
-  const bars = days.length <= BAR_DAYS;
+  const spanDays = (days[days.length - 1] - days[0]) / DAY + 1;
+  const bars = spanDays <= BAR_DAYS;
   // uPlot's own range for a time axis around one point spans years: the axis covers the days shown, and half a day either side of bars.
   const margin = bars ? DAY / 2 : 0;
   const first = days[0] - margin;
   const last = days[days.length - 1] + margin;
   const fromZero = (_plot: uPlot, _min: number, max: number): uPlot.Range.MinMax => [0, max > 0 ? max * 1.1 : 1];
-  // Every day labelled if there is room, else every second, third… day.
+  // Every day with data labelled if there is room, else those of every second, third… day of the span.
   const daySplits = (plot: uPlot) => {
-    const step = Math.ceil((days.length * LABEL_PX) / Math.max(1, plot.bbox.width / uPlot.pxRatio));
-    return days.filter((_day, index) => index % step === 0);
+    const step = Math.ceil((spanDays * LABEL_PX) / Math.max(1, plot.bbox.width / uPlot.pxRatio));
+    return days.filter((seconds) => ((seconds - days[0]) / DAY) % step === 0);
   };
   const options: uPlot.Options = {
     width: 300,
