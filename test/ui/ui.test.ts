@@ -13,6 +13,47 @@ import { generateHooksAndShell } from '../generator/hooks-shell.js';
 import { storeCli } from '../e2e/store-cli.js';
 import { figures, launchBrowser, newPage, screenshot, serve, shown, shownAs, stop, type Served } from './browser.js';
 
+const PHONE = { width: 390, height: 844 };
+const LAPTOP = { width: 1366, height: 768 };
+
+/**
+ * What does not fit the page's viewport, one line each: the document is wider, or some content is cut. Content wider
+ * than its box may spill into a parent (judged in turn), scroll inside its card (on a phone only: on a laptop every
+ * table fits), or end in an ellipsis with the whole text in a title.
+ */
+function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate((phoneWidth) => {
+    const problems: string[] = [];
+    const width = window.innerWidth;
+    const scrollAllowed = width <= phoneWidth;
+    const documentWidth = document.documentElement.scrollWidth;
+    if (documentWidth > width) problems.push(`the document is ${documentWidth} px wide in a ${width} px viewport`);
+    const name = (element: Element) => {
+      const classes = [...element.classList].map((entry) => `.${entry}`).join('');
+      const text = (element.textContent ?? '').trim().slice(0, 40);
+      return `${element.tagName.toLowerCase()}${classes} "${text}"`;
+    };
+    for (const element of document.querySelectorAll('body *')) {
+      if (element.scrollWidth <= element.clientWidth + 1) continue;
+      const style = getComputedStyle(element);
+      if (style.overflowX === 'visible') continue; // spills into its parent, which is judged too
+      const scrolls = style.overflowX === 'auto' || style.overflowX === 'scroll';
+      if (scrolls && scrollAllowed) continue;
+      const titled = style.textOverflow === 'ellipsis' && (element.hasAttribute('title') || element.querySelector('[title]') !== null);
+      if (!scrolls && titled) continue;
+      problems.push(`${name(element)}: ${element.scrollWidth} px of content in ${element.clientWidth} px${scrolls ? ' (scrolls sideways)' : ' (cut)'}`);
+    }
+    // A table wider than the box it sits in overlaps its neighbours unless that box scrolls.
+    for (const table of document.querySelectorAll('table')) {
+      const box = table.parentElement!;
+      const overflowX = getComputedStyle(box).overflowX;
+      const scrolls = overflowX === 'auto' || overflowX === 'scroll';
+      if (table.getBoundingClientRect().right > box.getBoundingClientRect().right + 1 && !scrolls) problems.push(`${name(table)}: wider than its ${name(box)}`);
+    }
+    return problems;
+  }, PHONE.width);
+}
+
 type Report = Record<string, Record<string, unknown>[]>;
 interface Usage {
   rows: { period: string; total_tokens: number; cost_usd: number; project?: string }[];
@@ -103,7 +144,6 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     }
     // The generator's sessions, plus one known only from its hooks (its transcript is gone).
     expect(report.overview[0].sessions).toBeGreaterThanOrEqual(expected.sessions);
-    await screenshot(page, 'overview');
   });
 
   it("draws per-day series that add up to the report's totals", async () => {
@@ -195,7 +235,6 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
   it("lists every session with the tokens and cost of `report session --json` (tokens as the generator's); totals equal `report --json`", async () => {
     await page.goto(`${served.base}/#/sessions`);
     await shown(page, 'sessions');
-    await screenshot(page, 'sessions');
     const total = async (path: string) => page.$eval(`[data-figure="${path}"]`, (element) => Number(element.getAttribute('data-value')));
     const tokenTotal = report.tokens.reduce((sum, row) => sum + Number(row.input) + Number(row.output) + Number(row.cache_read) + Number(row.cache_creation), 0);
     expect(await total('sessions.count')).toBe(report.overview[0].sessions);
@@ -270,7 +309,6 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     }
     const root = stored.find((span) => span.parent === '')!;
     expect(await page.$eval(`${section} pre.prompt`, (element) => element.textContent)).toBe(root.prompt);
-    await screenshot(page, 'session');
   });
 
   it('colours denied and failed tool calls', async () => {
@@ -285,7 +323,6 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
   it('lists every failure mode detection, each linked to its session and turn', async () => {
     await page.goto(`${served.base}/#/failures`);
     await shown(page, 'failures');
-    await screenshot(page, 'failures');
     const modes = await page.$$eval('table.failures tbody tr', (rows) => rows.map((row) => row.getAttribute('data-mode') ?? ''));
     const detections = Object.fromEntries(report.failureModes.map((row) => [row.mode, row.detections]));
     expect(detections).not.toEqual({});
@@ -300,6 +337,76 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     const trace = new URLSearchParams(href.split('?')[1]).get('turn');
     expect(await page.$(`section.turn[data-trace="${trace}"]`)).not.toBeNull();
     expect(await page.$$eval('.facts tr[data-event="ccotel.failure_mode.detected"]', (rows) => rows.length)).toBeGreaterThan(0);
+  });
+
+  /** `hash` shown at `viewport`'s size, laid out (charts resize on the frame after their data). */
+  async function showAt(viewport: { width: number; height: number }, hash: string, name: string): Promise<Page> {
+    await page.setViewport(viewport);
+    await page.goto(`${served.base}/${hash}`);
+    await shown(page, name);
+    await page.evaluate(() => new Promise((resolveFrame) => requestAnimationFrame(() => requestAnimationFrame(resolveFrame))));
+    return page;
+  }
+
+  /** The turn with the most spans: the session page scrolled to its waterfall. */
+  async function busiestTurn(): Promise<string> {
+    const [turn] = await query<{ session: string; trace: string }>(
+      `SELECT any(SpanAttributes['session.id']) AS session, TraceId AS trace FROM ${spans('1')} GROUP BY trace ORDER BY count() DESC, trace LIMIT 1`,
+    );
+    return `#/session/${encodeURIComponent(turn.session)}?turn=${turn.trace}`;
+  }
+
+  for (const viewport of [PHONE, LAPTOP]) {
+    it(`fits every page in ${viewport.width} px: no sideways scroll of the document, no table cut`, async () => {
+      const pages = { overview: '#/overview', sessions: '#/sessions', session: await busiestTurn(), failures: '#/failures' };
+      const problems: Record<string, string[]> = {};
+      for (const [name, hash] of Object.entries(pages)) {
+        problems[name] = await layoutProblems(await showAt(viewport, hash, name));
+        await screenshot(page, viewport === PHONE ? `${name}-phone` : name);
+      }
+      expect(problems).toEqual({ overview: [], sessions: [], session: [], failures: [] });
+    });
+  }
+
+  it('keeps the waterfall readable on a phone: every bar has most of the width to move in', async () => {
+    await showAt(PHONE, await busiestTurn(), 'session');
+    const tracks = await page.$$eval('.span-row .track', (elements) => elements.map((element) => element.clientWidth));
+    expect(tracks.length).toBeGreaterThan(0);
+    expect(Math.min(...tracks)).toBeGreaterThanOrEqual(PHONE.width / 2);
+  });
+
+  it('says a range holds no data instead of showing 1970 and zeros, at both widths', async () => {
+    const last = Date.parse(`${report.overview[0].last_event as string}Z`.replace(' ', 'T'));
+    const hash = `?from=${last + 86_400_000}&to=${last + 2 * 86_400_000}`;
+    for (const viewport of [PHONE, LAPTOP]) {
+      await showAt(viewport, `#/overview${hash}`, 'overview');
+      const text = await page.$eval('main', (element) => element.innerText);
+      expect(text).not.toContain('1970');
+      expect(text).toContain('no data in this range');
+      expect(await layoutProblems(page)).toEqual([]);
+      await showAt(viewport, `#/sessions${hash}`, 'sessions');
+      expect(await page.$eval('main', (element) => element.innerText)).toContain('no sessions in this range');
+    }
+  });
+
+  it('draws one day of data on an axis of one day, not years', async () => {
+    const first = Date.parse(`${report.overview[0].first_event as string}Z`.replace(' ', 'T'));
+    const midnight = Math.ceil((first + 1) / 86_400_000) * 86_400_000;
+    await showAt(LAPTOP, `#/overview?from=${first}&to=${Math.min(first + 12 * 3_600_000, midnight)}`, 'overview');
+    const days = (await page.evaluate(async (query) => (await (await fetch(`/api/overview?${query}`)).json()).days.days, `from=${first}&to=${Math.min(first + 12 * 3_600_000, midnight)}`)) as number[];
+    expect(days).toHaveLength(1);
+    const axes = await page.$$eval('figure.chart[data-x-min]', (elements) => elements.map((element) => Number(element.getAttribute('data-x-max')) - Number(element.getAttribute('data-x-min'))));
+    expect(axes.length).toBeGreaterThanOrEqual(4);
+    for (const seconds of axes) expect(seconds).toBeLessThanOrEqual(86_400);
+  });
+
+  it('counts in the singular when there is one: "1 session"', async () => {
+    const [one] = await query<{ start: number }>(`SELECT min(toUnixTimestamp64Milli(Timestamp)) AS start FROM ${spans(`SpanName = 'invoke_agent claude-code'`)}`);
+    await showAt(LAPTOP, `#/sessions?from=${one.start}&to=${one.start + 1}`, 'sessions');
+    expect(await page.$eval('[data-figure="sessions.count"]', (element) => Number(element.getAttribute('data-value')))).toBe(1);
+    const totals = await page.$eval('.totals', (element) => element.textContent ?? '');
+    expect(totals).toMatch(/^1 session · /);
+    expect(totals).not.toMatch(/\b1 (sessions|turns|tokens)\b/);
   });
 
   it('exports one self-contained HTML file of the overview and sessions, with no prompt in it', async () => {

@@ -14,6 +14,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Rec
 export const integer = (value: number): string => Math.round(value).toLocaleString('en-US');
 export const percent = (ratio: number): string => `${(ratio * 100).toFixed(1)} %`;
 
+/** `noun` for a count of one, else its plural in -s: "1 session", "2 sessions". */
+export const plural = (count: number, noun: string): string => (count === 1 ? noun : `${noun}s`);
+
 export const dollars = (usd: number): string => `$${usd.toFixed(2)}`;
 
 /** A figure the tests compare with `report --json`: the raw value in data-value, shown formatted (or as `text`). */

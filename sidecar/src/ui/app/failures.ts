@@ -10,13 +10,15 @@ export class FailuresPage implements Page {
   async load(range: TimeRange): Promise<void> {
     const rows = await api.failures(range);
     const head = ['time (UTC)', 'mode', 'cause', 'session', 'tool call', 'pid', 'port', 'command', 'turn'];
+    // Each cell names its column: on a phone a row is a card of labelled lines (style.css).
+    const cell = (column: number, content: Node | string, className?: string) => h('td', { class: className, 'data-label': head[column] }, content || null);
     const body = rows.map((row) => {
       const session = encodeURIComponent(row.session);
       return h('tr', { 'data-mode': row.mode },
-        h('td', {}, utc(row.time_ms)), h('td', { class: 'failure' }, row.mode), h('td', {}, row.cause),
-        h('td', {}, h('a', { href: `#/session/${session}` }, row.session)), h('td', {}, row.tool_use_id), h('td', { class: 'number' }, row.pid),
-        h('td', { class: 'number' }, row.port), h('td', {}, h('code', {}, row.command_line)),
-        h('td', {}, row.trace_id ? h('a', { href: `#/session/${session}?turn=${row.trace_id}` }, 'turn') : ''));
+        cell(0, utc(row.time_ms)), cell(1, row.mode, 'failure'), cell(2, row.cause),
+        cell(3, h('a', { href: `#/session/${session}` }, row.session)), cell(4, row.tool_use_id), cell(5, row.pid, 'number'),
+        cell(6, row.port, 'number'), cell(7, row.command_line ? h('code', {}, row.command_line) : ''),
+        cell(8, row.trace_id ? h('a', { href: `#/session/${session}?turn=${row.trace_id}` }, 'turn') : ''));
     });
     this.main.replaceChildren(
       h('h1', {}, 'Failure modes'),

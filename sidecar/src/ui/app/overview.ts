@@ -19,6 +19,9 @@ const SECTION_TITLES: Record<string, string> = {
   skipped: 'Input lines skipped',
 };
 
+/** The sections of one row of totals, all zero for a range without data. */
+const TOTALS = ['overview', 'sessionStarts'];
+
 /** Any report section as a table: its columns are the JSON fields, every cell a figure. */
 export function reportTable(section: string, rows: Record<string, unknown>[]): HTMLElement {
   const title = h('h2', {}, SECTION_TITLES[section] ?? section);
@@ -104,6 +107,12 @@ export class OverviewPage implements Page {
   async load(range: TimeRange): Promise<void> {
     const data = await api.overview(range);
     this.destroy();
+    if (data.days.days.length === 0) {
+      // The tiles' zeros, not empty charts and tables with 1970-01-01 as first event: what the range does hold (skipped lines, states) alone.
+      const held = Object.entries(data.report).filter(([section, rows]) => !TOTALS.includes(section) && rows.length > 0);
+      this.main.replaceChildren(tiles(data.report), h('p', { class: 'empty' }, 'no data in this range: choose a longer one, or all'), h('div', { class: 'reports' }, ...held.map(([section, rows]) => reportTable(section, rows))));
+      return;
+    }
     const drawn = charts(data);
     this.plots = drawn.plots;
     const sections = Object.entries(data.report).filter(([section]) => section !== 'overview');

@@ -2,7 +2,7 @@
 // in view are in the DOM), so 10 000 sessions scroll like 10.
 import type { SessionRow, TimeRange } from '../types.js';
 import { api, exported } from './api.js';
-import { dollars, duration, figure, h, integer, utc } from './dom.js';
+import { dollars, duration, figure, h, integer, plural, utc } from './dom.js';
 import type { Page } from './page.js';
 
 const ROW_HEIGHT = 28;
@@ -21,16 +21,17 @@ interface Column {
 /** A count the raw tables no longer hold (a session kept only as a summary): shown as –, sorted first. */
 const known = (value: number | null): Node | string => (value === null ? h('span', { class: 'muted', title: 'older than the raw tables: only its tokens and cost are kept' }, '–') : figure('turns', value));
 
+/** The columns a phone shows first (the rest scroll sideways inside the table's card): style.css `.row`. */
 const COLUMNS: Column[] = [
   { key: 'project', label: 'project', value: (row) => row.project, cell: (row) => sessionLink(row) },
   { key: 'start', label: 'start (UTC)', value: (row) => row.start_ms, cell: (row) => utc(row.start_ms) },
-  { key: 'duration', label: 'duration', value: (row) => row.end_ms - row.start_ms, cell: (row) => duration(row.end_ms - row.start_ms), numeric: true },
-  { key: 'turns', label: 'turns', value: (row) => row.turns ?? -1, cell: (row) => known(row.turns), numeric: true },
   { key: 'cost', label: 'cost', value: (row) => row.cost_usd, cell: (row) => costOf(row), numeric: true },
+  { key: 'turns', label: 'turns', value: (row) => row.turns ?? -1, cell: (row) => known(row.turns), numeric: true },
+  { key: 'duration', label: 'duration', value: (row) => row.end_ms - row.start_ms, cell: (row) => duration(row.end_ms - row.start_ms), numeric: true },
   { key: 'tokens', label: 'tokens', value: (row) => row.total_tokens, cell: (row) => figure('total_tokens', row.total_tokens), numeric: true },
   { key: 'outcome', label: 'outcome', value: (row) => row.outcome, cell: (row) => h('span', { class: `outcome ${row.outcome}` }, row.outcome) },
   { key: 'state', label: 'state', value: (row) => row.state, cell: (row) => row.state || '–' },
-  { key: 'failures', label: 'failure modes', value: (row) => row.failure_modes.join(' '), cell: (row) => h('span', { class: row.failure_modes.length ? 'failure' : undefined }, row.failure_modes.join(', ')) },
+  { key: 'failures', label: 'failure modes', value: (row) => row.failure_modes.join(' '), cell: (row) => h('span', { class: row.failure_modes.length ? 'failure' : undefined, title: row.failure_modes.join(', ') || undefined }, row.failure_modes.join(', ')) },
 ];
 
 /** ccotel's cost, and Claude Code's own statement of it when that differs by more than 1 %. */
@@ -59,6 +60,7 @@ export class SessionsPage implements Page {
   private readonly filter = h('input', { type: 'search', placeholder: 'filter: project, session id, outcome, state, failure mode', 'aria-label': 'filter' });
   private readonly totals = h('div', { class: 'totals' });
   private readonly headRow = h('div', { class: 'row head' });
+  private readonly empty = h('p', { class: 'empty', hidden: true });
   private drawnFrom = -1;
 
   constructor(private readonly main: HTMLElement, params: URLSearchParams) {
@@ -69,7 +71,7 @@ export class SessionsPage implements Page {
     this.viewport.addEventListener('scroll', () => this.draw());
     this.spacer.append(this.body);
     this.viewport.append(this.spacer);
-    main.append(h('div', { class: 'toolbar' }, this.filter, this.totals), h('div', { class: 'table' }, this.headRow, this.viewport));
+    main.append(h('div', { class: 'toolbar' }, this.filter, this.totals), h('div', { class: 'table' }, this.headRow, this.empty, this.viewport));
     this.drawHead();
   }
 
@@ -106,11 +108,15 @@ export class SessionsPage implements Page {
       return sign * (typeof left === 'number' && typeof right === 'number' ? left - right : String(left).localeCompare(String(right))) || a.session.localeCompare(b.session);
     });
     const total = (of: (row: SessionRow) => number) => this.shown.reduce((sum, row) => sum + of(row), 0);
+    const turns = total((row) => row.turns ?? 0);
+    const tokens = total((row) => row.total_tokens);
     this.totals.replaceChildren(
-      figure('sessions.count', this.shown.length), ' sessions · ', figure('sessions.turns', total((row) => row.turns ?? 0)), ' turns · ',
-      figure('sessions.tokens', total((row) => row.total_tokens)), ' tokens · ', figure('sessions.cost_usd', roundCost(total((row) => row.cost_usd)), dollars(total((row) => row.cost_usd))),
+      figure('sessions.count', this.shown.length), ` ${plural(this.shown.length, 'session')} · `, figure('sessions.turns', turns), ` ${plural(turns, 'turn')} · `,
+      figure('sessions.tokens', tokens), ` ${plural(tokens, 'token')} · `, figure('sessions.cost_usd', roundCost(total((row) => row.cost_usd)), dollars(total((row) => row.cost_usd))),
       needle ? ` (filtered from ${integer(this.rows.length)})` : '',
     );
+    this.empty.hidden = this.shown.length > 0;
+    this.empty.textContent = needle ? 'no session matches the filter' : 'no sessions in this range';
     this.spacer.style.height = `${this.shown.length * ROW_HEIGHT}px`;
     this.drawnFrom = -1;
     this.draw();
