@@ -121,7 +121,7 @@ WHERE ${a}['session.id'] != '' AND EventName IN (${SUMMARY_EVENTS.map((e) => `'$
 export interface UsageSchemaOptions {
   database?: string;
   cluster?: string;
-  /** Days the facts are kept (the summaries' TTL); 0 keeps them forever. Default 400. */
+  /** Days the facts are kept (the summaries' TTL); 0 (the default) keeps them forever. */
   summaryTtlDays?: number;
 }
 

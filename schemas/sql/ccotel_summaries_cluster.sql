@@ -32,7 +32,6 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_days_local` ON CLUSTER `ccotel
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}', UpdatedAt)
 PARTITION BY toYYYYMM(Day)
 ORDER BY (SessionId, Day)
-TTL Day + toIntervalDay(400)
 SETTINGS index_granularity = 8192;
 
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_days` ON CLUSTER `ccotel` AS `otel`.`ccotel_session_days_local`
@@ -68,7 +67,6 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_summaries_local` ON CLUSTER `c
     UpdatedAt DateTime64(3)
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}', UpdatedAt)
 ORDER BY (SessionId)
-TTL toDateTime(LastSeen) + toIntervalDay(400)
 SETTINGS index_granularity = 8192;
 
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_summaries` ON CLUSTER `ccotel` AS `otel`.`ccotel_session_summaries_local`
@@ -96,7 +94,6 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_span_facts_local` ON CLUSTER `ccotel` 
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
 PARTITION BY toYYYYMM(Timestamp)
 ORDER BY (SessionId, Kind, SpanId)
-TTL toDateTime(Timestamp) + toIntervalDay(400)
 SETTINGS index_granularity = 8192;
 
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_span_facts` ON CLUSTER `ccotel` AS `otel`.`ccotel_span_facts_local`
@@ -119,7 +116,6 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_event_facts_local` ON CLUSTER `ccotel`
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
 PARTITION BY toYYYYMM(Timestamp)
 ORDER BY (SessionId, EventName, RecordId)
-TTL toDateTime(Timestamp) + toIntervalDay(400)
 SETTINGS index_granularity = 8192;
 
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_event_facts` ON CLUSTER `ccotel` AS `otel`.`ccotel_event_facts_local`

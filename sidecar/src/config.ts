@@ -20,6 +20,8 @@ export interface Config {
   scanIntervalMs: number;
   /** Days raw rows are kept in the store (TTL). */
   rawTtlDays: number;
+  /** Days the summaries are kept after a session's last activity; 0 (the default) keeps all history. */
+  summaryTtlDays: number;
   /** How long the oldest item read waits before it is delivered (`run`), unless a full batch goes first. */
   flushIntervalMs: number;
   paths: StatePaths;
@@ -33,6 +35,7 @@ export const DEFAULTS = {
   idleMs: 30 * 60_000,
   scanIntervalMs: 15_000,
   rawTtlDays: 30,
+  summaryTtlDays: 0,
   /** With a store: an append is queryable within a second (the Collector's batch timeout). */
   flushIntervalMs: 200,
   /**
@@ -87,6 +90,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     idleMs: Number(pick(overrides.idleMs, env.CCOTEL_IDLE_MS, file.idle_ms) ?? DEFAULTS.idleMs),
     scanIntervalMs: Number(pick(overrides.scanIntervalMs, env.CCOTEL_SCAN_INTERVAL_MS, file.scan_interval_ms) ?? DEFAULTS.scanIntervalMs),
     rawTtlDays: Number(pick(undefined, env.CCOTEL_RAW_TTL_DAYS, file.raw_ttl_days) ?? DEFAULTS.rawTtlDays),
+    summaryTtlDays: Number(pick(undefined, env.CCOTEL_SUMMARY_TTL_DAYS, file.summary_ttl_days) ?? DEFAULTS.summaryTtlDays),
     flushIntervalMs: Number(
       pick(undefined, env.CCOTEL_FLUSH_INTERVAL_MS, file.flush_interval_ms) ?? (store === '' ? DEFAULTS.otlpOnlyFlushIntervalMs : DEFAULTS.flushIntervalMs),
     ),
@@ -112,6 +116,7 @@ function validate(config: Config, env: Env): void {
     ['content max length', config.contentMaxLength],
     ['idle time', config.idleMs],
     ['raw TTL days', config.rawTtlDays],
+    ['summary TTL days', config.summaryTtlDays],
   ] as const) {
     if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${key} must be a whole number ≥ 0, not ${value}`);
   }

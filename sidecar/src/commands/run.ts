@@ -95,7 +95,7 @@ function storeIdentity(target: string): string {
  * (backfill) or a server that does not answer yet is waited for, so nothing is lost meanwhile.
  */
 async function openStoreWhenAvailable(config: Config, log: (message: string) => void, signal?: AbortSignal): Promise<Store> {
-  return retrying(() => openStore(config.store, { command: 'run', access: 'write', rawTtlDays: config.rawTtlDays }), {
+  return retrying(() => openStore(config.store, { command: 'run', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays }), {
     policy: STORE_RETRY,
     signal,
     onFailure: (error, delayMs) => {

@@ -5,9 +5,10 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
+import { checkTtls } from '../retention/ttl.js';
 import { ENGINE_ARGS } from './engine-args.js';
 
 export interface Store {
@@ -94,6 +95,11 @@ export interface OpenOptions {
   command: string;
   database?: string;
   rawTtlDays?: number;
+  /**
+   * The summaries' TTL (0: none). A writer applies it to an existing store too, before it inserts: a TTL left
+   * from an older setting would drop history at insert.
+   */
+  summaryTtlDays?: number;
   /** Readers may use a running sidecar's endpoint; writers (backfill, run) must own the directory. */
   access: 'read' | 'write';
 }
@@ -122,7 +128,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       password: decodeURIComponent(url.password),
       database,
     });
-    await ensureSchema(client, database, options.rawTtlDays, await serverHasFullTextSearch(client));
+    await ensureSchema(client, database, options, await serverHasFullTextSearch(client));
     return { client, target, kind: 'server', database, writers: [client, client], close: () => client.close() };
   }
   const dir = resolve(target);
@@ -151,7 +157,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     releaseLock(dir);
   };
   try {
-    await ensureSchema(client, database, options.rawTtlDays);
+    await ensureSchema(client, database, options);
   } catch (error) {
     await close();
     throw error;
@@ -165,7 +171,8 @@ async function serverHasFullTextSearch(client: ClickHouseClient): Promise<boolea
   return hasFullTextSearch((await result.json<{ version: string }>())[0]?.version ?? '');
 }
 
-async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDays?: number, fullTextSearch = true): Promise<void> {
+async function ensureSchema(client: ClickHouseClient, database: string, options: OpenOptions, fullTextSearch = true): Promise<void> {
+  const { rawTtlDays, summaryTtlDays } = options;
   // One cheap look first: most opens find every table there, and a reader should not pay for DDL.
   const tables = [...Object.values(OTEL_TABLES), ...Object.values(USAGE_TABLES)];
   const existing = await client.query({
@@ -173,8 +180,12 @@ async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDa
     query_params: { database, tables },
     format: 'JSONEachRow',
   });
-  if (Number((await existing.json<{ n: number | string }>())[0]?.n) === tables.length) return;
-  for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
-  // The summaries maintained at insert (their views read the otel_* tables just made).
-  for (const statement of usageTablesDdl({ database })) await client.command({ query: statement });
+  if (Number((await existing.json<{ n: number | string }>())[0]?.n) !== tables.length) {
+    for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
+    // The summaries maintained at insert (their views read the otel_* tables just made).
+    for (const statement of usageTablesDdl({ database, summaryTtlDays })) await client.command({ query: statement });
+  }
+  if (options.access === 'write' && summaryTtlDays !== undefined) {
+    await checkTtls(client, renderContext({ database }), { raw: rawTtlDays ?? 0, summary: summaryTtlDays }, true, ['summary']);
+  }
 }
