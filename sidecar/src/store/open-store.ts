@@ -6,8 +6,9 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
-import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
+import { FACTS_VERSION, USAGE_TABLES } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
+import { ensureFacts } from '../retention/facts.js';
 import { checkTtls } from '../retention/ttl.js';
 import { ENGINE_ARGS } from './engine-args.js';
 
@@ -176,14 +177,16 @@ async function ensureSchema(client: ClickHouseClient, database: string, options:
   // One cheap look first: most opens find every table there, and a reader should not pay for DDL.
   const tables = [...Object.values(OTEL_TABLES), ...Object.values(USAGE_TABLES)];
   const existing = await client.query({
-    query: `SELECT count() AS n FROM system.tables WHERE database = {database:String} AND name IN {tables:Array(String)}`,
+    query: `SELECT name, comment FROM system.tables WHERE database = {database:String} AND name IN {tables:Array(String)}`,
     query_params: { database, tables },
     format: 'JSONEachRow',
   });
-  if (Number((await existing.json<{ n: number | string }>())[0]?.n) !== tables.length) {
+  const found = new Map((await existing.json<{ name: string; comment: string }>()).map((row) => [row.name, row.comment]));
+  const current = found.size === tables.length && [USAGE_TABLES.spansMv, USAGE_TABLES.eventsMv].every((view) => found.get(view) === FACTS_VERSION);
+  if (!current) {
     for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
     // The summaries maintained at insert (their views read the otel_* tables just made).
-    for (const statement of usageTablesDdl({ database, summaryTtlDays })) await client.command({ query: statement });
+    await ensureFacts(client, { database, summaryTtlDays });
   }
   if (options.access === 'write' && summaryTtlDays !== undefined) {
     await checkTtls(client, renderContext({ database }), { raw: rawTtlDays ?? 0, summary: summaryTtlDays }, true, ['summary']);
