@@ -20,7 +20,7 @@ export interface BackfillResult {
   /** Sent to the store; rows older than the raw window are dropped by its TTL as they arrive. */
   inserted: { spans: number; logs: number; metrics: number };
   /** The store before and after (undefined without a store): what the raw tables and the summaries gained. */
-  store?: { before: Placement; after: Placement; rawTtlDays: number; summaryTtlDays: number };
+  store?: { before: Placement; after: Placement; rawTtlDays: number; summaryTtlDays: number; created?: string };
   repeatsDropped: number;
   hooks: HookSpoolStats;
   seconds: number;
@@ -65,7 +65,9 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
     const after = store ? await summarise(store, config.rawTtlDays, config.summaryTtlDays) : undefined;
     return {
       stats: pipeline.stats,
-      store: before && after ? { before, after, rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays } : undefined,
+      store: before && after && store
+        ? { before, after, rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays, created: store.created ? store.target : undefined }
+        : undefined,
       inserted: storeSink?.stats.inserted ?? { spans: 0, logs: 0, metrics: 0 },
       repeatsDropped: storeSink?.stats.repeatsDropped ?? 0,
       hooks: spool.stats,
@@ -87,7 +89,7 @@ async function summarise(store: Store, rawTtlDays: number, summaryTtlDays: numbe
 /** The lines saying what went where; never a row the raw TTL dropped counted as stored. */
 export function describePlacement(result: BackfillResult): string[] {
   if (!result.store) return [`sent ${result.inserted.spans} spans, ${result.inserted.logs} log records, ${result.inserted.metrics} metric points`];
-  const { before, after, rawTtlDays, summaryTtlDays } = result.store;
+  const { before, after, rawTtlDays, summaryTtlDays, created } = result.store;
   const gained = (key: keyof Placement['raw']) => after.raw[key] - before.raw[key];
   const window = rawTtlDays > 0 ? `the last ${rawTtlDays} days` : 'all history (no raw TTL)';
   const added = after.sessions - before.sessions;
@@ -97,6 +99,7 @@ export function describePlacement(result: BackfillResult): string[] {
     ? `summaries for ${summaryTtlDays} days after their last activity (summary TTL set: older history is not kept)`
     : 'summaries for all';
   return [
+    ...(created ? [`created a new store at ${created}`] : []),
     `stored ${gained('spans')} spans, ${gained('logs')} log records, ${gained('metrics')} metric points of ${window} in the raw tables; ${result.repeatsDropped} repeats dropped`,
     `sessions: ${added} new (${after.sessions} in the store): ${detail}, ${summaries}`,
   ];

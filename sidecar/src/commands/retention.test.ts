@@ -10,9 +10,11 @@ import { retentionCommand } from './retention.js';
 let home: string;
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, XDG_DATA_HOME: process.env.XDG_DATA_HOME };
 
-beforeAll(() => {
+beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'ccotel-retention-cmd-'));
   Object.assign(process.env, { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share') });
+  // Only run and backfill make a store; retention works on one they made.
+  await (await openStore(join(home, 'store'), { command: 'test', access: 'write' })).close();
 });
 afterAll(() => {
   for (const [key, value] of Object.entries(saved)) {

@@ -25,7 +25,7 @@ export async function retentionCommand(flags: RetentionFlags, out: NodeJS.Writab
   const config = loadConfig({ store: flags.store });
   const rawTtlDays = days(flags.rawTtlDays, '--raw-ttl-days') ?? config.rawTtlDays;
   const summaryTtlDays = days(flags.summaryTtlDays, '--summary-ttl-days') ?? config.summaryTtlDays;
-  const store = await openStore(config.store, { command: 'retention', access: 'write', database: flags.database, rawTtlDays });
+  const store = await openStore(config.store, { command: 'retention', access: 'write', create: false, database: flags.database, rawTtlDays });
   try {
     const report = await runRetention(store.client, {
       database: store.database,

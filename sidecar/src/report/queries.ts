@@ -76,8 +76,9 @@ export const REPORT_QUERIES = {
   overview: {
     title: 'Overview (all history)',
     shared: 'spanGroups',
-    pick: (rows) => spanGroups(rows, 'all').map(({ sessions, turns, tool_calls, api_responses, cost_usd, first_event, last_event }) =>
-      ({ sessions, turns, tool_calls, api_responses, cost_usd, first_event, last_event })),
+    // Times of no span are null, not 1970 (an empty store, or a range of the web view without data).
+    pick: (rows) => spanGroups(rows, 'all').map(({ spans, sessions, turns, tool_calls, api_responses, cost_usd, first_event, last_event }) =>
+      ({ sessions, turns, tool_calls, api_responses, cost_usd, first_event: Number(spans) > 0 ? first_event : null, last_event: Number(spans) > 0 ? last_event : null })),
   },
   turns: {
     title: 'Turns by outcome',

@@ -14,7 +14,8 @@ const facts = (kind = 'chat') => `(SELECT * FROM ${USAGE_TABLES.spans} FINAL WHE
 /** What each section asked on its own before. */
 const OWN_SQL = {
   overview: `SELECT uniqExact(SessionId) AS sessions, countIf(Kind = 'turn') AS turns, countIf(Kind = 'tool') AS tool_calls,
-      countIf(Kind = 'chat') AS api_responses, round(sum(CostUsd), 6) AS cost_usd, min(Timestamp) AS first_event, max(Timestamp) AS last_event
+      countIf(Kind = 'chat') AS api_responses, round(sum(CostUsd), 6) AS cost_usd,
+      if(count() = 0, NULL, min(Timestamp)) AS first_event, if(count() = 0, NULL, max(Timestamp)) AS last_event
     FROM ${USAGE_TABLES.spans} FINAL`,
   permissionBlocks: `SELECT Name AS tool, Source AS source, count() AS blocks
     FROM ${events('ccotel.permission.blocked')} GROUP BY tool, source ORDER BY blocks DESC, tool, source`,

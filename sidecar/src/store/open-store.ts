@@ -3,7 +3,7 @@
 // runs never load it. A directory holds one process at a time: the owner writes a lock file, and while
 // `ccotel run` owns it, it serves queries on a loopback endpoint that other commands use instead.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { FACTS_VERSION, USAGE_TABLES } from '../../../schemas/usage.js';
@@ -23,6 +23,8 @@ export interface Store {
    */
   writers: ClickHouseClient[];
   database: string;
+  /** An embedded store this open made: the directory held none before. */
+  created: boolean;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,14 @@ export class StoreBusyError extends Error {
           : 'wait for it to finish or pass a different --store'),
     );
     this.name = 'StoreBusyError';
+  }
+}
+
+/** A reader named a directory that holds no store: an answer from it would be silently empty. */
+export class NoStoreError extends Error {
+  constructor(dir: string) {
+    super(`there is no store at ${dir}: \`ccotel backfill\` or \`ccotel run\` makes one there, or pass the --store that holds your data`);
+    this.name = 'NoStoreError';
   }
 }
 
@@ -103,6 +113,8 @@ export interface OpenOptions {
   summaryTtlDays?: number;
   /** Readers may use a running sidecar's endpoint; writers (backfill, run) must own the directory. */
   access: 'read' | 'write';
+  /** Whether a directory holding no store gets one (default: writers yes, readers no: NoStoreError). */
+  create?: boolean;
 }
 
 /**
@@ -130,15 +142,17 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       database,
     });
     await ensureSchema(client, database, options, await serverHasFullTextSearch(client));
-    return { client, target, kind: 'server', database, writers: [client, client], close: () => client.close() };
+    return { client, target, kind: 'server', database, writers: [client, client], created: false, close: () => client.close() };
   }
   const dir = resolve(target);
+  const created = !existsSync(join(dir, 'chdb'));
+  if (created && !(options.create ?? options.access === 'write')) throw new NoStoreError(dir);
   keepPrivate(dir);
   const lock = readLock(dir);
   if (lock && lock.pid !== process.pid) {
     if (options.access === 'read' && lock.endpoint) {
       const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database });
-      return { client, target, kind: 'endpoint', database, writers: [client], close: () => client.close() };
+      return { client, target, kind: 'endpoint', database, writers: [client], created: false, close: () => client.close() };
     }
     throw new StoreBusyError(dir, lock);
   }
@@ -163,7 +177,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     await close();
     throw error;
   }
-  return { client, target: dir, kind: 'embedded', database, writers: [client, secondWriter], close };
+  return { client, target: dir, kind: 'embedded', database, writers: [client, secondWriter], created, close };
 }
 
 /** Text indexes need ClickHouse 26.2+: on an older server the exporter (and we) use bloom filters. */
