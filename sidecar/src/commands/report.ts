@@ -1,7 +1,9 @@
 // `ccotel report`: terminal tables (or JSON) answering the everyday questions from the store; `ccotel report
 // daily|weekly|monthly|session|blocks`: usage and cost by period (sidecar/src/report/usage.ts).
 import Table from 'cli-table3';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
@@ -113,6 +115,9 @@ export function registerReportCommand(program: Command): void {
     if (filter.since && filter.until && filter.until < filter.since) throw new Error(`--until ${filter.until} is before --since ${filter.since}`);
     const config = loadConfig({ store: opts.store });
     const store = await openStore(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
+    // A running sidecar serves this store (its endpoint): its figures grow until its catch-up is done.
+    const catchUp = store.kind === 'endpoint' ? catchUpRunning(config.paths.checkpointDir, resolve(config.store)) : undefined;
+    if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);
     try {
       if (period === undefined) {
         const report = await buildReport(store.client);

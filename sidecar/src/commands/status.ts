@@ -4,7 +4,8 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { loadConfig } from '../config.js';
-import { checkpointStoresIn, type SidecarStatus } from '../sources/checkpoints.js';
+import { describeCatchUp } from '../catch-up.js';
+import { checkpointStoresIn, type CatchUp, type SidecarStatus } from '../sources/checkpoints.js';
 import { openStore } from '../store/open-store.js';
 import { storeOption, type GlobalOptions } from './options.js';
 import { isAlive } from '../process-alive.js';
@@ -26,6 +27,7 @@ export interface SourceStatus {
   unreadableFiles: Record<string, string>;
   /** State files the running sidecar could not write (disk full, read-only, no descriptor left). */
   stateErrors: Record<string, string>;
+  catchUp?: CatchUp;
 }
 
 export interface StatusReport {
@@ -66,6 +68,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
       lastCommitTime: document ? new Date(document.committedAtMs).toISOString() : undefined,
       unreadableFiles: sidecar?.unreadableFiles ?? {},
       stateErrors: running ? (sidecar.stateErrors ?? {}) : {},
+      catchUp: running ? sidecar.catchUp : undefined,
     });
   }
   const report: StatusReport = { sources, linesSkipped: {} };
@@ -106,6 +109,7 @@ function printStatus(report: StatusReport): void {
       { sink: sinkText },
       { 'files followed': String(source.filesFollowed) },
       { 'bytes behind': String(source.bytesBehind) },
+      { 'catch-up': source.catchUp ? describeCatchUp(source.catchUp) : '-' },
       { 'last event': source.lastEventTime ?? '-' },
       { 'last commit': source.lastCommitTime ?? '-' },
       { unreadable: listOrDash(source.unreadableFiles) },

@@ -85,6 +85,18 @@ export interface SidecarStatus {
   linesSkipped: Record<string, number>;
   /** State files whose last write failed (disk full, read-only, no descriptor left), with the error. */
   stateErrors?: Record<string, string>;
+  /** The catch-up on the history since the last run: what is left of it, until it is done (build-pipeline.ts). */
+  catchUp?: CatchUp;
+}
+
+export interface CatchUp {
+  done: boolean;
+  filesLeft: number;
+  bytesLeft: number;
+  /** Sessions with records since they were last closed: their open turns are not stored yet. */
+  openSessions: number;
+  /** Records read and not yet handed to the sinks. */
+  recordsPending: number;
 }
 
 export class CheckpointStore {

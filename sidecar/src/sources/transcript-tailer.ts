@@ -54,6 +54,8 @@ export class TranscriptTailer {
   private readonly files: Map<string, TrackedFile>;
   /** Paths with unread changes, in the order they changed. */
   private readonly dirty = new Set<string>();
+  /** A file is being read (taken out of `dirty`). */
+  private reading = false;
   private readonly recheck = new TailRecheck({
     sizeRead: (path) => this.files.get(path)?.size,
     onBehind: (path) => {
@@ -155,6 +157,19 @@ export class TranscriptTailer {
     return count;
   }
 
+  /**
+   * Files with changes not read yet, and their bytes past the read position (the catch-up left). A half-written last
+   * line that waits for its newline is not behind once its file was read.
+   */
+  get behind(): { files: number; bytes: number } {
+    let bytes = 0;
+    for (const path of this.dirty) {
+      const tracked = this.files.get(path);
+      if (tracked) bytes += Math.max(0, tracked.size - tracked.offset);
+    }
+    return { files: this.dirty.size + (this.reading ? 1 : 0), bytes };
+  }
+
   /** Whether every known change was read and committed (tests and benchmarks wait for this). */
   get settled(): boolean {
     return this.dirty.size === 0 && !this.unsaved && [...this.files.values()].every((tracked) => tracked.unreadable !== undefined || tracked.committed?.offset === tracked.offset);
@@ -182,7 +197,9 @@ export class TranscriptTailer {
       for (const path of this.dirty) {
         if (this.stopping) break;
         this.dirty.delete(path);
+        this.reading = true;
         await this.readFile(path);
+        this.reading = false;
         if (this.readSinceCommit >= COMMIT_EVERY_BYTES) this.commit();
       }
       if (this.tickDue && !this.stopping) {
