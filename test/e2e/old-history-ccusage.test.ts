@@ -81,7 +81,9 @@ it('reports daily tokens equal to ccusage, day by day and in total', async () =>
   expect(theirs.daily.some((row) => row.period.startsWith('2026-'))).toBe(true);
   expect(Object.fromEntries(ours.rows.map((row) => [row.period, tokens(row)]))).toEqual(Object.fromEntries(theirs.daily.map((row) => [row.period, theirTokens(row)])));
   expect(tokens(ours.totals)).toEqual(theirTokens(theirs.totals));
-  console.log(`ccusage daily: ${theirs.daily.length} days equal, ${orphaned.length} parents emptied or deleted, ${expected.sessions} sessions generated`);
+  const days = ours.rows.map((row) => `${row.period} ${tokens(row).join('/')}`).join(', ');
+  console.log(`ccusage daily: ${theirs.daily.length} days equal (input/output/cache read/cache write: ${days}; total ${tokens(ours.totals).join('/')}), ` +
+    `${orphaned.length} parents emptied or deleted, ${expected.sessions} sessions generated`);
 }, 120_000);
 
 it('says what backfill kept where: every session in the summaries, detail for the last 30 days', async () => {
