@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     include: ['sidecar/**/*.test.ts', 'test/**/*.test.ts', 'dashboards/**/*.test.ts', 'schemas/**/*.test.ts'],
+    globalSetup: ['test/global-tmp.ts'],
     testTimeout: 120_000,
     // Set-up hooks start browsers, stores and corpora: minutes on a loaded machine.
     hookTimeout: 300_000,

@@ -8,8 +8,8 @@
 #
 # It runs on every hook event, so it stays tiny: POSIX sh and one short-lived `cat`, the least any
 # spooling hook can do; no Node. It never harms the agent: nothing on stdout or stderr, always exit 0,
-# and when the event cannot be written it drains stdin, drops the event and appends a line to
-# hook-dropped.
+# and when the event cannot be written (or the spool is another user's) it drains stdin, drops the event
+# and appends a line to hook-dropped.
 #
 # Spool file: SPOOL_DIR/<pid>-<random>-<agent pid>.json holding stdin byte-for-byte; <agent pid> is the
 # Claude Code process that fired the event. The firing time is the file's modification time (no `date`
@@ -44,6 +44,7 @@ file=$spool/$$-$random-$agent.json
 
 drop() {
   cat >/dev/null
+  [ -O "${spool%/*}" ] || exit 0 # never append to a file in a dir another user owns: they could point it anywhere
   fired=$(date +%s%N)
   while [ ${#fired} -lt 20 ]; do fired=0$fired; done
   printf '%s %s\n' "$fired" "$1" >>"${spool%/*}/hook-dropped"
@@ -51,6 +52,9 @@ drop() {
 }
 
 [ -d "$spool" ] || mkdir -p "$spool" || drop mkdir
+# Only into a spool of this user's, in a state dir of this user's (`-O` is a builtin test: no process): another
+# user who owns either could read the events or plant their own. Modes are set by install-hooks and `run`.
+[ -O "$spool" ] && [ -O "${spool%/*}" ] || drop untrusted
 [ -e "$file" ] && drop clash # never overwrite another event's file (same pid and random: counted, not lost silently)
 cat >"$file" || { rm -f "$file"; drop write; }
 exit 0

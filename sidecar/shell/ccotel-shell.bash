@@ -52,11 +52,21 @@ __ccotel_byte_length() {
   __ccotel_bytes=${#1}
 }
 
-# Appends one line; creates the log dir if it went missing. Errors are swallowed: logging is best effort.
+# Appends one line, only to a log dir of this user's (`-O`: no process; another user's could be read or
+# pointed anywhere). The first line of a file is written in a subshell with umask 077, so the file is 0600
+# whatever the command's umask, which stays as it was; that subshell also recreates a missing log dir (0700).
+# Errors are swallowed: logging is best effort.
 __ccotel_append() {
-  { builtin printf '%s\n' "$1" >>"$__ccotel_shell_file"; } 2>/dev/null && return 0
-  command mkdir -p -m 700 "${__ccotel_shell_file%/*}" 2>/dev/null &&
+  local dir=${__ccotel_shell_file%/*}
+  if [[ -O $dir && -e $__ccotel_shell_file ]]; then
     { builtin printf '%s\n' "$1" >>"$__ccotel_shell_file"; } 2>/dev/null
+  elif [[ ! -e $dir || -O $dir ]]; then
+    (
+      builtin umask 077
+      [[ -e $dir ]] || command mkdir -p "$dir"
+      builtin printf '%s\n' "$1" >>"$__ccotel_shell_file"
+    ) 2>/dev/null
+  fi
   return 0
 }
 

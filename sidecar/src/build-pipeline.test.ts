@@ -50,7 +50,7 @@ describe('buildPipeline: run (follow) and backfill (once) through the one builde
   it('gives the same spans, hook events and shell commands for the same input', async () => {
     home = mkdtempSync(join(tmpdir(), 'ccotel-build-'));
     const { configDir, stateDir } = writeInputs(home);
-    const env = { HOME: home, CCOTEL_STATE_DIR: stateDir, CCOTEL_CONFIG: join(home, 'no-config.yaml') };
+    const env = { HOME: home, CCOTEL_STATE_DIR: stateDir, CCOTEL_CONFIG: 'none' };
     const config = loadConfig({ store: '', idleMs: 1_000 }, env);
 
     // Once, keeping the spool, so the same events are there for the follow run after it.
@@ -81,7 +81,7 @@ describe('buildPipeline: run (follow) and backfill (once) through the one builde
   it('following, writes the status beside the checkpoints (the sink state of the driver, files followed) and marks it stopped', async () => {
     home = mkdtempSync(join(tmpdir(), 'ccotel-build-'));
     const { configDir } = writeInputs(home);
-    const config = loadConfig({ store: '', idleMs: 1_000 }, { HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_CONFIG: join(home, 'no-config.yaml') });
+    const config = loadConfig({ store: '', idleMs: 1_000 }, { HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_CONFIG: 'none' });
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, 'test');
     const sink = new MemorySink();
     following = buildPipeline(config, { mode: 'follow', sinks: [sink], roots: [join(configDir, 'projects')], checkpoints, status: { store: '', otlpEndpoint: 'http://collector.invalid' } });

@@ -38,7 +38,15 @@ async function main(): Promise<void> {
   await program.parseAsync(process.argv);
 }
 
+/** One line that says what went wrong and, where it can, what to do. */
+function explainError(error: Error): string {
+  // Messages of ours already say `ccotel:` (the query endpoint sends them through the client).
+  const message = (error.message.split('\n', 1)[0] ?? '').replace(/^(?:ccotel: )+/, '').trim();
+  if (/\bECONNREFUSED\b/.test(message)) return `${message}: nothing answers at that address; is the ClickHouse server, or the \`ccotel run\` serving this store, running? (--store or CCOTEL_STORE)`;
+  return message || error.name;
+}
+
 main().catch((error: Error) => {
-  console.error(`ccotel: ${error.message}`);
+  console.error(`ccotel: ${explainError(error)}`);
   process.exitCode = 1;
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
-const env = { HOME: '/nonexistent', CCOTEL_CONFIG: '/nonexistent/config.yaml' };
+const env = { HOME: '/nonexistent', CCOTEL_CONFIG: 'none' };
 
 describe('scan_interval_ms', () => {
   it('defaults to 15 s; the environment beats the default and the flag beats both', () => {
@@ -12,7 +12,7 @@ describe('scan_interval_ms', () => {
 
   it('refuses an interval that is not a whole number of ms ≥ 100', () => {
     expect(() => loadConfig({ scanIntervalMs: 10 }, env)).toThrow(ConfigError);
-    expect(() => loadConfig({}, { ...env, CCOTEL_SCAN_INTERVAL_MS: 'often' })).toThrow(/scan interval/);
+    expect(() => loadConfig({}, { ...env, CCOTEL_SCAN_INTERVAL_MS: 'often' })).toThrow(/^CCOTEL_SCAN_INTERVAL_MS must be a whole number of ms ≥ 100, not "often"$/);
   });
 });
 
@@ -24,7 +24,7 @@ describe('flush_interval_ms', () => {
   });
 
   it('refuses an interval that is not a whole number of ms from 10 to 60 000', () => {
-    expect(() => loadConfig({}, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '5' })).toThrow(/flush interval/);
-    expect(() => loadConfig({}, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '120000' })).toThrow(/flush interval/);
+    expect(() => loadConfig({}, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '5' })).toThrow(/^CCOTEL_FLUSH_INTERVAL_MS must be a whole number of ms from 10 to 60000, not "5"$/);
+    expect(() => loadConfig({}, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '120000' })).toThrow(/^CCOTEL_FLUSH_INTERVAL_MS must be/);
   });
 });

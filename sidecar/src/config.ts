@@ -1,5 +1,6 @@
 // One typed configuration with its defaults: built from (lowest to highest) defaults, the YAML config
 // file, environment variables, and command-line flags. Every key is documented in README.md.
+import { closest } from 'fastest-levenshtein';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -53,16 +54,30 @@ export function configFilePath(env: Env = process.env): string {
   return env.CCOTEL_CONFIG ?? join(env.XDG_CONFIG_HOME || join(env.HOME ?? '', '.config'), 'ccotel', 'config.yaml');
 }
 
-function readConfigFile(path: string): Record<string, unknown> {
+/** The config file's keys (README "Configuration"). */
+const FILE_KEYS = ['store', 'otlp_endpoint', 'content_level', 'content_max_length', 'idle_ms', 'scan_interval_ms', 'raw_ttl_days', 'flush_interval_ms'];
+
+function readConfigFile(path: string, named: boolean): Record<string, unknown> {
+  if (path === 'none') return {}; // CCOTEL_CONFIG=none: defaults, whatever file there is
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
-  } catch {
-    return {}; // no config file: defaults
+  } catch (error) {
+    // The default file is optional; one named by CCOTEL_CONFIG is meant to be there.
+    if (!named && (error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(`config file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})${named ? ': CCOTEL_CONFIG names it' : ''}`);
   }
-  const parsed: unknown = parseYaml(text);
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`${path} is not YAML: ${(error as Error).message.split('\n', 1)[0]}`);
+  }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${path}: expected a mapping of keys`);
+  for (const key of Object.keys(parsed)) {
+    if (!FILE_KEYS.includes(key)) throw new ConfigError(`${path}: unknown key "${key}" (did you mean "${closest(key, FILE_KEYS)}"?)`);
+  }
   return parsed as Record<string, unknown>;
 }
 
@@ -77,26 +92,47 @@ export interface ConfigOverrides {
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
   const paths = statePaths(env);
-  const file = readConfigFile(configFilePath(env));
-  const pick = (flag: unknown, envValue: string | undefined, fileValue: unknown) => flag ?? envValue ?? fileValue;
-  const store = storeTarget(String(pick(overrides.store, env.CCOTEL_STORE, file.store) ?? paths.storeDir));
+  const path = configFilePath(env);
+  const file = readConfigFile(path, env.CCOTEL_CONFIG !== undefined);
+  // Each setting from the flag, the environment or the file, checked by the same code whichever gave it; an
+  // error names where the value came from and the value as given.
+  const pick = (flag: { name: string; value: unknown }, envName: string | undefined, fileKey: string) => {
+    if (flag.value !== undefined) return { value: flag.value, from: flag.name };
+    if (envName !== undefined && env[envName] !== undefined) return { value: env[envName], from: envName };
+    if (file[fileKey] !== undefined) return { value: file[fileKey], from: `${fileKey} in ${path}` };
+    return undefined;
+  };
+  const text = (setting: ReturnType<typeof pick>, fallback: string) => (setting === undefined ? fallback : String(setting.value));
+  const whole = (setting: ReturnType<typeof pick>, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, unit = '') => {
+    if (setting === undefined) return fallback;
+    const value = typeof setting.value === 'number' ? setting.value : Number(String(setting.value).trim() || NaN);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+      throw new ConfigError(`${setting.from} must be a whole number${unit} ${range}, not ${JSON.stringify(setting.value)}`);
+    }
+    return value;
+  };
+  const store = storeTarget(text(pick({ name: '--store', value: overrides.store }, 'CCOTEL_STORE', 'store'), paths.storeDir));
+  const otlpEnv = env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : 'CCOTEL_OTLP_ENDPOINT';
+  const contentLevel = pick({ name: '--content-level', value: overrides.contentLevel }, 'CCOTEL_CONTENT_LEVEL', 'content_level');
   const config: Config = {
     store,
-    otlpEndpoint: String(
-      pick(overrides.otlp, env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.CCOTEL_OTLP_ENDPOINT, file.otlp_endpoint) ?? '',
-    ),
-    contentLevel: String(pick(overrides.contentLevel, env.CCOTEL_CONTENT_LEVEL, file.content_level) ?? DEFAULTS.contentLevel) as ContentLevel,
-    contentMaxLength: Number(pick(overrides.contentMaxLength, env.CCOTEL_CONTENT_MAX_LENGTH, file.content_max_length) ?? DEFAULTS.contentMaxLength),
-    idleMs: Number(pick(overrides.idleMs, env.CCOTEL_IDLE_MS, file.idle_ms) ?? DEFAULTS.idleMs),
-    scanIntervalMs: Number(pick(overrides.scanIntervalMs, env.CCOTEL_SCAN_INTERVAL_MS, file.scan_interval_ms) ?? DEFAULTS.scanIntervalMs),
-    rawTtlDays: Number(pick(undefined, env.CCOTEL_RAW_TTL_DAYS, file.raw_ttl_days) ?? DEFAULTS.rawTtlDays),
-    summaryTtlDays: Number(pick(undefined, env.CCOTEL_SUMMARY_TTL_DAYS, file.summary_ttl_days) ?? DEFAULTS.summaryTtlDays),
-    flushIntervalMs: Number(
-      pick(undefined, env.CCOTEL_FLUSH_INTERVAL_MS, file.flush_interval_ms) ?? (store === '' ? DEFAULTS.otlpOnlyFlushIntervalMs : DEFAULTS.flushIntervalMs),
+    otlpEndpoint: text(pick({ name: '--otlp', value: overrides.otlp }, otlpEnv, 'otlp_endpoint'), ''),
+    contentLevel: contentLevelOf(contentLevel, env),
+    contentMaxLength: whole(pick({ name: 'content max length', value: overrides.contentMaxLength }, 'CCOTEL_CONTENT_MAX_LENGTH', 'content_max_length'), DEFAULTS.contentMaxLength, 64, Number.MAX_SAFE_INTEGER, ' of characters'),
+    idleMs: whole(pick({ name: '--idle', value: overrides.idleMs }, 'CCOTEL_IDLE_MS', 'idle_ms'), DEFAULTS.idleMs, 0, Number.MAX_SAFE_INTEGER, ' of ms'),
+    scanIntervalMs: whole(pick({ name: '--scan-interval', value: overrides.scanIntervalMs }, 'CCOTEL_SCAN_INTERVAL_MS', 'scan_interval_ms'), DEFAULTS.scanIntervalMs, 100, Number.MAX_SAFE_INTEGER, ' of ms'),
+    rawTtlDays: whole(pick({ name: '--raw-ttl-days', value: undefined }, 'CCOTEL_RAW_TTL_DAYS', 'raw_ttl_days'), DEFAULTS.rawTtlDays, 0, Number.MAX_SAFE_INTEGER, ' of days'),
+    summaryTtlDays: whole(pick({ name: '--summary-ttl-days', value: undefined }, 'CCOTEL_SUMMARY_TTL_DAYS', 'summary_ttl_days'), DEFAULTS.summaryTtlDays, 0, Number.MAX_SAFE_INTEGER, ' of days'),
+    flushIntervalMs: whole(
+      pick({ name: 'flush interval', value: undefined }, 'CCOTEL_FLUSH_INTERVAL_MS', 'flush_interval_ms'),
+      store === '' ? DEFAULTS.otlpOnlyFlushIntervalMs : DEFAULTS.flushIntervalMs,
+      10,
+      60_000,
+      ' of ms',
     ),
     paths,
   };
-  validate(config, env);
   return config;
 }
 
@@ -105,24 +141,11 @@ function storeTarget(value: string): string {
   return value === 'none' ? '' : value;
 }
 
-function validate(config: Config, env: Env): void {
-  if (config.contentLevel !== 'none' && config.contentLevel !== 'masked' && config.contentLevel !== 'raw') {
-    throw new ConfigError(`content level must be "none" or "masked", not "${config.contentLevel}"`);
-  }
-  if (config.contentLevel === 'raw' && env.CCOTEL_ALLOW_RAW_CONTENT !== '1') {
+function contentLevelOf(setting: { value: unknown; from: string } | undefined, env: Env): ContentLevel {
+  const level = setting === undefined ? DEFAULTS.contentLevel : String(setting.value);
+  if (level !== 'none' && level !== 'masked' && level !== 'raw') throw new ConfigError(`${setting!.from} must be "none" or "masked", not ${JSON.stringify(setting!.value)}`);
+  if (level === 'raw' && env.CCOTEL_ALLOW_RAW_CONTENT !== '1') {
     throw new ConfigError('content level "raw" sends secrets unmasked: it needs the explicit opt-in CCOTEL_ALLOW_RAW_CONTENT=1');
   }
-  for (const [key, value] of [
-    ['content max length', config.contentMaxLength],
-    ['idle time', config.idleMs],
-    ['raw TTL days', config.rawTtlDays],
-    ['summary TTL days', config.summaryTtlDays],
-  ] as const) {
-    if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${key} must be a whole number ≥ 0, not ${value}`);
-  }
-  if (!Number.isInteger(config.scanIntervalMs) || config.scanIntervalMs < 100) throw new ConfigError(`scan interval must be a whole number of ms ≥ 100, not ${config.scanIntervalMs}`);
-  if (!Number.isInteger(config.flushIntervalMs) || config.flushIntervalMs < 10 || config.flushIntervalMs > 60_000) {
-    throw new ConfigError(`flush interval must be a whole number of ms from 10 to 60000, not ${config.flushIntervalMs}`);
-  }
-  if (config.contentMaxLength < 64) throw new ConfigError('content max length must be at least 64 characters');
+  return level;
 }

@@ -17,6 +17,8 @@ export interface StatePaths {
   keyPath: string;
   /** Copies of the hook and shell scripts that settings.json and CLAUDE_ENV_FILE refer to. */
   binDir: string;
+  /** The OTLP sink's disk queue. */
+  otlpQueueDir: string;
   /** One line per hook event the hook had to drop (spool unwritable, disk full). */
   hookDroppedPath: string;
   /** `$CCOTEL_DATA_DIR`, else `${XDG_DATA_HOME:-$HOME/.local/share}/ccotel`. */
@@ -46,6 +48,7 @@ export function statePaths(env: Env = process.env): StatePaths {
     deadLetterDir: join(stateDir, 'dead-letter'),
     keyPath: join(stateDir, 'installation.key'),
     binDir: join(stateDir, 'bin'),
+    otlpQueueDir: join(stateDir, 'otlp-queue'),
     hookDroppedPath: join(stateDir, 'hook-dropped'),
     dataDir,
     storeDir: join(dataDir, 'store'),

@@ -1,5 +1,6 @@
-// Issue 13, rows 2–5 (in process): a token holder of the query endpoint, or a user of `ccotel query` on an
-// embedded store, gets read-only SQL and nothing more. Everything on loopback, every query bounded.
+// Issue 13, rows 2–5, and issue 28, row 1 (in process): a token holder of the query endpoint, or a user of
+// `ccotel query` on an embedded store, gets read-only SQL on the store and nothing more: no file, URL, process,
+// dictionary or model. Everything on loopback, every query bounded.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -11,6 +12,43 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQuery } from '../../sidecar/src/commands/query.js';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
 import { DEFAULT_ENDPOINT_LIMITS, serveStore, type QueryEndpoint } from '../../sidecar/src/store/query-endpoint.js';
+
+/**
+ * Issue 28, row 1: each family of functions that reaches outside the store, called as a scalar function, as a
+ * table function in DESCRIBE (which readonly lets through: it infers a schema from the file or URL), and inside
+ * EXPLAIN, whose query tree folds constants (the file's content). `secret` is a file the engine could read.
+ */
+function outsideReaches(secret: string, lock: string, peerUrl: string): Record<string, string[]> {
+  return {
+    files: [
+      `SELECT file('${secret}')`,
+      `SELECT length(file('${secret}'))`,
+      `SELECT file('${lock}')`,
+      `SELECT arrayMap(path -> file(path), ['${secret}'])`,
+      `SELECT * APPLY(file) FROM (SELECT '${secret}' AS path)`,
+      `SELECT COLUMNS('path') APPLY(path -> file(path)) FROM (SELECT '${secret}' AS path)`,
+      `EXPLAIN QUERY TREE SELECT file('${secret}')`,
+      `DESCRIBE file('${secret}', 'CSVWithNames')`,
+      `DESCRIBE fileCluster('default', '${secret}', 'LineAsString')`,
+      "DESCRIBE filesystem('/etc')",
+      `DESCRIBE icebergLocal('${secret}')`,
+    ],
+    urls: [
+      `DESCRIBE url('${peerUrl}', 'CSV')`,
+      `DESCRIBE s3('${peerUrl}', 'CSV')`,
+      `DESCRIBE urlCluster('default', '${peerUrl}', 'CSV')`,
+      `DESCRIBE azureBlobStorage('${peerUrl}', 'c', 'b')`,
+      `DESCRIBE hdfs('hdfs://127.0.0.1:1/x', 'CSV')`,
+      "DESCRIBE remote('127.0.0.1', system.one)",
+      "DESCRIBE mysql('127.0.0.1:1', 'd', 't', 'u', 'p')",
+      "DESCRIBE postgresql('127.0.0.1:1', 'd', 't', 'u', 'p')",
+    ],
+    processes: ["DESCRIBE executable('id', 'LineAsString')", "SELECT * FROM executable('id', 'LineAsString', 'x String')"],
+    dictionaries: ["SELECT dictGet('d', 'a', 1)", "SELECT dictHas('d', 1)", "DESCRIBE dictionary('d')"],
+    models: ["SELECT catboostEvaluate('/nonexistent.bin', 1)", 'SELECT * FROM system.models', "SELECT naiveBayesClassifier('m', 'text')"],
+    input: ["DESCRIBE input('x String')"],
+  };
+}
 
 const LIMITS = { ...DEFAULT_ENDPOINT_LIMITS, maxExecutionSeconds: 1, maxResultBytes: 1 << 20, maxBodyBytes: 1 << 20, maxConcurrentQueries: 2 };
 
@@ -95,6 +133,22 @@ describe('query endpoint under a hostile token holder', () => {
     await writerStillWrites(3);
   });
 
+  describe('issue 28 row 1: nothing outside the store is reachable', () => {
+    it.each(['files', 'urls', 'processes', 'dictionaries', 'models', 'input'])('%s', async (family) => {
+      const secret = join(dir, 'private.txt');
+      writeFileSync(secret, 'private-marker,x\n', { mode: 0o600 });
+      for (const query of outsideReaches(secret, join(store.target, 'ccotel.lock'), peerUrl)[family]) {
+        const attempt = client.exec({ query: `${query} FORMAT TSV` }).then(async (result) => {
+          let text = '';
+          for await (const chunk of result.stream) text += String(chunk);
+          return text;
+        });
+        await expect(attempt, query).rejects.toMatchObject({ type: 'READONLY', message: expect.stringMatching(/outside the store/) });
+      }
+      expect(peerRequests).toBe(0);
+    });
+  });
+
   it('row 3: the read-only statements a reader needs all run', async () => {
     for (const query of ['SELECT count() FROM default.victim', 'SHOW TABLES', 'DESCRIBE TABLE default.victim', 'EXPLAIN SELECT 1', 'EXISTS TABLE default.victim']) {
       const result = await client.exec({ query: `${query} FORMAT TSV` });
@@ -163,6 +217,13 @@ describe('`ccotel query` on an embedded store it opens itself', () => {
       for (const sql of ['DROP TABLE otel_traces', `SELECT * FROM file('${join(dir, 'x')}', 'LineAsString')`, `SELECT 1 INTO OUTFILE '${join(dir, 'y')}'`]) {
         await expect(runQuery(sql, 'TSV', { store: storeDir }, out), sql).rejects.toThrow(/readonly|read-only/i);
       }
+      // Issue 28, row 1: every family the endpoint refuses.
+      const secret = join(dir, 'private.txt');
+      writeFileSync(secret, 'private-marker,x\n', { mode: 0o600 });
+      for (const sql of Object.values(outsideReaches(secret, join(storeDir, 'ccotel.lock'), 'http://127.0.0.1:1/x.csv')).flat()) {
+        await expect(runQuery(sql, 'TSV', { store: storeDir }, out), sql).rejects.toThrow(/outside the store/);
+      }
+      expect(text).not.toContain('private-marker');
       expect(existsSync(join(dir, 'y'))).toBe(false);
       text = '';
       await runQuery('EXISTS TABLE otel_traces', 'TSV', { store: storeDir }, out);

@@ -48,7 +48,7 @@ describe('bounded memory under a transcript of garbage lines', () => {
       },
       async close() {},
     };
-    const env = { HOME: dir, CCOTEL_STATE_DIR: join(dir, 'state'), CCOTEL_DATA_DIR: join(dir, 'data'), CCOTEL_CONFIG: join(dir, 'none.yaml') };
+    const env = { HOME: dir, CCOTEL_STATE_DIR: join(dir, 'state'), CCOTEL_DATA_DIR: join(dir, 'data'), CCOTEL_CONFIG: 'none' };
     const { pipeline } = buildPipeline(loadConfig({ store: 'none' }, env), { mode: 'once', sinks: [sink] });
     const heapBefore = process.memoryUsage().heapUsed;
     await ingestFile(pipeline, { path: transcript, kind: 'main' }, 0);

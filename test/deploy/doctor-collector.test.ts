@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../sidecar/src/doctor/run-doctor.js';
 import { collectorBinary } from '../collector/binary.js';
 import { Gateway } from '../collector/otlp-gateway.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
-describe.skipIf(collectorBinary() === undefined)('doctor and the real gateway', () => {
+describe.skipIf(skipWithout(collectorBinary() === undefined ? 'the Collector binary is not built (npm run collector)' : undefined))('doctor and the real gateway', () => {
   let dir: string;
   let gateway: Gateway;
   beforeAll(async () => {

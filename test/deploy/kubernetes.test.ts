@@ -13,6 +13,7 @@ import { KUBERNETES_DIR, renderGenerated } from '../../deploy/kubernetes/render.
 import { collectorBinary } from '../collector/binary.js';
 import { startCollector } from '../collector/collector-process.js';
 import { loadManifests, manifestFiles, type Manifest } from './manifests.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 const manifests = loadManifests();
 
@@ -174,7 +175,7 @@ function configMapFiles(name: string, dir: string): Record<string, string> {
   return Object.fromEntries(Object.entries(data).map(([key, text]) => [key, (writeFileSync(join(dir, key), text), join(dir, key))]));
 }
 
-describe.skipIf(collectorBinary() === undefined)('collector configs as the pods load them', () => {
+describe.skipIf(skipWithout(collectorBinary() === undefined ? 'the Collector binary is not built (npm run collector)' : undefined))('collector configs as the pods load them', () => {
   it('the gateway config validates with the gateway pod environment', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ccotel-k8s-'));
     try {

@@ -23,6 +23,7 @@ import { SCENARIOS, type Scenario, type ScriptedStep, type TokenTotals } from '.
 import { nativeModelRequests, nativeResumes, nativeTelemetry, nativeTokenTotals, nativeToolCalls, zeroTokens, type NativeTelemetry } from './native-telemetry.js';
 import { runScenarios } from './scenario-runs.js';
 import { fullPromptOnlyLines, storedLogs, storedSpans, storeText, type StoredLog, type StoredSpan } from './store-scan.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 const problem = claudeBinaryProblem();
 if (problem) console.warn(`native-agreement: skipped, the real CLI cannot run: ${problem}`);
@@ -50,7 +51,7 @@ function pointEnvironmentAt(userHome: string): void {
   for (const key of Object.keys(process.env)) if (key.startsWith('CCOTEL_') || key.startsWith('XDG_')) delete process.env[key];
   delete process.env.CLAUDE_CONFIG_DIR;
   process.env.HOME = userHome;
-  process.env.CCOTEL_CONFIG = join(userHome, 'no-ccotel-config.yaml');
+  process.env.CCOTEL_CONFIG = 'none';
   process.env.CCOTEL_RAW_TTL_DAYS = '0';
 }
 
@@ -99,7 +100,7 @@ const byToolAndOutcome = (a: { tool: string; outcome: string }, b: { tool: strin
   `${a.tool}/${a.outcome}`.localeCompare(`${b.tool}/${b.outcome}`);
 
 const suiteName = 'ccotel agrees with Claude Code’s own telemetry (real CLI, every scenario)';
-describe.skipIf(problem !== undefined)(problem ? `${suiteName} — skipped: ${problem}` : suiteName, () => {
+describe.skipIf(skipWithout(problem))(problem ? `${suiteName} — skipped: ${problem}` : suiteName, () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'ccotel-native-agreement-'));
     home = join(root, 'home');

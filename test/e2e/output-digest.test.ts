@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildPipeline } from '../../sidecar/src/build-pipeline.js';
 import { loadConfig } from '../../sidecar/src/config.js';
 import { readHistory } from '../../sidecar/src/read-history.js';
@@ -16,8 +16,12 @@ import { generateHooksAndShell } from '../generator/hooks-shell.js';
 import { MemorySink } from '../helpers/memory-sink.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'real');
-/** Input files are named in some ids (skipped lines): the input sits at the same path in every run and checkout. */
-const ROOT = join(tmpdir(), 'ccotel-output-digest');
+/**
+ * Input files are named in some ids (skipped lines): the input sits at the same path in every run and checkout
+ * (the system's temp dir, not the run's own: test/global-tmp.ts), and is removed at the end.
+ */
+const ROOT = join(process.env.CCOTEL_TEST_FIXED_TMPDIR ?? tmpdir(), 'ccotel-output-digest');
+afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 
 function freshDir(name: string): string {
   const dir = join(ROOT, name);

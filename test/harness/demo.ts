@@ -36,7 +36,8 @@ if (!existsSync(CLI)) fail(`${CLI} is missing: run \`npm run build\` first`);
 // Your store and your ccotel settings, resolved before ccotel is pointed at the made-up user.
 const config = loadConfig({ store: values.store });
 const root = mkdtempSync(join(tmpdir(), 'ccotel-demo-'));
-const sidecar = await startLiveSidecar({ root, store: config.store, configFile: configFilePath(process.env) }).catch((error: Error) =>
+const configFile = configFilePath(process.env);
+const sidecar = await startLiveSidecar({ root, store: config.store, configFile: existsSync(configFile) ? configFile : 'none' }).catch((error: Error) =>
   fail(`could not start \`ccotel run\` on ${config.store} (is your own \`ccotel run\` holding it? give --store): ${error.message}`),
 );
 const failures: ScenarioRun[] = [];

@@ -7,6 +7,7 @@ import { flattenLogs, flattenMetrics, flattenSpans, type FlatMetricPoint, type F
 import { claudeBinaryProblem, copyStdinHookCommand, installHooks, readHookPayloads } from './run-claude.js';
 import { runScenario } from './run-scenario.js';
 import { expectationOf, scenarioNamed, type TokenTotals, type ToolOutcome } from './scenarios.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 // End-to-end against the real Claude Code binary (skipped, saying why, when it is missing), and a
 // check that every committed sample in test/fixtures/real still agrees with its scenario's script.
@@ -76,7 +77,7 @@ function childrenOf(spans: FlatSpan[], parent: FlatSpan, name: string): FlatSpan
   return spans.filter((s) => s.parentSpanId === parent.spanId && s.name === name);
 }
 
-describe.skipIf(claudeBinaryProblem() !== undefined)('the real Claude Code CLI, bash-success scenario', () => {
+describe.skipIf(skipWithout(claudeBinaryProblem()))('the real Claude Code CLI, bash-success scenario', () => {
   const root = mkdtempSync(join(tmpdir(), 'ccotel-harness-test-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 

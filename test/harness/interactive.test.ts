@@ -7,6 +7,7 @@ import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcri
 import { interactiveProblem } from './interactive.js';
 import { interactiveScenarioNamed } from './interactive-scenarios.js';
 import { runInteractiveScenario } from './run-interactive.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 // One interactive scenario, live: the real TUI in tmux, keys sent, every wait bounded. It checks that the
 // driver still gets through a permission prompt of the pinned CLI, and that the row it writes for a "No" is
@@ -15,7 +16,7 @@ import { runInteractiveScenario } from './run-interactive.js';
 const problem = await interactiveProblem();
 if (problem) console.warn(`interactive harness: skipped: ${problem}`);
 
-describe.skipIf(problem !== undefined)('the real Claude Code TUI in tmux, deny scenario', () => {
+describe.skipIf(skipWithout(problem))('the real Claude Code TUI in tmux, deny scenario', () => {
   const root = mkdtempSync(join(tmpdir(), 'ccotel-interactive-test-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -106,9 +106,10 @@ describe.each(['dash', 'bash'])('ccotel-hook.sh under %s', (shell) => {
     const spool = join(stateDir, 'spool');
     mkdirSync(spool, { recursive: true });
     chmodSync(root, 0o755);
-    chmodSync(stateDir, 0o777); // the counter file may still be written beside the spool
     chmodSync(spool, 0o555);
     const [command, ...args] = [...unprivilegedPrefix(), shell, HOOK_SCRIPT, spool];
+    // Both the hook's user's own (the hook spools into nothing else): as root, the hook runs as nobody.
+    if (command === 'setpriv') for (const dir of [stateDir, spool]) chownSync(dir, 65534, 65534);
     const run = () => spawnSync(command, args, { input: '{"hook_event_name":"PreToolUse"}', encoding: 'utf8', timeout: 10_000 });
     for (let i = 0; i < 2; i++) {
       const result = run();

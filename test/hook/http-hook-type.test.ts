@@ -8,6 +8,7 @@ import { SPOOLED_EVENTS } from '../../sidecar/src/install/hook-events.js';
 import { startModelServer } from '../harness/model-server.js';
 import { claudeBinaryProblem, runClaude } from '../harness/run-claude.js';
 import { usage } from '../harness/script-steps.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 // Why ccotel spools with a command hook and does not offer Claude Code's own `http` hook type
 // (docs/HOOKS.md): the real CLI never posts SessionStart, and with the receiver down every event shows
@@ -41,7 +42,7 @@ async function runWithHttpHook(name: string, url: string): Promise<{ exitCode: n
   }
 }
 
-describe.skipIf(problem !== undefined)('Claude Code 2.1.332 `http` hooks (slow: the real CLI)', () => {
+describe.skipIf(skipWithout(problem))('Claude Code 2.1.332 `http` hooks (slow: the real CLI)', () => {
   it('posts every event but SessionStart to a listening receiver', async () => {
     const events: string[] = [];
     const receiver = createServer((request, response) => {

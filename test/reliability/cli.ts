@@ -23,7 +23,7 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
     CLAUDE_CONFIG_DIR: join(home, 'claude'),
     CCOTEL_STATE_DIR: join(home, 'state'),
     CCOTEL_DATA_DIR: join(home, 'data'),
-    CCOTEL_CONFIG: join(home, 'no-config.yaml'),
+    CCOTEL_CONFIG: 'none',
     CCOTEL_RAW_TTL_DAYS: '0',
     ...extra,
   };

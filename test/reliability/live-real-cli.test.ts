@@ -10,6 +10,7 @@ import { runScenario } from '../harness/run-scenario.js';
 import { SCENARIOS } from '../harness/scenarios.js';
 import { assertBuilt, endpointClient, startRun } from './cli.js';
 import { waitFor } from './transcripts.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 /**
  * Generous for a loaded machine (with 20 s the call was once closed `unanswered` under heavy load): the bug
@@ -33,7 +34,7 @@ async function interruptedSession(home: string): Promise<string> {
   }
 }
 
-describe.skipIf(claudeBinaryProblem() !== undefined)('the real CLI followed live (slow)', () => {
+describe.skipIf(skipWithout(claudeBinaryProblem()))('the real CLI followed live (slow)', () => {
   const home = mkdtempSync(join(tmpdir(), 'ccotel-live-cli-'));
   let sidecar: ReturnType<typeof startRun> | undefined;
 
@@ -45,7 +46,7 @@ describe.skipIf(claudeBinaryProblem() !== undefined)('the real CLI followed live
 
   it('an interrupted Bash call is read live: outcome interrupted, not unanswered', async () => {
     assertBuilt();
-    const env = { PATH: process.env.PATH, HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_DATA_DIR: join(home, 'data'), CCOTEL_CONFIG: join(home, 'no-config.yaml') };
+    const env = { PATH: process.env.PATH, HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_DATA_DIR: join(home, 'data'), CCOTEL_CONFIG: 'none' };
     const store = join(home, 'store');
     mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
     sidecar = startRun(['--store', store, '--idle', String(IDLE_MS)], env);

@@ -25,7 +25,7 @@ class SpanIdSink implements Sink {
 export async function referenceSpanIds(configDir: string): Promise<Set<string>> {
   const state = mkdtempSync(join(tmpdir(), 'ccotel-reference-'));
   try {
-    const env = { HOME: state, CCOTEL_STATE_DIR: state, CCOTEL_CONFIG: join(state, 'no-config.yaml') };
+    const env = { HOME: state, CCOTEL_STATE_DIR: state, CCOTEL_CONFIG: 'none' };
     const sink = new SpanIdSink();
     const { pipeline } = buildPipeline(loadConfig({ store: '' }, env), { mode: 'once', sinks: [sink] });
     for (const file of await discoverTranscripts(transcriptRoots({ ...env, CLAUDE_CONFIG_DIR: configDir }))) {

@@ -12,6 +12,7 @@ import { FAILURE_SCENARIOS, type FailureScenario } from './failure-scenarios.js'
 import { failureTable, judge, type Verdict } from './failure-table.js';
 import { SCAN_INTERVAL_MS, startLiveSidecar, type DetectionRow, type LiveSidecar } from './live-sidecar.js';
 import { killLeftovers, runFailureScenario, type ScenarioRun } from './run-failure-scenario.js';
+import { skipWithout } from '../helpers/real-parts.js';
 
 const TABLE = resolve('docs/FAILURE-SCENARIOS.md');
 const problem = await interactiveProblem();
@@ -32,7 +33,7 @@ async function runAll(home: string, workDir: string): Promise<ScenarioRun[]> {
   return FAILURE_SCENARIOS.map((scenario) => runs.get(scenario.name)!);
 }
 
-describe.skipIf(problem !== undefined)('failure modes on the real Claude Code CLI, ccotel run live beside it', () => {
+describe.skipIf(skipWithout(problem))('failure modes on the real Claude Code CLI, ccotel run live beside it', () => {
   const root = mkdtempSync(join(tmpdir(), 'ccotel-failures-'));
   let sidecar: LiveSidecar;
   let runs: ScenarioRun[] = [];

@@ -38,7 +38,7 @@ export interface LiveSidecarOptions {
   configFile?: string;
 }
 
-export async function startLiveSidecar({ root, store = join(root, 'store'), configFile = join(root, 'no-config.yaml') }: LiveSidecarOptions): Promise<LiveSidecar> {
+export async function startLiveSidecar({ root, store = join(root, 'store'), configFile = 'none' }: LiveSidecarOptions): Promise<LiveSidecar> {
   assertBuilt();
   const home = join(root, 'home');
   // No transcript root yet: Claude Code makes ~/.claude/projects at its first run, after the sidecar started.

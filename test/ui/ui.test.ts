@@ -58,11 +58,13 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     await shown(page, 'overview');
     expect(page.url()).toBe(`${served.base}/`);
     const [cookie] = await page.cookies();
-    expect(cookie).toMatchObject({ name: 'ccotel_ui', httpOnly: true, sameSite: 'Strict' });
+    // Named after the view's port (a browser sends 127.0.0.1's cookies to every port), and expiring.
+    expect(cookie).toMatchObject({ name: `ccotel_ui_${new URL(served.base).port}`, httpOnly: true, sameSite: 'Strict' });
+    expect(cookie.expires * 1000).toBeGreaterThan(Date.now());
     expect(await page.evaluate(() => document.cookie)).toBe(''); // HttpOnly: no script reads it
     // The code is spent: a second browser (or whoever finds the URL in a history) is refused.
     expect((await fetch(served.loginUrl, { redirect: 'manual' })).status).toBe(401);
-    const forged = await fetch(`${served.base}/api/overview`, { headers: { cookie: 'ccotel_ui=guess' } });
+    const forged = await fetch(`${served.base}/api/overview`, { headers: { cookie: `${cookie.name}=${Date.now() + 3_600_000}.guess` } });
     expect(forged.status).toBe(401);
   });
 

@@ -12,6 +12,7 @@ import { keepHeapNear } from '../heap-budget.js';
 import { placement, type Placement } from '../retention/placement.js';
 import { ensureSummaryTables } from '../retention/run-retention.js';
 import { refreshSummaries } from '../retention/summaries.js';
+import { ensureStateDirs } from '../secure-dir.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { exportOption, parseSince, storeOption, type GlobalOptions } from './options.js';
 
@@ -30,6 +31,7 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   const started = performance.now();
   const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel });
   requireDestination(config);
+  ensureStateDirs(config.paths);
   const since = options.since ? parseSince(options.since) : undefined;
   const files = (await discoverTranscripts(transcriptRoots(), (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays });

@@ -50,7 +50,9 @@ $STATE is $CCOTEL_STATE_DIR, else \${XDG_STATE_HOME:-~/.local/state}/ccotel.
 
 Every other hook and setting is kept; the previous file is saved as
 settings.json.ccotel-backup-<time>. Running it again changes nothing.
-Undo with: ccotel uninstall-hooks [--project <dir>]`,
+Undo with: ccotel uninstall-hooks [--project <dir>]
+The same hook also comes as a Claude Code plugin (claude plugin install ccotel@ccotel,
+docs/HOOKS.md); with both, each event is still spooled once.`,
     )
     .action(function (this: Command, options: HookCommandOptions) {
       runInstallStep(this, () => {

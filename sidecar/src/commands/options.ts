@@ -8,14 +8,17 @@ export interface GlobalOptions {
 }
 
 export function storeOption(command: Command): Command {
-  return command
-    .option('--store <path|url|none>', 'embedded store directory, ClickHouse server URL, or none (default: the XDG data dir)')
-    .option('--content-level <level>', 'none | masked: how much text leaves the sidecar');
+  return command.option('--store <path|url|none>', 'embedded store directory, ClickHouse server URL, or none (default: the XDG data dir)');
 }
 
-/** For the commands that write: where telemetry goes besides (or instead of) the store. */
+/**
+ * For the commands that write: where telemetry goes besides (or instead of) the store, and how much text goes
+ * with it. (A reading command has no use for the content level: given one, it is refused as an unknown option.)
+ */
 export function exportOption(command: Command): Command {
-  return command.option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint (or set OTEL_EXPORTER_OTLP_ENDPOINT)');
+  return command
+    .option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint (or set OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option('--content-level <level>', 'none | masked: how much text leaves the sidecar');
 }
 
 /** `--since` as epoch ms: an ISO date or a duration ago such as 30m, 12h, 7d. */

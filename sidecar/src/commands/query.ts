@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { join } from 'node:path';
 import { openStore } from '../store/open-store.js';
-import { openReader } from '../store/reader.js';
+import { DEFAULT_READER_LIMITS, openReader } from '../store/reader.js';
 import { storeOption, type GlobalOptions } from './options.js';
 
 const FORMATS = ['JSONEachRow', 'TSV', 'TSVWithNames', 'CSV', 'CSVWithNames', 'Pretty', 'PrettyCompact', 'JSON'];
@@ -17,7 +17,7 @@ export async function runQuery(sql: string, format: string, options: GlobalOptio
     const statement = `${sql.trim().replace(/;+\s*$/, '')}\nFORMAT ${format}`;
     if (store.kind === 'embedded') {
       // The same read-only rules as the endpoint a running sidecar serves (reader.ts).
-      const reader = await openReader(join(store.target, 'chdb'));
+      const reader = await openReader(join(store.target, 'chdb'), { ...DEFAULT_READER_LIMITS, maxConcurrentQueries: 1 });
       try {
         out.write(await reader.query({ sql: statement, format }));
       } finally {

@@ -9,6 +9,7 @@ import { buildPipeline, exportSinks, requireDestination } from '../build-pipelin
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey } from '../sources/checkpoints.js';
 import { retrying, type BackoffPolicy } from '../retry.js';
+import { ensureStateDirs } from '../secure-dir.js';
 import { StateWrites } from '../sources/state-file.js';
 import type { HookSpoolSource } from '../sources/hook-spool-source.js';
 import type { ShellLogSource } from '../sources/shell-log-source.js';
@@ -17,7 +18,9 @@ import { candidateRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
 import type { UiServer } from '../ui/server.js';
-import { portOption, storeOption, type GlobalOptions } from './options.js';
+import { DEFAULT_READER_LIMITS } from '../store/reader.js';
+import { readerSessions } from '../store/threadpool.js';
+import { exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
 
 export interface RunOptions extends GlobalOptions {
   otlp?: string;
@@ -44,6 +47,7 @@ const STORE_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
   const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs, scanIntervalMs: options.scanIntervalMs });
   requireDestination(config);
+  ensureStateDirs(config.paths);
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
   let endpoint: QueryEndpoint | undefined;
   let extraSinks: Sink[] = [];
@@ -126,17 +130,16 @@ export function keepRunningOnStrayErrors(log: (message: string) => void, stop: (
 }
 
 export function registerRunCommand(program: Command): void {
-  storeOption(
+  exportOption(storeOption(
     program
       .command('run')
       .description('Follow Claude Code transcripts live into the store (and/or a collector); Ctrl-C stops cleanly')
-      .option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint')
       .option('--idle <ms>', 'close the open turn of a session with no record for this long', (value) => Number(value))
       .option('--scan-interval <ms>', 'read the process table this often for the failure-mode detectors (default 15000)', (value) => Number(value))
       .option('--polling', 'poll files instead of using inotify (network filesystems)')
       .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
       .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),
-  ).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
+  )).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
     const log = (message: string) => console.error(`ccotel run: ${message}`);
     const abort = new AbortController();
     let stopping: Promise<void> | undefined;
@@ -157,7 +160,8 @@ export function registerRunCommand(program: Command): void {
     sidecar = await startSidecar({ ...opts, idleMs: opts.idle, scanIntervalMs: opts.scanInterval }, log, abort.signal);
     // Named without credentials: a server URL may carry a password.
     const where = [sidecar.store ? `store ${storeIdentity(sidecar.config.store)}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');
-    log(`following transcripts into ${where}${sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url}` : ''}`);
+    const served = sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url} (${readerSessions(DEFAULT_READER_LIMITS.maxConcurrentQueries)} at once)` : '';
+    log(`following transcripts into ${where}${served}`);
     if (opts.ui) {
       if (!sidecar.store) throw new Error('--ui needs a store (it shows what the store holds): drop --store none');
       const { serveUiOf } = await import('./ui.js');

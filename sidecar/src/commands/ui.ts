@@ -7,6 +7,7 @@ import { loadConfig } from '../config.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { serveStore } from '../store/query-endpoint.js';
 import { statePaths } from '../paths.js';
+import { LOGIN_LIFETIME_MS } from '../ui/auth.js';
 import { exportHtml } from '../ui/export.js';
 import { freshLoginUrl, recordUi } from '../ui/login-record.js';
 import { startUiServer, type UiServer } from '../ui/server.js';
@@ -19,6 +20,8 @@ interface UiOptions extends GlobalOptions {
   loginUrl?: boolean;
 }
 
+const LOGIN_NOTE = `the link logs one browser in, once, for ${LOGIN_LIFETIME_MS / 3_600_000} hours; ccotel ui --login-url prints another`;
+
 /** How often a live page refreshes (CCOTEL_UI_REFRESH_MS; tests shorten it). */
 const refreshMs = (): number | undefined => Number(process.env.CCOTEL_UI_REFRESH_MS) || undefined;
 
@@ -26,7 +29,7 @@ const refreshMs = (): number | undefined => Number(process.env.CCOTEL_UI_REFRESH
 export async function serveUiOf(store: Store, port: number | undefined, log: (message: string) => void): Promise<UiServer> {
   const ui = await startUiServer({ client: store.client, database: store.database, port, live: true, store: store.target, refreshMs: refreshMs() });
   const unrecord = recordUi(statePaths().stateDir, ui, log);
-  log(`web view: open ${ui.loginUrl} (the link logs one browser in, once; ccotel ui --login-url prints another)`);
+  log(`web view: open ${ui.loginUrl} (${LOGIN_NOTE})`);
   return { ...ui, close: () => ui.close().finally(unrecord) };
 }
 
@@ -61,7 +64,7 @@ export function registerUiCommand(program: Command): void {
     const ui = await startUiServer({ client: store.client, database: store.database, port: opts.port, live: store.kind !== 'embedded', store: store.target, refreshMs: refreshMs() });
     const unrecord = recordUi(statePaths().stateDir, ui, (message) => console.error(`ccotel ui: ${message}`));
     console.log(`ccotel ui: open ${ui.loginUrl}`);
-    console.log('(the link logs one browser in, once; ccotel ui --login-url prints another; Ctrl-C stops)');
+    console.log(`(${LOGIN_NOTE}; Ctrl-C stops)`);
     const stop = () => {
       void ui
         .close()

@@ -1,7 +1,7 @@
 // Disk space for the OTLP queue: while the collector is unreachable the sidecar keeps data in
 // $STATE/otlp-queue up to its bound, so the filesystem must have room for the whole bound.
 import { existsSync, statfsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { DEFAULT_QUEUE_MAX_BYTES } from '../sinks/otlp-sink.js';
 import { result, type Check } from './check.js';
 
@@ -15,7 +15,7 @@ function nearestExisting(path: string): string {
 }
 
 export const diskCheck: Check = async (context) => {
-  const queueDir = join(context.config.paths.stateDir, 'otlp-queue');
+  const queueDir = context.config.paths.otlpQueueDir;
   const queueMb = context.env.CCOTEL_OTLP_QUEUE_MAX_MB;
   const queueBytes = queueMb !== undefined && Number(queueMb) > 0 ? Number(queueMb) * MIB : DEFAULT_QUEUE_MAX_BYTES;
   const otlp = context.config.otlpEndpoint !== '';

@@ -1,6 +1,6 @@
 // Every doctor check against a temporary HOME: first a healthy setup (made with the real install
 // commands), then, per check, a broken setup that must make exactly that check report the problem.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -142,6 +142,23 @@ describe('doctor on a broken host', () => {
     writeFileSync(join(home, '.claude', 'settings.json'), '{}\n');
     installShell({ env });
     expectOnly(await doctor(), 'hooks', 'warn', /not \(fully\) in .*settings\.json/, /ccotel install-hooks/);
+  });
+
+  // enabledPlugins as `claude plugin install ccotel@ccotel` (2.1.332) writes it into the user's settings.
+  const enablePlugin = (settings: Record<string, unknown>) =>
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ ...settings, enabledPlugins: { 'ccotel@ccotel': true } }, null, 2));
+
+  it('hooks and shell: the ccotel plugin instead of install-hooks and install-shell', async () => {
+    enablePlugin({});
+    const report = await doctor();
+    expect(report.checks.filter((c) => c.status !== 'ok')).toEqual([]);
+    expect(check(report, 'hooks').message).toMatch(/^enabled as the Claude Code plugin ccotel@ccotel and firing: last hook event \d s ago/);
+    expect(check(report, 'shell').message).toMatch(/^set up by the Claude Code plugin ccotel@ccotel and active/);
+  });
+
+  it('hooks: install-hooks and the plugin both', async () => {
+    enablePlugin(JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')));
+    expectOnly(await doctor(), 'hooks', 'warn', /both ways at once: .* the plugin ccotel@ccotel\. The plugin's hook stands down .*\(installed and firing/, /keep one: ccotel uninstall-hooks, or claude plugin uninstall ccotel@ccotel/);
   });
 
   it('hooks: disabled in settings.json', async () => {

@@ -1,54 +1,61 @@
 // Permissions: hook events, shell logs, checkpoints, the installation key and the store hold prompts,
-// commands and paths; only their owner may read them (directories 0700, files 0600).
-import { readdirSync, statSync, type Stats } from 'node:fs';
+// commands and paths, and the scripts in the state dir run as this user in every hook and Bash command:
+// only their owner may read or change them (directories 0700, files 0600, the hook script 0700), and no
+// parent may let another user replace them. The rules are those `run` and the installs enforce.
+import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { installedScriptPath } from '../install/scripts.js';
+import { ancestorProblem, pathProblems, STATE_DIRS, type PathProblem, type StateDir } from '../secure-dir.js';
 import { isServerUrl } from '../store/open-store.js';
 import { result, type Check } from './check.js';
 
-interface Expectation {
-  what: string;
-  path: string;
-  mode: number;
-}
-
-function stat(path: string): Stats | undefined {
+/**
+ * Files of `dir` ending in `suffix` that others may read, and files another user put there (ccotel would read
+ * them as this user's events or commands), each reported as one problem.
+ */
+function untrustedFiles(what: string, dir: string, suffix: string): PathProblem[] {
+  let files: Array<{ name: string; info: Stats }>;
   try {
-    return statSync(path);
+    files = readdirSync(dir)
+      .filter((name) => name.endsWith(suffix))
+      .flatMap((name) => {
+        try {
+          return [{ name, info: statSync(join(dir, name)) }];
+        } catch {
+          return []; // delivered and deleted meanwhile
+        }
+      });
   } catch {
-    return undefined; // not created yet: nothing to protect
+    return []; // not created yet: nothing to protect
   }
+  const uid = process.getuid?.();
+  const open = files.filter(({ info }) => (info.mode & 0o077) !== 0);
+  const foreign = files.filter(({ info }) => uid !== undefined && info.uid !== uid);
+  return [
+    ...(open.length === 0 ? [] : [{ problem: `${open.length} of ${files.length} ${what} are readable by others (should be 600), e.g. ${open[0].name}`, fix: `chmod 600 ${dir}/*${suffix}` }]),
+    ...(foreign.length === 0 ? [] : [{ problem: `${foreign.length} of ${files.length} ${what} belong to another user, e.g. ${foreign[0].name}`, fix: `look at them and remove them: find ${dir} ! -user ${uid}` }]),
+  ];
 }
 
 export const permissionsCheck: Check = async (context) => {
   const { paths, store } = context.config;
-  const expectations: Expectation[] = [
-    { what: 'spool dir', path: paths.spoolDir, mode: 0o700 },
-    { what: 'shell log dir', path: paths.shellLogDir, mode: 0o700 },
-    { what: 'checkpoint dir', path: paths.checkpointDir, mode: 0o700 },
+  const storeDir = store !== '' && !isServerUrl(store) ? store : undefined;
+  const expectations = [
+    ...(Object.entries(STATE_DIRS) as Array<[StateDir, string]>).map(([dir, what]) => ({ what, path: paths[dir], mode: 0o700 })),
     { what: 'installation key', path: paths.keyPath, mode: 0o600 },
-    ...(store !== '' && !isServerUrl(store) ? [{ what: 'store dir', path: store, mode: 0o700 }] : []),
+    { what: 'hook script', path: installedScriptPath('hook', paths.binDir), mode: 0o700 },
+    { what: 'shell script', path: installedScriptPath('shell', paths.binDir), mode: 0o600 },
+    ...(storeDir ? [{ what: 'store dir', path: storeDir, mode: 0o700 }] : []),
   ];
-  const uid = process.getuid?.();
-  const problems: string[] = [];
-  const fixes: string[] = [];
-  for (const { what, path, mode } of expectations) {
-    const info = stat(path);
-    if (!info) continue;
-    if (uid !== undefined && info.uid !== uid) {
-      problems.push(`${what} ${path} belongs to uid ${info.uid}, not to this user (${uid})`);
-      fixes.push(`chown -R ${uid} ${path}`);
-    }
-    if ((info.mode & 0o077) !== 0) {
-      problems.push(`${what} ${path} is ${(info.mode & 0o777).toString(8)}, should be ${mode.toString(8)}`);
-      fixes.push(`chmod ${mode.toString(8)} ${path}`);
-    }
-  }
-  const spoolFiles = stat(paths.spoolDir)?.isDirectory() ? readdirSync(paths.spoolDir).filter((name) => name.endsWith('.json')) : [];
-  const openFiles = spoolFiles.filter((name) => ((stat(`${paths.spoolDir}/${name}`)?.mode ?? 0) & 0o077) !== 0);
-  if (openFiles.length > 0) {
-    problems.push(`${openFiles.length} of ${spoolFiles.length} spool files are readable by others (should be 600), e.g. ${openFiles[0]}`);
-    fixes.push(`chmod 600 ${paths.spoolDir}/*.json`);
-  }
+  const problems = [
+    // Parents only above the state and store dirs: everything else lives inside those, checked themselves.
+    ...[ancestorProblem(STATE_DIRS.stateDir, paths.stateDir), storeDir && ancestorProblem('store dir', storeDir)].filter((p): p is PathProblem => !!p),
+    ...expectations.flatMap(({ what, path, mode }) => pathProblems(what, path, mode)),
+    ...untrustedFiles('spool files', paths.spoolDir, '.json'),
+    ...untrustedFiles('shell log files', paths.shellLogDir, '.jsonl'),
+  ];
+  const present = expectations.filter(({ path }) => existsSync(path));
   return problems.length === 0
-    ? result('permissions', 'ok', `${expectations.filter((e) => stat(e.path)).map((e) => e.what).join(', ') || 'nothing created yet'}: private to this user`)
-    : result('permissions', 'fail', problems.join('; '), fixes.join(' && '));
+    ? result('permissions', 'ok', `${present.map((e) => e.what).join(', ') || 'nothing created yet'}: private to this user`)
+    : result('permissions', 'fail', problems.map((p) => p.problem).join('; '), [...new Set(problems.map((p) => p.fix))].join(' && '));
 };

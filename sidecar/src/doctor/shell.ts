@@ -1,5 +1,6 @@
-// Shell integration: the SessionStart handler install-shell writes is in settings.json, the script it
-// sources exists, and when the last command was logged.
+// Shell integration: the SessionStart handler install-shell writes is in settings.json (and the script it
+// sources exists), or the ccotel plugin, which writes the same line, is enabled there; and when the last command
+// was logged.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeOf } from '../install/options.js';
@@ -7,7 +8,7 @@ import { installedScriptPath } from '../install/scripts.js';
 import { settingsPathFor } from '../install/settings-file.js';
 import { shellHookHandler, withShellHook } from '../install/shell.js';
 import { age, result, type Check } from './check.js';
-import { settingsHave } from './hooks.js';
+import { pluginEnabledIn, settingsHave } from './hooks.js';
 
 function newestLogMs(dir: string): number | undefined {
   let newest: number | undefined;
@@ -27,16 +28,20 @@ export const shellCheck: Check = async (context) => {
   const script = installedScriptPath('shell', paths.binDir);
   const installed = settingsHave(settingsPath, (settings) => withShellHook(settings, shellHookHandler(script, paths.shellLogDir)));
   if (typeof installed === 'string') return result('shell', 'fail', installed, `fix ${settingsPath} by hand, then run ccotel install-shell`);
-  if (!installed) return result('shell', 'warn', `shell integration is not in ${settingsPath}: no shell spans, exit codes or process failure modes`, 'ccotel install-shell');
-  if (!existsSync(script)) {
-    return result('shell', 'fail', `every Bash tool command sources ${script}, which does not exist (Bash shows an error before each command)`, 'ccotel install-shell (copies the script again)');
+  const plugin = installed ? undefined : pluginEnabledIn(settingsPath);
+  if (!installed && plugin === undefined) {
+    return result('shell', 'warn', `shell integration is not in ${settingsPath}, nor is the ccotel plugin enabled there: no shell spans, exit codes or process failure modes`, 'ccotel install-shell, or the ccotel plugin: claude plugin install ccotel@ccotel');
   }
+  if (installed && !existsSync(script)) {
+    return result('shell', 'fail', `every Bash tool command sources ${script}, which does not exist: nothing is logged (and sessions set up by an earlier ccotel show an error before each command)`, 'ccotel install-shell (copies the script again)');
+  }
+  const how = plugin === undefined ? 'installed' : `set up by the Claude Code plugin ${plugin}`;
   const newest = newestLogMs(paths.shellLogDir);
   return result(
     'shell',
     'ok',
     newest === undefined
-      ? 'installed; no command logged yet (takes effect in sessions started after the install)'
-      : `installed and active: last command logged ${age(context.now() - newest)} ago`,
+      ? `${how}; no command logged yet (takes effect in sessions started after the install)`
+      : `${how} and active: last command logged ${age(context.now() - newest)} ago`,
   );
 };

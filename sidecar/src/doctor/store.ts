@@ -1,16 +1,15 @@
 // Store reachable and schema current: every otel_* table there. Asks a ClickHouse server or a running
 // sidecar's endpoint; an embedded store nobody runs is read from its metadata files, because opening it
 // would take its lock and create missing tables — the doctor only looks.
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_DATABASE, OTEL_TABLES } from '../../../schemas/clickhouse.js';
-import { isServerUrl, readLock } from '../store/open-store.js';
+import { isServerUrl, QUIET_CLIENT_LOG, readLock } from '../store/open-store.js';
 import { result, type Check, type CheckResult } from './check.js';
 
 const TABLES: string[] = Object.values(OTEL_TABLES);
 /** The client logs every failed request itself; the doctor reports it once, in its own words. */
-const QUIET = { level: ClickHouseLogLevel.OFF };
 const CREATE_TABLES = 'start `ccotel run` (or `ccotel backfill`) once: it creates the missing tables';
 
 async function missingTables(client: ClickHouseClient, database: string): Promise<string[]> {
@@ -50,14 +49,14 @@ export const storeCheck: Check = async (context) => {
       username: decodeURIComponent(url.username) || 'default',
       password: decodeURIComponent(url.password),
       request_timeout: context.timeoutMs,
-      log: QUIET,
+      log: QUIET_CLIENT_LOG,
     });
     return askServer(where, client, 'check the URL, user and password in --store / CCOTEL_STORE, and that ClickHouse is up');
   }
   const dir = resolve(target);
   const lock = readLock(dir);
   if (lock?.endpoint) {
-    const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, request_timeout: context.timeoutMs, log: QUIET });
+    const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, request_timeout: context.timeoutMs, log: QUIET_CLIENT_LOG });
     return askServer(`${dir} (through ccotel ${lock.command}, pid ${lock.pid})`, client, `ccotel ${lock.command} (pid ${lock.pid}) holds the store but does not answer: restart it`);
   }
   const metadata = join(dir, 'chdb', 'metadata', DEFAULT_DATABASE);

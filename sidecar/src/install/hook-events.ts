@@ -21,3 +21,9 @@ export const BEHAVIOUR_REPLACING_EVENTS: readonly HookEventName[] = ['WorktreeCr
 export const SPOOLED_EVENTS: readonly HookEventName[] = CLAUDE_CODE_HOOK_EVENTS.filter(
   (event) => !BEHAVIOUR_REPLACING_EVENTS.includes(event),
 );
+
+/**
+ * Seconds Claude Code lets the hook run. The hook takes milliseconds; the bound only matters if the
+ * spool sits on a hung filesystem, and a timed-out hook never blocks the agent.
+ */
+export const HOOK_TIMEOUT_SECONDS = 5;

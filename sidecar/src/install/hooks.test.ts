@@ -78,7 +78,13 @@ describe('install-hooks / uninstall-hooks', () => {
     for (const event of SPOOLED_EVENTS) {
       const ours = after.hooks[event].at(-1);
       expect(ours, event).toEqual({
-        hooks: [{ type: 'command', command: `[ ! -r '${binDir}/ccotel-hook.sh' ] || { set -- '${spoolDir}'; . '${binDir}/ccotel-hook.sh'; }`, timeout: 5 }],
+        hooks: [
+          {
+            type: 'command',
+            command: `[ ! -O '${binDir}/.' ] || [ ! -O '${binDir}/ccotel-hook.sh' ] || [ ! -r '${binDir}/ccotel-hook.sh' ] || { set -- '${spoolDir}'; . '${binDir}/ccotel-hook.sh'; }`,
+            timeout: 5,
+          },
+        ],
       });
     }
     for (const event of BEHAVIOUR_REPLACING_EVENTS) expect(after.hooks[event] ?? []).toEqual([]);
@@ -111,10 +117,13 @@ describe('install-hooks / uninstall-hooks', () => {
     expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
   });
 
-  it('takes the handlers of an earlier ccotel (the script run as a command) as its own: replaced, then removed', () => {
+  it.each([
+    ['the script run as a command', (script: string, spool: string) => `'${script}' '${spool}'`],
+    ['sourced after a readability test only', (script: string, spool: string) => `[ ! -r '${script}' ] || { set -- '${spool}'; . '${script}'; }`],
+  ])('takes the handlers of an earlier ccotel (%s) as its own: replaced, then removed', (_form, commandOf) => {
     const path = writeUserSettings();
     const { binDir, spoolDir } = statePaths(env());
-    const earlier = { type: 'command', command: `'${binDir}/ccotel-hook.sh' '${spoolDir}'`, timeout: 5 };
+    const earlier = { type: 'command', command: commandOf(`${binDir}/ccotel-hook.sh`, spoolDir), timeout: 5 };
     const hooks: Record<string, unknown[]> = { ...userSettings.hooks };
     for (const event of SPOOLED_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [earlier] }];
     const withEarlier = { ...userSettings, hooks };
@@ -194,7 +203,7 @@ describe('install-hooks / uninstall-hooks', () => {
     const original = readFileSync(path, 'utf8');
     ccotel('install-hooks', '--dry-run');
     expect(output).toMatch(/^Index: .*settings\.json/);
-    expect(output).toContain(`+                        "command": "[ ! -r '${statePaths(env()).binDir}/ccotel-hook.sh' ]`);
+    expect(output).toContain(`+                        "command": "[ ! -O '${statePaths(env()).binDir}/.' ]`);
     expect(readFileSync(path, 'utf8')).toBe(original);
     expect(backups(path)).toEqual([]);
     expect(existsSync(statePaths(env()).stateDir)).toBe(false);

@@ -3,7 +3,8 @@
 // so what ccotel did not change keeps its text (numbers beyond 2^53, duplicate keys, key order; jsonc-parser
 // only re-indents the lines an edit touches). JSON.parse loses such numbers and duplicates, but in both
 // values alike, so they never show up as a difference.
-import jsonc from 'jsonc-parser';
+// Named imports: its CommonJS build (Node) and its ESM build (vite-node, the demo) both have them; only the first has a default.
+import { applyEdits, modify } from 'jsonc-parser';
 
 type Json = unknown;
 type Path = Array<string | number>;
@@ -21,7 +22,7 @@ export function applyJsonChange(text: string, before: Json, after: Json, indent:
   const formattingOptions = { insertSpaces: !indent.includes('\t'), tabSize: indent.includes('\t') ? 1 : indent.length, eol: '\n' };
   let result = text.trim() === '' ? '{}\n' : text;
   for (const edit of diff([], before, after)) {
-    result = jsonc.applyEdits(result, jsonc.modify(result, edit.path, edit.value, { formattingOptions, isArrayInsertion: edit.insert }));
+    result = applyEdits(result, modify(result, edit.path, edit.value, { formattingOptions, isArrayInsertion: edit.insert }));
   }
   return result;
 }

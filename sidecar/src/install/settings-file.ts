@@ -58,6 +58,11 @@ function readSettingsText(path: string): SettingsText {
   return { path: realPath, text, settings: parsed as Settings };
 }
 
+/** The settings in a file ({} when there is none); SettingsError when it cannot be read or is not a JSON object. */
+export function readSettings(path: string): Settings {
+  return readSettingsText(path).settings;
+}
+
 /**
  * The file with only what changed rewritten (json-edit.ts), in the file's own indentation (two spaces when
  * there is nothing to go by).

@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { statePaths } from '../paths.js';
-import { HOOK_TIMEOUT_SECONDS } from './hooks.js';
+import { ensureStateDir } from '../secure-dir.js';
+import { HOOK_TIMEOUT_SECONDS } from './hook-events.js';
 import { homeOf, type InstallOptions, type InstallReport } from './options.js';
 import { addHandler, removeHandlers, writtenBy, type HookHandler } from './settings-hooks.js';
 import { planSettingsChange, settingsPathFor, type Settings } from './settings-file.js';
-import { installedScriptPath, installScript, SCRIPTS, shQuote } from './scripts.js';
+import { installedScriptPath, installScript, SCRIPTS, shQuote, untrustedScriptTest } from './scripts.js';
 
 /**
  * How the shell log gets into Claude Code's Bash tool: Claude Code pastes the files a SessionStart
@@ -15,21 +15,31 @@ import { installedScriptPath, installScript, SCRIPTS, shQuote } from './scripts.
  */
 export const SHELL_HOOK_EVENT = 'SessionStart';
 
-const isShellHook = writtenBy(shellHookHandler, SCRIPTS.shell.name);
-
-/** The line Claude Code will run before each Bash tool command. */
+/**
+ * The line Claude Code will run before each Bash tool command: the script is sourced only when it and its
+ * directory are this user's (a planted one would run in every Bash command).
+ */
 export function shellSourceLine(scriptPath: string, shellLogDir: string): string {
-  return `__ccotel_shell_log_dir=${shQuote(shellLogDir)}; . ${shQuote(scriptPath)}`;
+  return `__ccotel_shell_log_dir=${shQuote(shellLogDir)}; ${untrustedScriptTest(scriptPath)} || . ${shQuote(scriptPath)}`;
 }
 
-export function shellHookHandler(scriptPath: string, shellLogDir: string): HookHandler {
-  const line = shellSourceLine(scriptPath, shellLogDir);
+function handlerWriting(line: string): HookHandler {
   return {
     type: 'command',
     command: `[ -z "$CLAUDE_ENV_FILE" ] || printf '%s\\n' ${shQuote(line)} >>"$CLAUDE_ENV_FILE" 2>/dev/null; exit 0`,
     timeout: HOOK_TIMEOUT_SECONDS,
   };
 }
+
+export function shellHookHandler(scriptPath: string, shellLogDir: string): HookHandler {
+  return handlerWriting(shellSourceLine(scriptPath, shellLogDir));
+}
+
+/** The handler of an earlier ccotel, whose line sourced the script unchecked: still ccotel's own. */
+const earlierShellHookHandler = (scriptPath: string, shellLogDir: string) => handlerWriting(`__ccotel_shell_log_dir=${shQuote(shellLogDir)}; . ${shQuote(scriptPath)}`);
+
+const shellHookForms = [shellHookHandler, earlierShellHookHandler].map((form) => writtenBy(form, SCRIPTS.shell.name));
+const isShellHook = (handler: unknown) => shellHookForms.some((isForm) => isForm(handler));
 
 export function withShellHook(settings: Settings, handler: HookHandler): Settings {
   return addHandler(settings, SHELL_HOOK_EVENT, handler, isShellHook);
@@ -44,8 +54,8 @@ export function installShell(options: InstallOptions): InstallReport {
   const handler = shellHookHandler(installedScriptPath('shell', paths.binDir), paths.shellLogDir);
   const change = planSettingsChange(settingsPathFor(homeOf(options.env), options.projectDir), (s) => withShellHook(s, handler));
   if (options.dryRun) return { change, warnings: [] };
-  installScript('shell', paths.binDir);
-  mkdirSync(paths.shellLogDir, { recursive: true, mode: 0o700 });
+  ensureStateDir(paths, 'shellLogDir'); // first: an untrusted log dir refuses the install before anything is written
+  installScript('shell', paths);
   return { change, backupPath: change.apply(options.now), warnings: [] };
 }
 

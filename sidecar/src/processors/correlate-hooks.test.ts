@@ -190,7 +190,8 @@ describe('HookCorrelator on real recordings', () => {
     const pipeline = new Pipeline(transcripts, [], [sink], [hooks]);
     const [file] = transcriptLines('bash-success');
     transcripts.readingFromStart(file.path);
-    file.lines.forEach((line, index) => {
+    // Without the rows that say the turn is over, so the turn is still open when the hooks come.
+    file.lines.filter((line) => !line.includes('"subtype":"stop_hook_summary"') && !line.includes('"type":"cost-state"')).forEach((line, index) => {
       const parsed = parseTranscriptLine(line);
       if (parsed.ok === true) transcripts.add(parsed.entry, { path: file.path, kind: 'main' }, index);
     });

@@ -76,7 +76,12 @@ export class HookReader {
   }
 }
 
+/**
+ * PreToolUse → pre_tool_use. A name that is not capitalised words (a hostile or unknown event, e.g. one
+ * ending in an access key) is kept as written: lower-cased, a secret would lose the shape masking knows it by.
+ */
 export function snakeCase(name: string): string {
+  if (!/^(?:[A-Z][a-z]+)+$/.test(name)) return name;
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 }
 

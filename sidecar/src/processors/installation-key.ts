@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensurePrivateDir } from '../secure-dir.js';
 
 // The per-installation key of the secret fingerprints (HMAC-SHA256): the same leaked secret gets the
 // same fingerprint on this installation, and a fingerprint cannot be checked against a guessed
@@ -9,8 +10,7 @@ import { dirname } from 'node:path';
 const KEY_BYTES = 32;
 
 export function loadOrCreateInstallationKey(path: string): Buffer {
-  const dir = dirname(path);
-  if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
+  ensurePrivateDir(dirname(path), 'state dir');
   try {
     return readKey(path);
   } catch (error) {

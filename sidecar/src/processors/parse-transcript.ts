@@ -120,6 +120,7 @@ export function classifyRow(row: unknown): ParseResult {
     entrypoint: optionalString(r.entrypoint),
     permissionMode: optionalString(r.permissionMode),
     subtype: optionalString(r.subtype),
+    endsTurn: endsTurn(r) || undefined,
     systemContent: optionalString(r.content),
     compactMetadata: r.compactMetadata as TranscriptEntry['compactMetadata'],
     message: message ?? { content: '' },
@@ -131,6 +132,13 @@ export function classifyRow(row: unknown): ParseResult {
     costUSD: typeof r.costUSD === 'number' && Number.isFinite(r.costUSD) ? r.costUSD : undefined,
   };
   return { ok: true, entry };
+}
+
+function endsTurn(r: Record<string, unknown>): boolean {
+  if (r.type !== 'system') return false;
+  if (r.subtype === 'turn_duration') return true;
+  // Interactive sessions write turn_duration after it: the turn ends there, as it did at the next prompt.
+  return r.subtype === 'stop_hook_summary' && r.entrypoint !== 'cli' && Array.isArray(r.hookErrors) && r.hookErrors.length === 0;
 }
 
 const HOOK_BLOCK_LITERAL = '"hook_blocking_error"';

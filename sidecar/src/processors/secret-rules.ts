@@ -122,5 +122,16 @@ export const OWN_RULES: readonly Rule[] = [
     (password) => !isPlaceholder(password)),
   regexRule('credential-assignment', '', CREDENTIAL_ASSIGNMENT, looksLikeCredential),
   // Project/service keys without the T3BlbkFJ marker the preset's rule requires.
-  regexRule('openai-api-key', 'sk-', /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/),
+  regexRule('openai-api-key', 'sk-', /sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/),
+  // The preset's rules for these want a word boundary before the token, so one glued to a word (a tool_use id
+  // `toolu_AKIA…`, an event name `PreToolUseAKIA…`, `x_ghp_…`) was kept. Anchored on the token's own shape:
+  // its prefix, and a body that does not go on.
+  regexRule('aws-access-key-id', 'A', /(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z2-7]{16}(?![A-Z0-9])/),
+  regexRule('github-token', 'gh', /gh[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9])/),
+  regexRule('github-token', 'github_pat_', /github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9])/),
+  regexRule('gitlab-token', 'glpat-', /glpat-[A-Za-z0-9_-]{20}(?![A-Za-z0-9_-])/),
+  regexRule('slack-token', 'xox', /xox[abposr]-(?:[0-9]+-)+[A-Za-z0-9]{16,}/),
+  regexRule('anthropic-api-key', 'sk-ant-', /sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}/),
+  regexRule('stripe-secret-key', '_live_', /[sr]k_live_[A-Za-z0-9]{24,}/),
+  regexRule('npm-access-token', 'npm_', /npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/),
 ];

@@ -64,6 +64,11 @@ export interface TranscriptEntry {
   /** The permission mode (default, acceptEdits, plan, bypassPermissions, auto …): `permission-mode` rows, 2.1.3xx user rows. */
   permissionMode?: string;
   subtype?: string;
+  /**
+   * system rows that say the turn is over (2.1.x): `turn_duration` (interactive), or in print mode `stop_hook_summary`
+   * with no hook error (a Stop hook that exits 2 makes the model go on). Written after the turn's last answer.
+   */
+  endsTurn?: boolean;
   /** system rows: `content`; compact_boundary: `compactMetadata`. */
   systemContent?: string;
   compactMetadata?: { trigger?: string; preTokens?: number };

@@ -1,5 +1,4 @@
 // The OTLP sink a configuration asks for: where it sends, and the settings the environment gives it.
-import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { sidecarResource } from '../resource.js';
 import { OTLP_SINK_DEFAULTS, OtlpSink, type OtlpSinkOptions } from './otlp-sink.js';
@@ -20,7 +19,7 @@ export async function createOtlpSink(config: Config, overrides: Partial<OtlpSink
     ...OTLP_SINK_DEFAULTS,
     targets: await resolveTargets(config.otlpEndpoint),
     resource: sidecarResource(config.contentLevel),
-    queueDir: join(config.paths.stateDir, 'otlp-queue'),
+    queueDir: config.paths.otlpQueueDir,
     ...(queueMb !== undefined ? { queueMaxBytes: Math.round(Number(queueMb) * 1024 * 1024) } : {}),
     ...overrides,
   });

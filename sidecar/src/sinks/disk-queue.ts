@@ -5,11 +5,12 @@
 // reached the oldest entries are dropped (never one being sent) and returned to the caller, which
 // counts and reports them. One process owns a queue directory at a time (a lock file with its pid):
 // two would send and delete each other's entries.
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Signal } from './otlp-convert.js';
 import { isAlive } from '../process-alive.js';
+import { ensurePrivateDir } from '../secure-dir.js';
 
 export interface QueueEntry {
   /** File name inside the queue directory. */
@@ -62,7 +63,7 @@ export class DiskQueue {
     readonly dir: string,
     readonly maxBytes: number,
   ) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dir, 'OTLP queue dir');
     acquireLock(dir);
     const entries: QueueEntry[] = [];
     for (const name of readdirSync(dir)) {

@@ -2,16 +2,16 @@
 // full, read-only filesystem, no file descriptor left) is reported and retried by the next write instead
 // of taking the process down. Until it succeeds the previous version stays in place, so at worst a
 // restart reads again what the store already holds (its ids drop the repeats).
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensurePrivateDir } from '../secure-dir.js';
 
 /**
- * Replace `path` by `text` (0600, in a 0700 dir): write a temporary file, rename it over. With `durable`,
+ * Replace `path` by `text` (0600, in a private dir: see secure-dir.ts): write a temporary file, rename it over. With `durable`,
  * the file and the directory are synced so the new version survives a power loss.
  */
 export function writeFileAtomic(path: string, text: string, durable: boolean): void {
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const dir = ensurePrivateDir(dirname(path));
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     const fd = openSync(temporary, 'w', 0o600);

@@ -2,14 +2,15 @@
 // `@clickhouse/client` API. chdb (~200 MB) is imported only here, only for a directory store, so OTLP-only
 // runs never load it. A directory holds one process at a time: the owner writes a lock file, and while
 // `ccotel run` owns it, it serves queries on a loopback endpoint that other commands use instead.
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { FACTS_VERSION, USAGE_TABLES } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
 import { ensureFacts } from '../retention/facts.js';
 import { checkTtls } from '../retention/ttl.js';
+import { ensurePrivateDir } from '../secure-dir.js';
 import { ENGINE_ARGS } from './engine-args.js';
 
 export interface Store {
@@ -117,19 +118,8 @@ export interface OpenOptions {
   create?: boolean;
 }
 
-/**
- * The store directory exists and is 0700 whatever the umask or its mode so far: ClickHouse creates its
- * files with the process's umask, and this is what keeps them from other users.
- */
-function keepPrivate(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if ((statSync(dir).mode & 0o777) === 0o700) return;
-  try {
-    chmodSync(dir, 0o700);
-  } catch (error) {
-    throw new Error(`the store directory ${dir} is readable by others and cannot be made private (${(error as Error).message}); chmod 700 it or pass another --store`);
-  }
-}
+/** The client logs a failed request with its stack before throwing; the command says it in one line instead. */
+export const QUIET_CLIENT_LOG = { level: ClickHouseLogLevel.OFF };
 
 export async function openStore(target: string, options: OpenOptions): Promise<Store> {
   const database = options.database ?? 'default';
@@ -140,6 +130,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       username: decodeURIComponent(url.username) || 'default',
       password: decodeURIComponent(url.password),
       database,
+      log: QUIET_CLIENT_LOG,
     });
     await ensureSchema(client, database, options, await serverHasFullTextSearch(client));
     return { client, target, kind: 'server', database, writers: [client, client], created: false, close: () => client.close() };
@@ -147,11 +138,11 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   const dir = resolve(target);
   const created = !existsSync(join(dir, 'chdb'));
   if (created && !(options.create ?? options.access === 'write')) throw new NoStoreError(dir);
-  keepPrivate(dir);
+  ensurePrivateDir(dir, 'store dir'); // 0700 whatever the umask: ClickHouse creates its files with the process's umask
   const lock = readLock(dir);
   if (lock && lock.pid !== process.pid) {
     if (options.access === 'read' && lock.endpoint) {
-      const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database });
+      const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database, log: QUIET_CLIENT_LOG });
       return { client, target, kind: 'endpoint', database, writers: [client], created: false, close: () => client.close() };
     }
     throw new StoreBusyError(dir, lock);

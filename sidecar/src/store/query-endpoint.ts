@@ -6,10 +6,11 @@
 // own (reader.ts); the endpoint bounds what a peer can hold: connections, time to send a request, body
 // size (also after decompression) and queries at once.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { connectionCap, guardedServer, HEADERS_TIMEOUT_MS, type ConnectionLimits } from '../connection-guard.js';
 import { writeLock, type Store } from './open-store.js';
 import { DEFAULT_READER_LIMITS, openReader, type ReaderLimits, type StoreReader } from './reader.js';
 
@@ -19,20 +20,15 @@ export interface QueryEndpoint {
   close(): Promise<void>;
 }
 
-export interface EndpointLimits extends ReaderLimits {
-  maxConnections: number;
-  /** Time a peer has to send the request headers, and the whole request. */
-  headersTimeoutMs: number;
+export interface EndpointLimits extends ReaderLimits, ConnectionLimits {
   maxBodyBytes: number;
-  maxConcurrentQueries: number;
 }
 
 export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = {
   ...DEFAULT_READER_LIMITS,
-  maxConnections: 32,
-  headersTimeoutMs: 10_000,
+  maxConnections: connectionCap(),
+  headersTimeoutMs: HEADERS_TIMEOUT_MS,
   maxBodyBytes: 16 << 20,
-  maxConcurrentQueries: 4,
 };
 
 /** URL parameters of the ClickHouse HTTP interface that are not settings (`default_format` is the output format when the SQL names none). */
@@ -53,19 +49,10 @@ export async function startQueryEndpoint(reader: StoreReader, limits: EndpointLi
   const token = randomBytes(24).toString('base64url');
   const expectedDigest = digest(token);
   const handler: Handler = { reader, expectedDigest, limits, running: 0 };
-  const server = createServer(
-    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.headersTimeoutMs * 3, connectionsCheckingInterval: 1_000 },
-    (request, response) => {
-      request.socket.setTimeout(0); // the query may take up to its own limit
-      handle(handler, request, response).catch((error: EndpointError) => sendError(response, error));
-    },
-  );
-  // Beyond this, new connections are closed at once: each holds a file descriptor. A peer that connects and
-  // sends nothing is dropped when its headers are late (headersTimeout only starts with the first byte).
-  server.maxConnections = limits.maxConnections;
-  server.on('connection', (socket: Socket) => socket.setTimeout(limits.headersTimeoutMs));
-  // The client keeps sockets alive; close() must not wait for them.
-  server.keepAliveTimeout = 5_000;
+  // A client with the token keeps its connection while its query runs (up to the query's own limit).
+  const server = guardedServer(limits, (request) => authorized(request, expectedDigest), (request, response) => {
+    handle(handler, request, response).catch((error: EndpointError) => sendError(response, error));
+  });
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
     server.listen(0, '127.0.0.1', () => resolveListen());

@@ -1,11 +1,16 @@
 // Login for the web view: the printed URL carries a one-time code, exchanged for a session cookie (HttpOnly,
 // SameSite=Strict), so the secret that keeps working is never in the browser's history or a shell's scrollback.
 // More codes are minted on request (`ccotel ui --login-url`, authorized by a secret only the state directory's
-// owner can read: ui/login-record.ts), each working once.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// owner can read: ui/login-record.ts), each working once. A browser sends its cookies for 127.0.0.1 to every
+// port of it, so the cookie is bound to this view: named after its port, signed with a key of this start (with
+// the port and start signed in), and valid for a lifetime of hours, after which `--login-url` logs in again.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-export const COOKIE_NAME = 'ccotel_ui';
+/** The cookie is `ccotel_ui_<port>`: views on other ports keep their own. */
+const COOKIE_PREFIX = 'ccotel_ui_';
+/** How long a login lasts. */
+export const LOGIN_LIFETIME_MS = 12 * 3_600_000;
 /** Codes minted and not used yet, at most: a new one beyond it retires the oldest. */
 const UNUSED_CODES = 16;
 
@@ -18,8 +23,19 @@ export class UiLogin {
   /** Digests (hex) of the codes not used yet, oldest first. */
   private readonly unused = new Set<string>();
   readonly code = this.newCode();
-  private readonly sessionToken = newSecret(24);
-  private readonly sessionDigest = digest(this.sessionToken);
+  /** Signs this start's cookies: none of an earlier start, or of another view, is valid here. */
+  private readonly key = randomBytes(32);
+  private readonly started: number;
+  private readonly cookieName: string;
+
+  constructor(
+    private readonly port: number,
+    private readonly lifetimeMs = LOGIN_LIFETIME_MS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.started = now();
+    this.cookieName = `${COOKIE_PREFIX}${port}`;
+  }
 
   /** A code that logs one browser in, once. */
   newCode(): string {
@@ -33,11 +49,20 @@ export class UiLogin {
   exchange(code: string | null): string | undefined {
     // The lookup is by the code's digest: how long it takes tells nothing about any code.
     if (code === null || !this.unused.delete(digest(code).toString('hex'))) return undefined;
-    return `${COOKIE_NAME}=${this.sessionToken}; HttpOnly; SameSite=Strict; Path=/`;
+    const expires = this.now() + this.lifetimeMs;
+    return `${this.cookieName}=${expires}.${this.signature(expires)}; Max-Age=${Math.floor(this.lifetimeMs / 1000)}; HttpOnly; SameSite=Strict; Path=/`;
   }
 
+  /** The request carries this view's cookie, not expired. */
   authorized(request: IncomingMessage): boolean {
-    return sameSecret(cookieValue(request.headers.cookie ?? '', COOKIE_NAME), this.sessionDigest);
+    const [expires, signature] = (cookieValue(request.headers.cookie ?? '', this.cookieName) ?? '').split('.');
+    const expiresMs = Number(expires);
+    if (!Number.isSafeInteger(expiresMs) || this.now() >= expiresMs) return false;
+    return sameSecret(signature, digest(this.signature(expiresMs)));
+  }
+
+  private signature(expiresMs: number): string {
+    return createHmac('sha256', this.key).update(`${this.port}.${this.started}.${expiresMs}`).digest('base64url');
   }
 }
 

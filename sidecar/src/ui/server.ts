@@ -1,10 +1,11 @@
 // The web view's HTTP server: 127.0.0.1 only, the bundled page and its JSON API, every request but the
 // login behind the session cookie. A failed query answers 500 with the message, which the page shows.
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { connectionCap, guardedServer, HEADERS_TIMEOUT_MS } from '../connection-guard.js';
 import { bearerSecret, sameSecret, UiLogin } from './auth.js';
 import { UiData } from './data.js';
 import type { Meta, TimeRange } from './types.js';
@@ -51,11 +52,24 @@ export function readAsset(name: 'index.html' | 'app.js' | 'app.css'): string {
 
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const assets = { '/': readAsset('index.html'), '/assets/app.js': readAsset('app.js'), '/assets/app.css': readAsset('app.css') } as Record<string, string>;
-  const login = new UiLogin();
   const minter = bearerSecret();
   const data = new UiData(options.client, options.database);
   const meta: Meta = { live: options.live, store: options.store, refreshMs: options.refreshMs ?? 10_000 };
-  let origin = '';
+  // The same bounds as the query endpoint's; a logged-in page keeps its connection while it is answered.
+  const server = guardedServer({ maxConnections: connectionCap(), headersTimeoutMs: HEADERS_TIMEOUT_MS }, (request) => login.authorized(request), (request, response) => {
+    handle(request, response).catch((error: Error) => {
+      if (response.headersSent) response.destroy(error);
+      else send(response, 500, 'text/plain; charset=utf-8', `${error.message}\n`);
+    });
+  });
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolveListen());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  // Bound to the port: known once listening, before any request is read.
+  const login = new UiLogin(port);
   const cached = answerCache(() => data.version());
   const api: Record<string, (url: URL) => Promise<unknown>> = {
     '/api/meta': async () => meta,
@@ -79,7 +93,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       if (request.method !== 'POST' || !sameSecret(bearer, minter.digest)) return send(response, 401, 'text/plain; charset=utf-8', 'not allowed\n');
       return send(response, 200, 'text/plain; charset=utf-8', `${origin}/login?code=${login.newCode()}\n`);
     }
-    if (!login.authorized(request)) return send(response, 401, 'text/plain; charset=utf-8', 'Not logged in: open the login URL that ccotel ui printed.\n');
+    if (!login.authorized(request)) return send(response, 401, 'text/plain; charset=utf-8', 'Not logged in, or the login expired: open the login URL that ccotel ui printed, or a new one from ccotel ui --login-url.\n');
     const asset = assets[url.pathname];
     if (asset !== undefined) return send(response, 200, CONTENT_TYPES[url.pathname.slice(url.pathname.lastIndexOf('.'))] ?? CONTENT_TYPES['.html'], asset);
     const answer = api[url.pathname];
@@ -90,18 +104,6 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       send(response, 500, 'application/json', JSON.stringify({ error: explain(error as Error) }));
     }
   };
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: Error) => {
-      if (response.headersSent) response.destroy(error);
-      else send(response, 500, 'text/plain; charset=utf-8', `${error.message}\n`);
-    });
-  });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolveListen, rejectListen) => {
-    server.once('error', rejectListen);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolveListen());
-  });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: origin,
     loginUrl: `${origin}/login?code=${login.code}`,

@@ -14,18 +14,25 @@ const RECORDED = join(import.meta.dirname, '..', '..', '..', '..', 'test', 'fixt
 function correlateRecorded(sample: string): { batch: TelemetryBatch; skipped: string[] } {
   const dir = join(RECORDED, sample);
   const [name] = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
-  const path = join(dir, name);
+  return correlateFile(join(dir, name));
+}
+
+/**
+ * One file's rows through the correlator; without `finish`, only what it told while reading (as `run` follows it).
+ * `keep` leaves rows out (e.g. those a run without hooks would not have written).
+ */
+function correlateFile(path: string, finish = true, keep = (_line: string) => true): { batch: TelemetryBatch; skipped: string[] } {
   const correlator = new TranscriptCorrelator();
   correlator.readingFromStart(path);
   const skipped: string[] = [];
   let offset = 0;
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
+  for (const line of readFileSync(path, 'utf8').split('\n').filter(keep)) {
     const parsed = line ? parseTranscriptLine(line) : undefined;
     if (parsed?.ok === true) correlator.add(parsed.entry, { path, kind: 'main' }, offset);
     else if (parsed?.ok === false) skipped.push(`${parsed.type}: ${parsed.reason}`);
     offset += Buffer.byteLength(line) + 1;
   }
-  correlator.finish();
+  if (finish) correlator.finish();
   return { batch: encode(correlator.drain()), skipped };
 }
 
@@ -64,4 +71,32 @@ describe('recorded Claude Code 2.1.332', () => {
     expect(turns.map((t) => t.attributes['ccotel.permission.mode'])).toEqual(['default', 'acceptEdits']);
     for (const span of spansNamed(batch, 'chat ')) expect(turns.map((t) => t.spanId)).toContain(span.parentSpanId);
   });
+
+  it('a turn is told at the row that says it is over (stop_hook_summary, turn_duration, cost-state), not at the idle time', () => {
+    // Every session of the recorded harness runs (print mode and interactive, ccotel's hooks installed).
+    const sessions = ['2.1.332', '2.1.332-interactive'].flatMap((release) => {
+      const root = join(import.meta.dirname, '..', '..', '..', '..', 'test', 'fixtures', 'real', release);
+      return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /projects\/[^/]+\/[^/]+\.jsonl$/.test(f)).map((f) => join(root, f));
+    });
+    expect(sessions.length).toBeGreaterThan(10);
+    const summary = (batch: TelemetryBatch) => turnRoots(batch).map((t) => `${t.spanId} ${t.attributes['ccotel.turn.outcome']} ${t.endMs}`).sort();
+    // As recorded (ccotel's hooks configured), and as a run without hooks writes it (no stop_hook_summary).
+    const withoutHooks = (line: string) => !line.includes('"subtype":"stop_hook_summary"');
+    const toldWhileReading = [() => true, withoutHooks].map((keep) => {
+      let told = 0;
+      for (const path of sessions) {
+        const following = correlateFile(path, false, keep).batch;
+        const whole = correlateFile(path, true, keep).batch;
+        // A turn told while reading is told exactly as the end of input tells it (an interrupted one, whose
+        // cost-state comes before its call's result, waits).
+        for (const turn of summary(following)) expect(summary(whole)).toContain(turn);
+        told += turnRoots(following).length;
+      }
+      return told;
+    });
+    expect(toldWhileReading[0]).toBeGreaterThanOrEqual(15);
+    // Print mode without a Stop hook: its cost-state ends the run's turn as well.
+    expect(toldWhileReading[1]).toBe(toldWhileReading[0]);
+  });
 });
+

@@ -60,9 +60,11 @@ export class TranscriptCorrelator {
   add(entry: TranscriptEntry, file: TranscriptFile, offset: number): void {
     const { sessions, starts, tools } = this.parts;
     if (entry.costState) {
-      const lastMs = sessions.find(entry.sessionId)?.lastMs ?? 0;
-      const timeMs = lastMs || (Number.isFinite(entry.timeMs) ? entry.timeMs : 0);
+      const session = sessions.find(entry.sessionId);
+      const timeMs = session?.lastMs || (Number.isFinite(entry.timeMs) ? entry.timeMs : 0);
       this.parts.out.event(this.reportedCosts.reported(entry.sessionId, timeMs, entry.costState));
+      // Written when a run's turn is over (print mode: as the process ends, hooks or not).
+      if (session) this.parts.turns.closeIfOver(session);
       return;
     }
     if (entry.hookBlock) {

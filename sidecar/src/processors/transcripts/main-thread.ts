@@ -51,15 +51,22 @@ export class MainThread {
     this.parts.conversation.add({ entry, session, thread: THREAD, scope, turn });
   }
 
-  /** A system row ends the open response; a compaction is an event of its turn and a log record. */
+  /**
+   * A system row ends the open response; one that says the turn is over closes it (live, its root span and last
+   * answer go out at once, not after the idle time, and a backfill closes it at the same row); a compaction is an
+   * event of its turn and a log record.
+   */
   private addSystemRow(entry: TranscriptEntry, session: Session): void {
     const turn = session.turn;
     this.parts.chats.finish(session, THREAD);
+    if (entry.endsTurn) this.parts.turns.closeIfOver(session);
     if (entry.subtype !== 'compact_boundary') return;
     session.lastCompactTrigger = entry.compactMetadata?.trigger;
-    if (!turn) return;
+    // Between turns (the last one told already): a record in that turn's context, no event on its root span.
+    const context = turn ? { traceId: turn.traceId, spanId: turn.rootSpanId } : session.lastTurn && { traceId: session.lastTurn.traceId, spanId: session.lastTurn.rootSpanId };
+    if (!context) return;
     const { trigger, preTokens } = entry.compactMetadata ?? {};
-    turn.compactions.push({ timeMs: entry.timeMs, trigger, preTokens });
-    this.parts.out.event({ kind: 'CompactionOccurred', traceId: turn.traceId, spanId: turn.rootSpanId, sessionId: session.id, messageUuid: entry.uuid, timeMs: entry.timeMs, trigger, preTokens });
+    turn?.compactions.push({ timeMs: entry.timeMs, trigger, preTokens });
+    this.parts.out.event({ kind: 'CompactionOccurred', ...context, sessionId: session.id, messageUuid: entry.uuid, timeMs: entry.timeMs, trigger, preTokens });
   }
 }

@@ -61,6 +61,11 @@ export class Turns {
     session.turn!.promptSeen = false;
   }
 
+  /** A row says the turn is over: it closes, unless a call of it still waits for its result (then the next prompt or the idle time does). */
+  closeIfOver(session: Session): void {
+    if (session.turn && !session.turn.toolIds.some((id) => this.parts.tools.isPending(id))) this.close(session);
+  }
+
   close(session: Session): void {
     const turn = session.turn;
     if (!turn) return;
