@@ -1,6 +1,7 @@
 // A catch-up that shows: `ccotel run` on existing history says in one line when it has caught up, and then every
 // session and token of that history is in the report at once (before, the turns of sessions idle for long waited
-// for the next idle tick, up to a minute); `status` says the catch-up is done.
+// for the next idle tick, up to a minute); while it runs, `status` shows what is left and `report` warns; after,
+// `status` says it is done.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,19 +15,33 @@ let expected: Expected;
 let env: NodeJS.ProcessEnv;
 let run: ReturnType<typeof startRun>;
 let caughtUpAfterMs: number;
+let during: { status: { done: boolean; bytesLeft: number } | undefined; reportStderr: string };
+
+const waitFor = async (text: string, started: number) => {
+  while (!run.output().includes(text)) {
+    if (Date.now() - started > 90_000) throw new Error(`no '${text}' within 90 s:\n${run.output()}`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+};
 
 beforeAll(async () => {
   assertBuilt();
-  expected = await generateCorpus({ seed: 29, root: join(home, 'claude'), sessions: 10, startMs: Date.UTC(2025, 8, 1, 9), hostLayout: 'single-root' });
+  // Large enough that the catch-up lasts some seconds.
+  expected = await generateCorpus({ seed: 29, root: join(home, 'claude'), targetBytes: 60e6, startMs: Date.UTC(2025, 8, 1, 9), hostLayout: 'single-root' });
   env = cliEnv(home, { TZ: 'UTC' });
   const started = Date.now();
   run = startRun(['--store', storeDir], env);
-  while (!run.output().includes('caught up:')) {
-    if (Date.now() - started > 45_000) throw new Error(`no 'caught up' line within 45 s:\n${run.output()}`);
-    await new Promise((resolveWait) => setTimeout(resolveWait, 200));
-  }
+  await waitFor('following transcripts', started);
+  const status = JSON.parse((await runCli(['status', '--json', '--store', storeDir], env)).stdout) as { sources: { catchUp?: { done: boolean; bytesLeft: number } }[] };
+  during = { status: status.sources[0]?.catchUp, reportStderr: (await runCli(['report', '--store', storeDir], env)).stderr };
+  await waitFor('caught up:', started);
   caughtUpAfterMs = Date.now() - started;
-}, 120_000);
+}, 240_000);
+
+it('shows the catch-up while it runs: status has what is left, report warns that its figures still grow', () => {
+  expect(during.status?.done).toBe(false);
+  expect(during.reportStderr).toContain('ccotel run is catching up (running: ');
+});
 
 afterAll(async () => {
   run?.child.kill('SIGINT');
