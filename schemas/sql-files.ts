@@ -26,7 +26,7 @@ export function renderSqlFiles(): Record<string, string> {
       asScript(otelTablesDdl({ fullTextSearch: false })),
     'otel_tables_cluster.sql': HEADER("cluster 'ccotel' (ReplicatedMergeTree + Distributed), database otel") +
       asScript(otelTablesDdl({ cluster: 'ccotel', database: 'otel' })),
-    'ccotel_summaries.sql': HEADER('plus ccotel summaries (TTL 400 days) and the views that fill them at insert; run after otel_tables.sql') +
+    'ccotel_summaries.sql': HEADER('plus ccotel summaries (no TTL: all history) and the views that fill them at insert; run after otel_tables.sql') +
       asScript([...summaryTablesDdl(), ...usageTablesDdl()]),
     'ccotel_summaries_cluster.sql': HEADER("plus ccotel summaries and their views on cluster 'ccotel', database otel") +
       asScript([...summaryTablesDdl({ cluster: 'ccotel', database: 'otel' }), ...usageTablesDdl({ cluster: 'ccotel', database: 'otel' })]),

@@ -16,12 +16,13 @@ export const SUMMARY_TABLES = {
   summaries: 'ccotel_session_summaries',
 } as const;
 
-export const DEFAULT_SUMMARY_TTL_DAYS = 400;
+/** No TTL: the summaries keep all history unless the user sets one (DESIGN §9). */
+export const DEFAULT_SUMMARY_TTL_DAYS = 0;
 
 export interface SummarySchemaOptions {
   database?: string;
   cluster?: string;
-  /** How long summaries are kept after a session's last activity; 0 keeps them forever. Default 400. */
+  /** How long summaries are kept after a session's last activity; 0 (the default) keeps them forever. */
   summaryTtlDays?: number;
 }
 

@@ -47,10 +47,11 @@ it('keeps the facts of rows the raw TTL drops as they arrive, once per id howeve
     .toEqual([{ RecordId: 'r1', ReportedCostUsd: 0.5, ReportedCostByModel: { 'claude-opus-5-5': 0.5 }, LinesAdded: 12 }]);
 });
 
-it('has the summaries\' TTL, and a cluster variant: views on each shard\'s local tables, Distributed facts', async () => {
+it('keeps the facts forever by default, and has a cluster variant: views on each shard\'s local tables, Distributed facts', async () => {
   const [facts] = await rows<{ engine_full: string }>(store.client,
     `SELECT engine_full FROM system.tables WHERE database = 'default' AND name = '${USAGE_TABLES.spans}'`);
-  expect(facts.engine_full).toContain('TTL toDateTime(Timestamp) + toIntervalDay(400)');
+  expect(facts.engine_full).not.toContain('TTL');
+  expect(usageTablesDdl({ summaryTtlDays: 2000 })[0]).toContain('TTL toDateTime(Timestamp) + toIntervalDay(2000)');
   const ddl = usageTablesDdl({ cluster: 'prod', database: 'otel' });
   expect(ddl).toHaveLength(6);
   for (const statement of ddl) {

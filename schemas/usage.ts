@@ -29,9 +29,23 @@ export const SUMMARY_EVENTS = [
   'ccotel.permission.blocked',
   'ccotel.session.started',
   'ccotel.session.ended',
+  'ccotel.session.state_changed',
   'ccotel.failure_mode.detected',
   'ccotel.cost.reported',
+  'ccotel.record.skipped',
 ] as const;
+
+/** Skipped input is a figure too, and is often of no session (a line that did not parse). */
+const SKIPPED = 'ccotel.record.skipped';
+
+/**
+ * The version of the views (their comment): a store whose views carry another is upgraded when it is opened
+ * (retention/facts.ts): new columns added, the views made again, the facts of the raw rows still there rebuilt.
+ */
+export const FACTS_VERSION = 'ccotel facts 2';
+
+/** Span attribute naming the session a chat's rows carry when the chat is in no session (a warmup under a fresh id). */
+export const TRANSCRIPT_SESSION_ATTRIBUTE = 'ccotel.transcript.session_id';
 
 const SPAN_COLUMNS = [
   'SpanId String CODEC(ZSTD(1))',
@@ -68,7 +82,15 @@ const EVENT_COLUMNS = [
   "ReportedCostByModel Map(LowCardinality(String), Float64) COMMENT 'ccotel.cost.reported: the same by model'",
   "LinesAdded UInt64 COMMENT 'ccotel.cost.reported: lines added so far'",
   'LinesRemoved UInt64',
+  "Name LowCardinality(String) COMMENT 'the tool of a permission block, the source of skipped input'",
+  "State LowCardinality(String) COMMENT 'the new state of a session state change'",
+  "Count UInt64 COMMENT 'input lines a skipped-input record stands for'",
+  "FileHash UInt64 COMMENT 'cityHash64 of the file skipped input came from (files are counted, never named)'",
 ];
+
+const names = (columns: string[]) => columns.map((column) => column.split(' ')[0]).join(', ');
+/** The column lists an INSERT … SELECT of the facts names (a store upgraded in place may hold them in another order). */
+export const FACTS_COLUMNS = { spans: names(SPAN_COLUMNS), events: names(EVENT_COLUMNS) };
 
 const num = (map: string, key: string, type = 'UInt64'): string => `to${type}OrZero(${map}['${key}'])`;
 const capped = (expression: string): string => `leftUTF8(${expression}, ${SUMMARY_TEXT_CAP})`;
@@ -79,7 +101,8 @@ export function spanFactsSelect(source: string): string {
   return `SELECT
   SpanId, Timestamp,
   fromUnixTimestamp64Nano(toUnixTimestamp64Nano(Timestamp) + toInt64(Duration)) AS EndTime,
-  ${a}['session.id'] AS SessionId,
+  -- A chat in no session keeps the usage of the session its rows name (ccusage counts it there too).
+  if(${a}['session.id'] != '', ${a}['session.id'], ${a}['${TRANSCRIPT_SESSION_ATTRIBUTE}']) AS SessionId,
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
   ${capped(`${a}['ccotel.cwd']`)} AS Project,
   multiIf(SpanName = '${TURN_SPAN}', 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
@@ -95,7 +118,7 @@ export function spanFactsSelect(source: string): string {
   toUInt8(${a}['ccotel.cost.unknown_model'] = 'true') AS UnknownModel,
   ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd
 FROM ${source}
-WHERE ${a}['session.id'] != ''
+WHERE SessionId != ''
   AND (SpanName = '${TURN_SPAN}' OR startsWith(SpanName, '${TOOL_SPAN_PREFIX}') OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}'))`;
 }
 
@@ -113,15 +136,19 @@ export function eventFactsSelect(source: string): string {
   ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd,
   JSONExtract(${a}['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,
   ${num(a, 'ccotel.lines.added')} AS LinesAdded,
-  ${num(a, 'ccotel.lines.removed')} AS LinesRemoved
+  ${num(a, 'ccotel.lines.removed')} AS LinesRemoved,
+  ${capped(`if(EventName = '${SKIPPED}', ${a}['ccotel.source'], ${a}['gen_ai.tool.name'])`)} AS Name,
+  ${a}['state'] AS State,
+  toUInt64OrDefault(${a}['ccotel.record.count'], toUInt64(1)) AS Count,
+  if(EventName = '${SKIPPED}', cityHash64(${a}['ccotel.source.file']), 0) AS FileHash
 FROM ${source}
-WHERE ${a}['session.id'] != '' AND EventName IN (${SUMMARY_EVENTS.map((e) => `'${e}'`).join(', ')})`;
+WHERE (${a}['session.id'] != '' OR EventName = '${SKIPPED}') AND EventName IN (${SUMMARY_EVENTS.map((e) => `'${e}'`).join(', ')})`;
 }
 
 export interface UsageSchemaOptions {
   database?: string;
   cluster?: string;
-  /** Days the facts are kept (the summaries' TTL); 0 keeps them forever. Default 400. */
+  /** Days the facts are kept (the summaries' TTL); 0 (the default) keeps them forever. */
   summaryTtlDays?: number;
 }
 
@@ -144,7 +171,7 @@ export function usageTablesDdl(opts: UsageSchemaOptions = {}): string[] {
   const ctx = renderContext(opts);
   const ttlDays = validateTtlDays(opts.summaryTtlDays ?? DEFAULT_SUMMARY_TTL_DAYS, 'summaryTtlDays');
   const view = (name: string, target: string, select: string) =>
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${ctx.storage(name)}${ctx.onCluster} TO ${ctx.storage(target)}\nAS ${select}`;
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${ctx.storage(name)}${ctx.onCluster} TO ${ctx.storage(target)}\nAS ${select}\nCOMMENT '${FACTS_VERSION}'`;
   return [
     factsTable(ctx, USAGE_TABLES.spans, SPAN_COLUMNS, 'SessionId, Kind, SpanId', ttlDays),
     ...distributedDdl(ctx, USAGE_TABLES.spans, 'cityHash64(SessionId)'),
@@ -153,6 +180,19 @@ export function usageTablesDdl(opts: UsageSchemaOptions = {}): string[] {
     view(USAGE_TABLES.spansMv, USAGE_TABLES.spans, spanFactsSelect(ctx.storage(OTEL_TABLES.traces))),
     view(USAGE_TABLES.eventsMv, USAGE_TABLES.events, eventFactsSelect(ctx.storage(OTEL_TABLES.logs))),
   ];
+}
+
+/**
+ * Bringing facts tables and views of an older FACTS_VERSION to this one: the columns added since, then the views
+ * dropped (made again by usageTablesDdl). Idempotent; the facts of the raw rows still there are rebuilt apart.
+ */
+export function usageUpgradeDdl(opts: UsageSchemaOptions = {}): string[] {
+  const ctx = renderContext(opts);
+  const tables = ([[USAGE_TABLES.spans, SPAN_COLUMNS], [USAGE_TABLES.events, EVENT_COLUMNS]] as const).flatMap(([name, columns]) =>
+    [ctx.storage(name), ...(ctx.cluster ? [`${ident(ctx.database)}.${ident(name)}`] : [])].map((table) =>
+      `ALTER TABLE ${table}${ctx.onCluster} ${columns.map((c) => `ADD COLUMN IF NOT EXISTS ${c.replace(/ CODEC\(.*\)$/, '')}`).join(', ')}`));
+  const views = [USAGE_TABLES.spansMv, USAGE_TABLES.eventsMv].map((name) => `DROP VIEW IF EXISTS ${ctx.storage(name)}${ctx.onCluster} SYNC`);
+  return [...tables, ...views];
 }
 
 /** Fully qualified names readers use (the Distributed ones on a cluster). */

@@ -17,13 +17,14 @@ import { PanelBuilder as TimeSeriesBuilder } from '@grafana/grafana-foundation-s
 import { CLICKHOUSE_PLUGIN, ClickHouseQueryBuilder, DATASOURCE } from './clickhouse-query.js';
 import {
   HOST,
-  USER,
+  RAW_DETAIL,
   chatFacts,
-  chats,
+  eventFacts,
   events,
   metricPoints,
   sessionIdOf,
   shellCommands,
+  spanFacts,
   toolCalls,
   turns,
 } from './sql.js';
@@ -76,31 +77,26 @@ function dashboard(uid: string, title: string, rows: Array<[string, PanelSpec[]]
 }
 
 const toolOutcome = "SpanAttributes['ccotel.tool.outcome']";
-const tokenSums = `
-  sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
-  sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
-  sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cache_read,
-  sum(toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cache_creation`;
 
 export function overview(): Dashboard {
   return dashboard('ccotel-overview', 'ccotel: overview', [
     ['Activity', [
-      { title: 'Sessions', kind: 'stat', sql: `SELECT uniqExact(${sessionIdOf('SpanAttributes')}) AS sessions FROM ${turns()}` },
-      { title: 'Turns', kind: 'stat', sql: `SELECT count() AS turns FROM ${turns()}` },
-      { title: 'Active hosts', kind: 'stat', sql: `SELECT uniqExact(${HOST}) AS hosts FROM ${turns()}` },
-      { title: 'Active users', kind: 'stat', sql: `SELECT uniqExact(${USER}) AS users FROM ${turns()}` },
+      { title: 'Sessions', kind: 'stat', sql: `SELECT uniqExact(SessionId) AS sessions FROM ${spanFacts('turn')}` },
+      { title: 'Turns', kind: 'stat', sql: `SELECT count() AS turns FROM ${spanFacts('turn')}` },
+      { title: 'Active hosts', kind: 'stat', sql: `SELECT uniqExact(Host) AS hosts FROM ${spanFacts('turn')}` },
+      { title: 'Active users', kind: 'stat', sql: `SELECT uniqExact(User) AS users FROM ${spanFacts('turn')}` },
       { title: 'Tool success rate', kind: 'stat', unit: 'percentunit',
         description: 'Tool calls with outcome success / all tool calls',
-        sql: `SELECT countIf(${toolOutcome} = 'success') / count() AS success_rate FROM ${toolCalls()}` },
-      { title: 'Permission blocks', kind: 'stat', sql: `SELECT count() AS blocks FROM ${events('ccotel.permission.blocked')}` },
+        sql: `SELECT countIf(Outcome = 'success') / count() AS success_rate FROM ${spanFacts('tool')}` },
+      { title: 'Permission blocks', kind: 'stat', sql: `SELECT count() AS blocks FROM ${eventFacts('ccotel.permission.blocked')}` },
       { title: 'Resume frequency', kind: 'stat', unit: 'percentunit',
         description: 'Session starts with source resume / all session starts',
-        sql: `SELECT countIf(LogAttributes['source'] = 'resume') / count() AS resume_rate FROM ${events('ccotel.session.started')}` },
+        sql: `SELECT countIf(Source = 'resume') / count() AS resume_rate FROM ${eventFacts('ccotel.session.started')}` },
     ]],
     ['Trends', [
       { title: 'Turns by outcome', kind: 'timeseries',
-        sql: `SELECT $__timeInterval(Timestamp) AS time, SpanAttributes['ccotel.turn.outcome'] AS outcome, count() AS turns
-FROM ${turns()} GROUP BY time, outcome ORDER BY time` },
+        sql: `SELECT $__timeInterval(Timestamp) AS time, Outcome AS outcome, count() AS turns
+FROM ${spanFacts('turn')} GROUP BY time, outcome ORDER BY time` },
       { title: 'Tokens and cost by model', kind: 'table',
         description: 'From the summaries (all history, past the raw window too); cost from the price table shipped with ccotel (ccotel.cost.usd)',
         sql: `SELECT Name AS model, sum(InputTokens) AS input, sum(OutputTokens) AS output, sum(CacheReadTokens) AS cache_read,
@@ -119,27 +115,28 @@ const session = (attributes: 'SpanAttributes' | 'LogAttributes') => `${sessionId
 export function sessionDrilldown(): Dashboard {
   return dashboard('ccotel-session', 'ccotel: session', [
     ['Session', [
-      { title: 'Turn timeline', kind: 'table', width: 24,
+      { title: 'Turn timeline', kind: 'table', width: 24, description: RAW_DETAIL,
         sql: `SELECT t.Timestamp AS time, t.SpanAttributes['ccotel.turn.outcome'] AS outcome,
   round(t.Duration / 1e9, 3) AS duration_s, ifNull(c.tool_calls, 0) AS tool_calls
 FROM ${turns(session('SpanAttributes'))} AS t
 LEFT JOIN (SELECT TraceId, count() AS tool_calls FROM ${toolCalls(session('SpanAttributes'))} GROUP BY TraceId) AS c
   ON t.TraceId = c.TraceId
 ORDER BY time` },
-      { title: 'Tool calls', kind: 'table',
+      { title: 'Tool calls', kind: 'table', description: RAW_DETAIL,
         sql: `SELECT Timestamp AS time, SpanAttributes['gen_ai.tool.name'] AS tool, ${toolOutcome} AS outcome,
   round(Duration / 1e9, 3) AS duration_s
 FROM ${toolCalls(session('SpanAttributes'))} ORDER BY time` },
-      { title: 'Shell commands', kind: 'table',
+      { title: 'Shell commands', kind: 'table', description: RAW_DETAIL,
         sql: `SELECT Timestamp AS time, SpanAttributes['process.command_line'] AS command,
   SpanAttributes['process.exit.code'] AS exit_code
 FROM ${shellCommands(`TraceId IN (SELECT TraceId FROM ${turns(session('SpanAttributes'))})`)} ORDER BY time` },
-      { title: 'Failure modes', kind: 'table',
+      { title: 'Failure modes', kind: 'table', description: RAW_DETAIL,
         sql: `SELECT Timestamp AS time, LogAttributes['mode'] AS mode, Body AS detail
 FROM ${events('ccotel.failure_mode.detected', session('LogAttributes'))} ORDER BY time` },
       { title: 'Tokens by model', kind: 'table',
-        sql: `SELECT SpanAttributes['gen_ai.request.model'] AS model, ${tokenSums}
-FROM ${chats(session('SpanAttributes'))} GROUP BY model ORDER BY model` },
+        sql: `SELECT Name AS model, sum(InputTokens) AS input, sum(OutputTokens) AS output, sum(CacheReadTokens) AS cache_read,
+  sum(CacheCreationTokens) AS cache_creation
+FROM ${chatFacts("SessionId = '${session_id}'")} GROUP BY model ORDER BY model` },
     ]],
   ], (d) => d.withVariable(new TextBoxVariableBuilder('session_id').label('Session id')));
 }
@@ -148,22 +145,22 @@ export function toolsAndPermissions(): Dashboard {
   return dashboard('ccotel-tools', 'ccotel: tools and permissions', [
     ['Tools', [
       { title: 'Calls by tool', kind: 'table',
-        sql: `SELECT SpanAttributes['gen_ai.tool.name'] AS tool, count() AS calls,
-  round(countIf(${toolOutcome} = 'success') / count(), 4) AS success_rate,
-  countIf(${toolOutcome} = 'error') AS errors, countIf(${toolOutcome} = 'denied') AS denied,
-  round(quantileExact(0.95)(Duration) / 1e9, 3) AS p95_s
-FROM ${toolCalls()} GROUP BY tool ORDER BY calls DESC, tool` },
+        sql: `SELECT Name AS tool, count() AS calls,
+  round(countIf(Outcome = 'success') / count(), 4) AS success_rate,
+  countIf(Outcome = 'error') AS errors, countIf(Outcome = 'denied') AS denied,
+  round(quantileExact(0.95)(toUnixTimestamp64Nano(EndTime) - toUnixTimestamp64Nano(Timestamp)) / 1e9, 3) AS p95_s
+FROM ${spanFacts('tool')} GROUP BY tool ORDER BY calls DESC, tool` },
       { title: 'Tool calls by outcome', kind: 'timeseries',
-        sql: `SELECT $__timeInterval(Timestamp) AS time, ${toolOutcome} AS outcome, count() AS calls
-FROM ${toolCalls()} GROUP BY time, outcome ORDER BY time` },
+        sql: `SELECT $__timeInterval(Timestamp) AS time, Outcome AS outcome, count() AS calls
+FROM ${spanFacts('tool')} GROUP BY time, outcome ORDER BY time` },
     ]],
     ['Permissions', [
       { title: 'Permission blocks by tool and source', kind: 'table',
-        sql: `SELECT LogAttributes['gen_ai.tool.name'] AS tool, LogAttributes['source'] AS source, count() AS blocks
-FROM ${events('ccotel.permission.blocked')} GROUP BY tool, source ORDER BY blocks DESC, tool, source` },
+        sql: `SELECT Name AS tool, Source AS source, count() AS blocks
+FROM ${eventFacts('ccotel.permission.blocked')} GROUP BY tool, source ORDER BY blocks DESC, tool, source` },
       { title: 'Permission blocks', kind: 'timeseries',
         sql: `SELECT $__timeInterval(Timestamp) AS time, count() AS blocks
-FROM ${events('ccotel.permission.blocked')} GROUP BY time ORDER BY time` },
+FROM ${eventFacts('ccotel.permission.blocked')} GROUP BY time ORDER BY time` },
     ]],
   ]);
 }
@@ -172,19 +169,18 @@ export function failureModes(): Dashboard {
   return dashboard('ccotel-failure-modes', 'ccotel: failure modes', [
     ['Failure modes', [
       { title: 'Detections by mode', kind: 'timeseries',
-        sql: `SELECT $__timeInterval(Timestamp) AS time, LogAttributes['mode'] AS mode, count() AS detections
-FROM ${events('ccotel.failure_mode.detected')} GROUP BY time, mode ORDER BY time` },
+        sql: `SELECT $__timeInterval(Timestamp) AS time, Mode AS mode, count() AS detections
+FROM ${eventFacts('ccotel.failure_mode.detected')} GROUP BY time, mode ORDER BY time` },
       { title: 'Detections by mode and host', kind: 'table',
-        sql: `SELECT LogAttributes['mode'] AS mode, ${HOST} AS host, count() AS detections,
-  uniqExact(${sessionIdOf('LogAttributes')}) AS sessions
-FROM ${events('ccotel.failure_mode.detected')} GROUP BY mode, host ORDER BY detections DESC, mode, host` },
+        sql: `SELECT Mode AS mode, Host AS host, count() AS detections, uniqExact(SessionId) AS sessions
+FROM ${eventFacts('ccotel.failure_mode.detected')} GROUP BY mode, host ORDER BY detections DESC, mode, host` },
       { title: 'Recent detections', kind: 'table', width: 24,
-        sql: `SELECT Timestamp AS time, ${sessionIdOf('LogAttributes')} AS session, ${HOST} AS host, LogAttributes['mode'] AS mode
-FROM ${events('ccotel.failure_mode.detected')} ORDER BY time DESC LIMIT 100` },
+        sql: `SELECT Timestamp AS time, SessionId AS session, Host AS host, Mode AS mode
+FROM ${eventFacts('ccotel.failure_mode.detected')} ORDER BY time DESC LIMIT 100` },
       { title: 'Abandoned sessions by host', kind: 'table',
         description: 'Sessions that went idle with no SessionEnd (terminal loss, kill -9, crash)',
-        sql: `SELECT ${HOST} AS host, uniqExact(${sessionIdOf('LogAttributes')}) AS abandoned_sessions
-FROM ${events('ccotel.session.ended', "LogAttributes['reason'] = 'abandoned'")} GROUP BY host ORDER BY abandoned_sessions DESC, host` },
+        sql: `SELECT Host AS host, uniqExact(SessionId) AS abandoned_sessions
+FROM ${eventFacts('ccotel.session.ended', "Reason = 'abandoned'")} GROUP BY host ORDER BY abandoned_sessions DESC, host` },
     ]],
   ]);
 }
@@ -197,7 +193,7 @@ export function sidecarHealth(): Dashboard {
   return dashboard('ccotel-sidecar-health', 'ccotel: sidecar health', [
     ['Sidecars', [
       { title: 'Last record per host', kind: 'table', width: 24,
-        description: 'A host whose sidecar stopped sending shows a growing age',
+        description: `A host whose sidecar stopped sending shows a growing age. ${RAW_DETAIL}`,
         sql: `SELECT host, max(last) AS last_seen, dateDiff('second', max(last), now()) AS age_s FROM (
   SELECT ${HOST} AS host, max(Timestamp) AS last FROM otel_traces WHERE $__timeFilter(Timestamp) GROUP BY host
   UNION ALL
@@ -206,14 +202,14 @@ export function sidecarHealth(): Dashboard {
   UNION ALL
   SELECT ${HOST}, max(TimeUnix) FROM otel_metrics_sum WHERE $__timeFilter(TimeUnix) GROUP BY 1
 ) GROUP BY host ORDER BY host` },
-      { title: 'Unusable input records', kind: 'timeseries',
+      { title: 'Unusable input records', kind: 'timeseries', description: RAW_DETAIL,
         sql: `SELECT $__timeInterval(TimeUnix) AS time, concat(Attributes['source'], ': ', Attributes['result']) AS reason,
   sum(Value) AS records
 FROM ${metricPoints('otel_metrics_sum', 'ccotel.sidecar.records')} GROUP BY time, reason ORDER BY time` },
-      { title: 'Ingest lag', kind: 'timeseries', unit: 'bytes',
+      { title: 'Ingest lag', kind: 'timeseries', unit: 'bytes', description: RAW_DETAIL,
         sql: `SELECT $__timeInterval(TimeUnix) AS time, ${HOST} AS host, max(Value) AS lag_bytes
 FROM ${metricPoints('otel_metrics_gauge', 'ccotel.sidecar.lag')} GROUP BY time, host ORDER BY time` },
-      { title: 'Export failures', kind: 'timeseries',
+      { title: 'Export failures', kind: 'timeseries', description: RAW_DETAIL,
         sql: `SELECT $__timeInterval(TimeUnix) AS time, Attributes['sink'] AS sink, sum(Value) AS failures
 FROM ${metricPoints('otel_metrics_sum', 'ccotel.sidecar.export.failures')} GROUP BY time, sink ORDER BY time` },
     ]],

@@ -15,7 +15,6 @@ export function spans(...conditions: Array<string | undefined>): string {
 
 export const turns = (extra?: string) => spans(`SpanName = '${TURN_SPAN}'`, extra);
 export const toolCalls = (extra?: string) => spans(`startsWith(SpanName, 'execute_tool ')`, extra);
-export const chats = (extra?: string) => spans(`startsWith(SpanName, 'chat ')`, extra);
 export const shellCommands = (extra?: string) => spans(`startsWith(SpanName, 'shell ')`, extra);
 
 /** Log records with this event name in the time range, one row per record id. */
@@ -39,10 +38,21 @@ export function metricPoints(table: 'otel_metrics_sum' | 'otel_metrics_gauge', m
 
 export const sessionIdOf = (attributes: 'SpanAttributes' | 'LogAttributes') => `${attributes}['session.id']`;
 export const HOST = "ResourceAttributes['host.name']";
-export const USER = "ResourceAttributes['user.name']";
 
 /**
- * Chat facts from the summaries kept at insert (schemas/usage.ts): all history, also past the raw tables'
- * window, each API response once (FINAL), priced by the sidecar (`ccotel.cost.usd`).
+ * Span facts of one kind (`turn`, `tool`, `chat`) from the summaries kept at insert (schemas/usage.ts): all history,
+ * also past the raw tables' window, each span once (FINAL); chats priced by the sidecar (`ccotel.cost.usd`).
+ * Every figure reads these or eventFacts, so none changes when the raw TTL runs.
  */
-export const chatFacts = (): string => "(SELECT * FROM ccotel_span_facts FINAL WHERE $__timeFilter(Timestamp) AND Kind = 'chat')";
+export function spanFacts(kind: 'turn' | 'tool' | 'chat', extra?: string): string {
+  return `(SELECT * FROM ccotel_span_facts FINAL WHERE ${['$__timeFilter(Timestamp)', `Kind = '${kind}'`, extra].filter(Boolean).join(' AND ')})`;
+}
+export const chatFacts = (extra?: string): string => spanFacts('chat', extra);
+
+/** Event facts (permission blocks, session starts and ends, detections) with this name, each record once. */
+export function eventFacts(eventName: string, extra?: string): string {
+  return `(SELECT * FROM ccotel_event_facts FINAL WHERE ${['$__timeFilter(Timestamp)', `EventName = '${eventName}'`, extra].filter(Boolean).join(' AND ')})`;
+}
+
+/** The description of a panel of detail only the raw tables hold (kept raw_ttl_days). */
+export const RAW_DETAIL = 'Detail from the raw tables: kept for raw_ttl_days (30 days by default), then gone';

@@ -32,7 +32,6 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_days_local` ON CLUSTER `ccotel
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}', UpdatedAt)
 PARTITION BY toYYYYMM(Day)
 ORDER BY (SessionId, Day)
-TTL Day + toIntervalDay(400)
 SETTINGS index_granularity = 8192;
 
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_days` ON CLUSTER `ccotel` AS `otel`.`ccotel_session_days_local`
@@ -68,7 +67,6 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_summaries_local` ON CLUSTER `c
     UpdatedAt DateTime64(3)
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}', UpdatedAt)
 ORDER BY (SessionId)
-TTL toDateTime(LastSeen) + toIntervalDay(400)
 SETTINGS index_granularity = 8192;
 
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_summaries` ON CLUSTER `ccotel` AS `otel`.`ccotel_session_summaries_local`
@@ -96,7 +94,6 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_span_facts_local` ON CLUSTER `ccotel` 
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
 PARTITION BY toYYYYMM(Timestamp)
 ORDER BY (SessionId, Kind, SpanId)
-TTL toDateTime(Timestamp) + toIntervalDay(400)
 SETTINGS index_granularity = 8192;
 
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_span_facts` ON CLUSTER `ccotel` AS `otel`.`ccotel_span_facts_local`
@@ -115,11 +112,14 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_event_facts_local` ON CLUSTER `ccotel`
     ReportedCostUsd Float64 COMMENT 'ccotel.cost.reported: Claude Code''s own session total so far',
     ReportedCostByModel Map(LowCardinality(String), Float64) COMMENT 'ccotel.cost.reported: the same by model',
     LinesAdded UInt64 COMMENT 'ccotel.cost.reported: lines added so far',
-    LinesRemoved UInt64
+    LinesRemoved UInt64,
+    Name LowCardinality(String) COMMENT 'the tool of a permission block, the source of skipped input',
+    State LowCardinality(String) COMMENT 'the new state of a session state change',
+    Count UInt64 COMMENT 'input lines a skipped-input record stands for',
+    FileHash UInt64 COMMENT 'cityHash64 of the file skipped input came from (files are counted, never named)'
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')
 PARTITION BY toYYYYMM(Timestamp)
 ORDER BY (SessionId, EventName, RecordId)
-TTL toDateTime(Timestamp) + toIntervalDay(400)
 SETTINGS index_granularity = 8192;
 
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_event_facts` ON CLUSTER `ccotel` AS `otel`.`ccotel_event_facts_local`
@@ -129,7 +129,8 @@ CREATE MATERIALIZED VIEW IF NOT EXISTS `otel`.`ccotel_span_facts_mv_local` ON CL
 AS SELECT
   SpanId, Timestamp,
   fromUnixTimestamp64Nano(toUnixTimestamp64Nano(Timestamp) + toInt64(Duration)) AS EndTime,
-  SpanAttributes['session.id'] AS SessionId,
+  -- A chat in no session keeps the usage of the session its rows name (ccusage counts it there too).
+  if(SpanAttributes['session.id'] != '', SpanAttributes['session.id'], SpanAttributes['ccotel.transcript.session_id']) AS SessionId,
   leftUTF8(ResourceAttributes['host.name'], 256) AS Host, leftUTF8(ResourceAttributes['user.name'], 256) AS User,
   leftUTF8(SpanAttributes['ccotel.cwd'], 256) AS Project,
   multiIf(SpanName = 'invoke_agent claude-code', 'turn', startsWith(SpanName, 'execute_tool '), 'tool', 'chat') AS Kind,
@@ -145,8 +146,9 @@ AS SELECT
   toUInt8(SpanAttributes['ccotel.cost.unknown_model'] = 'true') AS UnknownModel,
   toFloat64OrZero(SpanAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd
 FROM `otel`.`otel_traces_local`
-WHERE SpanAttributes['session.id'] != ''
-  AND (SpanName = 'invoke_agent claude-code' OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '));
+WHERE SessionId != ''
+  AND (SpanName = 'invoke_agent claude-code' OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
+COMMENT 'ccotel facts 2';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS `otel`.`ccotel_event_facts_mv_local` ON CLUSTER `ccotel` TO `otel`.`ccotel_event_facts_local`
 AS SELECT
@@ -156,6 +158,11 @@ AS SELECT
   toFloat64OrZero(LogAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd,
   JSONExtract(LogAttributes['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,
   toUInt64OrZero(LogAttributes['ccotel.lines.added']) AS LinesAdded,
-  toUInt64OrZero(LogAttributes['ccotel.lines.removed']) AS LinesRemoved
+  toUInt64OrZero(LogAttributes['ccotel.lines.removed']) AS LinesRemoved,
+  leftUTF8(if(EventName = 'ccotel.record.skipped', LogAttributes['ccotel.source'], LogAttributes['gen_ai.tool.name']), 256) AS Name,
+  LogAttributes['state'] AS State,
+  toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1)) AS Count,
+  if(EventName = 'ccotel.record.skipped', cityHash64(LogAttributes['ccotel.source.file']), 0) AS FileHash
 FROM `otel`.`otel_logs_local`
-WHERE LogAttributes['session.id'] != '' AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.failure_mode.detected', 'ccotel.cost.reported');
+WHERE (LogAttributes['session.id'] != '' OR EventName = 'ccotel.record.skipped') AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.session.state_changed', 'ccotel.failure_mode.detected', 'ccotel.cost.reported', 'ccotel.record.skipped')
+COMMENT 'ccotel facts 2';

@@ -30,7 +30,7 @@ import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
 import { createOtlpSink } from './sinks/create-otlp-sink.js';
-import type { CheckpointStore, SidecarStatus } from './sources/checkpoints.js';
+import type { CatchUp, CheckpointStore, SidecarStatus } from './sources/checkpoints.js';
 import { HookSpoolSource } from './sources/hook-spool-source.js';
 import { ProcessWatcher } from './sources/process-watcher.js';
 import { ShellLogSource } from './sources/shell-log-source.js';
@@ -176,6 +176,8 @@ function readingOnce(built: BuiltPipeline): OncePipeline {
 }
 
 const STATUS_EVERY_MS = 5_000;
+/** How often the catch-up is looked at until it is done. */
+const CATCH_UP_CHECK_MS = 1_000;
 
 /**
  * Paths and errors (which name the path) as the status file keeps them: masked like telemetry, since a transcript's
@@ -251,6 +253,26 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
   detector.requestScan = (delayMs) => processes.scanIn(delayMs);
   const { tailer, driver } = transcripts;
   const startedMs = Date.now();
+  // The catch-up on the history since the last run. Once every file is read, the turns of sessions idle for long are
+  // closed at once, not at the next idle tick (up to a minute later, while the figures lack them); then `run` says
+  // when all of it is stored.
+  let catchUp: CatchUp = { done: false, filesLeft: 0, bytesLeft: 0, openSessions: 0, recordsPending: 0 };
+  let idleClosed = false;
+  const followCatchUp = () => {
+    if (catchUp.done) return;
+    const behind = tailer.behind;
+    catchUp = { done: false, filesLeft: behind.files, bytesLeft: behind.bytes, openSessions: pipeline.sessionCounts().open, recordsPending: pipeline.pendingItems() };
+    if (behind.files > 0) return;
+    if (!idleClosed) {
+      idleClosed = true;
+      tailer.tick();
+      return;
+    }
+    if (catchUp.recordsPending > 0 || !tailer.settled) return;
+    catchUp = { ...catchUp, done: true };
+    log?.(`caught up: ${tailer.filesFollowed} files read and every record of them stored (${catchUp.openSessions} sessions still open)`);
+    void writeStatus();
+  };
   const writeStatus = async (stopped = false) => {
     if (!setup.status) return;
     const unreadableFiles = await maskedEntries(pipeline.stats.unreadableFiles, built.maskText);
@@ -267,9 +289,11 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       retrying: retryingSources({ transcripts: tailer.retrying, 'hook spool': spool.retrying, 'shell log': shellLog.retrying, 'process scan': processes.retrying }),
       unreadableFiles,
       linesSkipped: pipeline.stats.skipped as Record<string, number>,
+      catchUp,
     });
   };
   driver.every(STATUS_EVERY_MS, () => void writeStatus());
+  driver.every(CATCH_UP_CHECK_MS, followCatchUp);
   return {
     ...built,
     tailer,

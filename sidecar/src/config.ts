@@ -21,6 +21,8 @@ export interface Config {
   scanIntervalMs: number;
   /** Days raw rows are kept in the store (TTL). */
   rawTtlDays: number;
+  /** Days the summaries are kept after a session's last activity; 0 (the default) keeps all history. */
+  summaryTtlDays: number;
   /** How long the oldest item read waits before it is delivered (`run`), unless a full batch goes first. */
   flushIntervalMs: number;
   paths: StatePaths;
@@ -34,6 +36,7 @@ export const DEFAULTS = {
   idleMs: 30 * 60_000,
   scanIntervalMs: 15_000,
   rawTtlDays: 30,
+  summaryTtlDays: 0,
   /** With a store: an append is queryable within a second (the Collector's batch timeout). */
   flushIntervalMs: 200,
   /**
@@ -120,6 +123,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     idleMs: whole(pick({ name: '--idle', value: overrides.idleMs }, 'CCOTEL_IDLE_MS', 'idle_ms'), DEFAULTS.idleMs, 0, Number.MAX_SAFE_INTEGER, ' of ms'),
     scanIntervalMs: whole(pick({ name: '--scan-interval', value: overrides.scanIntervalMs }, 'CCOTEL_SCAN_INTERVAL_MS', 'scan_interval_ms'), DEFAULTS.scanIntervalMs, 100, Number.MAX_SAFE_INTEGER, ' of ms'),
     rawTtlDays: whole(pick({ name: '--raw-ttl-days', value: undefined }, 'CCOTEL_RAW_TTL_DAYS', 'raw_ttl_days'), DEFAULTS.rawTtlDays, 0, Number.MAX_SAFE_INTEGER, ' of days'),
+    summaryTtlDays: whole(pick({ name: '--summary-ttl-days', value: undefined }, 'CCOTEL_SUMMARY_TTL_DAYS', 'summary_ttl_days'), DEFAULTS.summaryTtlDays, 0, Number.MAX_SAFE_INTEGER, ' of days'),
     flushIntervalMs: whole(
       pick({ name: 'flush interval', value: undefined }, 'CCOTEL_FLUSH_INTERVAL_MS', 'flush_interval_ms'),
       store === '' ? DEFAULTS.otlpOnlyFlushIntervalMs : DEFAULTS.flushIntervalMs,

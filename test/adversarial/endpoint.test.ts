@@ -208,6 +208,8 @@ describe('`ccotel query` on an embedded store it opens itself', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ccotel-adv-query-'));
     try {
       const storeDir = join(dir, 'store');
+      // A reader needs a store: only a writer (run, backfill) makes one.
+      await (await openStore(storeDir, { command: 'test', access: 'write' })).close();
       let text = '';
       const out = new Writable({ write: (chunk, _encoding, done) => ((text += String(chunk)), done()) });
       await runQuery('SELECT count() FROM otel_traces', 'TSV', { store: storeDir }, out);

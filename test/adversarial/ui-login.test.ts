@@ -29,6 +29,8 @@ describe('the web view login is bound to its port and start', () => {
 
   beforeAll(async () => {
     assertBuilt();
+    // A reader needs a store: backfill makes one (of no history here).
+    expect((await runCli(['backfill', '--no-progress', '--store', store], env, 120_000)).status).toBe(0);
     a = await serve(['ui', '--store', store], env);
     // The second view reads the store through the first one's endpoint.
     b = await serve(['ui', '--store', store], env);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARDS, renderDashboardFiles } from '../../dashboards/src/dashboards.js';
 import { expandMacros } from '../../dashboards/src/macros.js';
+import { RAW_DETAIL } from '../../dashboards/src/sql.js';
 import { otelTablesDdl } from '../../schemas/clickhouse.js';
 import { usageTablesDdl } from '../../schemas/usage.js';
 import { openTempChdb, rows, runAll, type TempChdb } from '../../schemas/chdb-testing.js';
@@ -47,29 +48,39 @@ let store: TempChdb;
 const results = new Map<string, Record<string, unknown>[]>();
 
 interface Target { rawSql: string; queryType: string; editorType: string; format: number; datasource: { type: string } }
-interface Panel { type: string; title: string; targets?: Target[]; datasource?: { type: string; uid: string } }
+interface Panel { type: string; title: string; description?: string; targets?: Target[]; datasource?: { type: string; uid: string } }
 
 const committed = (file: string) => JSON.parse(readFileSync(join(DASHBOARD_DIR, file), 'utf8')) as { panels: Panel[]; templating: { list: Array<{ name: string }> } };
 const files = Object.keys(DASHBOARDS).map((name) => `${name}.json`);
 const queryPanels = (file: string) => committed(file).panels.filter((p) => p.type !== 'row');
+
+/** "<file>/<panel title>" → rows of the panels that show figures, asked again once the raw rows are gone. */
+const afterRawExpired = new Map<string, Record<string, unknown>[]>();
+
+async function runPanels(into: Map<string, Record<string, unknown>[]>, only: (panel: Panel) => boolean = () => true): Promise<void> {
+  for (const file of files) {
+    for (const panel of queryPanels(file).filter(only)) {
+      const sql = expandMacros(panel.targets?.[0]?.rawSql ?? '', {
+        fromMs: NOW - 4 * 24 * HOUR, toMs: NOW + HOUR, intervalMs: 300_000, variables: { session_id: drill.id },
+      });
+      try {
+        into.set(`${file}/${panel.title}`, await rows(store.client, sql));
+      } catch (error) {
+        throw new Error(`${file} "${panel.title}": ${(error as Error).message}\n${sql}`);
+      }
+    }
+  }
+}
 
 beforeAll(async () => {
   store = openTempChdb();
   await runAll(store.client, [...otelTablesDdl(), ...usageTablesDdl()]);
   await insertCorpus(store.client, 'default', corpusRows(specs));
   await insertHealth(store.client, 'default', healthRows(health));
-  for (const file of files) {
-    for (const panel of queryPanels(file)) {
-      const sql = expandMacros(panel.targets?.[0]?.rawSql ?? '', {
-        fromMs: NOW - 4 * 24 * HOUR, toMs: NOW + HOUR, intervalMs: 300_000, variables: { session_id: drill.id },
-      });
-      try {
-        results.set(`${file}/${panel.title}`, await rows(store.client, sql));
-      } catch (error) {
-        throw new Error(`${file} "${panel.title}": ${(error as Error).message}\n${sql}`);
-      }
-    }
-  }
+  await runPanels(results);
+  // What the raw TTL does to the detail: every figure panel must answer the same without it.
+  for (const table of ['otel_traces', 'otel_logs']) await store.client.command({ query: `TRUNCATE TABLE ${table}` });
+  await runPanels(afterRawExpired, (panel) => !panel.description?.includes(RAW_DETAIL));
 });
 afterAll(async () => {
   await store?.close();
@@ -110,6 +121,13 @@ describe('dashboard JSON', () => {
         for (const [, name] of target.rawSql.matchAll(/\$\{?(?!__)(\w+)/g)) expect(variables, panel.title).toContain(name);
       }
     }
+  });
+});
+
+describe('figures', () => {
+  it('come from the summaries: every panel but those labelled raw detail answers the same once the raw rows expired', () => {
+    expect(afterRawExpired.size).toBeGreaterThan(15);
+    for (const [key, rows] of afterRawExpired) expect(rows, key).toEqual(results.get(key));
   });
 });
 

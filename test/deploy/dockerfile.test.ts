@@ -4,7 +4,7 @@
 // dependencies only, runs as a non-root user, and starts the CLI the TypeScript build produces.
 import { DockerfileParser, type Dockerfile, type Instruction } from 'dockerfile-ast';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -60,10 +60,15 @@ describe('deploy/docker/Dockerfile (sidecar)', () => {
     expect(tsconfig.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: '.' });
     const [node, script, ...rest] = words(dockerfile.getENTRYPOINTs()[0]!);
     expect([node, rest]).toEqual(['node', []]);
-    expect(script).toBe('/opt/ccotel/dist/sidecar/src/cli.js');
-    expect(existsSync(join(REPO, 'sidecar/src/cli.ts'))).toBe(true);
     const packageJson = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { bin: { ccotel: string } };
     expect(`/opt/ccotel/${packageJson.bin.ccotel}`).toBe(script);
+    // The launcher is copied into the image, and loads the CLI that tsc compiled from sidecar/src/cli.ts.
+    const launcher = packageJson.bin.ccotel;
+    const copied = runtimeInstructions.filter((i) => i.getKeyword() === 'COPY').map((i) => words(i));
+    expect(copied).toContainEqual([launcher, `./${dirname(launcher)}/`]);
+    const loads = /import\('([^']+)'\)/.exec(readFileSync(join(REPO, launcher), 'utf8'))![1];
+    expect(resolve(REPO, dirname(launcher), loads)).toBe(join(REPO, 'dist/sidecar/src/cli.js'));
+    expect(existsSync(join(REPO, 'sidecar/src/cli.ts'))).toBe(true);
   });
 
   it('installs production dependencies only, runs as a non-root user, declares volumes for transcripts and state', () => {

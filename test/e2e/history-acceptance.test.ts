@@ -92,15 +92,15 @@ it('keeps detail rows for the last 30 days only, and says so', () => {
   const old = corpora.filter((c) => c.age >= 30).reduce((n, c) => n + c.expected.sessions, 0);
   expect(first.raw.sessions).toBe(recent);
   expect(first.raw.oldest).toBeGreaterThan(Date.now() - 30 * DAY);
-  expect(firstOutput).toContain(`${old} sessions of history older than 30 days kept as summaries only (their detail expired at once)`);
-  expect(firstOutput[0]).toMatch(/^stored [1-9]\d* spans, .* of the last 30 days in the raw tables/);
-  expect(firstOutput[1]).toBe(`summaries: ${recent + old} new sessions (${recent + old} in the store)`);
+  expect(firstOutput[0]).toBe(`created a new store at ${storeDir}`);
+  expect(firstOutput[1]).toMatch(/^stored [1-9]\d* spans, .* of the last 30 days in the raw tables/);
+  expect(firstOutput[2]).toBe(`sessions: ${recent + old} new (${recent + old} in the store): detail for the last 30 days (${recent} of them), summaries for all`);
 });
 
 it('changes nothing on a second backfill, nor on a retention run afterwards', async () => {
   secondOutput = describePlacement(await backfill({ store: storeDir }));
   expect(secondOutput[0]).toMatch(/^stored 0 spans, 0 log records, 0 metric points/);
-  expect(secondOutput[1]).toMatch(/^summaries: 0 new sessions/);
+  expect(secondOutput[1]).toMatch(/^sessions: 0 new /);
   expect(await snapshot()).toEqual(first);
 
   const store = await openStore(storeDir, { command: 'test', access: 'write' });

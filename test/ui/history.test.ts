@@ -1,6 +1,6 @@
 // History older than the raw window (default settings: 30 days) lives only in the summaries: the web view
 // still shows its sessions, tokens and cost (as `report session|daily --json` do), next to the recent
-// sessions the raw tables hold in detail; counts only the raw tables knew (turns) are shown as unknown.
+// sessions the raw tables hold in detail; their turns too, counted from the summaries as the overview counts them.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,13 +59,13 @@ describe('ccotel ui with history older than the raw window', () => {
     expect(days.turns.filter((value: number, index: number) => value > 0 && days.days[index] * 1000 < Date.now() - 100 * DAY).length).toBeGreaterThan(0);
   });
 
-  it('lists the sessions only the summaries hold, with their tokens and cost and no invented turns', async () => {
+  it('lists the sessions only the summaries hold, with their tokens, cost and turns; the header counts the overview\'s turns', async () => {
     await page.goto(`${served.base}/#/sessions`);
     await shown(page, 'sessions');
     const rows = await page.$$eval('.viewport .row', (elements) =>
       elements.map((row) => ({
         session: row.getAttribute('data-session') ?? '',
-        turns: row.querySelector('.cell.turns')?.textContent ?? '',
+        turns: Number(row.querySelector('[data-figure="turns"]')?.getAttribute('data-value')),
         tokens: Number(row.querySelector('[data-figure="total_tokens"]')?.getAttribute('data-value')),
         cost: Number(row.querySelector('[data-figure="cost_usd"]')?.getAttribute('data-value')),
       })),
@@ -76,16 +76,17 @@ describe('ccotel ui with history older than the raw window', () => {
       const row = rows.find((candidate) => candidate.session === usage.period);
       expect(row, usage.period).toMatchObject({ tokens: usage.total_tokens, cost: usage.cost_usd });
     }
-    const historyOnly = rows.filter((row) => row.turns === '–');
-    expect(historyOnly.length).toBe(old.sessions);
+    const oldSessions = new Set(Object.keys(old.perSessionTokens));
+    expect(rows.filter((row) => oldSessions.has(row.session)).reduce((sum, row) => sum + row.turns, 0)).toBe(old.turns);
+    const headerTurns = await page.$eval('[data-figure="sessions.turns"]', (element) => Number(element.getAttribute('data-value')));
+    expect(headerTurns).toBe(old.turns + recent.turns);
     expect(consoleErrors).toEqual([]);
   });
 
   it("shows an old session's turns from the summaries, saying that their detail expired", async () => {
     await page.goto(`${served.base}/#/sessions`);
     await shown(page, 'sessions');
-    const sessions = await page.$$eval('.viewport .row', (elements) =>
-      elements.filter((row) => row.querySelector('.cell.turns')?.textContent === '–').map((row) => row.getAttribute('data-session') ?? ''));
+    const sessions = Object.keys(old.perSessionTokens);
     let turns = 0;
     for (const session of sessions) {
       await page.goto(`${served.base}/#/session/${encodeURIComponent(session)}`);

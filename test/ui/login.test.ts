@@ -17,6 +17,8 @@ describe('ccotel ui --login-url', () => {
   const logIn = (url: string) => fetch(url, { redirect: 'manual' });
 
   beforeAll(async () => {
+    // A reader needs a store: backfill makes one (of no history here).
+    execFileSync(process.execPath, [CLI, 'backfill', '--no-progress', '--store', join(root, 'store')], { env, stdio: 'ignore', timeout: 120_000 });
     served = await serve(['ui', '--store', join(root, 'store')], env);
   });
 

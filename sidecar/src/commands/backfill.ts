@@ -21,7 +21,7 @@ export interface BackfillResult {
   /** Sent to the store; rows older than the raw window are dropped by its TTL as they arrive. */
   inserted: { spans: number; logs: number; metrics: number };
   /** The store before and after (undefined without a store): what the raw tables and the summaries gained. */
-  store?: { before: Placement; after: Placement; rawTtlDays: number };
+  store?: { before: Placement; after: Placement; rawTtlDays: number; summaryTtlDays: number; created?: string };
   repeatsDropped: number;
   hooks: HookSpoolStats;
   seconds: number;
@@ -34,7 +34,7 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   ensureStateDirs(config.paths);
   const since = options.since ? parseSince(options.since) : undefined;
   const files = (await discoverTranscripts(transcriptRoots(), (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
-  const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays });
+  const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays });
   const extraSinks = await exportSinks(config);
   const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
   try {
@@ -64,10 +64,12 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
     await pipeline.finish();
     await spool.settle();
     bar?.stop();
-    const after = store ? await summarise(store, config.rawTtlDays) : undefined;
+    const after = store ? await summarise(store, config.rawTtlDays, config.summaryTtlDays) : undefined;
     return {
       stats: pipeline.stats,
-      store: before && after ? { before, after, rawTtlDays: config.rawTtlDays } : undefined,
+      store: before && after && store
+        ? { before, after, rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays, created: store.created ? store.target : undefined }
+        : undefined,
       inserted: storeSink?.stats.inserted ?? { spans: 0, logs: 0, metrics: 0 },
       repeatsDropped: storeSink?.stats.repeatsDropped ?? 0,
       hooks: spool.stats,
@@ -80,8 +82,8 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
 }
 
 /** Session summaries for what was read (so a retention run afterwards finds nothing to do), then the counts. */
-async function summarise(store: Store, rawTtlDays: number): Promise<Placement> {
-  await ensureSummaryTables(store.client, { database: store.database });
+async function summarise(store: Store, rawTtlDays: number, summaryTtlDays: number): Promise<Placement> {
+  await ensureSummaryTables(store.client, { database: store.database, summaryTtlDays });
   await refreshSummaries(store.client, renderContext({ database: store.database }), Date.now());
   return placement(store.client, store.database, rawTtlDays);
 }
@@ -89,16 +91,20 @@ async function summarise(store: Store, rawTtlDays: number): Promise<Placement> {
 /** The lines saying what went where; never a row the raw TTL dropped counted as stored. */
 export function describePlacement(result: BackfillResult): string[] {
   if (!result.store) return [`sent ${result.inserted.spans} spans, ${result.inserted.logs} log records, ${result.inserted.metrics} metric points`];
-  const { before, after, rawTtlDays } = result.store;
+  const { before, after, rawTtlDays, summaryTtlDays, created } = result.store;
   const gained = (key: keyof Placement['raw']) => after.raw[key] - before.raw[key];
   const window = rawTtlDays > 0 ? `the last ${rawTtlDays} days` : 'all history (no raw TTL)';
-  const lines = [
-    `stored ${gained('spans')} spans, ${gained('logs')} log records, ${gained('metrics')} metric points of ${window} in the raw tables; ${result.repeatsDropped} repeats dropped`,
-    `summaries: ${after.sessions - before.sessions} new sessions (${after.sessions} in the store)`,
-  ];
+  const added = after.sessions - before.sessions;
   const summaryOnly = after.summaryOnlySessions - before.summaryOnlySessions;
-  if (summaryOnly > 0) lines.push(`${summaryOnly} sessions of history older than ${rawTtlDays} days kept as summaries only (their detail expired at once)`);
-  return lines;
+  const detail = rawTtlDays > 0 ? `detail for the last ${rawTtlDays} days (${added - summaryOnly} of them)` : 'detail for all';
+  const summaries = summaryTtlDays > 0
+    ? `summaries for ${summaryTtlDays} days after their last activity (summary TTL set: older history is not kept)`
+    : 'summaries for all';
+  return [
+    ...(created ? [`created a new store at ${created}`] : []),
+    `stored ${gained('spans')} spans, ${gained('logs')} log records, ${gained('metrics')} metric points of ${window} in the raw tables; ${result.repeatsDropped} repeats dropped`,
+    `sessions: ${added} new (${after.sessions} in the store): ${detail}, ${summaries}`,
+  ];
 }
 
 /** The V8 heap a backfill steers toward (heap-budget.ts): 5 GB of history keep ~60 MB alive. */

@@ -1,7 +1,9 @@
 // `ccotel report`: terminal tables (or JSON) answering the everyday questions from the store; `ccotel report
 // daily|weekly|monthly|session|blocks`: usage and cost by period (sidecar/src/report/usage.ts).
 import Table from 'cli-table3';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
@@ -23,7 +25,7 @@ export function renderReport(report: Report): string {
       continue;
     }
     const table = newTable(Object.keys(rows[0]));
-    for (const row of rows) table.push(Object.values(row).map((value) => String(value)));
+    for (const row of rows) table.push(Object.values(row).map((value) => (value === null ? '–' : String(value))));
     parts.push(table.toString() + '\n');
   }
   return parts.join('\n');
@@ -60,11 +62,21 @@ export function renderUsage(report: UsageReport, breakdown: boolean): string {
   return `${table.toString()}\n${notes.join('\n')}`;
 }
 
-/** YYYY-MM-DD from YYYY-MM-DD or YYYYMMDD (ccusage takes both). */
+/** YYYY-MM-DD from YYYY-MM-DD or YYYYMMDD (ccusage takes both); a day the calendar lacks (02-30) is an error. */
 export function parseDay(text: string): string {
   const match = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text);
-  if (!match || Number.isNaN(Date.parse(`${match[1]}-${match[2]}-${match[3]}`))) throw new Error(`not a date (YYYY-MM-DD): ${text}`);
-  return `${match[1]}-${match[2]}-${match[3]}`;
+  const day = match ? `${match[1]}-${match[2]}-${match[3]}` : '';
+  // Date rolls an impossible day over into the next month: only a real day comes back unchanged.
+  const real = match !== null && !Number.isNaN(Date.parse(day)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
+  if (!real) throw new Error(`not a date (YYYY-MM-DD): ${text}`);
+  return day;
+}
+
+/** The note a report without rows prints instead of an empty table. */
+export function noUsage(filter: UsageFilter): string {
+  const range = filter.since && filter.until ? ` from ${filter.since} to ${filter.until}` : filter.since ? ` from ${filter.since} on` : filter.until ? ` up to ${filter.until}` : '';
+  const only = [filter.project && `project ${filter.project}`, filter.model && `model ${filter.model}`].filter(Boolean).join(', ');
+  return `no usage${range}${only ? ` (${only})` : ''} in the store`;
 }
 
 interface ReportOptions extends GlobalOptions {
@@ -100,15 +112,19 @@ export function registerReportCommand(program: Command): void {
       model: opts.model,
       timezone: opts.timezone,
     };
+    if (filter.since && filter.until && filter.until < filter.since) throw new Error(`--until ${filter.until} is before --since ${filter.since}`);
     const config = loadConfig({ store: opts.store });
     const store = await openStore(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
+    // A running sidecar serves this store (its endpoint): its figures grow until its catch-up is done.
+    const catchUp = store.kind === 'endpoint' ? catchUpRunning(config.paths.checkpointDir, resolve(config.store)) : undefined;
+    if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);
     try {
       if (period === undefined) {
         const report = await buildReport(store.client);
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
       } else {
         const report = await usageReport(store.client, period as UsagePeriod, { ...filter, database: store.database });
-        console.log(opts.json ? JSON.stringify(report, null, 2) : renderUsage(report, opts.breakdown === true));
+        console.log(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true));
       }
     } finally {
       await store.close();

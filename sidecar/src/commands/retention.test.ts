@@ -3,14 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ttlOf } from '../retention/ttl.js';
+import { openStore } from '../store/open-store.js';
 import { retentionCommand } from './retention.js';
 
 let home: string;
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, XDG_DATA_HOME: process.env.XDG_DATA_HOME };
 
-beforeAll(() => {
+beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'ccotel-retention-cmd-'));
   Object.assign(process.env, { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share') });
+  // Only run and backfill make a store; retention works on one they made.
+  await (await openStore(join(home, 'store'), { command: 'test', access: 'write' })).close();
 });
 afterAll(() => {
   for (const [key, value] of Object.entries(saved)) {
@@ -32,7 +36,7 @@ it('prints what it did, and on --check reports a changed TTL as drift without ap
   const first = await run({});
   expect(first.report.drift).toBe(false);
   expect(first.text).toMatch(/^ttl ok +otel_logs: TTL toDateTime\(Timestamp\) \+ toIntervalDay\(30\)$/m);
-  expect(first.text).toMatch(/^ttl ok +ccotel_session_summaries: TTL toDateTime\(LastSeen\) \+ toIntervalDay\(400\)$/m);
+  expect(first.text).toMatch(/^ttl ok +ccotel_session_summaries: no TTL$/m);
   expect(first.text).toContain('summaries    0 session-days, 0 sessions written');
 
   const check = await run({ rawTtlDays: '7', check: true });
@@ -42,6 +46,29 @@ it('prints what it did, and on --check reports a changed TTL as drift without ap
   const applied = await run({ rawTtlDays: '7', json: true });
   expect(JSON.parse(applied.text).ttl.filter((t: { status: string }) => t.status === 'applied')).toHaveLength(8);
   expect((await run({ rawTtlDays: '7' })).text).not.toMatch(/drift|applied/);
+});
+
+it('applies a summary TTL set by the user to a fresh store and to an existing one when a writer opens it', async () => {
+  const dir = join(home, 'ttl-store');
+  const ttls = async (summaryTtlDays: number) => {
+    const store = await openStore(dir, { command: 'test', access: 'write', summaryTtlDays });
+    try {
+      const result = await store.client.query({ query: `SELECT name, engine_full FROM system.tables WHERE database = 'default' AND name LIKE 'ccotel_%_facts' ORDER BY name`, format: 'JSONEachRow' });
+      return (await result.json<{ name: string; engine_full: string }>()).map((t) => ttlOf(t.engine_full));
+    } finally {
+      await store.close();
+    }
+  };
+  expect(await ttls(2000)).toEqual(['TTL toDateTime(Timestamp) + toIntervalDay(2000)', 'TTL toDateTime(Timestamp) + toIntervalDay(2000)']);
+  expect(await ttls(0)).toEqual(['', '']);
+  // retention changes it later, no second backfill needed; the config's setting (env) is its default.
+  process.env.CCOTEL_SUMMARY_TTL_DAYS = '900';
+  try {
+    const report = (await retentionCommand({ store: dir }, new PassThrough())).ttl.filter((t) => t.table.endsWith('_facts'));
+    expect(report.map((t) => [t.status, t.expected])).toEqual([['applied', 'TTL toDateTime(Timestamp) + toIntervalDay(900)'], ['applied', 'TTL toDateTime(Timestamp) + toIntervalDay(900)']]);
+  } finally {
+    delete process.env.CCOTEL_SUMMARY_TTL_DAYS;
+  }
 });
 
 it('rejects a TTL that is not a whole number of days', async () => {

@@ -24,8 +24,8 @@ function days(value: string | undefined, flag: string): number | undefined {
 export async function retentionCommand(flags: RetentionFlags, out: NodeJS.WritableStream = process.stdout): Promise<RetentionReport> {
   const config = loadConfig({ store: flags.store });
   const rawTtlDays = days(flags.rawTtlDays, '--raw-ttl-days') ?? config.rawTtlDays;
-  const summaryTtlDays = days(flags.summaryTtlDays ?? process.env.CCOTEL_SUMMARY_TTL_DAYS, '--summary-ttl-days');
-  const store = await openStore(config.store, { command: 'retention', access: 'write', database: flags.database, rawTtlDays });
+  const summaryTtlDays = days(flags.summaryTtlDays, '--summary-ttl-days') ?? config.summaryTtlDays;
+  const store = await openStore(config.store, { command: 'retention', access: 'write', create: false, database: flags.database, rawTtlDays });
   try {
     const report = await runRetention(store.client, {
       database: store.database,
@@ -47,7 +47,7 @@ export function registerRetentionCommand(program: Command): void {
       .command('retention')
       .description('Apply and verify TTLs, build the per-session summaries, delete expired data (safe to re-run)')
       .option('--raw-ttl-days <days>', 'days raw otel_* rows are kept (default: config raw_ttl_days, 14)')
-      .option('--summary-ttl-days <days>', 'days session summaries are kept after their last activity (default 400; env CCOTEL_SUMMARY_TTL_DAYS)')
+      .option('--summary-ttl-days <days>', 'days session summaries are kept after their last activity (default: config summary_ttl_days, env CCOTEL_SUMMARY_TTL_DAYS; 0, no TTL: all history)')
       .option('--database <name>', 'database holding the tables (default: default)')
       .option('--cluster <name>', 'ClickHouse cluster the tables were created on (ON CLUSTER, *_local tables)')
       .option('--check', 'only report TTL drift, change no TTL; exits with status 2 on drift')

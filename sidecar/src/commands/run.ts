@@ -99,7 +99,7 @@ function storeIdentity(target: string): string {
  * (backfill) or a server that does not answer yet is waited for, so nothing is lost meanwhile.
  */
 async function openStoreWhenAvailable(config: Config, log: (message: string) => void, signal?: AbortSignal): Promise<Store> {
-  return retrying(() => openStore(config.store, { command: 'run', access: 'write', rawTtlDays: config.rawTtlDays }), {
+  const store = await retrying(() => openStore(config.store, { command: 'run', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays }), {
     policy: STORE_RETRY,
     signal,
     onFailure: (error, delayMs) => {
@@ -107,6 +107,8 @@ async function openStoreWhenAvailable(config: Config, log: (message: string) => 
       log(`store not available (${error.message}); retrying in ${Math.round(delayMs / 1000)} s`);
     },
   });
+  if (store.created) log(`created a new store at ${store.target}`);
+  return store;
 }
 
 /**

@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { loadConfig } from '../config.js';
-import { checkpointStoresIn, type CheckpointDocument, type CheckpointStore, type SidecarStatus } from '../sources/checkpoints.js';
+import { describeCatchUp } from '../catch-up.js';
+import { checkpointStoresIn, type CatchUp, type CheckpointDocument, type CheckpointStore, type SidecarStatus } from '../sources/checkpoints.js';
 import { candidateRoots } from '../sources/transcript-discovery.js';
 import { TranscriptTree } from '../sources/transcript-tree.js';
 import { openStore } from '../store/open-store.js';
@@ -36,6 +37,7 @@ export interface SourceStatus {
   stateErrors: Record<string, string>;
   /** Sources of the running sidecar retrying because no descriptor was left (`retrying after EMFILE since …`). */
   retrying: Record<string, string>;
+  catchUp?: CatchUp;
 }
 
 export interface StatusReport {
@@ -78,6 +80,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
       unreadableFiles: sidecar?.unreadableFiles ?? {},
       stateErrors: running ? (sidecar.stateErrors ?? {}) : {},
       retrying: running ? (sidecar.retrying ?? {}) : {},
+      catchUp: running ? sidecar.catchUp : undefined,
     });
   }
   const report: StatusReport = { sources, linesSkipped: {} };
@@ -151,6 +154,7 @@ function printStatus(report: StatusReport): void {
       { sink: sinkText },
       { 'files followed': String(source.filesFollowed) },
       { 'bytes behind': String(source.bytesBehind) },
+      { 'catch-up': source.catchUp ? describeCatchUp(source.catchUp) : '-' },
       { 'last event': source.lastEventTime ?? '-' },
       { 'last commit': commitText(source) },
       { unreadable: listOrDash(source.unreadableFiles) },

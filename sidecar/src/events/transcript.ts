@@ -76,6 +76,8 @@ export interface ChatCompleted extends SpanContext {
   kind: 'ChatCompleted';
   parentSpanId: string;
   sessionId: string;
+  /** The session the rows name when sessionId is '' (Scope.transcriptSessionId). */
+  transcriptSessionId?: string;
   agentId?: string;
   model: string;
   messageId: string;

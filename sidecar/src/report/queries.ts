@@ -1,7 +1,6 @@
-// The questions `ccotel report` answers. Counts over all history come from the summaries kept at insert
-// (schemas/usage.ts, read with FINAL: one row per span or record id); what only the raw tables hold (permission
-// blocks by tool, session states, skipped input) covers their window, as SQL over the exporter's layout and
-// DESIGN's attribute names. Raw rows may repeat (at-least-once delivery): those counts go through distinct ids.
+// The questions `ccotel report` answers, every figure from the summaries kept at insert (schemas/usage.ts, read
+// with FINAL: one row per span or record id), so that none changes when ClickHouse merges parts or a raw TTL runs.
+// `uniqueLogs` is for the web view's detail (a session's records), which only the raw tables hold.
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 import { RECORD_ID_KEY } from '../semconv.js';
 
@@ -20,9 +19,7 @@ export interface SharedSection {
   pick: (rows: ReportRows) => ReportRows;
 }
 
-const LOGS = 'otel_logs';
-
-export const uniqueLogs = (where: string) => `(SELECT * FROM ${LOGS} WHERE ${where} LIMIT 1 BY LogAttributes['${RECORD_ID_KEY}'])`;
+export const uniqueLogs = (where: string) => `(SELECT * FROM otel_logs WHERE ${where} LIMIT 1 BY LogAttributes['${RECORD_ID_KEY}'])`;
 const eventFacts = (eventName: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL WHERE EventName = '${eventName}')`;
 
 /** Descending by `figure` if given, then ascending by each of `keys` (text compared as ClickHouse does, by code unit). */
@@ -37,22 +34,16 @@ function ordered(rows: ReportRows, keys: string[], figure?: string): ReportRows 
 }
 
 /**
- * Reads several sections answer together. The raw logs: EventName is not in their sort key, so each question
- * of them scans every part; permission blocks and skipped input are one scan. The span facts: one read with
+ * Reads several sections answer together. The event facts: permission blocks and skipped input are one read. The span facts: one read with
  * FINAL (its merge is most of a read's cost), summed by kind, name, outcome and UTC day (sessions as a set,
  * exact when merged), and those sums summed again by `grouping_set`: `outcome` (kind, name and outcome: turns
  * by outcome), `name` (kind and name, every outcome together: tools, tokens and cost), `all` (the overview),
  * `day` (the web view's counts per day) and `model_day` (chats by model and day: the web view's usage per day).
  */
 export const SHARED_QUERIES = {
-  rawLogCounts: `SELECT EventName AS event,
-        if(event = 'ccotel.permission.blocked', LogAttributes['gen_ai.tool.name'], LogAttributes['ccotel.source']) AS name,
-        if(event = 'ccotel.permission.blocked', LogAttributes['source'], LogAttributes['reason']) AS detail,
-        count() AS records,
-        sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1))) AS lines,
-        uniqExact(LogAttributes['ccotel.source.file']) AS files
-      FROM (SELECT * FROM ${LOGS} WHERE EventName IN ('ccotel.permission.blocked', 'ccotel.record.skipped')
-            LIMIT 1 BY EventName, LogAttributes['ccotel.record.id'])
+  eventCounts: `SELECT EventName AS event, Name AS name, if(event = 'ccotel.permission.blocked', Source, Reason) AS detail,
+        count() AS records, sum(Count) AS lines, uniqExact(FileHash) AS files
+      FROM ${USAGE_TABLES.events} FINAL WHERE EventName IN ('ccotel.permission.blocked', 'ccotel.record.skipped')
       GROUP BY event, name, detail`,
   spanGroups: `SELECT Kind AS kind, Name AS name, Outcome AS outcome, Day AS day,
         multiIf(grouping(Day) = 1, multiIf(grouping(Kind) = 1, 'all', grouping(Outcome) = 1, 'name', 'outcome'),
@@ -85,8 +76,9 @@ export const REPORT_QUERIES = {
   overview: {
     title: 'Overview (all history)',
     shared: 'spanGroups',
-    pick: (rows) => spanGroups(rows, 'all').map(({ sessions, turns, tool_calls, api_responses, cost_usd, first_event, last_event }) =>
-      ({ sessions, turns, tool_calls, api_responses, cost_usd, first_event, last_event })),
+    // Times of no span are null, not 1970 (an empty store, or a range of the web view without data).
+    pick: (rows) => spanGroups(rows, 'all').map(({ spans, sessions, turns, tool_calls, api_responses, cost_usd, first_event, last_event }) =>
+      ({ sessions, turns, tool_calls, api_responses, cost_usd, first_event: Number(spans) > 0 ? first_event : null, last_event: Number(spans) > 0 ? last_event : null })),
   },
   turns: {
     title: 'Turns by outcome',
@@ -100,8 +92,8 @@ export const REPORT_QUERIES = {
       ({ tool: name, calls: spans, success, error, denied, interrupted, unanswered, success_rate })), ['tool'], 'calls'),
   },
   permissionBlocks: {
-    title: 'Permission blocks (raw window)',
-    shared: 'rawLogCounts',
+    title: 'Permission blocks',
+    shared: 'eventCounts',
     pick: (rows) => ordered(ofEvent(rows, 'ccotel.permission.blocked').map((row) => ({ tool: row.name, source: row.detail, blocks: row.records })), ['tool', 'source'], 'blocks'),
   },
   sessionStarts: {
@@ -111,10 +103,10 @@ export const REPORT_QUERIES = {
       FROM ${eventFacts('ccotel.session.started')}`,
   },
   sessionStates: {
-    title: 'Sessions by latest state (most recent first, raw window)',
-    sql: `SELECT LogAttributes['session.id'] AS session, argMax(LogAttributes['state'], Timestamp) AS state,
-        argMax(LogAttributes['reason'], Timestamp) AS reason, max(Timestamp) AS since, count() AS changes
-      FROM ${uniqueLogs(`EventName = 'ccotel.session.state_changed'`)}
+    title: 'Sessions by latest state (most recent first)',
+    sql: `SELECT SessionId AS session, argMax(State, Timestamp) AS state,
+        argMax(Reason, Timestamp) AS reason, max(Timestamp) AS since, count() AS changes
+      FROM ${eventFacts('ccotel.session.state_changed')}
       GROUP BY session ORDER BY since DESC, session LIMIT 20`,
   },
   failureModes: {
@@ -134,8 +126,8 @@ export const REPORT_QUERIES = {
     pick: (rows) => ordered(spanGroups(rows, 'name', 'chat').map(({ name, spans, tokens, cost_usd, unknown_model }) => ({ model: name, api_responses: spans, tokens, cost_usd, unknown_model })), ['model'], 'cost_usd'),
   },
   skipped: {
-    title: 'Input lines skipped (raw window)',
-    shared: 'rawLogCounts',
+    title: 'Input lines skipped',
+    shared: 'eventCounts',
     pick: (rows) => ordered(ofEvent(rows, 'ccotel.record.skipped').map((row) => ({ source: row.name, reason: row.detail, lines: row.lines, files: row.files })), ['reason', 'source'], 'lines'),
   },
 } satisfies Record<string, ReportQuery | SharedSection>;

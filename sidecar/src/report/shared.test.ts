@@ -1,5 +1,5 @@
 // Sections answered by a shared query (report/queries.ts SHARED_QUERIES) give exactly what each section's own
-// SQL gives: the same rows, fields and order, repeats counted once, records without an id per kind of event.
+// SQL gives: the same rows, fields and order, repeats counted once (a record without an id is known by its content).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTempChdb, rows, runAll, type TempChdb } from '../../../schemas/chdb-testing.js';
 import { otelTablesDdl } from '../../../schemas/clickhouse.js';
@@ -9,18 +9,18 @@ import { buildReport } from './overview.js';
 import { withRange } from '../ui/data.js';
 
 const T0 = Date.UTC(2026, 9, 5, 12);
-const uniqueLogs = (where: string) => `(SELECT * FROM otel_logs WHERE ${where} LIMIT 1 BY LogAttributes['ccotel.record.id'])`;
+const events = (name: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL WHERE EventName = '${name}')`;
 const facts = (kind = 'chat') => `(SELECT * FROM ${USAGE_TABLES.spans} FINAL WHERE Kind = '${kind}')`;
 /** What each section asked on its own before. */
 const OWN_SQL = {
   overview: `SELECT uniqExact(SessionId) AS sessions, countIf(Kind = 'turn') AS turns, countIf(Kind = 'tool') AS tool_calls,
-      countIf(Kind = 'chat') AS api_responses, round(sum(CostUsd), 6) AS cost_usd, min(Timestamp) AS first_event, max(Timestamp) AS last_event
+      countIf(Kind = 'chat') AS api_responses, round(sum(CostUsd), 6) AS cost_usd,
+      if(count() = 0, NULL, min(Timestamp)) AS first_event, if(count() = 0, NULL, max(Timestamp)) AS last_event
     FROM ${USAGE_TABLES.spans} FINAL`,
-  permissionBlocks: `SELECT LogAttributes['gen_ai.tool.name'] AS tool, LogAttributes['source'] AS source, count() AS blocks
-    FROM ${uniqueLogs(`EventName = 'ccotel.permission.blocked'`)} GROUP BY tool, source ORDER BY blocks DESC, tool, source`,
-  skipped: `SELECT LogAttributes['ccotel.source'] AS source, LogAttributes['reason'] AS reason,
-      sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1))) AS lines, uniqExact(LogAttributes['ccotel.source.file']) AS files
-    FROM ${uniqueLogs(`EventName = 'ccotel.record.skipped'`)} GROUP BY source, reason ORDER BY lines DESC, reason`,
+  permissionBlocks: `SELECT Name AS tool, Source AS source, count() AS blocks
+    FROM ${events('ccotel.permission.blocked')} GROUP BY tool, source ORDER BY blocks DESC, tool, source`,
+  skipped: `SELECT Name AS source, Reason AS reason, sum(Count) AS lines, uniqExact(FileHash) AS files
+    FROM ${events('ccotel.record.skipped')} GROUP BY source, reason ORDER BY lines DESC, reason`,
   tokens: `SELECT Name AS model, sum(InputTokens) AS input, sum(OutputTokens) AS output, sum(CacheReadTokens) AS cache_read,
       sum(CacheCreationTokens) AS cache_creation FROM ${facts()} GROUP BY model ORDER BY model`,
   cost: `SELECT Name AS model, count() AS api_responses, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS tokens,
@@ -70,8 +70,8 @@ describe('report sections answered by a shared query', () => {
     const report = await buildReport(store.client);
     for (const [section, sql] of Object.entries(OWN_SQL)) expect(report[section as keyof typeof OWN_SQL], section).toEqual(await rows(store.client, sql));
     expect(report.permissionBlocks).toEqual([
-      { tool: 'Bash', source: 'rule', blocks: 2 }, { tool: 'Bash', source: 'user', blocks: 1 }, { tool: 'Edit', source: 'user', blocks: 1 },
-      { tool: 'Write', source: 'hook', blocks: 1 }, { tool: 'Write', source: 'rule', blocks: 1 },
+      { tool: 'Bash', source: 'rule', blocks: 2 }, { tool: 'Write', source: 'hook', blocks: 2 }, { tool: 'Bash', source: 'user', blocks: 1 },
+      { tool: 'Edit', source: 'user', blocks: 1 }, { tool: 'Write', source: 'rule', blocks: 1 },
     ]);
     expect(report.skipped.map((row) => [row.reason, row.lines, row.files])).toEqual([['malformed_json', 13, 2], ['not_object', 13, 1], ['partial_last_line', 1, 1], ['unknown_type', 1, 1]]);
     expect(report.cost.map((row) => row.model)).toEqual(['claude-opus-5-5', 'claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-future-9']);

@@ -29,7 +29,7 @@ export async function placement(client: ClickHouseClient, database: string, rawT
       uniqExact(SessionId) AS sessions,
       countIf(last < ${windowStart}) AS summary_only
     FROM (SELECT SessionId, max(last) AS last FROM (
-      SELECT SessionId, EndTime AS last FROM ${spans} UNION ALL SELECT SessionId, Timestamp FROM ${events}) GROUP BY SessionId)`,
+      SELECT SessionId, EndTime AS last FROM ${spans} UNION ALL SELECT SessionId, Timestamp FROM ${events} WHERE SessionId != '') GROUP BY SessionId)`,
     format: 'JSONEachRow',
     clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
   });

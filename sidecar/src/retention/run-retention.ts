@@ -6,8 +6,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DEFAULT_RAW_TTL_DAYS, renderContext, validateTtlDays } from '../../../schemas/clickhouse.js';
 import { DEFAULT_SUMMARY_TTL_DAYS, summaryTablesDdl, summaryUpgradeDdl } from '../../../schemas/summaries.js';
-import { usageTablesDdl } from '../../../schemas/usage.js';
 import { deleteExpired, type Expiry } from './expire.js';
+import { ensureFacts } from './facts.js';
 import { refreshSummaries, type SummaryRefresh } from './summaries.js';
 import { checkTtls, type TtlCheck } from './ttl.js';
 
@@ -32,7 +32,8 @@ export interface RetentionReport {
 
 /** The summary tables, the columns added to them since, and the views that fill the facts (idempotent). */
 export async function ensureSummaryTables(client: ClickHouseClient, opts: { database?: string; cluster?: string; summaryTtlDays?: number }): Promise<void> {
-  for (const query of [...summaryTablesDdl(opts), ...summaryUpgradeDdl(opts), ...usageTablesDdl(opts)]) await client.command({ query });
+  for (const query of [...summaryTablesDdl(opts), ...summaryUpgradeDdl(opts)]) await client.command({ query });
+  await ensureFacts(client, opts);
 }
 
 export async function runRetention(client: ClickHouseClient, opts: RetentionOptions = {}): Promise<RetentionReport> {

@@ -10,7 +10,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES, ident, type RenderContext } from '../../../schemas/clickhouse.js';
 import { SUMMARY_TABLES } from '../../../schemas/summaries.js';
-import { eventFactsSelect, LOG_RECORD_ID, spanFactsSelect, USAGE_TABLES } from '../../../schemas/usage.js';
+import { eventFactsSelect, FACTS_COLUMNS, LOG_RECORD_ID, spanFactsSelect, USAGE_TABLES } from '../../../schemas/usage.js';
 
 const FACTS = [
   'Host', 'User', 'Project', 'FirstSeen', 'LastSeen', 'Turns', 'TurnOutcomes', 'ToolCalls', 'ToolOutcomes',
@@ -74,6 +74,7 @@ FULL OUTER JOIN (
     argMaxIf(Reason, Timestamp, EventName = 'ccotel.session.ended') AS EndReason,
     maxIf(Timestamp, EventName = 'ccotel.session.ended') AS EndedAt
   FROM ${events} FINAL
+  WHERE SessionId != '' -- skipped input of no session
   GROUP BY SessionId, Day
 ) AS l USING (SessionId, Day)`;
 }
@@ -83,11 +84,11 @@ async function repairFacts(client: ClickHouseClient, database: string): Promise<
   const table = (name: string) => `${ident(database)}.${ident(name)}`;
   const before = await countWhere(client, table(USAGE_TABLES.spans), '1') + await countWhere(client, table(USAGE_TABLES.events), '1');
   await client.command({
-    query: `INSERT INTO ${table(USAGE_TABLES.spans)} ${spanFactsSelect(table(OTEL_TABLES.traces))}
+    query: `INSERT INTO ${table(USAGE_TABLES.spans)} (${FACTS_COLUMNS.spans}) ${spanFactsSelect(table(OTEL_TABLES.traces))}
       AND SpanId NOT IN (SELECT SpanId FROM ${table(USAGE_TABLES.spans)}) LIMIT 1 BY SpanId`,
   });
   await client.command({
-    query: `INSERT INTO ${table(USAGE_TABLES.events)} ${eventFactsSelect(table(OTEL_TABLES.logs))}
+    query: `INSERT INTO ${table(USAGE_TABLES.events)} (${FACTS_COLUMNS.events}) ${eventFactsSelect(table(OTEL_TABLES.logs))}
       AND ${LOG_RECORD_ID} NOT IN (SELECT RecordId FROM ${table(USAGE_TABLES.events)}) LIMIT 1 BY RecordId`,
   });
   const after = await countWhere(client, table(USAGE_TABLES.spans), '1') + await countWhere(client, table(USAGE_TABLES.events), '1');

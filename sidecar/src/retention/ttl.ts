@@ -50,9 +50,10 @@ export async function checkTtls(
   ctx: RenderContext,
   ttlDays: { raw: number; summary: number },
   apply: boolean,
+  kinds: ManagedTable['kind'][] = ['raw', 'summary'],
 ): Promise<TtlCheck[]> {
   const checks: TtlCheck[] = [];
-  for (const table of MANAGED_TABLES) {
+  for (const table of MANAGED_TABLES.filter((t) => kinds.includes(t.kind))) {
     const storage = ctx.cluster ? `${table.name}_local` : table.name;
     const expected = ttlClause(table.kind === 'raw' ? ttlDays.raw : ttlDays.summary, table.timeExpression);
     const result = await client.query({

@@ -106,6 +106,18 @@ export interface SidecarStatus {
   savedMs?: number;
   /** Sources retrying because no descriptor was left, by source: `retrying after EMFILE since …`. */
   retrying?: Record<string, string>;
+  /** The catch-up on the history since the last run: what is left of it, until it is done (build-pipeline.ts). */
+  catchUp?: CatchUp;
+}
+
+export interface CatchUp {
+  done: boolean;
+  filesLeft: number;
+  bytesLeft: number;
+  /** Sessions with records since they were last closed: their open turns are not stored yet. */
+  openSessions: number;
+  /** Records read and not yet handed to the sinks. */
+  recordsPending: number;
 }
 
 /**

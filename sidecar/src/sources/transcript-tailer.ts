@@ -71,6 +71,8 @@ export class TranscriptTailer {
   private readonly retryPaths = new Set<string>();
   private retryTimer?: NodeJS.Timeout;
   private readonly descriptors: DescriptorRetry;
+  /** A file is being read (taken out of `dirty`). */
+  private reading = false;
   private readonly recheck = new TailRecheck({
     sizeRead: (path) => this.files.get(path)?.size,
     onBehind: (path) => {
@@ -186,6 +188,20 @@ export class TranscriptTailer {
     return count;
   }
 
+  /**
+   * Files with changes not read yet, and their bytes past the read position (the catch-up left). A half-written last
+   * line that waits for its newline is not behind once its file was read.
+   */
+  get behind(): { files: number; bytes: number } {
+    const left = new Set([...this.dirty, ...this.catchUp, ...this.retryPaths]);
+    let bytes = 0;
+    for (const path of left) {
+      const tracked = this.files.get(path);
+      if (tracked) bytes += Math.max(0, tracked.size - tracked.offset);
+    }
+    return { files: left.size + (this.reading ? 1 : 0), bytes };
+  }
+
   /** Whether every known change was read and committed (tests and benchmarks wait for this). */
   get settled(): boolean {
     return (
@@ -234,7 +250,9 @@ export class TranscriptTailer {
     for (const path of queue) {
       if (this.stopping || Date.now() >= untilMs || (queue !== this.dirty && this.dirty.size > 0)) return;
       queue.delete(path);
+      this.reading = true;
       await this.readFile(path);
+      this.reading = false;
       if (this.readSinceCommit >= COMMIT_EVERY_BYTES) this.commit();
     }
   }

@@ -3,11 +3,13 @@
 // runs never load it. A directory holds one process at a time: the owner writes a lock file, and while
 // `ccotel run` owns it, it serves queries on a loopback endpoint that other commands use instead.
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl } from '../../../schemas/clickhouse.js';
-import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
+import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
+import { FACTS_VERSION, USAGE_TABLES } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
+import { ensureFacts } from '../retention/facts.js';
+import { checkTtls } from '../retention/ttl.js';
 import { ensurePrivateDir } from '../secure-dir.js';
 import { ENGINE_ARGS } from './engine-args.js';
 
@@ -22,6 +24,8 @@ export interface Store {
    */
   writers: ClickHouseClient[];
   database: string;
+  /** An embedded store this open made: the directory held none before. */
+  created: boolean;
   close(): Promise<void>;
 }
 
@@ -41,6 +45,14 @@ export class StoreBusyError extends Error {
           : 'wait for it to finish or pass a different --store'),
     );
     this.name = 'StoreBusyError';
+  }
+}
+
+/** A reader named a directory that holds no store: an answer from it would be silently empty. */
+export class NoStoreError extends Error {
+  constructor(dir: string) {
+    super(`there is no store at ${dir}: \`ccotel backfill\` or \`ccotel run\` makes one there, or pass the --store that holds your data`);
+    this.name = 'NoStoreError';
   }
 }
 
@@ -95,8 +107,15 @@ export interface OpenOptions {
   command: string;
   database?: string;
   rawTtlDays?: number;
+  /**
+   * The summaries' TTL (0: none). A writer applies it to an existing store too, before it inserts: a TTL left
+   * from an older setting would drop history at insert.
+   */
+  summaryTtlDays?: number;
   /** Readers may use a running sidecar's endpoint; writers (backfill, run) must own the directory. */
   access: 'read' | 'write';
+  /** Whether a directory holding no store gets one (default: writers yes, readers no: NoStoreError). */
+  create?: boolean;
 }
 
 /** The client logs a failed request with its stack before throwing; the command says it in one line instead. */
@@ -113,16 +132,18 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       database,
       log: QUIET_CLIENT_LOG,
     });
-    await ensureSchema(client, database, options.rawTtlDays, await serverHasFullTextSearch(client));
-    return { client, target, kind: 'server', database, writers: [client, client], close: () => client.close() };
+    await ensureSchema(client, database, options, await serverHasFullTextSearch(client));
+    return { client, target, kind: 'server', database, writers: [client, client], created: false, close: () => client.close() };
   }
   const dir = resolve(target);
+  const created = !existsSync(join(dir, 'chdb'));
+  if (created && !(options.create ?? options.access === 'write')) throw new NoStoreError(dir);
   ensurePrivateDir(dir, 'store dir'); // 0700 whatever the umask: ClickHouse creates its files with the process's umask
   const lock = readLock(dir);
   if (lock && lock.pid !== process.pid) {
     if (options.access === 'read' && lock.endpoint) {
       const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database, log: QUIET_CLIENT_LOG });
-      return { client, target, kind: 'endpoint', database, writers: [client], close: () => client.close() };
+      return { client, target, kind: 'endpoint', database, writers: [client], created: false, close: () => client.close() };
     }
     throw new StoreBusyError(dir, lock);
   }
@@ -142,12 +163,12 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     releaseLock(dir);
   };
   try {
-    await ensureSchema(client, database, options.rawTtlDays);
+    await ensureSchema(client, database, options);
   } catch (error) {
     await close();
     throw error;
   }
-  return { client, target: dir, kind: 'embedded', database, writers: [client, secondWriter], close };
+  return { client, target: dir, kind: 'embedded', database, writers: [client, secondWriter], created, close };
 }
 
 /** Text indexes need ClickHouse 26.2+: on an older server the exporter (and we) use bloom filters. */
@@ -156,16 +177,23 @@ async function serverHasFullTextSearch(client: ClickHouseClient): Promise<boolea
   return hasFullTextSearch((await result.json<{ version: string }>())[0]?.version ?? '');
 }
 
-async function ensureSchema(client: ClickHouseClient, database: string, rawTtlDays?: number, fullTextSearch = true): Promise<void> {
+async function ensureSchema(client: ClickHouseClient, database: string, options: OpenOptions, fullTextSearch = true): Promise<void> {
+  const { rawTtlDays, summaryTtlDays } = options;
   // One cheap look first: most opens find every table there, and a reader should not pay for DDL.
   const tables = [...Object.values(OTEL_TABLES), ...Object.values(USAGE_TABLES)];
   const existing = await client.query({
-    query: `SELECT count() AS n FROM system.tables WHERE database = {database:String} AND name IN {tables:Array(String)}`,
+    query: `SELECT name, comment FROM system.tables WHERE database = {database:String} AND name IN {tables:Array(String)}`,
     query_params: { database, tables },
     format: 'JSONEachRow',
   });
-  if (Number((await existing.json<{ n: number | string }>())[0]?.n) === tables.length) return;
-  for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
-  // The summaries maintained at insert (their views read the otel_* tables just made).
-  for (const statement of usageTablesDdl({ database })) await client.command({ query: statement });
+  const found = new Map((await existing.json<{ name: string; comment: string }>()).map((row) => [row.name, row.comment]));
+  const current = found.size === tables.length && [USAGE_TABLES.spansMv, USAGE_TABLES.eventsMv].every((view) => found.get(view) === FACTS_VERSION);
+  if (!current) {
+    for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
+    // The summaries maintained at insert (their views read the otel_* tables just made).
+    await ensureFacts(client, { database, summaryTtlDays });
+  }
+  if (options.access === 'write' && summaryTtlDays !== undefined) {
+    await checkTtls(client, renderContext({ database }), { raw: rawTtlDays ?? 0, summary: summaryTtlDays }, true, ['summary']);
+  }
 }

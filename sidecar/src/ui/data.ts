@@ -99,38 +99,15 @@ export function mergeDays(spanDays: SpanDay[], logDays: LogDay[], usageDays: Usa
   };
 }
 
-type RawSession = Omit<SessionRow, 'total_tokens' | 'cost_usd' | 'reported_cost_usd'>;
+type FactSession = Omit<SessionRow, 'total_tokens' | 'cost_usd' | 'reported_cost_usd'>;
 
-/**
- * Each session's row: what the raw tables tell (turns, outcome, state, failure modes) joined with its usage
- * row (tokens and cost, as `report session` gives them). A session only the summaries still hold has its
- * usage row alone.
- */
-export function joinSessions(raw: RawSession[], usage: UsageRow[]): SessionRow[] {
+/** Each session's row (turns, outcome, state, failure modes) joined with its usage row (tokens and cost, as `report session` gives them). */
+export function joinSessions(sessions: FactSession[], usage: UsageRow[]): SessionRow[] {
   const usageBy = new Map(usage.map((row) => [row.period, row]));
-  const rows: SessionRow[] = raw.map((session) => {
+  return sessions.map((session) => {
     const figures = usageBy.get(session.session);
-    usageBy.delete(session.session);
     return { ...session, total_tokens: figures?.total_tokens ?? 0, cost_usd: figures?.cost_usd ?? 0, reported_cost_usd: figures?.reported_cost_usd ?? null };
   });
-  for (const figures of usageBy.values()) {
-    rows.push({
-      session: figures.period,
-      project: figures.project ?? '',
-      start_ms: Date.parse(figures.first_activity),
-      end_ms: Date.parse(figures.last_activity),
-      turns: null,
-      tool_calls: null,
-      total_tokens: figures.total_tokens,
-      cost_usd: figures.cost_usd,
-      reported_cost_usd: figures.reported_cost_usd ?? null,
-      outcome: '',
-      state: '',
-      resumes: 0,
-      failure_modes: [],
-    });
-  }
-  return rows.sort((a, b) => b.start_ms - a.start_ms || a.session.localeCompare(b.session));
 }
 
 /** The most costly project first. */
@@ -166,8 +143,8 @@ export class UiData {
 
   async sessions(range: TimeRange): Promise<SessionRow[]> {
     const client = withRange(this.client, range);
-    const [raw, usage] = await Promise.all([rows<RawSession>(client, SESSIONS), usageReport(client, 'session', { timezone: TIMEZONE, database: this.database })]);
-    return joinSessions(raw, usage.rows);
+    const [sessions, usage] = await Promise.all([rows<FactSession>(client, SESSIONS), usageReport(client, 'session', { timezone: TIMEZONE, database: this.database })]);
+    return joinSessions(sessions, usage.rows);
   }
 
   failures(range: TimeRange): Promise<FailureRow[]> {

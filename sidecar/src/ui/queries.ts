@@ -1,17 +1,16 @@
 // The web view's own questions, those the report module does not answer: blocks, starts and failure modes per
-// day (from the summaries, as the report's totals; turns and tool calls per day are rows of the report's span
-// groups); each session's project, times, turns, outcome, state and failure modes; one session's
-// spans. (Tokens and cost per day and per session come from the report's usage views, report/usage.ts.) Every
-// count goes through distinct ids, as the report's do, so a repeat is never counted twice.
+// day and each session's project, times, turns, outcome, state and failure modes, from the summaries as the
+// report's figures are (turns and tool calls per day are rows of the report's span groups); one session's spans
+// and records, and the detections' detail, which only the raw rows hold (labelled so in the view). (Tokens and
+// cost per day and per session come from the report's usage views, report/usage.ts.) Raw rows go through distinct
+// ids, the summaries through FINAL, so a repeat is never counted twice.
 // Time ranges are not in this SQL: `withRange` (data.ts) applies them to every table read.
-import { CHAT_SPAN_PREFIX, LOG_RECORD_ID, TOOL_SPAN_PREFIX, TURN_SPAN, USAGE_TABLES } from '../../../schemas/usage.js';
+import { LOG_RECORD_ID, USAGE_TABLES } from '../../../schemas/usage.js';
 import { uniqueLogs } from '../report/queries.js';
 
 /** One row per span id: repeats of a span (same id) are the same span (at-least-once delivery). */
 const uniqueSpans = (where: string) => `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
 
-const IS_TURN = `SpanName = '${TURN_SPAN}'`;
-const IS_TOOL = `startsWith(SpanName, '${TOOL_SPAN_PREFIX}')`;
 
 const DAY = `toUnixTimestamp(toStartOfDay(Timestamp, 'UTC'))`;
 
@@ -23,26 +22,30 @@ export const LOGS_PER_DAY = `SELECT ${DAY} AS day,
     sumMapIf(map(Mode, toUInt64(1)), EventName = 'ccotel.failure_mode.detected') AS failure_modes
   FROM ${USAGE_TABLES.events} FINAL GROUP BY day ORDER BY day`;
 
-/** One row per session with a turn, tool call or API response: the sessions the report counts. */
+/**
+ * One row per session with a turn, tool call or API response (the sessions the report counts), from the summaries:
+ * its figures stay when its raw rows expire.
+ */
 export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.start_ms AS start_ms, s.end_ms AS end_ms,
     s.turns AS turns, s.tool_calls AS tool_calls, s.outcome AS outcome,
     l.state AS state, l.resumes AS resumes, l.failure_modes AS failure_modes
   FROM (
-    SELECT SpanAttributes['session.id'] AS session,
-      argMinIf(SpanAttributes['ccotel.cwd'], Timestamp, ${IS_TURN} AND SpanAttributes['ccotel.cwd'] != '') AS project,
+    SELECT SessionId AS session,
+      argMinIf(Project, Timestamp, Kind = 'turn' AND Project != '') AS project,
       min(toUnixTimestamp64Milli(Timestamp)) AS start_ms,
-      max(toUnixTimestamp64Milli(Timestamp) + intDiv(Duration, 1000000)) AS end_ms,
-      countIf(${IS_TURN}) AS turns,
-      countIf(${IS_TOOL}) AS tool_calls,
-      argMaxIf(SpanAttributes['ccotel.turn.outcome'], Timestamp, ${IS_TURN}) AS outcome
-    FROM ${uniqueSpans(`(${IS_TURN} OR ${IS_TOOL} OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}')) AND SpanAttributes['session.id'] != ''`)} GROUP BY session
+      max(toUnixTimestamp64Milli(EndTime)) AS end_ms,
+      countIf(Kind = 'turn') AS turns,
+      countIf(Kind = 'tool') AS tool_calls,
+      argMaxIf(Outcome, Timestamp, Kind = 'turn') AS outcome
+    FROM ${USAGE_TABLES.spans} FINAL GROUP BY session
   ) AS s
   LEFT JOIN (
-    SELECT LogAttributes['session.id'] AS session,
-      argMaxIf(LogAttributes['state'], Timestamp, EventName = 'ccotel.session.state_changed') AS state,
-      countIf(EventName = 'ccotel.session.started' AND LogAttributes['source'] = 'resume') AS resumes,
-      arraySort(groupUniqArrayIf(LogAttributes['mode'], EventName = 'ccotel.failure_mode.detected')) AS failure_modes
-    FROM ${uniqueLogs(`EventName IN ('ccotel.session.state_changed', 'ccotel.session.started', 'ccotel.failure_mode.detected')`)}
+    SELECT SessionId AS session,
+      argMaxIf(State, Timestamp, EventName = 'ccotel.session.state_changed') AS state,
+      countIf(EventName = 'ccotel.session.started' AND Source = 'resume') AS resumes,
+      arraySort(groupUniqArrayIf(Mode, EventName = 'ccotel.failure_mode.detected')) AS failure_modes
+    FROM ${USAGE_TABLES.events} FINAL
+    WHERE EventName IN ('ccotel.session.state_changed', 'ccotel.session.started', 'ccotel.failure_mode.detected')
     GROUP BY session
   ) AS l ON l.session = s.session
   ORDER BY start_ms DESC, session`;

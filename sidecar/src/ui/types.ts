@@ -33,9 +33,9 @@ export interface SessionRow {
   project: string;
   start_ms: number;
   end_ms: number;
-  /** Null for a session the raw tables no longer hold (its tokens and cost live on in the summaries). */
-  turns: number | null;
-  tool_calls: number | null;
+  /** From the summaries, also when the raw tables no longer hold the session. */
+  turns: number;
+  tool_calls: number;
   /** Tokens and cost as `report session --json` gives them. */
   total_tokens: number;
   cost_usd: number;

@@ -157,7 +157,8 @@ export class Subagents {
       chat.scope.parentSpanId = ''; // no subagent span to hang under
       // A resumed 2.0.x run warms up under a fresh id that never holds a conversation: no session, but its cost.
       const answeredIn = this.parts.sessions.find(chat.scope.sessionId);
-      if (answeredIn?.turns === 0 && !answeredIn.started) chat.scope.sessionId = '';
+      // Its usage is the user's all the same (ccusage counts it, also when the parent transcript is empty or gone).
+      if (answeredIn?.turns === 0 && !answeredIn.started) Object.assign(chat.scope, { sessionId: '', transcriptSessionId: chat.scope.sessionId });
     }
     if (session) this.parts.chats.finish(session, `agent:${agent.id}`);
     if (warmup) return;

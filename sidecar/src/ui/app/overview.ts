@@ -116,7 +116,9 @@ export class OverviewPage implements Page {
     const drawn = charts(data);
     this.plots = drawn.plots;
     const sections = Object.entries(data.report).filter(([section]) => section !== 'overview');
-    this.main.replaceChildren(tiles(data.report), drawn.element, projects(data), h('div', { class: 'reports' }, reportTable('overview', data.report.overview), ...sections.map(([section, rows]) => reportTable(section, rows))));
+    // A range without a turn, tool call or API response says so (its times are null, never 1970).
+    const empty = data.report.overview[0]?.first_event === null ? h('p', { class: 'empty', 'data-empty': 'range' }, 'No activity in this range.') : null;
+    this.main.replaceChildren(...(empty ? [empty] : []), tiles(data.report), drawn.element, projects(data), h('div', { class: 'reports' }, reportTable('overview', data.report.overview), ...sections.map(([section, rows]) => reportTable(section, rows))));
   }
 
   destroy(): void {

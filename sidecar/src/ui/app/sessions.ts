@@ -18,15 +18,12 @@ interface Column {
   numeric?: boolean;
 }
 
-/** A count the raw tables no longer hold (a session kept only as a summary): shown as –, sorted first. */
-const known = (value: number | null): Node | string => (value === null ? h('span', { class: 'muted', title: 'older than the raw tables: only its tokens and cost are kept' }, '–') : figure('turns', value));
-
 /** The columns a phone shows first (the rest scroll sideways inside the table's card): style.css `.row`. */
 const COLUMNS: Column[] = [
   { key: 'project', label: 'project', value: (row) => row.project, cell: (row) => sessionLink(row) },
   { key: 'start', label: 'start (UTC)', value: (row) => row.start_ms, cell: (row) => utc(row.start_ms) },
   { key: 'cost', label: 'cost', value: (row) => row.cost_usd, cell: (row) => costOf(row), numeric: true },
-  { key: 'turns', label: 'turns', value: (row) => row.turns ?? -1, cell: (row) => known(row.turns), numeric: true },
+  { key: 'turns', label: 'turns', value: (row) => row.turns, cell: (row) => figure('turns', row.turns), numeric: true },
   { key: 'duration', label: 'duration', value: (row) => row.end_ms - row.start_ms, cell: (row) => duration(row.end_ms - row.start_ms), numeric: true },
   { key: 'tokens', label: 'tokens', value: (row) => row.total_tokens, cell: (row) => figure('total_tokens', row.total_tokens), numeric: true },
   { key: 'outcome', label: 'outcome', value: (row) => row.outcome, cell: (row) => h('span', { class: `outcome ${row.outcome}` }, row.outcome) },
@@ -108,7 +105,7 @@ export class SessionsPage implements Page {
       return sign * (typeof left === 'number' && typeof right === 'number' ? left - right : String(left).localeCompare(String(right))) || a.session.localeCompare(b.session);
     });
     const total = (of: (row: SessionRow) => number) => this.shown.reduce((sum, row) => sum + of(row), 0);
-    const turns = total((row) => row.turns ?? 0);
+    const turns = total((row) => row.turns);
     const tokens = total((row) => row.total_tokens);
     this.totals.replaceChildren(
       figure('sessions.count', this.shown.length), ` ${plural(this.shown.length, 'session')} · `, figure('sessions.turns', turns), ` ${plural(turns, 'turn')} · `,
