@@ -54,7 +54,8 @@ export function renderUsage(report: UsageReport, breakdown: boolean): string {
     table.push([name, row.models.join(', '), ...figures(row), ...(sessions ? [stated(row)] : [])]);
     if (breakdown) for (const model of row.breakdown) table.push([`  └ ${model.model}`, '', ...figures(model), ...blank]);
   }
-  table.push([`total (${report.totals.sessions} sessions)`, '', ...figures(report.totals), ...blank]);
+  const sessionCount = report.totals.sessions;
+  table.push([`total (${sessionCount} ${sessionCount === 1 ? 'session' : 'sessions'})`, '', ...figures(report.totals), ...blank]);
   const notes = [`days counted in ${report.timezone}`];
   if (report.unknown_models.length > 0) {
     notes.push(`no list price for ${report.unknown_models.join(', ')}: costed at Claude Code's own figure where it stated one, else 0`);

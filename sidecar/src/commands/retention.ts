@@ -1,7 +1,7 @@
 // `ccotel retention`: apply and verify TTLs, build the masked per-session summaries, delete what has
 // expired, and print what it did. Safe to run again and from cron (examples in deploy/retention/).
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { DEFAULTS, loadConfig } from '../config.js';
 import { formatRetentionReport, runRetention, type RetentionReport } from '../retention/run-retention.js';
 import { openStore } from '../store/open-store.js';
 import { storeOption, type GlobalOptions } from './options.js';
@@ -46,8 +46,8 @@ export function registerRetentionCommand(program: Command): void {
     program
       .command('retention')
       .description('Apply and verify TTLs, build the per-session summaries, delete expired data (safe to re-run)')
-      .option('--raw-ttl-days <days>', 'days raw otel_* rows are kept (default: config raw_ttl_days, 14)')
-      .option('--summary-ttl-days <days>', 'days session summaries are kept after their last activity (default: config summary_ttl_days, env CCOTEL_SUMMARY_TTL_DAYS; 0, no TTL: all history)')
+      .option('--raw-ttl-days <days>', `days raw otel_* rows are kept (default: config raw_ttl_days, ${DEFAULTS.rawTtlDays})`)
+      .option('--summary-ttl-days <days>', `days session summaries are kept after their last activity (default: config summary_ttl_days, env CCOTEL_SUMMARY_TTL_DAYS; ${DEFAULTS.summaryTtlDays}, no TTL: all history)`)
       .option('--database <name>', 'database holding the tables (default: default)')
       .option('--cluster <name>', 'ClickHouse cluster the tables were created on (ON CLUSTER, *_local tables)')
       .option('--check', 'only report TTL drift, change no TTL; exits with status 2 on drift')

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadConfig, type Config } from '../config.js';
+import { DEFAULTS, loadConfig, type Config } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { Sink } from '../model.js';
 import { CheckpointStore, sinkKey } from '../sources/checkpoints.js';
@@ -134,8 +134,8 @@ export function registerRunCommand(program: Command): void {
     program
       .command('run')
       .description('Follow Claude Code transcripts live into the store (and/or a collector); Ctrl-C stops cleanly')
-      .option('--idle <ms>', 'close the open turn of a session with no record for this long', (value) => Number(value))
-      .option('--scan-interval <ms>', 'read the process table this often for the failure-mode detectors (default 15000)', (value) => Number(value))
+      .option('--idle <ms>', `close the open turn of a session with no record for this long (default ${DEFAULTS.idleMs})`, (value) => Number(value))
+      .option('--scan-interval <ms>', `read the process table this often for the failure-mode detectors (default ${DEFAULTS.scanIntervalMs})`, (value) => Number(value))
       .option('--polling', 'poll files instead of using inotify (network filesystems)')
       .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
       .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),

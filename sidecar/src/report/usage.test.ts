@@ -61,6 +61,9 @@ describe('usageReport', () => {
     const text = renderUsage(report, true);
     expect(text).toContain('$2.00 (ccotel -$0.25)');
     expect(text).toContain('no list price for claude-future-9');
+    expect(text).toContain('total (2 sessions)');
+    // One session is one session, not "1 sessions".
+    expect(renderUsage({ ...report, rows: [], totals: { ...report.totals, sessions: 1 } }, false)).toContain('total (1 session)');
   });
 
   it("sums the session rows by project, Claude Code's cost of an unpriced model included; only session rows name one", async () => {
