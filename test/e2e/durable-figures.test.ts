@@ -26,11 +26,12 @@ async function figures() {
   const report = JSON.parse(await ccotel('report', '--json')) as Report;
   const daily = JSON.parse(await ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as UsageReport;
   const sessions = JSON.parse(await ccotel('report', 'session', '--json', '--timezone', 'UTC')) as UsageReport;
+  const { linesSkipped } = JSON.parse(await ccotel('status', '--json')) as { linesSkipped: Record<string, number> };
   const store = await openStore(storeDir, { command: 'test', access: 'read' });
   try {
     const data = new UiData(store.client);
     const { range: _range, ...overview } = await data.overview({});
-    return { report, daily, sessions, ui: { overview, sessions: await data.sessions({}) } };
+    return { report, daily, sessions, linesSkipped, ui: { overview, sessions: await data.sessions({}) } };
   } finally {
     await store.close();
   }
@@ -102,6 +103,9 @@ it('holds figures of every kind, also those only raw rows held before: blocks, s
 
 it('gives every figure the same after merges and a TTL that has passed', () => {
   expect(after.report).toEqual(before.report);
+  // `status` counts the skipped input the store holds, from the summaries too.
+  expect(Object.keys(before.linesSkipped).length).toBeGreaterThan(0);
+  expect(after.linesSkipped).toEqual(before.linesSkipped);
   expect(after.daily).toEqual(before.daily);
   expect(after.sessions).toEqual(before.sessions);
   expect(after.ui).toEqual(before.ui);

@@ -7,6 +7,7 @@ import { describeCatchUp } from '../catch-up.js';
 import { checkpointStoresIn, type CatchUp, type CheckpointDocument, type CheckpointStore, type SidecarStatus } from '../sources/checkpoints.js';
 import { candidateRoots } from '../sources/transcript-discovery.js';
 import { TranscriptTree } from '../sources/transcript-tree.js';
+import { USAGE_TABLES } from '../../../schemas/usage.js';
 import { openStore } from '../store/open-store.js';
 import { plainTable } from './table.js';
 import { storeOption, type GlobalOptions } from './options.js';
@@ -89,7 +90,8 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
     const store = await openStore(config.store, { command: 'status', access: 'read', rawTtlDays: config.rawTtlDays });
     try {
       const result = await store.client.query({
-        query: `SELECT LogAttributes['reason'] AS reason, toUInt64(sum(toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1)))) AS lines FROM ${store.database}.otel_logs
+        // From the summaries (DESIGN §9): the raw records expire with the raw window, the count must not.
+        query: `SELECT Reason AS reason, sum(Count) AS lines FROM ${store.database}.${USAGE_TABLES.events} FINAL
                 WHERE EventName = 'ccotel.record.skipped' GROUP BY reason ORDER BY reason`,
         format: 'JSONEachRow',
       });
