@@ -29,8 +29,15 @@ export function parseSince(value: string, now = Date.now()): number {
     return now - Number(duration[1]) * unit;
   }
   const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new Error(`--since: "${value}" is neither a date nor a duration like 7d`);
+  const day = /^\d{4}-\d{2}-\d{2}/.exec(value.trim())?.[0];
+  if (Number.isNaN(time) || (day !== undefined && !isRealDay(day))) throw new Error(`--since: "${value}" is not a date, nor a duration like 7d`);
   return time;
+}
+
+/** YYYY-MM-DD is a day of the calendar: Date rolls 2025-02-30 over into March. */
+export function isRealDay(day: string): boolean {
+  const time = Date.parse(`${day}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(day);
 }
 
 /** A TCP port flag; 0 asks for a random free one. */

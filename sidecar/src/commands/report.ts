@@ -10,7 +10,7 @@ import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
 import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
-import { storeOption, timezoneOption, type GlobalOptions } from './options.js';
+import { isRealDay, storeOption, timezoneOption, type GlobalOptions } from './options.js';
 
 function newTable(head: string[]): Table.Table {
   return new Table({ head, style: { head: [], border: [] } });
@@ -67,9 +67,7 @@ export function renderUsage(report: UsageReport, breakdown: boolean): string {
 export function parseDay(text: string): string {
   const match = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text);
   const day = match ? `${match[1]}-${match[2]}-${match[3]}` : '';
-  // Date rolls an impossible day over into the next month: only a real day comes back unchanged.
-  const real = match !== null && !Number.isNaN(Date.parse(day)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
-  if (!real) throw new Error(`not a date (YYYY-MM-DD): ${text}`);
+  if (match === null || !isRealDay(day)) throw new Error(`not a date (YYYY-MM-DD): ${text}`);
   return day;
 }
 
