@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -26,5 +29,22 @@ describe('flush_interval_ms', () => {
   it('refuses an interval that is not a whole number of ms from 10 to 60 000', () => {
     expect(() => loadConfig({}, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '5' })).toThrow(/^CCOTEL_FLUSH_INTERVAL_MS must be a whole number of ms from 10 to 60000, not "5"$/);
     expect(() => loadConfig({}, { ...env, CCOTEL_FLUSH_INTERVAL_MS: '120000' })).toThrow(/^CCOTEL_FLUSH_INTERVAL_MS must be/);
+  });
+});
+
+describe('the config file', () => {
+  const withFile = (yaml: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-config-'));
+    const path = join(dir, 'config.yaml');
+    writeFileSync(path, yaml);
+    return { ...env, CCOTEL_CONFIG: path };
+  };
+
+  it('takes every key a setting reads from it, summary_ttl_days included', () => {
+    expect(loadConfig({}, withFile('summary_ttl_days: 90\nraw_ttl_days: 7\n'))).toMatchObject({ summaryTtlDays: 90, rawTtlDays: 7 });
+  });
+
+  it('refuses an unknown key, naming the nearest known one', () => {
+    expect(() => loadConfig({}, withFile('summary_ttl_day: 90\n'))).toThrow(/unknown key "summary_ttl_day" \(did you mean "summary_ttl_days"\?\)$/);
   });
 });

@@ -54,9 +54,6 @@ export function configFilePath(env: Env = process.env): string {
   return env.CCOTEL_CONFIG ?? join(env.XDG_CONFIG_HOME || join(env.HOME ?? '', '.config'), 'ccotel', 'config.yaml');
 }
 
-/** The config file's keys (README "Configuration"). */
-const FILE_KEYS = ['store', 'otlp_endpoint', 'content_level', 'content_max_length', 'idle_ms', 'scan_interval_ms', 'raw_ttl_days', 'flush_interval_ms'];
-
 function readConfigFile(path: string, named: boolean): Record<string, unknown> {
   if (path === 'none') return {}; // CCOTEL_CONFIG=none: defaults, whatever file there is
   let text: string;
@@ -75,9 +72,6 @@ function readConfigFile(path: string, named: boolean): Record<string, unknown> {
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${path}: expected a mapping of keys`);
-  for (const key of Object.keys(parsed)) {
-    if (!FILE_KEYS.includes(key)) throw new ConfigError(`${path}: unknown key "${key}" (did you mean "${closest(key, FILE_KEYS)}"?)`);
-  }
   return parsed as Record<string, unknown>;
 }
 
@@ -95,8 +89,10 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
   const path = configFilePath(env);
   const file = readConfigFile(path, env.CCOTEL_CONFIG !== undefined);
   // Each setting from the flag, the environment or the file, checked by the same code whichever gave it; an
-  // error names where the value came from and the value as given.
+  // error names where the value came from and the value as given. The file's keys are those asked for here.
+  const fileKeys: string[] = [];
   const pick = (flag: { name: string; value: unknown }, envName: string | undefined, fileKey: string) => {
+    fileKeys.push(fileKey);
     if (flag.value !== undefined) return { value: flag.value, from: flag.name };
     if (envName !== undefined && env[envName] !== undefined) return { value: env[envName], from: envName };
     if (file[fileKey] !== undefined) return { value: file[fileKey], from: `${fileKey} in ${path}` };
@@ -133,6 +129,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     ),
     paths,
   };
+  for (const key of Object.keys(file)) {
+    if (!fileKeys.includes(key)) throw new ConfigError(`${path}: unknown key "${key}" (did you mean "${closest(key, fileKeys)}"?)`);
+  }
   return config;
 }
 
