@@ -1,7 +1,6 @@
 // The catch-up a running sidecar reports in its status file (build-pipeline.ts): `status` shows it, and `report`
 // warns while it runs, as its figures still grow.
-import { isAlive } from './process-alive.js';
-import { checkpointStoresIn, type CatchUp } from './sources/checkpoints.js';
+import { checkpointStoresIn, isRunning, type CatchUp } from './sources/checkpoints.js';
 
 export function describeCatchUp(catchUp: CatchUp): string {
   if (catchUp.done) return `done (${catchUp.openSessions} sessions open)`;
@@ -13,7 +12,7 @@ export function describeCatchUp(catchUp: CatchUp): string {
 export function catchUpRunning(checkpointDir: string, store: string): CatchUp | undefined {
   for (const checkpoints of checkpointStoresIn(checkpointDir)) {
     const status = checkpoints.loadStatus();
-    if (!status || status.store !== store || status.sink.state === 'stopped' || !isAlive(status.pid)) continue;
+    if (!isRunning(status) || status.store !== store) continue;
     if (status.catchUp && !status.catchUp.done) return status.catchUp;
   }
   return undefined;

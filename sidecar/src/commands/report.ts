@@ -1,6 +1,5 @@
 // `ccotel report`: terminal tables (or JSON) answering the everyday questions from the store; `ccotel report
 // daily|weekly|monthly|session|blocks`: usage and cost by period (sidecar/src/report/usage.ts).
-import Table from 'cli-table3';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { catchUpRunning, describeCatchUp } from '../catch-up.js';
@@ -11,10 +10,8 @@ import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type Us
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
 import { isRealDay, storeOption, timezoneOption, type GlobalOptions } from './options.js';
+import { plainTable } from './table.js';
 
-function newTable(head: string[]): Table.Table {
-  return new Table({ head, style: { head: [], border: [] } });
-}
 
 export function renderReport(report: Report): string {
   const parts: string[] = [];
@@ -24,7 +21,7 @@ export function renderReport(report: Report): string {
       parts.push('  (none)\n');
       continue;
     }
-    const table = newTable(Object.keys(rows[0]));
+    const table = plainTable(Object.keys(rows[0]));
     for (const row of rows) table.push(Object.values(row).map((value) => (value === null ? '–' : String(value))));
     parts.push(table.toString() + '\n');
   }
@@ -47,7 +44,7 @@ function stated(row: UsageRow): string {
 export function renderUsage(report: UsageReport, breakdown: boolean): string {
   const sessions = report.period === 'session';
   const label = { daily: 'day', weekly: 'week (from Monday)', monthly: 'month', session: 'session', blocks: 'block (5 h, UTC start)' }[report.period];
-  const table = newTable([label, 'models', 'input', 'output', 'cache write', 'cache read', 'total tokens', 'cost', ...(sessions ? ['stated by Claude Code'] : [])]);
+  const table = plainTable([label, 'models', 'input', 'output', 'cache write', 'cache read', 'total tokens', 'cost', ...(sessions ? ['stated by Claude Code'] : [])]);
   const blank = sessions ? [''] : [];
   for (const row of report.rows) {
     const name = sessions ? `${row.period}\n${row.project ?? ''}` : row.is_active ? `${row.period} (active)` : row.period;

@@ -4,14 +4,13 @@ import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { describeCatchUp } from '../catch-up.js';
-import { checkpointStoresIn, type CatchUp, type CheckpointDocument, type CheckpointStore, type SidecarStatus } from '../sources/checkpoints.js';
+import { checkpointStoresIn, isRunning, type CatchUp, type CheckpointDocument, type CheckpointStore, type SidecarStatus } from '../sources/checkpoints.js';
 import { candidateRoots } from '../sources/transcript-discovery.js';
 import { TranscriptTree } from '../sources/transcript-tree.js';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 import { openStore } from '../store/open-store.js';
 import { plainTable } from './table.js';
 import { storeOption, type GlobalOptions } from './options.js';
-import { isAlive } from '../process-alive.js';
 
 export interface SourceStatus {
   source: 'transcripts';
@@ -57,7 +56,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
   for (const checkpoints of checkpointStoresIn(config.paths.checkpointDir)) {
     const document = checkpoints.load();
     const sidecar = checkpoints.loadStatus();
-    const running = sidecar !== undefined && sidecar.sink.state !== 'stopped' && isAlive(sidecar.pid);
+    const running = isRunning(sidecar);
     let lastEventMs = 0;
     for (const file of document?.files ?? []) lastEventMs = Math.max(lastEventMs, file.lastEventMs ?? 0);
     const bytesBehind = document ? await bytesBehindOf(checkpoints, document, sidecar?.roots ?? candidateRoots()) : 0;

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { isAlive } from '../process-alive.js';
 import { StateWrites, writeFileAtomic } from './state-file.js';
 
 /** Bytes of the start of a file that identify it (filelog receiver default: 1 KB). */
@@ -240,6 +241,11 @@ function listOrNone(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** A status written by a sidecar that is still running (not stopped, its process alive). */
+export function isRunning(status: SidecarStatus | undefined): status is SidecarStatus {
+  return status !== undefined && status.sink.state !== 'stopped' && isAlive(status.pid);
 }
 
 export function checkpointStoresIn(dir: string): CheckpointStore[] {
