@@ -9,7 +9,7 @@
 //   once (`backfill`): the spool and the shell logs are read whole first (their events wait in the correlators for
 //     the spans the transcripts produce), then the caller reads every transcript from its start (ingestFile), and
 //     the end of input closes everything still open.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Config } from './config.js';
 import { Driver } from './driver.js';
 import { closeIdleSessions, scheduleIdleWork } from './idle-clock.js';
@@ -18,10 +18,11 @@ import { FLUSH_ITEMS, Pipeline } from './pipeline.js';
 import { CapProcessor } from './processors/cap.js';
 import { NoContentProcessor } from './processors/content-level.js';
 import { HookCorrelator } from './processors/correlate-hooks.js';
+import { SettingsJoin } from './processors/correlate-settings.js';
 import { ShellCorrelator } from './processors/correlate-shell.js';
 import { FailureModeDetector } from './processors/detectors/index.js';
 import { loadOrCreateInstallationKey } from './processors/installation-key.js';
-import { MaskProcessor } from './processors/mask.js';
+import { fingerprintOf, MaskProcessor } from './processors/mask.js';
 import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { SessionStateTracker } from './processors/session-state.js';
@@ -33,6 +34,7 @@ import { createOtlpSink } from './sinks/create-otlp-sink.js';
 import type { CatchUp, CheckpointStore, SidecarStatus } from './sources/checkpoints.js';
 import { HookSpoolSource } from './sources/hook-spool-source.js';
 import { ProcessWatcher } from './sources/process-watcher.js';
+import { SettingsWatcher } from './sources/settings-watcher.js';
 import { ShellLogSource } from './sources/shell-log-source.js';
 import { TranscriptTailer, type TailerOptions } from './sources/transcript-tailer.js';
 import type { Store } from './store/open-store.js';
@@ -71,6 +73,8 @@ export interface OnceSetup extends CommonSetup {
   mode: 'once';
   /** Read the hook spool without deleting the delivered events. */
   keepSpool?: boolean;
+  /** The projects dirs read (each one's config dir holds the user's settings); none: no user settings. */
+  roots?: string[];
 }
 
 export interface FollowSetup extends CommonSetup {
@@ -98,6 +102,8 @@ export interface BuiltPipeline {
   maskText: (text: string) => Promise<string>;
   spool: HookSpoolSource;
   shellLog: ShellLogSource;
+  /** Claude Code's settings files: their changes, and the rules in force at each turn. */
+  settings: SettingsWatcher;
 }
 
 export interface OncePipeline extends BuiltPipeline {
@@ -134,8 +140,22 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const follow = setup.mode === 'follow';
   const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook], lateHooks: follow });
   const shell = new ShellCorrelator({ lateRecords: follow });
+  const installationKey = loadOrCreateInstallationKey(config.paths.keyPath);
+  const settings = new SettingsWatcher({
+    configDirs: (setup.roots ?? []).map((root) => dirname(root)),
+    managedDir: config.managedSettingsDir,
+    digest: (value) => fingerprintOf(value, installationKey),
+    emit: (change, ack) => {
+      settingsJoin.add(change, ack);
+      pipeline.noteInput();
+    },
+    intervalMs: SETTINGS_POLL_MS,
+    log,
+    ...(follow ? { statePath: join(config.paths.checkpointDir, `settings-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes } : {}),
+  });
+  const settingsJoin = new SettingsJoin(settings);
   // The pipeline runs each join after those publishing the events it consumes (join-chain.ts).
-  const joins = [hooks, shell, detector, sessionState];
+  const joins = [hooks, shell, detector, sessionState, settingsJoin];
   const processors = buildProcessors(config);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
@@ -161,21 +181,24 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
     log,
     ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes } : {}),
   });
-  return { pipeline, storeSink, hooks, shell, detector, maskText, spool, shellLog };
+  return { pipeline, storeSink, hooks, shell, detector, maskText, spool, shellLog, settings };
 }
 
 function readingOnce(built: BuiltPipeline): OncePipeline {
-  const { spool, shellLog } = built;
+  const { spool, shellLog, settings } = built;
   return {
     ...built,
     readSideInputs: async () => {
       spool.scan();
       await shellLog.readAll();
+      await settings.readAll();
     },
   };
 }
 
 const STATUS_EVERY_MS = 5_000;
+/** How often the settings files are looked at (a stat each): a change is recorded within about a second. */
+const SETTINGS_POLL_MS = 500;
 /** How often the catch-up is looked at until it is done. */
 const CATCH_UP_CHECK_MS = 1_000;
 
@@ -302,12 +325,14 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
     start: async () => {
       spool.start();
       shellLog.start();
+      built.settings.start();
       processes.start();
       await transcripts.start();
       await writeStatus();
     },
     stop: async () => {
       await processes.stop();
+      await built.settings.stop();
       await spool.stop();
       await shellLog.stop();
       await transcripts.stop();

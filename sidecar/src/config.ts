@@ -25,6 +25,8 @@ export interface Config {
   summaryTtlDays: number;
   /** How long the oldest item read waits before it is delivered (`run`), unless a full batch goes first. */
   flushIntervalMs: number;
+  /** Where Claude Code's managed policy settings are (managed-settings.json, managed-settings.d/). */
+  managedSettingsDir: string;
   paths: StatePaths;
 }
 
@@ -44,6 +46,8 @@ export const DEFAULTS = {
    * 16 times), and a gateway core takes 1.23x the events (2.4-2.9x at 40 lines/s; docs/OPERATIONS.md).
    */
   otlpOnlyFlushIntervalMs: 5_000,
+  /** Claude Code's managed settings on Linux. */
+  managedSettingsDir: '/etc/claude-code',
 };
 
 export class ConfigError extends Error {
@@ -127,6 +131,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
       60_000,
       ' of ms',
     ),
+    managedSettingsDir: text(pick({ name: 'managed settings dir', value: undefined }, 'CCOTEL_MANAGED_SETTINGS_DIR', 'managed_settings_dir'), DEFAULTS.managedSettingsDir),
     paths,
   };
   for (const key of Object.keys(file)) {

@@ -4,7 +4,10 @@
 // spans, logs and points (processors/encode): what a join adds to an item of the same round (a hook on a span, a
 // hook's source on a session start) is an event the encoder applies as it builds that item.
 import type { Ack } from './model.js';
-import type { FailureDetected, HookAttached, HookFired, HookRecorded, HookSessionStarted, PermissionBlocked, SessionEnded, SessionStartConfirmed, SessionStateChanged, ShellCommandEnded } from './events/joins.js';
+import type {
+  FailureDetected, HookAttached, HookFired, HookRecorded, HookSessionStarted, PermissionBlocked, RulesApplied, SessionEnded, SessionStartConfirmed, SessionStateChanged,
+  SettingsChangeTold, ShellCommandEnded,
+} from './events/joins.js';
 import type { ApiErrorOccurred, ChatCompleted, CompactionOccurred, CostReported, PermissionModeChanged, SessionStarted, SubagentEnded, ToolCallEnded, TurnEnded, UserShellCommand } from './events/transcript.js';
 
 export type * from './events/transcript.js';
@@ -30,7 +33,9 @@ export type CorrelationEvent =
   | HookAttached
   | SessionStartConfirmed
   | FailureDetected
-  | SessionStateChanged;
+  | SessionStateChanged
+  | SettingsChangeTold
+  | RulesApplied;
 
 export type EventKind = CorrelationEvent['kind'];
 
@@ -54,6 +59,13 @@ export interface Join {
   drain(): Joined;
   /** End of input (backfill): give up waiting for anything and emit what is held. */
   finish(): void;
+}
+
+/** The rules in force at the turns among `events`, by the turn's span. */
+export function rulesBySpan(events: readonly CorrelationEvent[]): Map<string, RulesApplied> {
+  const bySpan = new Map<string, RulesApplied>();
+  for (const event of events) if (event.kind === 'RulesApplied') bySpan.set(event.spanId, event);
+  return bySpan;
 }
 
 /** The HookAttached events among `events`, by the span they were joined onto, in order. */

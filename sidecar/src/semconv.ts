@@ -52,6 +52,8 @@ export const EVENTS = {
   secretDetected: 'ccotel.secret.detected',
   recordSkipped: 'ccotel.record.skipped',
   exportDropped: 'ccotel.export.dropped',
+  settingsChanged: 'ccotel.settings.changed',
+  settingsEffective: 'ccotel.settings.effective',
 } as const;
 
 export const HOOK_EVENT_PREFIX = 'ccotel.hook.';

@@ -25,6 +25,8 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
     CCOTEL_DATA_DIR: join(home, 'data'),
     CCOTEL_CONFIG: 'none',
     CCOTEL_RAW_TTL_DAYS: '0',
+    // Not this machine's managed policy (/etc/claude-code).
+    CCOTEL_MANAGED_SETTINGS_DIR: join(home, 'managed-settings'),
     ...extra,
   };
 }

@@ -33,12 +33,13 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   requireDestination(config);
   ensureStateDirs(config.paths);
   const since = options.since ? parseSince(options.since) : undefined;
-  const files = (await discoverTranscripts(transcriptRoots(), (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
+  const roots = transcriptRoots();
+  const files = (await discoverTranscripts(roots, (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays });
   const extraSinks = await exportSinks(config);
   const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
   try {
-    const built = buildPipeline(config, { mode: 'once', store, sinks: extraSinks, keepSpool: options.keepSpool });
+    const built = buildPipeline(config, { mode: 'once', store, sinks: extraSinks, keepSpool: options.keepSpool, roots });
     const { pipeline, storeSink, spool } = built;
     await built.readSideInputs();
     const totalBytes = files.reduce((sum, file) => sum + file.size, 0);

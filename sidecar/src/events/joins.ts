@@ -1,6 +1,8 @@
 // What the joins tell: hook events (their records, what they add to a span or a start, the starts, ends and
-// permission blocks they imply), shell commands, failure modes and session states.
+// permission blocks they imply), shell commands, failure modes, session states, and settings changes and the rules
+// in force.
 import type { Attributes, SpanEvent } from '../model.js';
+import type { RulesInForce, SettingsChanged } from '../records/settings-file.js';
 import type { SpanContext } from './transcript.js';
 
 /** A session start only a SessionStart hook told: at the prompt `messageUuid` it preceded, or (none) of its own. */
@@ -131,4 +133,23 @@ export interface SessionStateChanged {
   previousState?: string;
   reason: string;
   timeMs: number;
+}
+
+/** A settings file changed, or was first seen: its `ccotel.settings.changed` record. */
+export interface SettingsChangeTold {
+  kind: 'SettingsChangeTold';
+  change: SettingsChanged;
+  /** The sessions that ran under the file shortly before the change. */
+  sessions: string[];
+  /** The session whose ConfigChange hook told the same change. */
+  toldBySession?: string;
+}
+
+/** The rules in force when a turn started: their fingerprint on the turn's span; first in its session, their record. */
+export interface RulesApplied extends SpanContext {
+  kind: 'RulesApplied';
+  sessionId: string;
+  timeMs: number;
+  rules: RulesInForce;
+  firstInSession: boolean;
 }

@@ -57,6 +57,7 @@ export class HookReader {
     copy('is_interrupt');
     copy('duration_ms');
     copy('stop_hook_active');
+    copy('file_path'); // ConfigChange: the settings file; joined onto its change (correlate-settings.ts)
     if (toolName) attributes[ATTRS.toolName] = toolName;
     if (toolUseId) attributes[ATTRS.toolUseId] = toolUseId;
     if (typeof p.error === 'string') attributes.error = name === 'PostToolUseFailure' ? firstLine(p.error) : p.error;

@@ -33,16 +33,34 @@ export async function openRegularFileSized(path: string): Promise<{ handle: File
   throw new NotRegularFileError('ENOTREG');
 }
 
+/** A regular file larger than the reader takes (callers name the path). */
+export class FileTooLargeError extends Error {
+  constructor(size: number, maxBytes: number) {
+    super(`${size} bytes, more than the ${maxBytes} read`);
+  }
+}
+
+export interface ReadOptions {
+  /**
+   * Follow a final symlink (settings files are often links into a dotfiles repository, and Claude Code follows
+   * them): the target must still be a regular file.
+   */
+  followSymlink?: boolean;
+  maxBytes?: number;
+}
+
 /** The whole text of a regular file, read synchronously only once it is known not to block. */
-export function readRegularFileSync(path: string): string {
+export function readRegularFileSync(path: string, { followSymlink = false, maxBytes }: ReadOptions = {}): string {
   let fd: number;
   try {
-    fd = openSync(path, READ_FLAGS);
+    fd = openSync(path, followSymlink ? READ_FLAGS & ~constants.O_NOFOLLOW : READ_FLAGS);
   } catch (error) {
     refuseSymlink(error);
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new NotRegularFileError('ENOTREG');
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new NotRegularFileError('ENOTREG');
+    if (maxBytes !== undefined && info.size > maxBytes) throw new FileTooLargeError(info.size, maxBytes);
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);

@@ -2,7 +2,7 @@
 // semconv.ts). What the joins add to an event (a hook on a span, a hook's source on a session start) comes as an
 // event of the same round, applied here as the item is built: nothing already encoded is edited. One file per
 // family of events.
-import { hooksBySpan, type CorrelationEvent, type SessionStartConfirmed } from '../../events.js';
+import { hooksBySpan, rulesBySpan, type CorrelationEvent, type SessionStartConfirmed } from '../../events.js';
 import { emptyBatch, type TelemetryBatch } from '../../model.js';
 import { sessionStartSeed } from '../../semconv.js';
 import { encodeChat } from './chats.js';
@@ -11,6 +11,7 @@ import { encodeFailure, encodeStateChange } from './failures.js';
 import { encodeHookRecord } from './hooks.js';
 import { encodeHookBlock } from './permission-blocks.js';
 import { confirmationsOf, encodeHookSessionStart, encodeSessionEnd, encodeSessionStart } from './sessions.js';
+import { encodeRulesApplied, encodeSettingsChange } from './settings.js';
 import { encodeShellCommand } from './shell.js';
 import { encodeToolCall } from './tool-calls.js';
 import { encodeApiError, encodePermissionMode, encodeSubagent, encodeUserShellCommand } from './transcript-facts.js';
@@ -19,6 +20,7 @@ import { encodeCompaction, encodeTurn } from './turns.js';
 export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
   const out = emptyBatch();
   const hooks = hooksBySpan(events);
+  const rules = rulesBySpan(events);
   const confirmed = confirmationsOf(events.filter((event): event is SessionStartConfirmed => event.kind === 'SessionStartConfirmed'));
   for (const event of events) {
     switch (event.kind) {
@@ -26,7 +28,7 @@ export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
         encodeToolCall(event, out, hooks.get(event.spanId));
         break;
       case 'TurnEnded':
-        encodeTurn(event, out, hooks.get(event.spanId));
+        encodeTurn(event, out, hooks.get(event.spanId), rules.get(event.spanId));
         break;
       case 'CompactionOccurred':
         encodeCompaction(event, out);
@@ -72,6 +74,12 @@ export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
         break;
       case 'HookRecorded':
         encodeHookRecord(event, out);
+        break;
+      case 'SettingsChangeTold':
+        encodeSettingsChange(event, out);
+        break;
+      case 'RulesApplied':
+        encodeRulesApplied(event, out);
         break;
     }
   }

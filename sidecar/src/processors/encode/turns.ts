@@ -1,12 +1,13 @@
 // A closed turn: its `invoke_agent claude-code` root span (compactions and the hooks joined onto it as span
-// events), the prompt log (when its prompt was read), the end log and a turn count; and a compaction's log.
-import type { CompactionOccurred, HookAttached, TurnEnded } from '../../events.js';
+// events, the fingerprint of the rules in force), the prompt log (when its prompt was read), the end log and a turn count; and a compaction's log.
+import type { CompactionOccurred, HookAttached, RulesApplied, TurnEnded } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
 import { commonAttributes, EVENTS, METRICS, PROVIDER_ATTRIBUTES, SPANS } from '../../semconv.js';
 import { attachHooks } from './hooks.js';
+import { applyRules } from './settings.js';
 import { logRecord, point } from './records.js';
 
-export function encodeTurn(turn: TurnEnded, out: TelemetryBatch, hooks: readonly HookAttached[] | undefined): void {
+export function encodeTurn(turn: TurnEnded, out: TelemetryBatch, hooks: readonly HookAttached[] | undefined, rules?: RulesApplied): void {
   const { traceId, spanId, sessionId, outcome, promptText, messageUuid } = turn;
   const attributes: Attributes = {
     ...commonAttributes(sessionId, 'invoke_agent'),
@@ -38,6 +39,7 @@ export function encodeTurn(turn: TurnEnded, out: TelemetryBatch, hooks: readonly
     events: (turn.compactions ?? []).map((compaction) => ({ name: 'compaction', timeMs: compaction.timeMs, attributes: compactionAttributes(compaction) })),
   };
   attachHooks(span, hooks);
+  applyRules(span, rules);
   out.spans.push(span);
   if (turn.promptSeen !== false) {
     const promptAttributes: Attributes = { 'message.uuid': messageUuid, 'ccotel.prompt.length': promptText.length };
