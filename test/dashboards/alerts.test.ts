@@ -103,7 +103,9 @@ describe('alert rule files', () => {
     const titles = provisioned().map((r) => r.title);
     expect(titles).toHaveLength(rules.filter((r) => r.level !== 'informational').length + 2);
     for (const pattern of [/secret/i, /permission blocks/i, /recursive delete/i, /piped into a shell/i, /credential file/i,
-      /history/i, /orphaned/i, /approval/i, /abandoned repeatedly/i, /bypassPermissions/, /sidecar down/i, /sidecar lagging/i]) {
+      /history/i, /orphaned/i, /approval/i, /abandoned repeatedly/i, /bypassPermissions mode/, /sidecar down/i, /sidecar lagging/i,
+      /broad allow rule added/i, /deny rule removed/i, /default mode set to bypassPermissions/, /hooks disabled or ccotel's hook removed/i,
+      /telemetry settings changed/i, /API endpoint changed/i, /first seen with risky permissions/i]) {
       expect(titles.some((t) => pattern.test(t)), String(pattern)).toBe(true);
     }
     for (const rule of provisioned()) expect(rule.uid.length).toBeLessThanOrEqual(40);

@@ -16,4 +16,13 @@ export const SIDECAR_LOG_FIELDS: Record<string, string[]> = {
   'ccotel.session.ended': ['reason'],
   'ccotel.failure_mode.detected': ['mode', 'tool_use_id', 'process.pid', 'network.local.port'],
   'ccotel.shell.command': ['process.command_line', 'process.pid', 'process.exit.code', 'cwd', 'ccotel.shell.origin'],
+  // One record per change of a settings file Claude Code reads (issue 37); lists are newline-separated, present when non-empty.
+  'ccotel.settings.changed': [
+    'ccotel.settings.file', 'ccotel.settings.scope', 'ccotel.settings.changes', 'ccotel.settings.first_seen',
+    'ccotel.settings.allow.added', 'ccotel.settings.allow.removed', 'ccotel.settings.deny.added', 'ccotel.settings.deny.removed',
+    'ccotel.settings.ask.added', 'ccotel.settings.ask.removed', 'ccotel.settings.default_mode', 'ccotel.settings.previous_default_mode',
+    'ccotel.settings.hooks.added', 'ccotel.settings.hooks.removed', 'ccotel.settings.disable_all_hooks',
+    'ccotel.settings.env.set', 'ccotel.settings.env.unset', 'ccotel.settings.fingerprint', 'ccotel.settings.previous_fingerprint',
+    'file.owner.name', 'file.owner.id', 'ccotel.settings.sessions', 'ccotel.settings.git.commit', 'ccotel.settings.git.uncommitted',
+  ],
 };
