@@ -20,6 +20,9 @@ import { openTempChdb, rows, runAll, type TempChdb } from '../../schemas/chdb-te
 import { chTime, healthRows, insertHealth } from '../../schemas/corpus.js';
 import { MaskProcessor } from '../../sidecar/src/processors/mask.js';
 import { createSecretDetector } from '../../sidecar/src/processors/secret-detector.js';
+import { encode } from '../../sidecar/src/processors/encode/index.js';
+import { settingsView, viewFingerprint } from '../../sidecar/src/processors/settings-view.js';
+import type { SettingsVersion } from '../../sidecar/src/records/settings-file.js';
 import { LOG_COLUMNS, RowMapper, rowObject } from '../../sidecar/src/sinks/clickhouse-rows.js';
 import { plantSecret } from '../generators/secrets.js';
 import { base, correlate, MAIN, prompt, SESSION } from '../generators/transcript-rows.js';
@@ -160,6 +163,36 @@ describe('alert rule files', () => {
     }).length;
     expect(fired('ccotel_permission_mode_bypass')).toBe(1);
     expect(fired('ccotel_shell_credential_file_read')).toBe(1);
+  });
+
+  it('the settings rules fire on the records the sidecar makes of a settings change, and not on a benign one', () => {
+    const ccotelHook = { type: 'command', command: "'/home/dev/.local/state/ccotel/bin/ccotel-hook.sh' '/home/dev/.local/state/ccotel/spool'" };
+    const before = { permissions: { allow: ['Read'], deny: ['Bash(rm:*)'] }, hooks: { PreToolUse: [{ hooks: [ccotelHook] }] } };
+    const version = (settings: unknown, fromMs: number): SettingsVersion => {
+      const view = settingsView(settings, () => 'digest');
+      return { path: '/home/dev/project/.claude/settings.json', scope: 'project', fromMs, present: true, view, fingerprint: viewFingerprint(view) };
+    };
+    const mapper = new RowMapper({ 'service.name': 'ccotel', 'host.name': 'dev-1' }, '0.0.0');
+    /** The settings rules that fire on the record of a change from `before` to `after` (null: a first look at `after`). */
+    const firing = (after: unknown, from: unknown = before) => {
+      const previous = from === null ? undefined : version(from, NOW - 60_000);
+      const [log] = encode([{ kind: 'SettingsChangeTold', change: { ...version(after, NOW), ...(previous ? { previous } : {}) }, sessions: [] }]).logs;
+      const row = rowObject(LOG_COLUMNS, mapper.log(log)) as { EventName: string; Body: string; LogAttributes: Record<string, string>; ResourceAttributes: Record<string, string> };
+      const record: TimedRecord = { ...row.LogAttributes, ...row.ResourceAttributes, 'event.name': row.EventName, body: row.Body, time: String(NOW) };
+      return [...detections.values()].filter((rule) => rule.name.startsWith('ccotel_settings_') && matches(rule, record)).map((rule) => rule.name).sort();
+    };
+    expect(firing({ ...before, permissions: { ...before.permissions, allow: ['Read', 'Bash(*)'] } })).toEqual(['ccotel_settings_broad_allow']);
+    expect(firing({ ...before, permissions: { allow: ['Read'] } })).toEqual(['ccotel_settings_deny_removed']);
+    expect(firing({ ...before, permissions: { ...before.permissions, defaultMode: 'bypassPermissions' } })).toEqual(['ccotel_settings_bypass_default_mode']);
+    expect(firing({ ...before, hooks: {} })).toEqual(['ccotel_settings_hooks_disabled']);
+    expect(firing({ ...before, disableAllHooks: true })).toEqual(['ccotel_settings_hooks_disabled']);
+    expect(firing({ ...before, enabledPlugins: { 'ccotel@ccotel': true } }, { ...before, enabledPlugins: { 'ccotel@ccotel': false } })).toEqual([]);
+    expect(firing({ ...before, enabledPlugins: { 'ccotel@ccotel': false } }, { ...before, enabledPlugins: { 'ccotel@ccotel': true } })).toEqual(['ccotel_settings_hooks_disabled']);
+    expect(firing({ ...before, env: { ANTHROPIC_BASE_URL: 'https://proxy.example' } })).toEqual(['ccotel_settings_api_endpoint_changed']);
+    expect(firing({ ...before, env: { CLAUDE_CODE_ENABLE_TELEMETRY: '0' } })).toEqual(['ccotel_settings_telemetry_changed']);
+    expect(firing({ ...before, permissions: { ...before.permissions, allow: ['Read', 'Bash(npm test:*)'], defaultMode: 'acceptEdits' }, env: { FOO: '1' } })).toEqual([]);
+    expect(firing({ permissions: { defaultMode: 'bypassPermissions' } }, null)).toEqual(['ccotel_settings_first_seen_risky']);
+    expect(firing(before, null)).toEqual([]);
   });
 });
 
