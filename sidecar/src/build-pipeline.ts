@@ -325,7 +325,7 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
     start: async () => {
       spool.start();
       shellLog.start();
-      built.settings.start();
+      await built.settings.start();
       processes.start();
       await transcripts.start();
       await writeStatus();

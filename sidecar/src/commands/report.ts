@@ -6,6 +6,7 @@ import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
+import { settingsReport, type SettingsReport } from '../report/settings.js';
 import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
@@ -75,7 +76,33 @@ export function noUsage(filter: UsageFilter): string {
   return `no usage${range}${only ? ` (${only})` : ''} in the store`;
 }
 
+/** The changes as a table; with a session, the rules in force at its turns first. */
+export function renderSettings(report: SettingsReport): string {
+  const parts: string[] = [];
+  if (report.session !== undefined) {
+    parts.push(`rules in force at the turns of session ${report.session}`);
+    const rules = plainTable(['from', 'fingerprint', 'files', 'rules']);
+    for (const row of report.rules) rules.push([new Date(row.time_ms).toISOString(), row.fingerprint, row.files, describeRules(row.rules)]);
+    parts.push(report.rules.length === 0 ? '  (none known: no settings file, or none looked at before the session ran)' : rules.toString());
+  }
+  parts.push(report.session === undefined ? 'settings changes (raw records, kept raw_ttl_days)' : 'settings changes while it ran');
+  const changes = plainTable(['time', 'scope', 'file', 'changes', 'sessions']);
+  for (const row of report.changes) {
+    const label = `${row.scope}${row.first_seen ? ' (first seen)' : row.loosens ? ' (loosens)' : ''}`;
+    changes.push([new Date(row.time_ms).toISOString(), label, row.commit ? `${row.file}\n@ ${row.commit.slice(0, 12)}` : row.file, row.changes, row.sessions.join('\n')]);
+  }
+  parts.push(report.changes.length === 0 ? '  (none)' : changes.toString());
+  return parts.join('\n');
+}
+
+/** A view's rules in a line each (`permissions.allow: Read, Bash(ls)`). */
+function describeRules(json: string): string {
+  const view = JSON.parse(json) as { sets: Record<string, string[]>; values: Record<string, string> };
+  return [...Object.entries(view.sets).map(([key, items]) => `${key}: ${items.join(', ')}`), ...Object.entries(view.values).map(([key, value]) => `${key} = ${value}`)].join('\n');
+}
+
 interface ReportOptions extends GlobalOptions {
+  session?: string;
   json?: boolean;
   since?: string;
   until?: string;
@@ -89,17 +116,18 @@ export function registerReportCommand(program: Command): void {
   storeOption(
     program
       .command('report [period]')
-      .description(`Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); or usage and cost by period: ${USAGE_PERIODS.join(' | ')}`)
+      .description(`Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); usage and cost by period: ${USAGE_PERIODS.join(' | ')}; or settings: the changes of Claude Code's settings files`)
       .option('--json', 'print JSON instead of tables')
       .option('--since <day>', 'periods: from this day (YYYY-MM-DD)')
       .option('--until <day>', 'periods: up to this day, inclusive')
       .option('--project <text>', 'periods: only sessions whose working directory contains this')
       .option('--model <model>', 'periods: only this model')
       .option('--timezone <zone>', 'periods: count days in this IANA time zone (default: the machine\'s)', timezoneOption)
-      .option('--breakdown', 'periods: figures by model under each row'),
+      .option('--breakdown', 'periods: figures by model under each row')
+      .option('--session <id>', 'settings: the rules in force at this session\'s turns, and the changes while it ran'),
   ).action(async (period: string | undefined, opts: ReportOptions) => {
-    if (period !== undefined && !(USAGE_PERIODS as readonly string[]).includes(period)) {
-      throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, or none for the overview`);
+    if (period !== undefined && period !== 'settings' && !(USAGE_PERIODS as readonly string[]).includes(period)) {
+      throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, settings, or none for the overview`);
     }
     const filter: UsageFilter = {
       since: opts.since ? parseDay(opts.since) : undefined,
@@ -118,6 +146,9 @@ export function registerReportCommand(program: Command): void {
       if (period === undefined) {
         const report = await buildReport(store.client);
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      } else if (period === 'settings') {
+        const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone: filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
+        console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));
       } else {
         const report = await usageReport(store.client, period as UsagePeriod, { ...filter, database: store.database });
         console.log(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true));

@@ -96,14 +96,16 @@ export class SettingsWatcher {
     for (const file of this.files.values()) await this.look(file, true);
   }
 
-  start(): void {
+  /** Read every file (the rules of the first turns read are known), then look again every interval. */
+  async start(): Promise<void> {
+    await this.readAll();
     const tick = () => {
       this.polling = this.polling.then(() => this.poll()).catch((error: unknown) => this.options.log?.(`settings: ${(error as Error).message}`));
       void this.polling.then(() => {
         if (this.timer) this.timer = setTimeout(tick, this.options.intervalMs);
       });
     };
-    this.timer = setTimeout(tick, 0);
+    this.timer = setTimeout(tick, this.options.intervalMs);
   }
 
   async stop(): Promise<void> {
