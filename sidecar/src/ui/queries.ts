@@ -73,7 +73,11 @@ const SESSION_EVENTS = `EventName IN ('ccotel.session.started', 'ccotel.session.
 export const SESSION_LOGS = `SELECT * FROM (
     SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, EventName AS event, TraceId AS trace_id, SpanId AS span_id,
       LogAttributes AS attributes
-    FROM ${uniqueLogs(`LogAttributes['session.id'] = {session:String} AND (${SESSION_EVENTS} OR EventName = 'ccotel.session.state_changed')`)}
+    FROM ${uniqueLogs(`LogAttributes['session.id'] = {session:String} AND (${SESSION_EVENTS} OR EventName IN ('ccotel.session.state_changed', 'ccotel.settings.effective'))`)}
+    UNION ALL
+    -- the settings files changed while it ran (they name the sessions that ran under them)
+    SELECT toUnixTimestamp64Milli(Timestamp), EventName, '', '', mapUpdate(LogAttributes, map('changes', Body))
+    FROM ${uniqueLogs(`EventName = 'ccotel.settings.changed' AND has(splitByChar('\\n', LogAttributes['ccotel.settings.sessions']), {session:String})`)}
     UNION ALL
     SELECT toUnixTimestamp64Milli(Timestamp), EventName, '', '',
       mapFilter((key, value) -> value != '', map('session.id', SessionId, 'source', Source, 'mode', Mode, 'reason', Reason))

@@ -90,7 +90,15 @@ const FACT_EVENTS: Record<string, string> = {
   'ccotel.session.ended': 'end',
   'ccotel.session.state_changed': 'state',
   'ccotel.permission.blocked': 'permission block',
+  'ccotel.settings.effective': 'rules in force',
+  'ccotel.settings.changed': 'settings changed',
 };
+
+/** The rules of a `ccotel.settings.effective` record, one kind per line (`permissions.allow: Read, Grep`). */
+function rulesText(json: string | undefined): string {
+  const view = JSON.parse(json ?? '{"sets":{},"values":{}}') as { sets: Record<string, string[]>; values: Record<string, string> };
+  return [...Object.entries(view.sets).map(([key, items]) => `${key}: ${items.join(', ')}`), ...Object.entries(view.values).map(([key, value]) => `${key} = ${value}`)].join('\n');
+}
 
 function factRow(log: LogRow, session: string): HTMLElement {
   const a = log.attributes;
@@ -99,7 +107,11 @@ function factRow(log: LogRow, session: string): HTMLElement {
       ? [a.mode, a.cause && `(${a.cause})`, a['process.pid'] && `pid ${a['process.pid']}`, a['network.local.port'] && `port ${a['network.local.port']}`, a.tool_use_id && `call ${a.tool_use_id}`, a['process.command_line']]
       : log.event === 'ccotel.session.state_changed'
         ? [a.previous_state && `${a.previous_state} →`, a.state, a.reason && `(${a.reason})`]
-        : [a.source, a.reason, a['gen_ai.tool.name']];
+        : log.event === 'ccotel.settings.effective'
+          ? [a['ccotel.settings.fingerprint'], rulesText(a['ccotel.settings.rules'])]
+          : log.event === 'ccotel.settings.changed'
+            ? [a['ccotel.settings.scope'], a['ccotel.settings.file'], a.changes]
+            : [a.source, a.reason, a['gen_ai.tool.name']];
   const turn = log.trace_id ? h('a', { href: `#/session/${encodeURIComponent(session)}?turn=${log.trace_id}` }, 'turn') : '';
   return h('tr', { class: log.event === 'ccotel.failure_mode.detected' ? 'failure' : undefined, 'data-event': log.event }, h('td', {}, utc(log.time_ms)), h('td', {}, FACT_EVENTS[log.event] ?? log.event), h('td', {}, what.filter(Boolean).join(' ')), h('td', {}, turn));
 }
