@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { UNCACHED_INPUT_ATTRIBUTE } from '../schemas/usage.js';
 import { benchCorpus, floor, jsonlFiles } from './corpus.js';
 import { reportGoals } from './goals.js';
 import { median } from './stats.js';
@@ -103,7 +104,7 @@ async function timedThroughRunningSidecar(store: string, env: NodeJS.ProcessEnv)
 type Tokens = { input: number; output: number; cacheRead: number; cacheCreation: number };
 
 const PER_SESSION_SQL = `SELECT SpanAttributes['session.id'] AS session,
-    sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
+    sum(toUInt64(SpanAttributes['${UNCACHED_INPUT_ATTRIBUTE}'])) AS input,
     sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
     sum(toUInt64(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cacheRead,
     sum(toUInt64(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cacheCreation

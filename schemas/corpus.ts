@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { priceChat } from '../sidecar/src/processors/price-chats.js';
 import { OTEL_TABLES, ident } from './clickhouse.js';
+import { UNCACHED_INPUT_ATTRIBUTE } from './usage.js';
 
 export interface ChatSpec {
   model: string;
@@ -110,7 +111,8 @@ export function sessionRows(spec: SessionSpec): CorpusRows {
     turn.chats.forEach((chat, c) =>
       span(traceId, hex(`${traceId}:chat:${c}`, 16), root, `chat ${chat.model}`, start + 10 + c, 5, 'chat', {
         'gen_ai.request.model': chat.model, 'gen_ai.response.id': `msg_${hex(`${traceId}${c}`, 12)}`,
-        'gen_ai.usage.input_tokens': String(chat.input), 'gen_ai.usage.output_tokens': String(chat.output),
+        'gen_ai.usage.input_tokens': String(chat.input + chat.cacheRead + chat.cacheCreation), [UNCACHED_INPUT_ATTRIBUTE]: String(chat.input),
+        'gen_ai.usage.output_tokens': String(chat.output),
         'gen_ai.usage.cache_read.input_tokens': String(chat.cacheRead),
         'gen_ai.usage.cache_creation.input_tokens': String(chat.cacheCreation),
         'ccotel.cost.usd': String(chatCost(chat)),

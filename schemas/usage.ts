@@ -45,6 +45,8 @@ const SKIPPED = 'ccotel.record.skipped';
 export const FACTS_VERSION = 'ccotel facts 2';
 
 /** Span attribute naming the session a chat's rows carry when the chat is in no session (a warmup under a fresh id). */
+/** A chat's input tokens without cache reads and writes (the provider's `input_tokens`; `gen_ai.usage.input_tokens` includes them). */
+export const UNCACHED_INPUT_ATTRIBUTE = 'ccotel.usage.uncached.input_tokens';
 export const TRANSCRIPT_SESSION_ATTRIBUTE = 'ccotel.transcript.session_id';
 
 const SPAN_COLUMNS = [
@@ -109,7 +111,8 @@ export function spanFactsSelect(source: string): string {
   multiIf(Kind = 'chat', if(${a}['gen_ai.request.model'] != '', ${a}['gen_ai.request.model'], substring(SpanName, ${CHAT_SPAN_PREFIX.length + 1})),
           Kind = 'tool', ${a}['gen_ai.tool.name'], '') AS Name,
   multiIf(Kind = 'turn', ${a}['ccotel.turn.outcome'], Kind = 'tool', ${a}['ccotel.tool.outcome'], '') AS Outcome,
-  ${num(a, 'gen_ai.usage.input_tokens')} AS InputTokens,
+  -- The provider's uncached input (rows written before that attribute existed had it as gen_ai.usage.input_tokens).
+  if(mapContains(${a}, '${UNCACHED_INPUT_ATTRIBUTE}'), ${num(a, UNCACHED_INPUT_ATTRIBUTE)}, ${num(a, 'gen_ai.usage.input_tokens')}) AS InputTokens,
   ${num(a, 'gen_ai.usage.output_tokens')} AS OutputTokens,
   ${num(a, 'gen_ai.usage.cache_read.input_tokens')} AS CacheReadTokens,
   ${num(a, 'gen_ai.usage.cache_creation.input_tokens')} AS CacheCreationTokens,

@@ -125,7 +125,8 @@ AS SELECT
   multiIf(Kind = 'chat', if(SpanAttributes['gen_ai.request.model'] != '', SpanAttributes['gen_ai.request.model'], substring(SpanName, 6)),
           Kind = 'tool', SpanAttributes['gen_ai.tool.name'], '') AS Name,
   multiIf(Kind = 'turn', SpanAttributes['ccotel.turn.outcome'], Kind = 'tool', SpanAttributes['ccotel.tool.outcome'], '') AS Outcome,
-  toUInt64OrZero(SpanAttributes['gen_ai.usage.input_tokens']) AS InputTokens,
+  -- The provider's uncached input (rows written before that attribute existed had it as gen_ai.usage.input_tokens).
+  if(mapContains(SpanAttributes, 'ccotel.usage.uncached.input_tokens'), toUInt64OrZero(SpanAttributes['ccotel.usage.uncached.input_tokens']), toUInt64OrZero(SpanAttributes['gen_ai.usage.input_tokens'])) AS InputTokens,
   toUInt64OrZero(SpanAttributes['gen_ai.usage.output_tokens']) AS OutputTokens,
   toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_read.input_tokens']) AS CacheReadTokens,
   toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_creation.input_tokens']) AS CacheCreationTokens,

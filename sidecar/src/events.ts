@@ -12,6 +12,7 @@ import type { ApiErrorOccurred, ChatCompleted, CompactionOccurred, CostReported,
 
 export type * from './events/transcript.js';
 export type * from './events/joins.js';
+export type * from './events/settings.js';
 
 export type CorrelationEvent =
   | ToolCallEnded

@@ -10,7 +10,14 @@ export interface MetricDefinition {
   readonly unit: string;
   readonly description: string;
   readonly kind: MetricPoint['kind'];
+  /** A histogram's explicit bounds, when not HISTOGRAM_BOUNDS. */
+  readonly bounds?: readonly number[];
 }
+
+/** The bounds the GenAI semantic conventions advise for `gen_ai.client.token.usage` (powers of 4). */
+const TOKEN_BOUNDS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+/** The bounds the GenAI semantic conventions advise for `gen_ai.client.operation.duration` (seconds, doubling). */
+const OPERATION_BOUNDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
 
 export const METRICS = {
   turns: { name: 'ccotel.turns', unit: '{turn}', description: 'Turns by outcome', kind: 'sum' },
@@ -26,6 +33,13 @@ export const METRICS = {
   redactions: { name: 'ccotel.redactions', unit: '{secret}', description: 'Secrets masked before export, by detection rule', kind: 'sum' },
   truncations: { name: 'ccotel.truncations', unit: '{field}', description: 'Content fields cut to the configured maximum length', kind: 'sum' },
   sidecarRecords: { name: 'ccotel.sidecar.records', unit: '{record}', description: 'Input records the sidecar could not use, by source and reason', kind: 'sum' },
+  genAiTokenUsage: {
+    name: 'gen_ai.client.token.usage', unit: '{token}', description: 'Tokens of each API response by type (input includes cache reads and writes), as the GenAI conventions define it',
+    kind: 'histogram', bounds: TOKEN_BOUNDS,
+  },
+  genAiOperationDuration: {
+    name: 'gen_ai.client.operation.duration', unit: 's', description: 'Duration of each API response, as the transcript times it', kind: 'histogram', bounds: OPERATION_BOUNDS,
+  },
   exportDropped: {
     name: 'ccotel.sidecar.export.dropped',
     unit: '{item}',
@@ -92,8 +106,20 @@ export const RECORD_ID_KEY = 'ccotel.record.id';
 export const POINT_ID_KEY = 'ccotel.point.id';
 /** Instrumentation scope of everything the sidecar emits. */
 export const SCOPE_NAME = 'ccotel';
-/** Explicit bounds of every histogram, the same in the store and over OTLP. Seconds: tool calls range from milliseconds to many minutes. */
+/** Explicit bounds of ccotel's histograms, the same in the store and over OTLP. Seconds: tool calls range from milliseconds to many minutes. */
 export const HISTOGRAM_BOUNDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
+
+const BOUNDS_BY_NAME = new Map<string, readonly number[]>(
+  Object.values(METRICS as Record<string, MetricDefinition>).flatMap((metric) => (metric.bounds ? [[metric.name, metric.bounds] as const] : [])),
+);
+
+/** The explicit bounds of a histogram metric (by name), the same in the store and over OTLP, so its points merge. */
+export function histogramBounds(name: string): readonly number[] {
+  return BOUNDS_BY_NAME.get(name) ?? HISTOGRAM_BOUNDS;
+}
+
+/** The version of the OpenTelemetry semantic conventions the names follow (gen_ai.provider.name: 1.37). */
+export const SCHEMA_URL = 'https://opentelemetry.io/schemas/1.37.0';
 
 export interface PointFields {
   id: string;

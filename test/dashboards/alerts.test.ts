@@ -21,8 +21,8 @@ import { chTime, healthRows, insertHealth } from '../../schemas/corpus.js';
 import { MaskProcessor } from '../../sidecar/src/processors/mask.js';
 import { createSecretDetector } from '../../sidecar/src/processors/secret-detector.js';
 import { encode } from '../../sidecar/src/processors/encode/index.js';
-import { settingsView, viewFingerprint } from '../../sidecar/src/processors/settings-view.js';
-import type { SettingsVersion } from '../../sidecar/src/records/settings-file.js';
+import { diffViews, EMPTY_VIEW, settingsView, viewFingerprint } from '../../sidecar/src/sources/settings-view.js';
+import type { SettingsVersion } from '../../sidecar/src/events/settings.js';
 import { LOG_COLUMNS, RowMapper, rowObject } from '../../sidecar/src/sinks/clickhouse-rows.js';
 import { plantSecret } from '../generators/secrets.js';
 import { base, correlate, MAIN, prompt, SESSION } from '../generators/transcript-rows.js';
@@ -176,7 +176,9 @@ describe('alert rule files', () => {
     /** The settings rules that fire on the record of a change from `before` to `after` (null: a first look at `after`). */
     const firing = (after: unknown, from: unknown = before) => {
       const previous = from === null ? undefined : version(from, NOW - 60_000);
-      const [log] = encode([{ kind: 'SettingsChangeTold', change: { ...version(after, NOW), ...(previous ? { previous } : {}) }, sessions: [] }]).logs;
+      const next = version(after, NOW);
+      const changes = diffViews(previous?.view ?? EMPTY_VIEW, next.view);
+      const [log] = encode([{ kind: 'SettingsChangeTold', change: { ...next, changes, ...(previous ? { previous } : {}) }, sessions: [] }]).logs;
       const row = rowObject(LOG_COLUMNS, mapper.log(log)) as { EventName: string; Body: string; LogAttributes: Record<string, string>; ResourceAttributes: Record<string, string> };
       const record: TimedRecord = { ...row.LogAttributes, ...row.ResourceAttributes, 'event.name': row.EventName, body: row.Body, time: String(NOW) };
       return [...detections.values()].filter((rule) => rule.name.startsWith('ccotel_settings_') && matches(rule, record)).map((rule) => rule.name).sort();

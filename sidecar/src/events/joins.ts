@@ -2,7 +2,7 @@
 // permission blocks they imply), shell commands, failure modes, session states, and settings changes and the rules
 // in force.
 import type { Attributes, SpanEvent } from '../model.js';
-import type { RulesInForce, SettingsChanged } from '../records/settings-file.js';
+import type { RulesInForce, SettingsChanged } from './settings.js';
 import type { SpanContext } from './transcript.js';
 
 /** A session start only a SessionStart hook told: at the prompt `messageUuid` it preceded, or (none) of its own. */

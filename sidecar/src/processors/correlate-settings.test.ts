@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CorrelationEvent, SettingsChangeTold } from '../events.js';
-import type { RulesInForce, SettingsChanged } from '../records/settings-file.js';
+import type { RulesInForce, SettingsChanged } from '../events/settings.js';
 import { SettingsJoin } from './correlate-settings.js';
-import { EMPTY_VIEW } from './settings-view.js';
+import { EMPTY_VIEW } from '../sources/settings-view.js';
 
 const NOW = Date.UTC(2026, 11, 4, 12);
 const change = (path: string, scope: SettingsChanged['scope'], fromMs = NOW): SettingsChanged =>
-  ({ path, scope, fromMs, present: true, view: EMPTY_VIEW, fingerprint: 'f1' });
+  ({ path, scope, fromMs, present: true, view: EMPTY_VIEW, fingerprint: 'f1', changes: [] });
 const turn = (sessionId: string, cwd: string, endMs: number): CorrelationEvent =>
   ({ kind: 'TurnEnded', traceId: 't', spanId: `${sessionId}-${endMs}`, sessionId, messageUuid: 'm', promptText: '', outcome: 'completed', startMs: endMs - 1_000, endMs, cwd });
 const configChange = (sessionId: string, filePath: string, timeMs: number): CorrelationEvent =>

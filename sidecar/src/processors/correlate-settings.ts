@@ -5,7 +5,7 @@
 // directory when it started; the first turn of a session under a fingerprint also gets the rules themselves.
 import type { CorrelationEvent, Join, Joined } from '../events.js';
 import type { Ack } from '../model.js';
-import type { RulesInForce, SettingsChanged } from '../records/settings-file.js';
+import type { RulesInForce, SettingsChanged } from '../events/settings.js';
 
 /** A ConfigChange hook this close to a change's time is about it. */
 const HOOK_WINDOW_MS = 10_000;

@@ -1,3 +1,4 @@
+import { UNCACHED_INPUT_ATTRIBUTE } from '../../../schemas/usage.js';
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../model.js';
 import { CACHE_WRITE_1H_ATTRIBUTE, PriceChatsProcessor, priceChat } from './price-chats.js';
@@ -61,10 +62,10 @@ describe('priceChat', () => {
 describe('PriceChatsProcessor', () => {
   it('sets ccotel.cost.usd on chat spans and emits ccotel.cost points by type that add up to it', async () => {
     const known = chatSpan('claude-opus-4-5', {
-      'gen_ai.usage.input_tokens': 1000, 'gen_ai.usage.output_tokens': 100, 'gen_ai.usage.cache_read.input_tokens': 0,
+      [UNCACHED_INPUT_ATTRIBUTE]: 1000, 'gen_ai.usage.input_tokens': 3000, 'gen_ai.usage.output_tokens': 100, 'gen_ai.usage.cache_read.input_tokens': 0,
       'gen_ai.usage.cache_creation.input_tokens': 2000, [CACHE_WRITE_1H_ATTRIBUTE]: 2000,
     });
-    const unknown = { ...chatSpan('claude-imaginary-9', { 'gen_ai.usage.input_tokens': 5 }), spanId: 'u'.repeat(16) };
+    const unknown = { ...chatSpan('claude-imaginary-9', { [UNCACHED_INPUT_ATTRIBUTE]: 5 }), spanId: 'u'.repeat(16) };
     const tool = { ...chatSpan('x', {}), name: 'execute_tool Bash', spanId: 'b'.repeat(16) };
     const out = await new PriceChatsProcessor().process({ spans: [known, unknown, tool], logs: [], metrics: [] });
     expect(known.attributes['ccotel.cost.usd']).toBeCloseTo((1000 * 5 + 100 * 25 + 2000 * 10) / M, 12);

@@ -3,6 +3,7 @@
 // A model the table does not know costs 0 and is flagged with `ccotel.cost.unknown_model=true`.
 import { calcPrice, type ModelInfo, type ModelPrice, type TieredPrices } from '@pydantic/genai-prices';
 import type { MetricPoint, Processor, SpanRecord, TelemetryBatch } from '../model.js';
+import { UNCACHED_INPUT_ATTRIBUTE } from '../../../schemas/usage.js';
 import { ATTRS, METRICS, metricPoint, SPANS } from '../semconv.js';
 
 export const COST_ATTRIBUTE = 'ccotel.cost.usd';
@@ -87,7 +88,7 @@ const numberAttribute = (span: SpanRecord, key: string): number => Number(span.a
 
 export function chatTokens(span: SpanRecord): ChatTokens {
   return {
-    input: numberAttribute(span, 'gen_ai.usage.input_tokens'),
+    input: numberAttribute(span, UNCACHED_INPUT_ATTRIBUTE),
     output: numberAttribute(span, 'gen_ai.usage.output_tokens'),
     cacheRead: numberAttribute(span, 'gen_ai.usage.cache_read.input_tokens'),
     cacheCreation: numberAttribute(span, 'gen_ai.usage.cache_creation.input_tokens'),

@@ -6,7 +6,7 @@
 // attributes, flags): the engine fills them with the same empty defaults, and neither side spends time on
 // keys or on empty values.
 import type { Attributes, LogRecord, MetricPoint, Resource, SpanRecord } from '../model.js';
-import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY, SCOPE_NAME } from '../semconv.js';
+import { histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCHEMA_URL, SCOPE_NAME } from '../semconv.js';
 
 const SPAN_KIND = { internal: 'SPAN_KIND_INTERNAL', client: 'SPAN_KIND_CLIENT', server: 'SPAN_KIND_SERVER' } as const;
 const STATUS_CODE = { unset: 'STATUS_CODE_UNSET', ok: 'STATUS_CODE_OK', error: 'STATUS_CODE_ERROR' } as const;
@@ -19,12 +19,12 @@ export const SPAN_COLUMNS = [
 ] as const;
 export const LOG_COLUMNS = [
   'Timestamp', 'TraceId', 'SpanId', 'TraceFlags', 'SeverityText', 'SeverityNumber', 'ServiceName', 'Body', 'ResourceAttributes',
-  'ScopeName', 'ScopeVersion', 'LogAttributes', 'EventName',
+  'ScopeName', 'ScopeVersion', 'LogAttributes', 'EventName', 'ResourceSchemaUrl', 'ScopeSchemaUrl',
 ] as const;
 const METRIC_COLUMNS = [
   'ResourceAttributes', 'ScopeName', 'ScopeVersion', 'ServiceName', 'MetricName', 'MetricDescription', 'MetricUnit', 'Attributes',
   'StartTimeUnix', 'TimeUnix', 'Exemplars.FilteredAttributes', 'Exemplars.TimeUnix', 'Exemplars.Value', 'Exemplars.SpanId',
-  'Exemplars.TraceId', 'AggregationTemporality',
+  'Exemplars.TraceId', 'AggregationTemporality', 'ResourceSchemaUrl', 'ScopeSchemaUrl',
 ] as const;
 export const SUM_COLUMNS = [...METRIC_COLUMNS, 'Value', 'IsMonotonic'] as const;
 export const HISTOGRAM_COLUMNS = [...METRIC_COLUMNS, 'Count', 'Sum', 'BucketCounts', 'ExplicitBounds', 'Min', 'Max'] as const;
@@ -117,6 +117,8 @@ export class RowMapper {
       this.scopeVersion,
       attributes,
       log.eventName,
+      SCHEMA_URL,
+      SCHEMA_URL,
     ];
   }
 
@@ -141,6 +143,8 @@ export class RowMapper {
       points.map((point) => point.spanId),
       points.map((point) => point.traceId),
       DELTA_TEMPORALITY,
+      SCHEMA_URL,
+      SCHEMA_URL,
     ];
   }
 
@@ -153,15 +157,16 @@ export class RowMapper {
 
   /** A row of observations (pointRows) as one histogram point, in HISTOGRAM_COLUMNS order; bounds are fixed so points merge. */
   histogram(points: MetricPoint[]): unknown[] {
-    const counts = new Array<number>(HISTOGRAM_BOUNDS.length + 1).fill(0);
+    const bounds = histogramBounds(points[0].name);
+    const counts = new Array<number>(bounds.length + 1).fill(0);
     let [sum, min, max] = [0, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
     for (const { value } of points) {
-      const bucket = HISTOGRAM_BOUNDS.findIndex((bound) => value <= bound);
-      counts[bucket === -1 ? HISTOGRAM_BOUNDS.length : bucket]++;
+      const bucket = bounds.findIndex((bound) => value <= bound);
+      counts[bucket === -1 ? bounds.length : bucket]++;
       [sum, min, max] = [sum + value, Math.min(min, value), Math.max(max, value)];
     }
     const values = this.metricValues(points);
-    values.push(points.length, sum, counts, HISTOGRAM_BOUNDS, min, max);
+    values.push(points.length, sum, counts, bounds, min, max);
     return values;
   }
 }

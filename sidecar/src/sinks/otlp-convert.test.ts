@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keyValues, Message } from '../../../test/collector/otlp-wire.js';
 import type { LogRecord, MetricPoint, SpanRecord } from '../model.js';
-import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
+import { HISTOGRAM_BOUNDS, histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCHEMA_URL } from '../semconv.js';
 import { OtlpEncoder, partialRejection } from './otlp-convert.js';
 
 const resource = { 'service.name': 'ccotel', 'host.name': 'test-host', 'user.name': 'tester' };
@@ -99,6 +99,17 @@ describe('OtlpEncoder', () => {
     expect(counts.indexOf(1n)).toBe(HISTOGRAM_BOUNDS.indexOf(0.5)); // 0.25 < 0.3 ≤ 0.5
     expect(counts.reduce((a, b) => a + b)).toBe(1n);
     expect(keyValues(dataPoint.message(8).messages(7))).toEqual({ [POINT_ID_KEY]: 'h-1' });
+  });
+
+  it("writes a GenAI histogram with the conventions' bounds, and the schema URL on resource and scope of every signal", () => {
+    const resourceMetrics = new Message(encoder.metrics([point({ id: 't-1', name: 'gen_ai.client.token.usage', unit: '{token}', kind: 'histogram', value: 3000 })])).message(1);
+    const dataPoint = resourceMetrics.message(2).messages(2)[0].message(9).message(1);
+    expect(dataPoint.packedDoubles(7)).toEqual(histogramBounds('gen_ai.client.token.usage'));
+    expect(dataPoint.packedDoubles(7)).not.toEqual(HISTOGRAM_BOUNDS);
+    expect(dataPoint.packedFixed64(6).indexOf(1n)).toBe(histogramBounds('gen_ai.client.token.usage').indexOf(4096)); // 1024 < 3000 ≤ 4096
+    for (const request of [resourceMetrics, new Message(encoder.traces([span({})])).message(1), new Message(encoder.logs([{ id: 'r', timeMs: T0, eventName: 'e', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: {} }])).message(1)]) {
+      expect([request.string(3), request.message(2).string(3)]).toEqual([SCHEMA_URL, SCHEMA_URL]);
+    }
   });
 
   it('reads partial-success answers', () => {

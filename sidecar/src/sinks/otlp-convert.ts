@@ -25,7 +25,7 @@ import { resourceFromAttributes, type Resource as OtelResource } from '@opentele
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { LogRecord, MetricPoint, Resource, SpanRecord } from '../model.js';
-import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY, SCOPE_NAME } from '../semconv.js';
+import { histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCHEMA_URL, SCOPE_NAME } from '../semconv.js';
 
 export type Signal = 'traces' | 'logs' | 'metrics';
 
@@ -50,8 +50,8 @@ export class OtlpEncoder {
   private readonly scope: InstrumentationScope;
 
   constructor(resource: Resource, scopeVersion: string) {
-    this.resource = resourceFromAttributes(resource);
-    this.scope = { name: SCOPE_NAME, version: scopeVersion };
+    this.resource = resourceFromAttributes(resource, { schemaUrl: SCHEMA_URL });
+    this.scope = { name: SCOPE_NAME, version: scopeVersion, schemaUrl: SCHEMA_URL };
   }
 
   traces(spans: SpanRecord[]): Uint8Array {
@@ -75,7 +75,11 @@ export class OtlpEncoder {
       writer.writeTag(2, LENGTH_DELIMITED); // metrics
       writeMetric(writer, group);
     }
+    writer.writeTag(3, LENGTH_DELIMITED); // ScopeMetrics.schema_url
+    writer.writeString(SCHEMA_URL);
     end(writer, scopeMetrics);
+    writer.writeTag(3, LENGTH_DELIMITED); // ResourceMetrics.schema_url
+    writer.writeString(SCHEMA_URL);
     end(writer, resourceMetrics);
     return writer.finish();
   }
@@ -233,16 +237,17 @@ function writeHistogramPoint(writer: ProtobufWriter, point: MetricPoint): void {
   writer.writeFixed64(1, 0);
   writer.writeTag(5, FIXED64);
   writer.writeDouble(point.value);
-  const hit = HISTOGRAM_BOUNDS.findIndex((bound) => point.value <= bound);
-  const hitIndex = hit === -1 ? HISTOGRAM_BOUNDS.length : hit;
+  const bounds = histogramBounds(point.name);
+  const hit = bounds.findIndex((bound) => point.value <= bound);
+  const hitIndex = hit === -1 ? bounds.length : hit;
   writer.writeTag(6, LENGTH_DELIMITED);
   const counts = begin(writer);
-  for (let i = 0; i <= HISTOGRAM_BOUNDS.length; i++) writer.writeFixed64(i === hitIndex ? 1 : 0, 0);
+  for (let i = 0; i <= bounds.length; i++) writer.writeFixed64(i === hitIndex ? 1 : 0, 0);
   end(writer, counts);
   writer.writeTag(7, LENGTH_DELIMITED);
-  const bounds = begin(writer);
-  for (const bound of HISTOGRAM_BOUNDS) writer.writeDouble(bound);
-  end(writer, bounds);
+  const explicitBounds = begin(writer);
+  for (const bound of bounds) writer.writeDouble(bound);
+  end(writer, explicitBounds);
   writer.writeTag(8, LENGTH_DELIMITED);
   writeExemplar(writer, point);
   writeAttributes(writer, point.attributes, 9);

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SettingsChanged } from '../records/settings-file.js';
+import type { SettingsChanged } from '../events/settings.js';
 import { MAX_SETTINGS_BYTES, SettingsWatcher } from './settings-watcher.js';
 import { StateWrites } from './state-file.js';
 

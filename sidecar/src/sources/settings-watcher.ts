@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, type ParseError } from 'jsonc-parser';
 import type { Ack } from '../model.js';
-import type { RulesInForce, SettingsChanged, SettingsScope, SettingsVersion } from '../records/settings-file.js';
-import { EMPTY_VIEW, mergeViews, settingsView, viewFingerprint, type SettingsView } from '../processors/settings-view.js';
+import type { RulesInForce, SettingsChanged, SettingsScope, SettingsVersion, SettingsView } from '../events/settings.js';
+import { diffViews, EMPTY_VIEW, mergeViews, settingsView, viewFingerprint } from './settings-view.js';
 import { readRegularFileSync } from './regular-file.js';
 import { writeFileAtomic, type StateWrites } from './state-file.js';
 
@@ -26,6 +26,9 @@ const PRECEDENCE: readonly SettingsScope[] = ['user', 'project', 'local', 'manag
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
 /** Versions of a file kept for the rules at a past moment (the catch-up after a restart reads turns of the past). */
 const VERSIONS_KEPT = 20;
+
+/** A new version as seen, before it is handed over with what changed. */
+type Seen = Omit<SettingsChanged, 'changes'>;
 
 interface WatchedFile {
   path: string;
@@ -39,7 +42,7 @@ interface WatchedFile {
   /** The last parse error reported, so it is reported once. */
   broken?: string;
   /** A new version seen once while following: handed over when the next look finds the file the same. */
-  unsettled?: { change: SettingsChanged; signature: string | undefined };
+  unsettled?: { change: Seen; signature: string | undefined };
 }
 
 interface SavedState {
@@ -180,7 +183,7 @@ export class SettingsWatcher {
       return;
     }
     inForce(file, seen);
-    const change: SettingsChanged = waiting ? { ...seen, previous: waiting.change.previous } : seen;
+    const change: Seen = waiting ? { ...seen, previous: waiting.change.previous } : seen;
     if (change.previous && change.previous.present === change.present && change.previous.fingerprint === change.fingerprint) return; // back as it was
     const withGit = { ...change, git: change.present ? await gitProvenance(file.path) : undefined };
     if (settle) file.unsettled = { change: withGit, signature: now };
@@ -203,12 +206,13 @@ export class SettingsWatcher {
     this.hand(file, change);
   }
 
-  private hand(file: WatchedFile, change: SettingsChanged): void {
+  private hand(file: WatchedFile, seen: Seen): void {
+    const change = { ...seen, changes: diffViews(seen.previous?.view ?? EMPTY_VIEW, seen.view) };
     this.options.emit(change, () => this.acknowledge(file.path, versionOf(change)));
   }
 
   /** The file's new version, if its view changed since the last look. */
-  private read(file: WatchedFile): SettingsChanged | undefined {
+  private read(file: WatchedFile): Seen | undefined {
     const last = file.versions.at(-1);
     let info: Stats;
     try {

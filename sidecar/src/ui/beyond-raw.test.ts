@@ -84,7 +84,7 @@ describe('the web view beyond the raw window', () => {
     ]);
     expect(old.spans[0].attributes).toEqual({ 'ccotel.cwd': '/src/app', 'ccotel.turn.outcome': 'completed' });
     expect(old.spans[2]).toMatchObject({ status: 'Error', attributes: { 'gen_ai.tool.name': 'Bash', 'ccotel.tool.outcome': 'error' } });
-    expect(old.spans[1].attributes['gen_ai.usage.input_tokens']).toBe('12');
+    expect(old.spans[1].attributes['ccotel.usage.uncached.input_tokens']).toBe('12');
     // A session with neither spans nor facts has nothing to show.
     expect(await data.session('recent')).toMatchObject({ spans: [], fromFacts: false });
   });

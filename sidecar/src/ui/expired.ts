@@ -2,7 +2,7 @@
 // TTL): its turns, tool calls and API responses, with times, outcomes, models and tokens, without trace or
 // parent ids, prompts or inputs. The session page shows them as turns: each tool call and API response under
 // the turn whose time holds it, as the trace nested them.
-import { CHAT_SPAN_PREFIX, TOOL_SPAN_PREFIX, TURN_SPAN, USAGE_TABLES } from '../../../schemas/usage.js';
+import { CHAT_SPAN_PREFIX, TOOL_SPAN_PREFIX, TURN_SPAN, UNCACHED_INPUT_ATTRIBUTE, USAGE_TABLES } from '../../../schemas/usage.js';
 import type { SpanRow } from './types.js';
 
 export interface SpanFact {
@@ -29,7 +29,7 @@ function attributes(fact: SpanFact): Record<string, string> {
   const common: Record<string, string> = fact.project ? { 'ccotel.cwd': fact.project } : {};
   if (fact.kind === 'turn') return { ...common, 'ccotel.turn.outcome': fact.outcome };
   if (fact.kind === 'tool') return { ...common, 'gen_ai.tool.name': fact.name, 'ccotel.tool.outcome': fact.outcome };
-  return { ...common, 'gen_ai.request.model': fact.name, 'gen_ai.usage.input_tokens': String(fact.input_tokens), 'gen_ai.usage.output_tokens': String(fact.output_tokens), 'ccotel.cost.usd': String(fact.cost_usd) };
+  return { ...common, 'gen_ai.request.model': fact.name, [UNCACHED_INPUT_ATTRIBUTE]: String(fact.input_tokens), 'gen_ai.usage.output_tokens': String(fact.output_tokens), 'ccotel.cost.usd': String(fact.cost_usd) };
 }
 
 const SPAN_NAME = { turn: () => TURN_SPAN, tool: (name: string) => `${TOOL_SPAN_PREFIX}${name}`, chat: (name: string) => `${CHAT_SPAN_PREFIX}${name}` };

@@ -5,16 +5,17 @@ import { otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { openTempChdb, runAll, type TempChdb } from '../../../schemas/chdb-testing.js';
 import { usageTablesDdl } from '../../../schemas/usage.js';
 import { encode } from '../processors/encode/index.js';
-import { settingsView, viewFingerprint } from '../processors/settings-view.js';
-import type { SettingsVersion } from '../records/settings-file.js';
+import { diffViews, EMPTY_VIEW, settingsView, viewFingerprint } from '../sources/settings-view.js';
+import type { SettingsChanged } from '../events/settings.js';
 import { LOG_COLUMNS, RowMapper, rowObject } from '../sinks/clickhouse-rows.js';
 import { UiData } from './data.js';
 
 const NOW = Date.now();
 
-function version(settings: unknown, path: string): SettingsVersion {
+/** A project file first seen with `settings`, as the watcher hands it over. */
+function version(settings: unknown, path: string): SettingsChanged {
   const view = settingsView(settings, () => 'digest');
-  return { path, scope: 'project', fromMs: NOW, present: true, view, fingerprint: viewFingerprint(view) };
+  return { path, scope: 'project', fromMs: NOW, present: true, view, fingerprint: viewFingerprint(view), changes: diffViews(EMPTY_VIEW, view) };
 }
 
 describe('the session page and the settings', () => {

@@ -2,10 +2,9 @@
 // per kind of entry the entries added or removed, one per line, so rules can select on them), and the rules in force
 // at a turn: their fingerprint on its root span, and the first time in a session a `ccotel.settings.effective`
 // record of the rules themselves.
-import type { RulesApplied, SettingsChangeTold } from '../../events.js';
+import type { RulesApplied, SettingsChange, SettingsChangeTold } from '../../events.js';
 import type { Attributes, SpanRecord, TelemetryBatch } from '../../model.js';
 import { EVENTS } from '../../semconv.js';
-import { diffViews, EMPTY_VIEW, type SettingsChange } from '../settings-view.js';
 import { logRecord } from './records.js';
 
 /** The set entries with an attribute of their own when added or removed: `ccotel.settings.<name>.added|removed`. */
@@ -20,7 +19,7 @@ const LISTED_SETS: Record<string, string> = {
 const LOOSER_MODES = new Set(['"acceptEdits"', '"auto"', '"dontAsk"', '"bypassPermissions"']);
 
 export function encodeSettingsChange({ change, sessions, toldBySession }: SettingsChangeTold, out: TelemetryBatch): void {
-  const changes = diffViews(change.previous?.view ?? EMPTY_VIEW, change.view);
+  const { changes } = change;
   const attributes: Attributes = {
     'ccotel.settings.file': change.path,
     'ccotel.settings.scope': change.scope,

@@ -18,7 +18,9 @@ describe('TranscriptCorrelator', () => {
     expect(chats[0].attributes).toMatchObject({
       'gen_ai.response.id': 'msg_a',
       request_id: 'req_a',
-      'gen_ai.usage.input_tokens': 10,
+      // As the GenAI conventions count input (cache reads included), and the provider's uncached part.
+      'gen_ai.usage.input_tokens': 13,
+      'ccotel.usage.uncached.input_tokens': 10,
       'gen_ai.usage.output_tokens': 7,
       'gen_ai.usage.cache_read.input_tokens': 3,
     });

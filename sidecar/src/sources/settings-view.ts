@@ -4,20 +4,7 @@
 // directories, hook handlers) and single values (JSON text), which makes a change a list of added / removed / set /
 // unset entries, and the rules in force the union of every file's view.
 import { createHash } from 'node:crypto';
-
-export interface SettingsView {
-  /** e.g. `permissions.allow` → its rules, `hooks` → `PreToolUse Bash: <command>`; only non-empty sets. */
-  sets: Record<string, string[]>;
-  /** e.g. `permissions.defaultMode` → `"plan"`, `env.ANTHROPIC_BASE_URL` → `"https://…"`, as JSON text. */
-  values: Record<string, string>;
-}
-
-export interface SettingsChange {
-  key: string;
-  op: 'added' | 'removed' | 'set' | 'unset' | 'changed';
-  value?: string;
-  previous?: string;
-}
+import type { SettingsChange, SettingsView } from '../events/settings.js';
 
 export const EMPTY_VIEW: SettingsView = { sets: {}, values: {} };
 

@@ -1,6 +1,19 @@
-// What the settings watcher hands on (sources/settings-watcher.ts): versions of Claude Code's settings files, and
-// the rules in force for a directory at a moment.
-import type { SettingsView } from '../processors/settings-view.js';
+// What the settings watcher tells (sources/settings-watcher.ts): versions of Claude Code's settings files with what
+// changed, and the rules in force for a directory at a moment, as permission-relevant views (sources/settings-view.ts).
+
+export interface SettingsView {
+  /** e.g. `permissions.allow` → its rules, `hooks` → `PreToolUse Bash: <command>`; only non-empty sets. */
+  sets: Record<string, string[]>;
+  /** e.g. `permissions.defaultMode` → `"plan"`, `env.ANTHROPIC_BASE_URL` → `"https://…"`, as JSON text. */
+  values: Record<string, string>;
+}
+
+export interface SettingsChange {
+  key: string;
+  op: 'added' | 'removed' | 'set' | 'unset' | 'changed';
+  value?: string;
+  previous?: string;
+}
 
 export type SettingsScope = 'managed' | 'user' | 'project' | 'local';
 
@@ -14,9 +27,10 @@ export interface SettingsVersion {
   fingerprint: string;
 }
 
-/** A version as handed over: with the one it replaced (none: the first look at the file). */
+/** A version as handed over: with the one it replaced (none: the first look at the file) and what changed. */
 export interface SettingsChanged extends SettingsVersion {
   previous?: SettingsVersion;
+  changes: SettingsChange[];
   owner?: { uid: number; name?: string };
   /** The last commit that touched the file, when it is tracked by git, and whether the file differs from it. */
   git?: { commit: string; author: string; uncommitted: boolean };
