@@ -1,6 +1,6 @@
 // Reads the collector's file-exporter output (OTLP/JSON, one export per line) into flat records keyed by
 // our ids, and compares them with the telemetry the sidecar handed to its sinks (the reference).
-import { HISTOGRAM_BOUNDS, POINT_ID_KEY, RECORD_ID_KEY } from '../../sidecar/src/semconv.js';
+import { histogramBounds, POINT_ID_KEY, RECORD_ID_KEY } from '../../sidecar/src/semconv.js';
 import type { AttrValue, Attributes, LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../../sidecar/src/model.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -225,6 +225,6 @@ function pointProblems(point: MetricPoint, out: OutPoint): string[] {
   for (const [key, value] of Object.entries(point.attributes)) expectedAttributes[key] = String(value);
   check(problems, 'attributes', expectedAttributes, out.attributes);
   if (point.kind === 'sum') check(problems, 'monotonic', true, out.monotonic);
-  else check(problems, 'histogram', [1, HISTOGRAM_BOUNDS, 1], [out.count, out.bounds, out.counts.reduce((a, b) => a + b, 0)]);
+  else check(problems, 'histogram', [1, histogramBounds(point.name), 1], [out.count, out.bounds, out.counts.reduce((a, b) => a + b, 0)]);
   return problems;
 }

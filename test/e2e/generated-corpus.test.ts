@@ -51,7 +51,7 @@ describe.each([
   it('has one chat span per API response and the deduplicated token sums', async () => {
     const [row] = await query<{ chats: number; input: number; output: number; cacheRead: number; cacheCreation: number }>(
       `SELECT count() AS chats,
-         sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
+         sum(toUInt64(SpanAttributes['ccotel.usage.uncached.input_tokens'])) AS input,
          sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
          sum(toUInt64(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cacheRead,
          sum(toUInt64(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cacheCreation
@@ -63,7 +63,7 @@ describe.each([
   it('attributes tokens to their session', async () => {
     const rows = await query<{ session: string; input: number; output: number; cacheRead: number; cacheCreation: number }>(
       `SELECT SpanAttributes['session.id'] AS session,
-         sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
+         sum(toUInt64(SpanAttributes['ccotel.usage.uncached.input_tokens'])) AS input,
          sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
          sum(toUInt64(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cacheRead,
          sum(toUInt64(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cacheCreation

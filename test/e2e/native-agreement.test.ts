@@ -7,9 +7,9 @@
 // (what the script implies is computed from the script, never read back from ccotel).
 // The recorded interactive samples get the same checks in native-agreement-interactive.test.ts.
 //
-// Token figures: ccotel's `gen_ai.usage.input_tokens` is the raw API `input_tokens` (cached input
-// excluded, as in the transcript); Claude Code's native `gen_ai.usage.input_tokens` counts input + cache
-// read + cache creation, and its plain `input_tokens` attribute is the raw figure ours must equal.
+// Token figures: `gen_ai.usage.input_tokens` counts input + cache read + cache creation on both sides (the GenAI
+// conventions); ccotel's `ccotel.usage.uncached.input_tokens` is the raw API `input_tokens` (as in the
+// transcript), which native telemetry's plain `input_tokens` attribute carries too.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,7 +78,7 @@ function auxiliaryRequestIds(run: SessionRun): Set<string> {
 function ourTokens(span: StoredSpan): TokenTotals {
   const a = span.attributes;
   return {
-    input: Number(a['gen_ai.usage.input_tokens']),
+    input: Number(a['ccotel.usage.uncached.input_tokens']),
     output: Number(a['gen_ai.usage.output_tokens']),
     cacheRead: Number(a['gen_ai.usage.cache_read.input_tokens']),
     cacheCreation: Number(a['gen_ai.usage.cache_creation.input_tokens']),
@@ -164,6 +164,7 @@ describe.skipIf(skipWithout(problem))(problem ? `${suiteName} — skipped: ${pro
         ]);
         const { input, cacheRead, cacheCreation } = request.tokens;
         expect(request.semconvInputTokens, 'native gen_ai.usage.input_tokens includes cached input').toBe(input + cacheRead + cacheCreation);
+        expect(Number(chats[0].attributes['gen_ai.usage.input_tokens']), "ours counts it as the native side does").toBe(request.semconvInputTokens);
       }
     });
 

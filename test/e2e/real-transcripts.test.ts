@@ -69,7 +69,7 @@ describe.each(expectations)('real transcripts: $name', ({ sessions }) => {
       .toEqual([...session.toolCalls].sort((a, b) => sortKey(a).localeCompare(sortKey(b))));
 
     const [tokens] = await rows<Record<string, number>>(
-      `SELECT sum(toUInt64(SpanAttributes['gen_ai.usage.input_tokens'])) AS input,
+      `SELECT sum(toUInt64(SpanAttributes['ccotel.usage.uncached.input_tokens'])) AS input,
               sum(toUInt64(SpanAttributes['gen_ai.usage.output_tokens'])) AS output,
               sum(toUInt64(SpanAttributes['gen_ai.usage.cache_read.input_tokens'])) AS cacheRead,
               sum(toUInt64(SpanAttributes['gen_ai.usage.cache_creation.input_tokens'])) AS cacheCreation

@@ -41,7 +41,7 @@ const sorted = <T>(items: T[]) => items.map((item) => JSON.stringify(item)).sort
 function tokensOf(chats: StoredSpan[]) {
   const total = (key: string) => sum(chats.map((span) => Number(span.attributes[key] ?? 0)));
   return {
-    input: total('gen_ai.usage.input_tokens'),
+    input: total('ccotel.usage.uncached.input_tokens'),
     output: total('gen_ai.usage.output_tokens'),
     cacheRead: total('gen_ai.usage.cache_read.input_tokens'),
     cacheCreation: total('gen_ai.usage.cache_creation.input_tokens'),

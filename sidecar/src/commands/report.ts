@@ -11,6 +11,7 @@ import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type Us
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
 import { isRealDay, storeOption, timezoneOption, type GlobalOptions } from './options.js';
+import { rulesText } from '../ui/rules-text.js';
 import { plainTable } from './table.js';
 
 
@@ -82,7 +83,7 @@ export function renderSettings(report: SettingsReport): string {
   if (report.session !== undefined) {
     parts.push(`rules in force at the turns of session ${report.session}`);
     const rules = plainTable(['from', 'fingerprint', 'files', 'rules']);
-    for (const row of report.rules) rules.push([new Date(row.time_ms).toISOString(), row.fingerprint, row.files, describeRules(row.rules)]);
+    for (const row of report.rules) rules.push([new Date(row.time_ms).toISOString(), row.fingerprint, row.files, rulesText(row.rules)]);
     parts.push(report.rules.length === 0 ? '  (none known: no settings file, or none looked at before the session ran)' : rules.toString());
   }
   parts.push(report.session === undefined ? 'settings changes (raw records, kept raw_ttl_days)' : 'settings changes while it ran');
@@ -95,11 +96,6 @@ export function renderSettings(report: SettingsReport): string {
   return parts.join('\n');
 }
 
-/** A view's rules in a line each (`permissions.allow: Read, Bash(ls)`). */
-function describeRules(json: string): string {
-  const view = JSON.parse(json) as { sets: Record<string, string[]>; values: Record<string, string> };
-  return [...Object.entries(view.sets).map(([key, items]) => `${key}: ${items.join(', ')}`), ...Object.entries(view.values).map(([key, value]) => `${key} = ${value}`)].join('\n');
-}
 
 interface ReportOptions extends GlobalOptions {
   session?: string;

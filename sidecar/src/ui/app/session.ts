@@ -2,6 +2,7 @@
 // hook events as marks on their span, denials and errors coloured), the masked prompt and tool inputs as
 // stored, and the session's failure modes, starts and state changes.
 import type { LogRow, SessionDetail, SpanRow, TimeRange } from '../types.js';
+import { rulesText } from '../rules-text.js';
 import { api } from './api.js';
 import { duration, h, utc } from './dom.js';
 import type { Page } from './page.js';
@@ -94,11 +95,6 @@ const FACT_EVENTS: Record<string, string> = {
   'ccotel.settings.changed': 'settings changed',
 };
 
-/** The rules of a `ccotel.settings.effective` record, one kind per line (`permissions.allow: Read, Grep`). */
-function rulesText(json: string | undefined): string {
-  const view = JSON.parse(json ?? '{"sets":{},"values":{}}') as { sets: Record<string, string[]>; values: Record<string, string> };
-  return [...Object.entries(view.sets).map(([key, items]) => `${key}: ${items.join(', ')}`), ...Object.entries(view.values).map(([key, value]) => `${key} = ${value}`)].join('\n');
-}
 
 function factRow(log: LogRow, session: string): HTMLElement {
   const a = log.attributes;
