@@ -95,6 +95,30 @@ describe('settings watcher', () => {
     expect(rules.files.map((file) => file.scope)).toEqual(['project']);
   });
 
+  it('reads a quiet project again as soon as a session runs in it (it is looked at only once a minute meanwhile)', async () => {
+    const project = join(root, 'quiet');
+    mkdirSync(join(project, '.claude'), { recursive: true });
+    const settings = join(project, '.claude', 'settings.json');
+    writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Read'] } }));
+    const changes: SettingsChanged[] = [];
+    const options = {
+      configDirs: [configDir], managedDir: join(root, 'managed'), digest: () => 'd', intervalMs: 50, statePath, stateWrites: new StateWrites(),
+      emit: (change: SettingsChanged, ack: () => void) => {
+        changes.push(change);
+        ack();
+      },
+    };
+    new SettingsWatcher(options).watchProject(project); // an earlier run: the project is in the state from now on
+    const watcher = new SettingsWatcher(options);
+    await watcher.start();
+    writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Read', 'Bash'] } }));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // six intervals: a quiet project is not looked at
+    expect(changes).toHaveLength(1);
+    watcher.watchProject(project);
+    await watcher.stop();
+    expect(changes.map((change) => change.view.sets['permissions.allow'])).toEqual([['Read'], ['Bash', 'Read']]);
+  });
+
   it('names the commit that brought a tracked file, and whether the file differs from it', async () => {
     const git = (...args: string[]) => execFileSync('git', ['-C', configDir, '-c', 'user.name=Test Author', '-c', 'user.email=t@example.invalid', ...args]);
     git('init', '-q');

@@ -26,6 +26,10 @@ const PRECEDENCE: readonly SettingsScope[] = ['user', 'project', 'local', 'manag
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
 /** Versions of a file kept for the rules at a past moment (the catch-up after a restart reads turns of the past). */
 const VERSIONS_KEPT = 20;
+/** A project with no session for this long is a quiet one: its files are looked at every QUIET_PROJECT_LOOK_MS. */
+const ACTIVE_MS = 30 * 60_000;
+/** How often a quiet project's files are looked at (a host keeps every project it ever ran a session in). */
+const QUIET_PROJECT_LOOK_MS = 60_000;
 
 /** A new version as seen, before it is handed over with what changed. */
 type Seen = Omit<SettingsChanged, 'changes'>;
@@ -41,6 +45,8 @@ interface WatchedFile {
   signature?: string;
   /** The last parse error reported, so it is reported once. */
   broken?: string;
+  /** When a follow-mode look last read it. */
+  lookedAtMs?: number;
   /** A new version seen once while following: handed over when the next look finds the file the same. */
   unsettled?: { change: Seen; signature: string | undefined };
 }
@@ -71,6 +77,8 @@ const run = promisify(execFile);
 export class SettingsWatcher {
   private readonly files = new Map<string, WatchedFile>();
   private readonly projects = new Set<string>();
+  /** When a session last ran in each project directory. */
+  private readonly activeAt = new Map<string, number>();
   /** Acknowledged versions by file: what the state file holds. */
   private readonly acknowledged = new Map<string, SettingsVersion[]>();
   private timer?: NodeJS.Timeout;
@@ -87,7 +95,10 @@ export class SettingsWatcher {
   /** Read every file once now (backfill): each new version is handed over at once. */
   async readAll(): Promise<void> {
     this.addManagedDropIns();
-    for (const file of this.files.values()) await this.look(file, false);
+    for (const file of this.files.values()) {
+      file.lookedAtMs = Date.now();
+      await this.look(file, false);
+    }
   }
 
   /**
@@ -96,7 +107,18 @@ export class SettingsWatcher {
    */
   private async poll(): Promise<void> {
     this.addManagedDropIns();
-    for (const file of this.files.values()) await this.look(file, true);
+    const now = Date.now();
+    for (const file of this.files.values()) {
+      const quiet = file.project !== undefined && this.idle(file.project, now) && !file.unsettled;
+      if (quiet && now - (file.lookedAtMs ?? 0) < QUIET_PROJECT_LOOK_MS) continue;
+      file.lookedAtMs = now;
+      await this.look(file, true);
+    }
+  }
+
+  /** No session ran in `dir` for ACTIVE_MS (or none since the start): its files are looked at less often. */
+  private idle(dir: string, now: number): boolean {
+    return now - (this.activeAt.get(dir) ?? 0) >= ACTIVE_MS;
   }
 
   /** Read every file (the rules of the first turns read are known), then look again every interval. */
@@ -117,11 +139,17 @@ export class SettingsWatcher {
     await this.polling;
   }
 
-  /** A session ran in `dir`: its project files are followed from now on, and read at once. */
+  /**
+   * A session ran in `dir`: its project files are followed from now on, and read at once when new or quiet until
+   * now (a change made while they were looked at seldom is in force from its modification time all the same).
+   */
   watchProject(dir: string): void {
-    if (dir === '' || this.projects.has(dir)) return;
-    this.register(dir);
-    for (const file of this.filesOf(dir)) this.lookSync(file);
+    if (dir === '') return;
+    const now = Date.now();
+    const lookNow = !this.projects.has(dir) || this.idle(dir, now);
+    this.activeAt.set(dir, now);
+    if (!this.projects.has(dir)) this.register(dir);
+    if (lookNow) for (const file of this.filesOf(dir)) this.lookSync(file);
   }
 
   private register(dir: string): void {
@@ -198,8 +226,13 @@ export class SettingsWatcher {
     }
   }
 
-  /** As `look`, without the git provenance (a first look from inside a pipeline round must not wait). */
+  /**
+   * As `look`, at once and without the git provenance (a look from inside a pipeline round must not wait): a version
+   * waiting to settle is handed over first.
+   */
   private lookSync(file: WatchedFile): void {
+    if (file.unsettled) this.hand(file, file.unsettled.change);
+    file.unsettled = undefined;
     const change = this.read(file);
     if (!change) return;
     inForce(file, change);
