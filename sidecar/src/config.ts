@@ -25,6 +25,8 @@ export interface Config {
   summaryTtlDays: number;
   /** How long the oldest item read waits before it is delivered (`run`), unless a full batch goes first. */
   flushIntervalMs: number;
+  /** Finds a session's ticket in its branch (`ccotel.ticket`: the first group, else the match); none: no tickets. */
+  ticketPattern?: RegExp;
   paths: StatePaths;
 }
 
@@ -82,6 +84,7 @@ export interface ConfigOverrides {
   contentMaxLength?: number;
   idleMs?: number;
   scanIntervalMs?: number;
+  ticketPattern?: string;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
@@ -127,12 +130,23 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
       60_000,
       ' of ms',
     ),
+    ticketPattern: patternOf(pick({ name: '--ticket-pattern', value: overrides.ticketPattern }, 'CCOTEL_TICKET_PATTERN', 'ticket_pattern')),
     paths,
   };
   for (const key of Object.keys(file)) {
     if (!fileKeys.includes(key)) throw new ConfigError(`${path}: unknown key "${key}" (did you mean "${closest(key, fileKeys)}"?)`);
   }
   return config;
+}
+
+/** A regular expression as given (JavaScript syntax); empty: none. */
+function patternOf(setting: { value: unknown; from: string } | undefined): RegExp | undefined {
+  if (setting === undefined || String(setting.value) === '') return undefined;
+  try {
+    return new RegExp(String(setting.value));
+  } catch (error) {
+    throw new ConfigError(`${setting.from} must be a regular expression, not ${JSON.stringify(setting.value)} (${(error as Error).message})`);
+  }
 }
 
 /** `none` (or empty) means no store: OTLP only, and chdb is never loaded. */
