@@ -42,10 +42,24 @@ const SKIPPED = 'ccotel.record.skipped';
  * The version of the views (their comment): a store whose views carry another is upgraded when it is opened
  * (retention/facts.ts): new columns added, the views made again, the facts of the raw rows still there rebuilt.
  */
-export const FACTS_VERSION = 'ccotel facts 2';
+export const FACTS_VERSION = 'ccotel facts 3';
 
 /** Span attribute naming the session a chat's rows carry when the chat is in no session (a warmup under a fresh id). */
 export const TRANSCRIPT_SESSION_ATTRIBUTE = 'ccotel.transcript.session_id';
+
+/**
+ * Attribution (DESIGN §11) a span carries: where its session was at the row that made it, and the resource
+ * attributes given beyond the ones with columns of their own (OTEL_RESOURCE_ATTRIBUTES: team, cost_center, …).
+ */
+export const ATTRIBUTION_COLUMNS = [
+  "Repository String COMMENT 'vcs.repository.url.full (normalised, no credentials), capped' CODEC(ZSTD(1))",
+  "Branch String COMMENT 'vcs.ref.head.name, capped' CODEC(ZSTD(1))",
+  "Ticket String COMMENT 'ccotel.ticket, capped' CODEC(ZSTD(1))",
+  "Resource Map(LowCardinality(String), String) COMMENT 'resource attributes but service.*, host.*, user.*, telemetry.*, process.* and ccotel.*, values capped' CODEC(ZSTD(1))",
+];
+
+/** Resource attributes the facts leave out of `Resource`: they have columns (Host, User) or name the sender, not the work. */
+const OWN_RESOURCE_KEYS = "match(k, '^(service|host|user|telemetry|process|os|ccotel)\\\\.')";
 
 const SPAN_COLUMNS = [
   'SpanId String CODEC(ZSTD(1))',
@@ -55,6 +69,7 @@ const SPAN_COLUMNS = [
   'Host LowCardinality(String) CODEC(ZSTD(1))',
   'User LowCardinality(String) CODEC(ZSTD(1))',
   "Project String COMMENT 'ccotel.cwd of the span (masked by the sidecar), capped' CODEC(ZSTD(1))",
+  ...ATTRIBUTION_COLUMNS,
   "Kind LowCardinality(String) COMMENT 'turn | tool | chat'",
   "Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call'",
   "Outcome LowCardinality(String) COMMENT 'ccotel.turn.outcome / ccotel.tool.outcome'",
@@ -105,6 +120,9 @@ export function spanFactsSelect(source: string): string {
   if(${a}['session.id'] != '', ${a}['session.id'], ${a}['${TRANSCRIPT_SESSION_ATTRIBUTE}']) AS SessionId,
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
   ${capped(`${a}['ccotel.cwd']`)} AS Project,
+  ${capped(`${a}['vcs.repository.url.full']`)} AS Repository, ${capped(`${a}['vcs.ref.head.name']`)} AS Branch,
+  ${capped(`${a}['ccotel.ticket']`)} AS Ticket,
+  mapApply((k, v) -> (k, ${capped('v')}), mapFilter((k, v) -> NOT (${OWN_RESOURCE_KEYS}), ResourceAttributes)) AS Resource,
   multiIf(SpanName = '${TURN_SPAN}', 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
   multiIf(Kind = 'chat', if(${a}['gen_ai.request.model'] != '', ${a}['gen_ai.request.model'], substring(SpanName, ${CHAT_SPAN_PREFIX.length + 1})),
           Kind = 'tool', ${a}['gen_ai.tool.name'], '') AS Name,
