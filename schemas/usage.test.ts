@@ -73,4 +73,10 @@ it('keeps where a span came from: repository, branch, ticket and the resource at
     Host: 'h2', User: 'u2', Project: '/src/app', Repository: 'https://h/acme/app', Branch: 'feature/ABC-7', Ticket: 'ABC-7',
     Resource: { cost_center: 'cc-42', team: 'payments' },
   }]);
+  await insert('otel_logs', [{
+    Timestamp: chTime(at), EventName: 'ccotel.permission.blocked', ResourceAttributes: { 'host.name': 'h2', team: 'payments' },
+    LogAttributes: { 'session.id': 's1', 'ccotel.record.id': 'attributed-block', 'vcs.repository.url.full': 'https://h/acme/app', 'vcs.ref.head.name': 'main' },
+  }]);
+  expect(await rows(store.client, `SELECT Repository, Branch, Ticket, Resource FROM ${USAGE_TABLES.events} FINAL WHERE RecordId = 'attributed-block'`))
+    .toEqual([{ Repository: 'https://h/acme/app', Branch: 'main', Ticket: '', Resource: { team: 'payments' } }]);
 });

@@ -89,6 +89,7 @@ const EVENT_COLUMNS = [
   'SessionId String CODEC(ZSTD(1))',
   'Host LowCardinality(String) CODEC(ZSTD(1))',
   'User LowCardinality(String) CODEC(ZSTD(1))',
+  ...ATTRIBUTION_COLUMNS,
   'EventName LowCardinality(String)',
   "Source LowCardinality(String) COMMENT 'source attribute (session starts, permission blocks)'",
   "Mode LowCardinality(String) COMMENT 'failure mode'",
@@ -110,6 +111,13 @@ export const FACTS_COLUMNS = { spans: names(SPAN_COLUMNS), events: names(EVENT_C
 const num = (map: string, key: string, type = 'UInt64'): string => `to${type}OrZero(${map}['${key}'])`;
 const capped = (expression: string): string => `leftUTF8(${expression}, ${SUMMARY_TEXT_CAP})`;
 
+/** The ATTRIBUTION_COLUMNS out of a span's or record's attributes (`attributes`) and its resource. */
+function attributionSelect(attributes: string): string {
+  return `${capped(`${attributes}['vcs.repository.url.full']`)} AS Repository, ${capped(`${attributes}['vcs.ref.head.name']`)} AS Branch,
+  ${capped(`${attributes}['ccotel.ticket']`)} AS Ticket,
+  mapApply((k, v) -> (k, ${capped('v')}), mapFilter((k, v) -> NOT (${OWN_RESOURCE_KEYS}), ResourceAttributes)) AS Resource`;
+}
+
 /** SELECT turning otel_traces rows into span facts (the view's query, and the repair's). */
 export function spanFactsSelect(source: string): string {
   const a = 'SpanAttributes';
@@ -120,9 +128,7 @@ export function spanFactsSelect(source: string): string {
   if(${a}['session.id'] != '', ${a}['session.id'], ${a}['${TRANSCRIPT_SESSION_ATTRIBUTE}']) AS SessionId,
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
   ${capped(`${a}['ccotel.cwd']`)} AS Project,
-  ${capped(`${a}['vcs.repository.url.full']`)} AS Repository, ${capped(`${a}['vcs.ref.head.name']`)} AS Branch,
-  ${capped(`${a}['ccotel.ticket']`)} AS Ticket,
-  mapApply((k, v) -> (k, ${capped('v')}), mapFilter((k, v) -> NOT (${OWN_RESOURCE_KEYS}), ResourceAttributes)) AS Resource,
+  ${attributionSelect(a)},
   multiIf(SpanName = '${TURN_SPAN}', 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
   multiIf(Kind = 'chat', if(${a}['gen_ai.request.model'] != '', ${a}['gen_ai.request.model'], substring(SpanName, ${CHAT_SPAN_PREFIX.length + 1})),
           Kind = 'tool', ${a}['gen_ai.tool.name'], '') AS Name,
@@ -150,6 +156,7 @@ export function eventFactsSelect(source: string): string {
   return `SELECT
   ${LOG_RECORD_ID} AS RecordId, Timestamp, ${a}['session.id'] AS SessionId,
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
+  ${attributionSelect(a)},
   EventName, ${a}['source'] AS Source, ${a}['mode'] AS Mode, ${a}['reason'] AS Reason,
   ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd,
   JSONExtract(${a}['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,
