@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { machineId } from '../../sidecar/src/resource.js';
-import { assertBuilt, cliEnv, runCli } from '../reliability/cli.js';
+import { assertBuilt, cliEnv, runCli, runProcess } from '../reliability/cli.js';
 import { sessionPath, turnLines, uuidOf } from '../reliability/transcripts.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ccotel-attribution-'));
@@ -144,6 +144,23 @@ describe('summaries', () => {
       { Repository: 'https://git.example.com/acme/alpha', Branch: 'feature/PAY-12-retry', Branches: ['feature/PAY-12-retry', 'main'], Ticket: 'PAY-12', Resource: { cost_center: 'cc-42', team: 'payments' } },
       { Repository: 'https://github.com/acme/beta', Branch: 'PAY-7-fix', Branches: ['PAY-7-fix'], Ticket: 'PAY-7', Resource: { cost_center: 'cc-42', team: 'payments' } },
     ]);
+  });
+});
+
+describe('the web view', () => {
+  it('lists each session with its repository and the branch it was on last', async () => {
+    const dist = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src');
+    const script = `const { openStore } = await import(${JSON.stringify(join(dist, 'store', 'open-store.js'))});
+      const { UiData } = await import(${JSON.stringify(join(dist, 'ui', 'data.js'))});
+      const store = await openStore(process.argv[1], { command: 'test', access: 'read' });
+      try { console.log(JSON.stringify((await new UiData(store.client).sessions({})).map(({ session, repo, branch }) => ({ session, repo, branch })))); } finally { await store.close(); }`;
+    const result = await runProcess(process.execPath, ['--input-type=module', '-e', script, store], env);
+    expect(result.status, result.stderr).toBe(0);
+    const sessions = new Map((JSON.parse(result.stdout) as { session: string; repo: string; branch: string }[]).map((row) => [row.session, row]));
+    expect(sessions.size).toBe(SESSIONS.length);
+    for (const plan of SESSIONS) {
+      expect(sessions.get(plan.id), plan.cwd).toEqual({ session: plan.id, repo: REPOSITORY_OF.get(plan.cwd) ?? '', branch: plan.branches.at(-1) });
+    }
   });
 });
 

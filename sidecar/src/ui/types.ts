@@ -31,6 +31,9 @@ export interface DaySeries {
 export interface SessionRow {
   session: string;
   project: string;
+  /** The repository (vcs.repository.url.full) and branch of its latest span that names them ('' : none). */
+  repo: string;
+  branch: string;
   start_ms: number;
   end_ms: number;
   /** From the summaries, also when the raw tables no longer hold the session. */
