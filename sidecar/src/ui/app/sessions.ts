@@ -62,7 +62,7 @@ export class SessionsPage implements Page {
   private readonly viewport = h('div', { class: 'viewport', 'data-testid': 'sessions-viewport' });
   private readonly spacer = h('div', { class: 'spacer' });
   private readonly body = h('div', { class: 'rows' });
-  private readonly filter = h('input', { type: 'search', placeholder: 'filter: project, repository, branch, session id, outcome, state, failure mode', 'aria-label': 'filter' });
+  private readonly filter = h('input', { type: 'search', placeholder: 'filter: project, repo, branch, session, outcome, state…', 'aria-label': 'filter' });
   private readonly totals = h('div', { class: 'totals' });
   private readonly headRow = h('div', { class: 'row head' });
   private readonly empty = h('p', { class: 'empty', hidden: true });
