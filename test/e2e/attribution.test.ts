@@ -148,19 +148,31 @@ describe('summaries', () => {
 });
 
 describe('the web view', () => {
-  it('lists each session with its repository and the branch it was on last', async () => {
+  /** What the web view's data for `page` (its sessions or overview) holds, as JSON. */
+  async function webView<T>(page: 'sessions' | 'overview'): Promise<T> {
     const dist = join(import.meta.dirname, '..', '..', 'dist', 'sidecar', 'src');
     const script = `const { openStore } = await import(${JSON.stringify(join(dist, 'store', 'open-store.js'))});
       const { UiData } = await import(${JSON.stringify(join(dist, 'ui', 'data.js'))});
       const store = await openStore(process.argv[1], { command: 'test', access: 'read' });
-      try { console.log(JSON.stringify((await new UiData(store.client).sessions({})).map(({ session, repo, branch }) => ({ session, repo, branch })))); } finally { await store.close(); }`;
+      try { console.log(JSON.stringify(await new UiData(store.client).${page}({}))); } finally { await store.close(); }`;
     const result = await runProcess(process.execPath, ['--input-type=module', '-e', script, store], env);
     expect(result.status, result.stderr).toBe(0);
-    const sessions = new Map((JSON.parse(result.stdout) as { session: string; repo: string; branch: string }[]).map((row) => [row.session, row]));
+    return JSON.parse(result.stdout) as T;
+  }
+
+  it('lists each session with its repository and the branch it was on last', async () => {
+    const sessions = new Map((await webView<{ session: string; repo: string; branch: string }[]>('sessions')).map(({ session, repo, branch }) => [session, { session, repo, branch }]));
     expect(sessions.size).toBe(SESSIONS.length);
     for (const plan of SESSIONS) {
       expect(sessions.get(plan.id), plan.cwd).toEqual({ session: plan.id, repo: REPOSITORY_OF.get(plan.cwd) ?? '', branch: plan.branches.at(-1) });
     }
+  });
+
+  it('sums the overview\'s usage by repository as this test counts it', async () => {
+    const { repositories } = await webView<{ repositories: { repository: string; sessions: number; tokens: number }[] }>('overview');
+    const expected = figures(tally((plan) => REPOSITORY_OF.get(plan.cwd) ?? ''))
+      .map(({ value, sessions, input_tokens, output_tokens }) => ({ repository: value, sessions, tokens: input_tokens + output_tokens }));
+    expect(repositories.map(({ repository, sessions, tokens }) => ({ repository, sessions, tokens })).sort((a, b) => a.repository.localeCompare(b.repository))).toEqual(expected);
   });
 });
 

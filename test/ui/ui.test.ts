@@ -179,6 +179,10 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     expect(shownProjects.map((row) => row.cost_usd)).toEqual(shownProjects.map((row) => row.cost_usd).sort((a, b) => b - a));
     const cells = await page.$$eval('section.report.wide tbody tr td.path', (elements) => elements.map((element) => element.textContent));
     expect(cells).toEqual(shownProjects.map((row) => row.project || '(unknown)'));
+    // The generated projects are in no repository: no table by repository, all usage is of none.
+    expect(await page.$('[data-usage-by="repository"]')).toBeNull();
+    const shownRepositories = (await page.evaluate(async () => (await (await fetch('/api/overview')).json()).repositories)) as { repository: string; sessions: number }[];
+    expect(shownRepositories).toEqual([expect.objectContaining({ repository: '', sessions: bySession.rows.length })]);
   });
 
   it('limits every figure to a custom time range, and offers the presets', async () => {

@@ -7,7 +7,7 @@ import { renderUsage } from '../commands/report.js';
 import { billingBlocks } from './blocks.js';
 import { SHARED_QUERIES, spanGroups } from './queries.js';
 import { selectRows } from './select.js';
-import { dailyFromChatDays, unpricedByDay, usageByProject, usageReport, type ChatDay } from './usage.js';
+import { dailyFromChatDays, unpricedByDay, usageByPlace, usageByProject, usageReport, usageSummedBy, type ChatDay } from './usage.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 9, 5, 22, 30); // a Monday, 22:30 UTC
@@ -76,6 +76,18 @@ describe('usageReport', () => {
     expect(projects.find((row) => row.project === '/src/web')).toMatchObject({ tokens: 120, cost_usd: 1.75 });
     expect(await usageByProject(store.client, { timezone: 'UTC', model: 'claude-sonnet-4-5' })).toEqual([{ project: '/src/web', sessions: 1, tokens: 50, cost_usd: 0.25 }]);
     expect((await usageReport(store.client, 'daily', { timezone: 'UTC' })).rows.map((row) => row.project)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('sums the session rows by project and repository in one read, and by either from those', async () => {
+    const places = await usageByPlace(store.client, { timezone: 'UTC' });
+    expect(places.sort((x, y) => x.project.localeCompare(y.project))).toEqual([
+      { project: '/src/payments', repository: '', sessions: 1, tokens: 310, cost_usd: 1.5 },
+      { project: '/src/web', repository: 'https://h/acme/web', sessions: 1, tokens: 120, cost_usd: 1.75 },
+    ]);
+    expect(usageSummedBy([...places, { ...places[1], project: '/src/web-2' }], 'repository').sort((x, y) => x.repository.localeCompare(y.repository))).toEqual([
+      { repository: '', sessions: 1, tokens: 310, cost_usd: 1.5 },
+      { repository: 'https://h/acme/web', sessions: 2, tokens: 240, cost_usd: 3.5 },
+    ]);
   });
 
   it("adds up the days from the report's span groups as `report daily` does, Claude Code's cost of an unpriced model included", async () => {

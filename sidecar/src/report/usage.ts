@@ -212,31 +212,54 @@ export interface ProjectUsage {
   cost_usd: number;
 }
 
+/** A session's usage where it was: its project and the repository of its latest span that names one ('' : none). */
+export interface PlaceUsage extends ProjectUsage {
+  repository: string;
+}
+
 /**
- * `usageReport(…, 'session')`'s rows summed by project (a session's project is its first cwd), in SQL: the
- * same figures without a row per session and model leaving the store. Unordered. One read with FINAL of the
- * span facts gives each session's project and its chats' sums together (the items' join of a project to
+ * `usageReport(…, 'session')`'s rows summed by project (a session's project is its first cwd) and repository (its
+ * last), in SQL: the same figures without a row per session and model leaving the store. Unordered. One read with
+ * FINAL of the span facts gives each session's place and its chats' sums together (the items' join of a project to
  * every chat read them twice); the unpriced models' own cost is added per session.
  */
-export async function usageByProject(client: ClickHouseClient, filter: UsageFilter = {}): Promise<ProjectUsage[]> {
+export async function usageByPlace(client: ClickHouseClient, filter: UsageFilter = {}): Promise<PlaceUsage[]> {
   const database = filter.database ?? 'default';
   const { spans } = usageTableNames(database);
   const { params } = filterParams(filter);
   // The item filters but the project's apply to each chat (as to each item); the project's to the session.
   const itemFilter = filterSql({ ...filter, project: undefined });
   const chat = `Kind = 'chat' AND ${itemFilter}`;
-  const projects = await selectRows<ProjectUsage>(client,
+  const places = await selectRows<PlaceUsage>(client,
     `WITH ${unpricedSql(database)},
        unpricedCost AS (SELECT SessionId, sum(r.ByModel[u.Model]) AS Cost FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
                         WHERE ${itemFilter} GROUP BY SessionId)
-     SELECT Project AS project, count() AS sessions, sum(Tokens) AS tokens, sum(s.Cost + u.Cost) AS cost_usd FROM (
-       SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project, sumIf(CostUsd, ${chat}) AS Cost,
+     SELECT Project AS project, Repository AS repository, count() AS sessions, sum(Tokens) AS tokens, sum(s.Cost + u.Cost) AS cost_usd FROM (
+       SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project,
+         argMaxIf(Repository, Timestamp, Repository != '') AS Repository, sumIf(CostUsd, ${chat}) AS Cost,
          sumIf(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens, ${chat}) AS Tokens
        FROM (SELECT *, Name AS Model FROM ${spans} FINAL) GROUP BY SessionId HAVING countIf(${chat}) > 0
      ) AS s LEFT JOIN unpricedCost AS u USING (SessionId)
-     WHERE ${filterSql({ project: filter.project })} GROUP BY project`, params);
-  // Rounded as addTokens rounds the per-session sums.
-  return projects.map((row) => ({ ...row, cost_usd: Math.round(row.cost_usd * 1e9) / 1e9 }));
+     WHERE ${filterSql({ project: filter.project })} GROUP BY project, repository`, params);
+  return places.map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) }));
+}
+
+/** Rounded as addTokens rounds the per-session sums. */
+const roundUsd = (usd: number) => Math.round(usd * 1e9) / 1e9;
+
+/** Usage of `places` summed by project, or by repository: each session is in one place, so the sums are exact. */
+export function usageSummedBy<K extends 'project' | 'repository'>(places: readonly PlaceUsage[], key: K): (Pick<PlaceUsage, K | 'sessions' | 'tokens' | 'cost_usd'>)[] {
+  const sums = new Map<string, Pick<PlaceUsage, K | 'sessions' | 'tokens' | 'cost_usd'>>();
+  for (const place of places) {
+    const sum = sums.get(place[key]) ?? ({ [key]: place[key], sessions: 0, tokens: 0, cost_usd: 0 } as Pick<PlaceUsage, K | 'sessions' | 'tokens' | 'cost_usd'>);
+    sums.set(place[key], { ...sum, sessions: sum.sessions + Number(place.sessions), tokens: sum.tokens + Number(place.tokens), cost_usd: roundUsd(sum.cost_usd + place.cost_usd) });
+  }
+  return [...sums.values()];
+}
+
+/** `usageByPlace` by project. Unordered. */
+export async function usageByProject(client: ClickHouseClient, filter: UsageFilter = {}): Promise<ProjectUsage[]> {
+  return usageSummedBy(await usageByPlace(client, filter), 'project');
 }
 
 /** Chats of one model on one UTC day, summed (the report's span groups, `model_day`). */

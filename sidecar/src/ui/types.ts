@@ -59,11 +59,17 @@ export interface ProjectRow {
   cost_usd: number;
 }
 
+/** A repository's sessions (each counted in the repository of its latest span that names one; '' : none). */
+export interface RepositoryRow extends Omit<ProjectRow, 'project'> {
+  repository: string;
+}
+
 export interface Overview {
   range: TimeRange;
   report: ReportJson;
   days: DaySeries;
   projects: ProjectRow[];
+  repositories: RepositoryRow[];
 }
 
 export interface SpanRow {
