@@ -49,6 +49,10 @@ export interface SessionSpec {
   host: string;
   user: string;
   project: string;
+  /** Attribution (DESIGN §11) on every span and record: `vcs.repository.url.full`, `vcs.ref.head.name`; the resource's `team`. */
+  repo?: string;
+  branch?: string;
+  team?: string;
   startMs: number;
   /** Sources of `ccotel.session.started` records after the first (startup) one, e.g. ['resume']. */
   restarts: Array<{ atMs: number; source: 'resume' | 'clear' | 'compact' | 'fork' }>;
@@ -75,10 +79,11 @@ export function chTime(ms: number): string {
 const SEVERITY_NUMBER: Record<string, number> = { DEBUG: 5, INFO: 9, WARN: 13, ERROR: 17 };
 
 export function sessionRows(spec: SessionSpec): CorpusRows {
-  const resource = { 'service.name': 'ccotel', 'host.name': spec.host, 'user.name': spec.user };
+  const resource = { 'service.name': 'ccotel', 'host.name': spec.host, 'user.name': spec.user, ...(spec.team ? { team: spec.team } : {}) };
   const traces: Record<string, unknown>[] = [];
   const logs: Record<string, unknown>[] = [];
-  const common = { 'session.id': spec.id, 'gen_ai.conversation.id': spec.id };
+  const place = { ...(spec.repo ? { 'vcs.repository.url.full': spec.repo } : {}), ...(spec.branch ? { 'vcs.ref.head.name': spec.branch } : {}) };
+  const common = { 'session.id': spec.id, 'gen_ai.conversation.id': spec.id, ...place };
 
   const span = (traceId: string, spanId: string, parent: string, name: string, startMs: number, durationMs: number,
     operation: string, attributes: Record<string, string>, error = false) =>
@@ -94,7 +99,7 @@ export function sessionRows(spec: SessionSpec): CorpusRows {
       Timestamp: chTime(atMs), TraceId: traceId, SpanId: spanId, SeverityText: severity,
       SeverityNumber: SEVERITY_NUMBER[severity] ?? 9, ServiceName: 'ccotel', Body: body, ResourceAttributes: resource,
       ScopeName: 'ccotel', EventName: eventName,
-      LogAttributes: { ...attributes, 'session.id': spec.id, 'ccotel.record.id': hex(`${spec.id}:${eventName}:${atMs}:${logs.length}`, 24) },
+      LogAttributes: { ...place, ...attributes, 'session.id': spec.id, 'ccotel.record.id': hex(`${spec.id}:${eventName}:${atMs}:${logs.length}`, 24) },
     });
 
   log(spec.startMs, 'ccotel.session.started', 'INFO', { source: 'startup' });
@@ -180,6 +185,8 @@ export function expectedSummary(spec: SessionSpec) {
     Host: spec.host,
     User: spec.user,
     Project: spec.project,
+    Repository: spec.repo ?? '',
+    Branch: spec.branch ?? '',
     Turns: spec.turns.length,
     TurnOutcomes: countBy(spec.turns, (t) => t.outcome),
     ToolCalls: tools.length,
@@ -250,6 +257,10 @@ export function generateSessions(count: number, endMs: number, spanDays: number,
       host: `host-${s % 3}`,
       user: `user-${s % 4}`,
       project: `/work/project-${s % 5}`,
+      // Not drawn from `random`: the figures of the corpora made before these fields stay the same.
+      ...(s % 5 === 4 ? {} : { repo: `https://git.example.com/acme/project-${s % 5}` }),
+      branch: ['main', 'feature/PAY-1', 'main'][s % 3],
+      team: `team-${s % 2}`,
       startMs,
       restarts: random() < 0.4 ? [{ atMs: 30 * 60_000, source: 'resume' }] : [],
       turns,

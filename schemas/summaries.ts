@@ -35,6 +35,11 @@ const FACT_COLUMNS = [
   'Host LowCardinality(String) CODEC(ZSTD(1))',
   'User LowCardinality(String) CODEC(ZSTD(1))',
   "Project String COMMENT 'working directory of the session (as masked by the sidecar), capped' CODEC(ZSTD(1))",
+  "Repository String COMMENT 'vcs.repository.url.full of its last span (of the day) that names one' CODEC(ZSTD(1))",
+  "Branch String COMMENT 'vcs.ref.head.name of its last span (of the day) that names one' CODEC(ZSTD(1))",
+  "Branches Array(String) COMMENT 'every branch its spans (of the day) name, sorted' CODEC(ZSTD(1))",
+  "Ticket String COMMENT 'ccotel.ticket of its last span (of the day) that names one' CODEC(ZSTD(1))",
+  "Resource Map(LowCardinality(String), String) COMMENT 'resource attributes of its last span (of the day), as in ccotel_span_facts' CODEC(ZSTD(1))",
   'FirstSeen DateTime64(3) CODEC(Delta, ZSTD(1))',
   'LastSeen DateTime64(3) CODEC(Delta, ZSTD(1))',
   'Turns UInt32',
@@ -101,7 +106,7 @@ export function summaryTablesDdl(opts: SummarySchemaOptions = {}): string[] {
 }
 
 /** Columns added after the first release of these tables: a store made then gets them (idempotent). */
-const ADDED_COLUMNS = FACT_COLUMNS.filter((c) => /^(CostUsd|ReportedCostUsd|LinesAdded|LinesRemoved) /.test(c));
+const ADDED_COLUMNS = FACT_COLUMNS.filter((c) => /^(CostUsd|ReportedCostUsd|LinesAdded|LinesRemoved|Repository|Branch|Branches|Ticket|Resource) /.test(c));
 
 export function summaryUpgradeDdl(opts: SummarySchemaOptions = {}): string[] {
   const ctx = renderContext(opts);

@@ -61,3 +61,22 @@ it('keeps the facts forever by default, and has a cluster variant: views on each
   expect(ddl.find((s) => s.includes('MATERIALIZED VIEW'))).toContain('TO `otel`.`ccotel_span_facts_local`');
   expect(ddl.join('\n')).toContain('FROM `otel`.`otel_traces_local`');
 });
+
+it('keeps where a span came from: repository, branch, ticket and the resource attributes given beyond host, user and service', async () => {
+  const at = Date.now() - DAY;
+  await insert('otel_traces', [{
+    ...chat('attributed', at),
+    ResourceAttributes: { 'host.name': 'h2', 'host.id': 'ab12', 'user.name': 'u2', 'service.name': 'ccotel', 'ccotel.content.level': 'masked', team: 'payments', cost_center: 'cc-42' },
+    SpanAttributes: { ...chat('x', at).SpanAttributes, 'ccotel.cwd': '/src/app', 'vcs.repository.url.full': 'https://h/acme/app', 'vcs.ref.head.name': 'feature/ABC-7', 'ccotel.ticket': 'ABC-7' },
+  }]);
+  expect(await rows(store.client, `SELECT Host, User, Project, Repository, Branch, Ticket, Resource FROM ${USAGE_TABLES.spans} FINAL WHERE SpanId = 'attributed'`)).toEqual([{
+    Host: 'h2', User: 'u2', Project: '/src/app', Repository: 'https://h/acme/app', Branch: 'feature/ABC-7', Ticket: 'ABC-7',
+    Resource: { cost_center: 'cc-42', team: 'payments' },
+  }]);
+  await insert('otel_logs', [{
+    Timestamp: chTime(at), EventName: 'ccotel.permission.blocked', ResourceAttributes: { 'host.name': 'h2', team: 'payments' },
+    LogAttributes: { 'session.id': 's1', 'ccotel.record.id': 'attributed-block', 'vcs.repository.url.full': 'https://h/acme/app', 'vcs.ref.head.name': 'main' },
+  }]);
+  expect(await rows(store.client, `SELECT Repository, Branch, Ticket, Resource FROM ${USAGE_TABLES.events} FINAL WHERE RecordId = 'attributed-block'`))
+    .toEqual([{ Repository: 'https://h/acme/app', Branch: 'main', Ticket: '', Resource: { team: 'payments' } }]);
+});

@@ -42,12 +42,26 @@ const SKIPPED = 'ccotel.record.skipped';
  * The version of the views (their comment): a store whose views carry another is upgraded when it is opened
  * (retention/facts.ts): new columns added, the views made again, the facts of the raw rows still there rebuilt.
  */
-export const FACTS_VERSION = 'ccotel facts 2';
+export const FACTS_VERSION = 'ccotel facts 3';
 
 /** Span attribute naming the session a chat's rows carry when the chat is in no session (a warmup under a fresh id). */
 /** A chat's input tokens without cache reads and writes (the provider's `input_tokens`; `gen_ai.usage.input_tokens` includes them). */
 export const UNCACHED_INPUT_ATTRIBUTE = 'ccotel.usage.uncached.input_tokens';
 export const TRANSCRIPT_SESSION_ATTRIBUTE = 'ccotel.transcript.session_id';
+
+/**
+ * Attribution (DESIGN §11) a span carries: where its session was at the row that made it, and the resource
+ * attributes given beyond the ones with columns of their own (OTEL_RESOURCE_ATTRIBUTES: team, cost_center, …).
+ */
+export const ATTRIBUTION_COLUMNS = [
+  "Repository String COMMENT 'vcs.repository.url.full (normalised, no credentials), capped' CODEC(ZSTD(1))",
+  "Branch String COMMENT 'vcs.ref.head.name, capped' CODEC(ZSTD(1))",
+  "Ticket String COMMENT 'ccotel.ticket, capped' CODEC(ZSTD(1))",
+  "Resource Map(LowCardinality(String), String) COMMENT 'resource attributes but service.*, host.*, user.*, telemetry.*, process.* and ccotel.*, values capped' CODEC(ZSTD(1))",
+];
+
+/** Resource attributes the facts leave out of `Resource`: they have columns (Host, User) or name the sender, not the work. */
+const OWN_RESOURCE_KEYS = "match(k, '^(service|host|user|telemetry|process|os|ccotel)\\\\.')";
 
 const SPAN_COLUMNS = [
   'SpanId String CODEC(ZSTD(1))',
@@ -57,6 +71,7 @@ const SPAN_COLUMNS = [
   'Host LowCardinality(String) CODEC(ZSTD(1))',
   'User LowCardinality(String) CODEC(ZSTD(1))',
   "Project String COMMENT 'ccotel.cwd of the span (masked by the sidecar), capped' CODEC(ZSTD(1))",
+  ...ATTRIBUTION_COLUMNS,
   "Kind LowCardinality(String) COMMENT 'turn | tool | chat'",
   "Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call'",
   "Outcome LowCardinality(String) COMMENT 'ccotel.turn.outcome / ccotel.tool.outcome'",
@@ -76,6 +91,7 @@ const EVENT_COLUMNS = [
   'SessionId String CODEC(ZSTD(1))',
   'Host LowCardinality(String) CODEC(ZSTD(1))',
   'User LowCardinality(String) CODEC(ZSTD(1))',
+  ...ATTRIBUTION_COLUMNS,
   'EventName LowCardinality(String)',
   "Source LowCardinality(String) COMMENT 'source attribute (session starts, permission blocks)'",
   "Mode LowCardinality(String) COMMENT 'failure mode'",
@@ -97,6 +113,13 @@ export const FACTS_COLUMNS = { spans: names(SPAN_COLUMNS), events: names(EVENT_C
 const num = (map: string, key: string, type = 'UInt64'): string => `to${type}OrZero(${map}['${key}'])`;
 const capped = (expression: string): string => `leftUTF8(${expression}, ${SUMMARY_TEXT_CAP})`;
 
+/** The ATTRIBUTION_COLUMNS out of a span's or record's attributes (`attributes`) and its resource. */
+function attributionSelect(attributes: string): string {
+  return `${capped(`${attributes}['vcs.repository.url.full']`)} AS Repository, ${capped(`${attributes}['vcs.ref.head.name']`)} AS Branch,
+  ${capped(`${attributes}['ccotel.ticket']`)} AS Ticket,
+  mapApply((k, v) -> (k, ${capped('v')}), mapFilter((k, v) -> NOT (${OWN_RESOURCE_KEYS}), ResourceAttributes)) AS Resource`;
+}
+
 /** SELECT turning otel_traces rows into span facts (the view's query, and the repair's). */
 export function spanFactsSelect(source: string): string {
   const a = 'SpanAttributes';
@@ -107,6 +130,7 @@ export function spanFactsSelect(source: string): string {
   if(${a}['session.id'] != '', ${a}['session.id'], ${a}['${TRANSCRIPT_SESSION_ATTRIBUTE}']) AS SessionId,
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
   ${capped(`${a}['ccotel.cwd']`)} AS Project,
+  ${attributionSelect(a)},
   multiIf(SpanName = '${TURN_SPAN}', 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
   multiIf(Kind = 'chat', if(${a}['gen_ai.request.model'] != '', ${a}['gen_ai.request.model'], substring(SpanName, ${CHAT_SPAN_PREFIX.length + 1})),
           Kind = 'tool', ${a}['gen_ai.tool.name'], '') AS Name,
@@ -135,6 +159,7 @@ export function eventFactsSelect(source: string): string {
   return `SELECT
   ${LOG_RECORD_ID} AS RecordId, Timestamp, ${a}['session.id'] AS SessionId,
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
+  ${attributionSelect(a)},
   EventName, ${a}['source'] AS Source, ${a}['mode'] AS Mode, ${a}['reason'] AS Reason,
   ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd,
   JSONExtract(${a}['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,

@@ -6,7 +6,9 @@
 import {
   DashboardBuilder,
   DatasourceVariableBuilder,
+  QueryVariableBuilder,
   RowBuilder,
+  VariableRefresh,
   TextBoxVariableBuilder,
   type Dashboard,
 } from '@grafana/grafana-foundation-sdk/dashboard';
@@ -16,6 +18,10 @@ import { PanelBuilder as TableBuilder } from '@grafana/grafana-foundation-sdk/ta
 import { PanelBuilder as TimeSeriesBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { CLICKHOUSE_PLUGIN, ClickHouseQueryBuilder, DATASOURCE } from './clickhouse-query.js';
 import {
+  ALL,
+  DIMENSIONS,
+  DIMENSION_FILTER,
+  dimensionValuesSql,
   HOST,
   RAW_DETAIL,
   chatFacts,
@@ -68,6 +74,13 @@ function dashboard(uid: string, title: string, rows: Array<[string, PanelSpec[]]
     .time({ from: 'now-24h', to: 'now' })
     .timezone('browser')
     .withVariable(new DatasourceVariableBuilder('datasource').label('ClickHouse').type(CLICKHOUSE_PLUGIN));
+  // A board whose figures read the facts can be narrowed to hosts, users, repositories, branches, teams.
+  if (rows.some(([, panels]) => panels.some((spec) => spec.sql.includes(DIMENSION_FILTER)))) {
+    for (const { variable, label, column } of DIMENSIONS) {
+      builder.withVariable(new QueryVariableBuilder(variable).label(label).datasource(DATASOURCE).query(dimensionValuesSql(column))
+        .multi(true).includeAll(true).allValue(ALL).current({ text: 'All', value: '$__all' }).refresh(VariableRefresh.OnTimeRangeChanged));
+    }
+  }
   extra?.(builder);
   for (const [rowTitle, panels] of rows) {
     builder.withRow(new RowBuilder(rowTitle));

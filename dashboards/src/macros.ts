@@ -53,7 +53,8 @@ export const PLUGIN_MACROS: Record<string, Macro> = {
 
 /** Like Grafana's template service: known variables are replaced, anything else (`$HOME` in a regex) is left. */
 export function interpolateVariables(sql: string, variables: Record<string, string> = {}): string {
-  return sql.replace(/\$\{(\w+)\}|\$(?!__)(\w+)/g, (match, braced: string | undefined, bare: string | undefined) => {
+  // `${name:format}`: the value is given formatted (a test passes what Grafana would put in).
+  return sql.replace(/\$\{(\w+)(?::\w+)?\}|\$(?!__)(\w+)/g, (match, braced: string | undefined, bare: string | undefined) => {
     const name = braced ?? bare ?? '';
     return name in variables ? variables[name] : match;
   });

@@ -40,18 +40,40 @@ export const sessionIdOf = (attributes: 'SpanAttributes' | 'LogAttributes') => `
 export const HOST = "ResourceAttributes['host.name']";
 
 /**
+ * The attribution variables (DESIGN §11) of the boards that read the facts: each a multi-value choice of the values
+ * the facts hold. "All" is the custom value ALL, which Grafana puts in as it is (no quoting), and which lets every
+ * row through, one that names no value too; a choice of values lets through the rows with one of them.
+ */
+export const DIMENSIONS = [
+  { variable: 'host', label: 'Host', column: 'Host' },
+  { variable: 'user', label: 'User', column: 'User' },
+  { variable: 'repo', label: 'Repository', column: 'Repository' },
+  { variable: 'branch', label: 'Branch', column: 'Branch' },
+  { variable: 'team', label: 'Team', column: "Resource['team']" },
+] as const;
+export const ALL = "'__all__'";
+const chosen = (variable: string) => `\${${variable}:singlequote}`;
+/** The attribution variables as a board opens (each at All), formatted as Grafana puts them in. */
+export const ALL_VARIABLES: Record<string, string> = Object.fromEntries(DIMENSIONS.map(({ variable }) => [variable, ALL]));
+/** The facts rows the dashboard's attribution variables let through. */
+export const DIMENSION_FILTER = DIMENSIONS.map(({ variable, column }) => `(${ALL} IN (${chosen(variable)}) OR ${column} IN (${chosen(variable)}))`).join(' AND ');
+/** The query listing a variable's values: those the span facts hold in the dashboard's time range. */
+export const dimensionValuesSql = (column: string): string =>
+  `SELECT DISTINCT ${column} AS value FROM ccotel_span_facts WHERE $__timeFilter(Timestamp) AND ${column} != '' ORDER BY value`;
+
+/**
  * Span facts of one kind (`turn`, `tool`, `chat`) from the summaries kept at insert (schemas/usage.ts): all history,
  * also past the raw tables' window, each span once (FINAL); chats priced by the sidecar (`ccotel.cost.usd`).
  * Every figure reads these or eventFacts, so none changes when the raw TTL runs.
  */
 export function spanFacts(kind: 'turn' | 'tool' | 'chat', extra?: string): string {
-  return `(SELECT * FROM ccotel_span_facts FINAL WHERE ${['$__timeFilter(Timestamp)', `Kind = '${kind}'`, extra].filter(Boolean).join(' AND ')})`;
+  return `(SELECT * FROM ccotel_span_facts FINAL WHERE ${['$__timeFilter(Timestamp)', `Kind = '${kind}'`, extra, DIMENSION_FILTER].filter(Boolean).join(' AND ')})`;
 }
 export const chatFacts = (extra?: string): string => spanFacts('chat', extra);
 
 /** Event facts (permission blocks, session starts and ends, detections) with this name, each record once. */
 export function eventFacts(eventName: string, extra?: string): string {
-  return `(SELECT * FROM ccotel_event_facts FINAL WHERE ${['$__timeFilter(Timestamp)', `EventName = '${eventName}'`, extra].filter(Boolean).join(' AND ')})`;
+  return `(SELECT * FROM ccotel_event_facts FINAL WHERE ${['$__timeFilter(Timestamp)', `EventName = '${eventName}'`, extra, DIMENSION_FILTER].filter(Boolean).join(' AND ')})`;
 }
 
 /** The description of a panel of detail only the raw tables hold (kept raw_ttl_days). */

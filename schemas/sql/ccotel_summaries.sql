@@ -7,6 +7,11 @@ CREATE TABLE IF NOT EXISTS `default`.`ccotel_session_days` (
     Host LowCardinality(String) CODEC(ZSTD(1)),
     User LowCardinality(String) CODEC(ZSTD(1)),
     Project String COMMENT 'working directory of the session (as masked by the sidecar), capped' CODEC(ZSTD(1)),
+    Repository String COMMENT 'vcs.repository.url.full of its last span (of the day) that names one' CODEC(ZSTD(1)),
+    Branch String COMMENT 'vcs.ref.head.name of its last span (of the day) that names one' CODEC(ZSTD(1)),
+    Branches Array(String) COMMENT 'every branch its spans (of the day) name, sorted' CODEC(ZSTD(1)),
+    Ticket String COMMENT 'ccotel.ticket of its last span (of the day) that names one' CODEC(ZSTD(1)),
+    Resource Map(LowCardinality(String), String) COMMENT 'resource attributes of its last span (of the day), as in ccotel_span_facts' CODEC(ZSTD(1)),
     FirstSeen DateTime64(3) CODEC(Delta, ZSTD(1)),
     LastSeen DateTime64(3) CODEC(Delta, ZSTD(1)),
     Turns UInt32,
@@ -39,6 +44,11 @@ CREATE TABLE IF NOT EXISTS `default`.`ccotel_session_summaries` (
     Host LowCardinality(String) CODEC(ZSTD(1)),
     User LowCardinality(String) CODEC(ZSTD(1)),
     Project String COMMENT 'working directory of the session (as masked by the sidecar), capped' CODEC(ZSTD(1)),
+    Repository String COMMENT 'vcs.repository.url.full of its last span (of the day) that names one' CODEC(ZSTD(1)),
+    Branch String COMMENT 'vcs.ref.head.name of its last span (of the day) that names one' CODEC(ZSTD(1)),
+    Branches Array(String) COMMENT 'every branch its spans (of the day) name, sorted' CODEC(ZSTD(1)),
+    Ticket String COMMENT 'ccotel.ticket of its last span (of the day) that names one' CODEC(ZSTD(1)),
+    Resource Map(LowCardinality(String), String) COMMENT 'resource attributes of its last span (of the day), as in ccotel_span_facts' CODEC(ZSTD(1)),
     FirstSeen DateTime64(3) CODEC(Delta, ZSTD(1)),
     LastSeen DateTime64(3) CODEC(Delta, ZSTD(1)),
     Turns UInt32,
@@ -74,6 +84,10 @@ CREATE TABLE IF NOT EXISTS `default`.`ccotel_span_facts` (
     Host LowCardinality(String) CODEC(ZSTD(1)),
     User LowCardinality(String) CODEC(ZSTD(1)),
     Project String COMMENT 'ccotel.cwd of the span (masked by the sidecar), capped' CODEC(ZSTD(1)),
+    Repository String COMMENT 'vcs.repository.url.full (normalised, no credentials), capped' CODEC(ZSTD(1)),
+    Branch String COMMENT 'vcs.ref.head.name, capped' CODEC(ZSTD(1)),
+    Ticket String COMMENT 'ccotel.ticket, capped' CODEC(ZSTD(1)),
+    Resource Map(LowCardinality(String), String) COMMENT 'resource attributes but service.*, host.*, user.*, telemetry.*, process.* and ccotel.*, values capped' CODEC(ZSTD(1)),
     Kind LowCardinality(String) COMMENT 'turn | tool | chat',
     Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call',
     Outcome LowCardinality(String) COMMENT 'ccotel.turn.outcome / ccotel.tool.outcome',
@@ -96,6 +110,10 @@ CREATE TABLE IF NOT EXISTS `default`.`ccotel_event_facts` (
     SessionId String CODEC(ZSTD(1)),
     Host LowCardinality(String) CODEC(ZSTD(1)),
     User LowCardinality(String) CODEC(ZSTD(1)),
+    Repository String COMMENT 'vcs.repository.url.full (normalised, no credentials), capped' CODEC(ZSTD(1)),
+    Branch String COMMENT 'vcs.ref.head.name, capped' CODEC(ZSTD(1)),
+    Ticket String COMMENT 'ccotel.ticket, capped' CODEC(ZSTD(1)),
+    Resource Map(LowCardinality(String), String) COMMENT 'resource attributes but service.*, host.*, user.*, telemetry.*, process.* and ccotel.*, values capped' CODEC(ZSTD(1)),
     EventName LowCardinality(String),
     Source LowCardinality(String) COMMENT 'source attribute (session starts, permission blocks)',
     Mode LowCardinality(String) COMMENT 'failure mode',
@@ -121,6 +139,9 @@ AS SELECT
   if(SpanAttributes['session.id'] != '', SpanAttributes['session.id'], SpanAttributes['ccotel.transcript.session_id']) AS SessionId,
   leftUTF8(ResourceAttributes['host.name'], 256) AS Host, leftUTF8(ResourceAttributes['user.name'], 256) AS User,
   leftUTF8(SpanAttributes['ccotel.cwd'], 256) AS Project,
+  leftUTF8(SpanAttributes['vcs.repository.url.full'], 256) AS Repository, leftUTF8(SpanAttributes['vcs.ref.head.name'], 256) AS Branch,
+  leftUTF8(SpanAttributes['ccotel.ticket'], 256) AS Ticket,
+  mapApply((k, v) -> (k, leftUTF8(v, 256)), mapFilter((k, v) -> NOT (match(k, '^(service|host|user|telemetry|process|os|ccotel)\\.')), ResourceAttributes)) AS Resource,
   multiIf(SpanName = 'invoke_agent claude-code', 'turn', startsWith(SpanName, 'execute_tool '), 'tool', 'chat') AS Kind,
   multiIf(Kind = 'chat', if(SpanAttributes['gen_ai.request.model'] != '', SpanAttributes['gen_ai.request.model'], substring(SpanName, 6)),
           Kind = 'tool', SpanAttributes['gen_ai.tool.name'], '') AS Name,
@@ -137,12 +158,15 @@ AS SELECT
 FROM `default`.`otel_traces`
 WHERE SessionId != ''
   AND (SpanName = 'invoke_agent claude-code' OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
-COMMENT 'ccotel facts 2';
+COMMENT 'ccotel facts 3';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS `default`.`ccotel_event_facts_mv` TO `default`.`ccotel_event_facts`
 AS SELECT
   if(LogAttributes['ccotel.record.id'] != '', LogAttributes['ccotel.record.id'], toString(cityHash64(Timestamp, EventName, Body, LogAttributes))) AS RecordId, Timestamp, LogAttributes['session.id'] AS SessionId,
   leftUTF8(ResourceAttributes['host.name'], 256) AS Host, leftUTF8(ResourceAttributes['user.name'], 256) AS User,
+  leftUTF8(LogAttributes['vcs.repository.url.full'], 256) AS Repository, leftUTF8(LogAttributes['vcs.ref.head.name'], 256) AS Branch,
+  leftUTF8(LogAttributes['ccotel.ticket'], 256) AS Ticket,
+  mapApply((k, v) -> (k, leftUTF8(v, 256)), mapFilter((k, v) -> NOT (match(k, '^(service|host|user|telemetry|process|os|ccotel)\\.')), ResourceAttributes)) AS Resource,
   EventName, LogAttributes['source'] AS Source, LogAttributes['mode'] AS Mode, LogAttributes['reason'] AS Reason,
   toFloat64OrZero(LogAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd,
   JSONExtract(LogAttributes['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,
@@ -154,4 +178,4 @@ AS SELECT
   if(EventName = 'ccotel.record.skipped', cityHash64(LogAttributes['ccotel.source.file']), 0) AS FileHash
 FROM `default`.`otel_logs`
 WHERE (LogAttributes['session.id'] != '' OR EventName = 'ccotel.record.skipped') AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.session.state_changed', 'ccotel.failure_mode.detected', 'ccotel.cost.reported', 'ccotel.record.skipped')
-COMMENT 'ccotel facts 2';
+COMMENT 'ccotel facts 3';

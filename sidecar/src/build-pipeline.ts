@@ -15,6 +15,7 @@ import { Driver } from './driver.js';
 import { closeIdleSessions, scheduleIdleWork } from './idle-clock.js';
 import { isTextMasker, type Processor, type Sink } from './model.js';
 import { FLUSH_ITEMS, Pipeline } from './pipeline.js';
+import { Places } from './processors/attribution.js';
 import { CapProcessor } from './processors/cap.js';
 import { NoContentProcessor } from './processors/content-level.js';
 import { HookCorrelator } from './processors/correlate-hooks.js';
@@ -159,7 +160,7 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const processors = buildProcessors(config);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
-  const pipeline = new Pipeline(new TranscriptCorrelator(), processors, sinks, joins);
+  const pipeline = new Pipeline(new TranscriptCorrelator(new Places({ ticketPattern: config.ticketPattern })), processors, sinks, joins);
   const spool = new HookSpoolSource({
     ...config.paths,
     pipeline,

@@ -32,6 +32,22 @@ describe('flush_interval_ms', () => {
   });
 });
 
+describe('ticket_pattern', () => {
+  it('is none by default; the file, the environment and the flag give it, in that order of strength', () => {
+    expect(loadConfig({}, env).ticketPattern).toBeUndefined();
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-config-'));
+    writeFileSync(join(dir, 'config.yaml'), 'ticket_pattern: "FILE-[0-9]+"\n');
+    const fileEnv = { ...env, CCOTEL_CONFIG: join(dir, 'config.yaml') };
+    expect(loadConfig({}, fileEnv).ticketPattern?.source).toBe('FILE-[0-9]+');
+    expect(loadConfig({}, { ...fileEnv, CCOTEL_TICKET_PATTERN: 'ENV-(\\d+)' }).ticketPattern?.source).toBe('ENV-(\\d+)');
+    expect(loadConfig({ ticketPattern: '[A-Z]+-\\d+' }, { ...fileEnv, CCOTEL_TICKET_PATTERN: 'x' }).ticketPattern?.exec('feat/AB-12')?.[0]).toBe('AB-12');
+  });
+
+  it('refuses what is not a regular expression, naming where it came from', () => {
+    expect(() => loadConfig({}, { ...env, CCOTEL_TICKET_PATTERN: '([A-Z' })).toThrow(/^CCOTEL_TICKET_PATTERN must be a regular expression, not "\(\[A-Z"/);
+  });
+});
+
 describe('the config file', () => {
   const withFile = (yaml: string) => {
     const dir = mkdtempSync(join(tmpdir(), 'ccotel-config-'));

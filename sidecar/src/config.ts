@@ -27,6 +27,8 @@ export interface Config {
   flushIntervalMs: number;
   /** Where Claude Code's managed policy settings are (managed-settings.json, managed-settings.d/). */
   managedSettingsDir: string;
+  /** Finds a session's ticket in its branch (`ccotel.ticket`: the first group, else the match); none: no tickets. */
+  ticketPattern?: RegExp;
   paths: StatePaths;
 }
 
@@ -86,6 +88,7 @@ export interface ConfigOverrides {
   contentMaxLength?: number;
   idleMs?: number;
   scanIntervalMs?: number;
+  ticketPattern?: string;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
@@ -132,12 +135,23 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
       ' of ms',
     ),
     managedSettingsDir: text(pick({ name: 'managed settings dir', value: undefined }, 'CCOTEL_MANAGED_SETTINGS_DIR', 'managed_settings_dir'), DEFAULTS.managedSettingsDir),
+    ticketPattern: patternOf(pick({ name: '--ticket-pattern', value: overrides.ticketPattern }, 'CCOTEL_TICKET_PATTERN', 'ticket_pattern')),
     paths,
   };
   for (const key of Object.keys(file)) {
     if (!fileKeys.includes(key)) throw new ConfigError(`${path}: unknown key "${key}" (did you mean "${closest(key, fileKeys)}"?)`);
   }
   return config;
+}
+
+/** A regular expression as given (JavaScript syntax); empty: none. */
+function patternOf(setting: { value: unknown; from: string } | undefined): RegExp | undefined {
+  if (setting === undefined || String(setting.value) === '') return undefined;
+  try {
+    return new RegExp(String(setting.value));
+  } catch (error) {
+    throw new ConfigError(`${setting.from} must be a regular expression, not ${JSON.stringify(setting.value)} (${(error as Error).message})`);
+  }
 }
 
 /** `none` (or empty) means no store: OTLP only, and chdb is never loaded. */

@@ -255,7 +255,7 @@ export class Pipeline {
   private collect(): void {
     const joined = this.joins.run(this.correlator.drain());
     this.pendingAcks.push(...joined.acks);
-    this.pending = concatBatches(this.pending, encode(joined.events));
+    this.pending = concatBatches(this.pending, encode(joined.events, (sessionId) => this.correlator.placeOf(sessionId)));
   }
 
   private take(): TelemetryBatch {

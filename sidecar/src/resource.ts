@@ -1,5 +1,6 @@
 // Resource attributes of everything the sidecar emits: which host and user it describes. Honours the
 // standard OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES variables.
+import { readFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import type { ContentLevel, Resource } from './model.js';
 
@@ -29,15 +30,33 @@ function currentUser(): string {
   }
 }
 
+/** Where Linux keeps the machine's id (systemd's, then D-Bus's): `host.id` as the OTel host detectors read it. */
+export const MACHINE_ID_FILES = ['/etc/machine-id', '/var/lib/dbus/machine-id'];
+
+/** The first of `files` that holds an id; undefined when none can be read (a container without one). */
+export function machineId(files: readonly string[] = MACHINE_ID_FILES): string | undefined {
+  for (const file of files) {
+    try {
+      const id = readFileSync(file, 'utf8').trim();
+      if (/^[0-9a-f]{32}$/i.test(id)) return id.toLowerCase();
+    } catch {
+      // unreadable: the next, or no host.id
+    }
+  }
+  return undefined;
+}
+
 /**
  * `ccotel.content.level` says how the content was treated before export (masked, none, raw): the gateway skips its
  * own labelled masking pass for data a sidecar masked already (collector-config/gateway.yaml).
  */
-export function sidecarResource(contentLevel: ContentLevel, env: Env = process.env): Resource {
+export function sidecarResource(contentLevel: ContentLevel, env: Env = process.env, machineIdFiles: readonly string[] = MACHINE_ID_FILES): Resource {
+  const id = machineId(machineIdFiles);
   return {
     'service.name': 'ccotel',
     'service.version': SIDECAR_VERSION,
     'host.name': hostname(),
+    ...(id === undefined ? {} : { 'host.id': id }),
     'user.name': currentUser(),
     ...parseResourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES),
     ...(env.OTEL_SERVICE_NAME ? { 'service.name': env.OTEL_SERVICE_NAME } : {}),

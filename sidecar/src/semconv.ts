@@ -90,6 +90,11 @@ export const ATTRS = {
   permissionMode: 'ccotel.permission.mode',
   startOrigin: 'ccotel.start.origin',
   blockOrigin: 'ccotel.block.origin',
+  /** Attribution (DESIGN §11), on every span and log record of a session: the project directory, its repository, the branch, the ticket. */
+  cwd: 'ccotel.cwd',
+  repository: 'vcs.repository.url.full',
+  branch: 'vcs.ref.head.name',
+  ticket: 'ccotel.ticket',
 } as const;
 
 /** The attributes every span of a session carries, whichever stage makes it. */

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARDS, renderDashboardFiles } from '../../dashboards/src/dashboards.js';
 import { expandMacros } from '../../dashboards/src/macros.js';
-import { RAW_DETAIL } from '../../dashboards/src/sql.js';
+import { ALL, ALL_VARIABLES, DIMENSIONS, RAW_DETAIL } from '../../dashboards/src/sql.js';
 import { otelTablesDdl } from '../../schemas/clickhouse.js';
 import { usageTablesDdl } from '../../schemas/usage.js';
 import { openTempChdb, rows, runAll, type TempChdb } from '../../schemas/chdb-testing.js';
@@ -57,12 +57,12 @@ const queryPanels = (file: string) => committed(file).panels.filter((p) => p.typ
 /** "<file>/<panel title>" → rows of the panels that show figures, asked again once the raw rows are gone. */
 const afterRawExpired = new Map<string, Record<string, unknown>[]>();
 
-async function runPanels(into: Map<string, Record<string, unknown>[]>, only: (panel: Panel) => boolean = () => true): Promise<void> {
+const RANGE = { fromMs: NOW - 4 * 24 * HOUR, toMs: NOW + HOUR, intervalMs: 300_000 };
+
+async function runPanels(into: Map<string, Record<string, unknown>[]>, only: (panel: Panel) => boolean = () => true, chosen: Record<string, string> = {}): Promise<void> {
   for (const file of files) {
     for (const panel of queryPanels(file).filter(only)) {
-      const sql = expandMacros(panel.targets?.[0]?.rawSql ?? '', {
-        fromMs: NOW - 4 * 24 * HOUR, toMs: NOW + HOUR, intervalMs: 300_000, variables: { session_id: drill.id },
-      });
+      const sql = expandMacros(panel.targets?.[0]?.rawSql ?? '', { ...RANGE, variables: { session_id: drill.id, ...ALL_VARIABLES, ...chosen } });
       try {
         into.set(`${file}/${panel.title}`, await rows(store.client, sql));
       } catch (error) {
@@ -258,5 +258,43 @@ describe('sidecar health', () => {
     expect(sumBy(result(key('Export failures')), (r) => String(r.sink), (r) => Number(r.failures)))
       .toEqual({ otlp: health.reduce((n, h) => n + h.exportFailures, 0) });
     expect(Math.max(...result(key('Ingest lag')).map((r) => Number(r.lag_bytes)))).toBe(50_000);
+  });
+});
+
+describe('attribution variables (host, user, repository, branch, team)', () => {
+  interface Variable { name: string; type: string; query?: string; multi?: boolean; includeAll?: boolean; allValue?: string }
+  const variablesOf = (file: string) => (committed(file).templating.list as Variable[]).filter((v) => v.type === 'query');
+
+  it('are on every board whose figures read the facts, each a multi-value choice with an All that lets everything through', () => {
+    for (const file of files) {
+      const readsFacts = queryPanels(file).some((panel) => /ccotel_(span|event)_facts/.test(panel.targets?.[0]?.rawSql ?? ''));
+      expect(variablesOf(file).map((v) => v.name), file).toEqual(readsFacts ? DIMENSIONS.map((d) => d.variable) : []);
+      for (const variable of variablesOf(file)) expect(variable, `${file} ${variable.name}`).toMatchObject({ multi: true, includeAll: true, allValue: ALL });
+    }
+  });
+
+  it('offer the values the facts hold in the time range', async () => {
+    const values = (variable: Variable) => rows<{ value: string }>(store.client, expandMacros(variable.query ?? '', RANGE)).then((r) => r.map((row) => row.value));
+    const [host, user, repo, branch, team] = variablesOf('overview.json');
+    const distinct = (of: (spec: SessionSpec) => string | undefined) => [...new Set(specs.map(of).filter((v): v is string => Boolean(v)))].sort();
+    expect(await values(host)).toEqual(distinct((s) => s.host));
+    expect(await values(user)).toEqual(distinct((s) => s.user));
+    expect(await values(repo)).toEqual(distinct((s) => s.repo));
+    expect(await values(branch)).toEqual(distinct((s) => s.branch));
+    expect(await values(team)).toEqual(distinct((s) => s.team));
+  });
+
+  it('narrow every figure to the values chosen (a session that names none is left out once any is chosen)', async () => {
+    const repo = 'https://git.example.com/acme/project-1';
+    const chosen = new Map<string, Record<string, unknown>[]>();
+    await runPanels(chosen, (panel) => ['Sessions', 'Tokens and cost by model', 'Permission blocks'].includes(panel.title), { repo: `'${repo}'`, branch: "'main','feature/PAY-1'", team: "'team-1'" });
+    const picked = specs.filter((s) => s.repo === repo && s.team === 'team-1' && ['main', 'feature/PAY-1'].includes(s.branch ?? ''));
+    expect(picked.length).toBeGreaterThan(0);
+    expect(picked.length).toBeLessThan(specs.length);
+    expect(Number(Object.values(chosen.get('overview.json/Sessions')![0])[0])).toBe(picked.length);
+    const input = sumBy(picked.flatMap((s) => s.turns.flatMap((t) => t.chats)), (c) => c.model, (c) => c.input);
+    expect(Object.fromEntries(chosen.get('overview.json/Tokens and cost by model')!.map((row) => [row.model, Number(row.input)]))).toEqual(input);
+    expect(Number(Object.values(chosen.get('overview.json/Permission blocks')![0])[0]))
+      .toBe(picked.flatMap((s) => s.turns.flatMap((t) => t.tools)).filter((t) => t.blockedBy).length);
   });
 });

@@ -10,6 +10,7 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expandMacros } from '../../dashboards/src/macros.js';
+import { ALL_VARIABLES } from '../../dashboards/src/sql.js';
 import { backfill } from '../../sidecar/src/commands/backfill.js';
 import { runRetention } from '../../sidecar/src/retention/run-retention.js';
 import { generateCorpus } from '../generator/corpus.js';
@@ -27,7 +28,7 @@ async function panel(file: string, title: string): Promise<Row[]> {
   const dashboard = JSON.parse(readFileSync(join(DASHBOARD_DIR, file), 'utf8')) as { panels: Array<{ title: string; targets?: Array<{ rawSql: string }> }> };
   const found = dashboard.panels.find((p) => p.title === title);
   if (!found?.targets) throw new Error(`${file} has no panel "${title}"`);
-  const query = expandMacros(found.targets[0].rawSql, { fromMs: Date.UTC(2026, 0, 1), toMs: Date.now() + 86_400_000, intervalMs: 3_600_000 });
+  const query = expandMacros(found.targets[0].rawSql, { fromMs: Date.UTC(2026, 0, 1), toMs: Date.now() + 86_400_000, intervalMs: 3_600_000, variables: ALL_VARIABLES });
   return (await client.query({ query, format: 'JSONEachRow' })).json<Row>();
 }
 const nonZero = (record: Record<string, number>) => Object.fromEntries(Object.entries(record).filter(([, n]) => n > 0));

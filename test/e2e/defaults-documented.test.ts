@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../sidecar/src/config.js';
+import { DEFAULTS, loadConfig } from '../../sidecar/src/config.js';
 import { assertBuilt, cliEnv, runCli } from '../reliability/cli.js';
 
 const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
@@ -35,6 +35,14 @@ describe('documented defaults', () => {
     expect(flush).toMatch(new RegExp(`${DEFAULTS.flushIntervalMs} with a store`));
     expect(numbersIn(flush)).toContain(DEFAULTS.otlpOnlyFlushIntervalMs);
     expect(readmeDefault('content_level')).toMatch(new RegExp(`^\`${DEFAULTS.contentLevel}\``));
+  });
+
+  it('README, the configuration and `backfill --help` agree that there is no ticket pattern by default', async () => {
+    expect(readmeDefault('ticket_pattern')).toMatch(/^none/);
+    expect(loadConfig({}, { HOME: '/nonexistent', CCOTEL_CONFIG: 'none' }).ticketPattern).toBeUndefined();
+    assertBuilt();
+    const help = (await runCli(['backfill', '--help'], cliEnv('/nonexistent'))).stdout.replace(/\s+/g, ' ');
+    expect(help).toMatch(/--ticket-pattern <regex> [^(]*\([^)]*\)[^(]*\(default: none\)/);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 // Transcript rows shaped like Claude Code's (field names of the recorded samples), for correlator tests: each
 // call advances a shared clock by a second and takes a fresh uuid, so rows are in file order and time order.
 import type { TelemetryBatch } from '../../sidecar/src/model.js';
+import type { Places } from '../../sidecar/src/processors/attribution.js';
 import { TranscriptCorrelator } from '../../sidecar/src/processors/transcripts/correlator.js';
 import type { TranscriptFile } from '../../sidecar/src/records/transcript.js';
 import { parseTranscriptLine } from '../../sidecar/src/processors/parse-transcript.js';
@@ -40,8 +41,8 @@ export const result = (toolUseId: string, content: string, isError?: boolean, to
 });
 
 /** Feed whole files (each read from its start) to a correlator, end the input, and take its output. */
-export function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
-  const correlator = new TranscriptCorrelator();
+export function correlate(files: [TranscriptFile, object[]][], places?: Places): TelemetryBatch {
+  const correlator = new TranscriptCorrelator(places);
   for (const [file, rows] of files) {
     correlator.readingFromStart(file.path);
     rows.forEach((row, index) => {
@@ -50,7 +51,7 @@ export function correlate(files: [TranscriptFile, object[]][]): TelemetryBatch {
     });
   }
   correlator.finish();
-  return encode(correlator.drain());
+  return encode(correlator.drain(), (sessionId) => correlator.placeOf(sessionId));
 }
 
 export const spansNamed = (batch: TelemetryBatch, prefix: string) => batch.spans.filter((span) => span.name.startsWith(prefix));

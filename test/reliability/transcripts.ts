@@ -17,13 +17,16 @@ export interface TurnOptions {
   index: number;
   /** Epoch ms of the session's first turn. */
   startMs: number;
+  /** The rows' working directory and branch (default /home/dev/project on main; '' writes none). */
+  cwd?: string;
+  gitBranch?: string;
 }
 
 /** The JSONL lines of one complete turn (compact JSON, as Claude Code writes it). */
-export function turnLines({ sessionId, index, startMs }: TurnOptions): string[] {
+export function turnLines({ sessionId, index, startMs, cwd = '/home/dev/project', gitBranch = 'main' }: TurnOptions): string[] {
   const at = (second: number) => new Date(startMs + index * 60_000 + second * 1000).toISOString();
   const id = (what: string) => uuidOf(`${sessionId}/${index}/${what}`);
-  const base = { sessionId, cwd: '/home/dev/project', version: '2.1.0', gitBranch: 'main', isSidechain: false, userType: 'external' };
+  const base = { sessionId, cwd, version: '2.1.0', gitBranch, isSidechain: false, userType: 'external' };
   const toolUseId = `toolu_${id('tool').replace(/-/g, '').slice(0, 24)}`;
   const usage = { input_tokens: 10 + index, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
   return [

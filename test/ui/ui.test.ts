@@ -179,6 +179,10 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
     expect(shownProjects.map((row) => row.cost_usd)).toEqual(shownProjects.map((row) => row.cost_usd).sort((a, b) => b - a));
     const cells = await page.$$eval('section.report.wide tbody tr td.path', (elements) => elements.map((element) => element.textContent));
     expect(cells).toEqual(shownProjects.map((row) => row.project || '(unknown)'));
+    // The generated projects are in no repository: no table by repository, all usage is of none.
+    expect(await page.$('[data-usage-by="repository"]')).toBeNull();
+    const shownRepositories = (await page.evaluate(async () => (await (await fetch('/api/overview')).json()).repositories)) as { repository: string; sessions: number }[];
+    expect(shownRepositories).toEqual([expect.objectContaining({ repository: '', sessions: bySession.rows.length })]);
   });
 
   it('limits every figure to a custom time range, and offers the presets', async () => {
@@ -206,8 +210,8 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
   });
 
   /** Every row of the virtual table, scrolled through: session id → its cells' raw values. */
-  async function tableRows(): Promise<Map<string, { turns: number; tokens: number; cost: number; project: string }>> {
-    const rows = new Map<string, { turns: number; tokens: number; cost: number; project: string }>();
+  async function tableRows(): Promise<Map<string, { turns: number; tokens: number; cost: number; project: string; place: string }>> {
+    const rows = new Map<string, { turns: number; tokens: number; cost: number; project: string; place: string }>();
     const frame = () => page.evaluate(() => new Promise((resolveFrame) => requestAnimationFrame(resolveFrame)));
     await page.$eval('.viewport', (viewport) => (viewport.scrollTop = 0));
     await frame(); // the rows are redrawn on the scroll event
@@ -219,6 +223,7 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
           tokens: Number(row.querySelector('[data-figure="total_tokens"]')?.getAttribute('data-value')),
           cost: Number(row.querySelector('[data-figure="cost_usd"]')?.getAttribute('data-value')),
           project: row.querySelector('.cell.project')?.textContent ?? '',
+          place: row.querySelector('.cell.repo')?.textContent ?? '',
         })),
       );
       for (const row of visible) rows.set(row.session, row);
@@ -253,6 +258,25 @@ describe('ccotel ui in a headless browser (generated corpus, 60 sessions, hooks 
       expect(rows.get(usage.period)?.tokens, usage.period).toBe(usage.total_tokens);
       expect(rows.get(usage.period)?.cost, usage.period).toBe(usage.cost_usd);
     }
+  });
+
+  it('shows each session\'s repository and the branch it was on last, and filters by branch', async () => {
+    const rows = await tableRows();
+    const stored = await query<{ session: string; branch: string }>(
+      `SELECT SpanAttributes['session.id'] AS session, argMaxIf(SpanAttributes['vcs.ref.head.name'], Timestamp, mapContains(SpanAttributes, 'vcs.ref.head.name')) AS branch
+       FROM ${spans("SpanName = 'invoke_agent claude-code'")} GROUP BY session`,
+    );
+    expect(stored.length).toBe(rows.size);
+    // The generated projects are in no repository: the cell is the branch alone.
+    for (const { session, branch } of stored) expect(rows.get(session)?.place, session).toBe(branch || '–');
+    await page.type('input[type=search]', 'feature/retry');
+    const count = await page.$eval('[data-figure="sessions.count"]', (element) => Number(element.getAttribute('data-value')));
+    expect(count).toBe(stored.filter((row) => row.branch.includes('feature/retry')).length);
+    expect(count).toBeGreaterThan(0);
+    await page.$eval('input[type=search]', (input) => {
+      (input as HTMLInputElement).value = '';
+      input.dispatchEvent(new Event('input'));
+    });
   });
 
   it('sorts by a column and filters by text', async () => {

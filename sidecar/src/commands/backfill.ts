@@ -29,7 +29,7 @@ export interface BackfillResult {
 
 export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean }): Promise<BackfillResult> {
   const started = performance.now();
-  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel });
+  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, ticketPattern: options.ticketPattern });
   requireDestination(config);
   ensureStateDirs(config.paths);
   const since = options.since ? parseSince(options.since) : undefined;

@@ -5,6 +5,7 @@ export interface GlobalOptions {
   store?: string;
   otlp?: string;
   contentLevel?: string;
+  ticketPattern?: string;
 }
 
 export function storeOption(command: Command): Command {
@@ -18,7 +19,8 @@ export function storeOption(command: Command): Command {
 export function exportOption(command: Command): Command {
   return command
     .option('--otlp <url>', 'also send OTLP/HTTP to this collector endpoint (or set OTEL_EXPORTER_OTLP_ENDPOINT)')
-    .option('--content-level <level>', 'none | masked: how much text leaves the sidecar');
+    .option('--content-level <level>', 'none | masked: how much text leaves the sidecar')
+    .option('--ticket-pattern <regex>', 'the ticket in a branch name (ccotel.ticket: its first group, else the match), e.g. "[A-Z]+-[0-9]+" (default: none)');
 }
 
 /** `--since` as epoch ms: an ISO date or a duration ago such as 30m, 12h, 7d. */

@@ -7,7 +7,7 @@ import { loadConfig } from '../config.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
 import { settingsReport, type SettingsReport } from '../report/settings.js';
-import { USAGE_PERIODS, usageReport, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
+import { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, usageReport, type UsageDimension, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
 import { isRealDay, storeOption, timezoneOption, type GlobalOptions } from './options.js';
@@ -43,23 +43,34 @@ function stated(row: UsageRow): string {
   return `$${row.reported_cost_usd.toFixed(2)}${note}`;
 }
 
-export function renderUsage(report: UsageReport, breakdown: boolean): string {
+export function renderUsage(report: UsageReport, breakdown: boolean, by?: UsageDimension): string {
   const sessions = report.period === 'session';
-  const label = { daily: 'day', weekly: 'week (from Monday)', monthly: 'month', session: 'session', blocks: 'block (5 h, UTC start)' }[report.period];
-  const table = plainTable([label, 'models', 'input', 'output', 'cache write', 'cache read', 'total tokens', 'cost', ...(sessions ? ['stated by Claude Code'] : [])]);
-  const blank = sessions ? [''] : [];
+  const label = { daily: 'day', weekly: 'week (from Monday)', monthly: 'month', session: 'session', blocks: 'block (5 h, UTC start)', all: 'all history' }[report.period];
+  // All history broken down: the value is the row's name, there is one period.
+  const periodColumn = report.period === 'all' && by !== undefined ? [] : [label];
+  const byColumn = by === undefined ? [] : [by];
+  const table = plainTable([...periodColumn, ...byColumn, 'models', 'input', 'output', 'cache write', 'cache read', 'total tokens', 'cost', ...(sessions ? ['stated by Claude Code'] : [])]);
+  const blank = [...(sessions ? [''] : [])];
+  const lead = [...periodColumn, ...byColumn].slice(1).map(() => '');
   for (const row of report.rows) {
     const name = sessions ? `${row.period}\n${row.project ?? ''}` : row.is_active ? `${row.period} (active)` : row.period;
-    table.push([name, row.models.join(', '), ...figures(row), ...(sessions ? [stated(row)] : [])]);
-    if (breakdown) for (const model of row.breakdown) table.push([`  └ ${model.model}`, '', ...figures(model), ...blank]);
+    const value = by === undefined ? [] : [row[by] || '(none)'];
+    table.push([...(periodColumn.length > 0 ? [name] : []), ...value, row.models.join(', '), ...figures(row), ...(sessions ? [stated(row)] : [])]);
+    if (breakdown) for (const model of row.breakdown) table.push([`  └ ${model.model}`, ...lead, '', ...figures(model), ...blank]);
   }
   const sessionCount = report.totals.sessions;
-  table.push([`total (${sessionCount} ${sessionCount === 1 ? 'session' : 'sessions'})`, '', ...figures(report.totals), ...blank]);
+  table.push([`total (${sessionCount} ${sessionCount === 1 ? 'session' : 'sessions'})`, ...lead, '', ...figures(report.totals), ...blank]);
   const notes = [`days counted in ${report.timezone}`];
   if (report.unknown_models.length > 0) {
     notes.push(`no list price for ${report.unknown_models.join(', ')}: costed at Claude Code's own figure where it stated one, else 0`);
   }
   return `${table.toString()}\n${notes.join('\n')}`;
+}
+
+function usageDimension(text: string | undefined): UsageDimension | undefined {
+  if (text === undefined) return undefined;
+  if (!isUsageDimension(text)) throw new Error(`--by ${text}: use one of ${USAGE_DIMENSIONS.join(', ')}, or resource.KEY`);
+  return text;
 }
 
 /** YYYY-MM-DD from YYYY-MM-DD or YYYYMMDD (ccusage takes both); a day the calendar lacks (02-30) is an error. */
@@ -73,7 +84,8 @@ export function parseDay(text: string): string {
 /** The note a report without rows prints instead of an empty table. */
 export function noUsage(filter: UsageFilter): string {
   const range = filter.since && filter.until ? ` from ${filter.since} to ${filter.until}` : filter.since ? ` from ${filter.since} on` : filter.until ? ` up to ${filter.until}` : '';
-  const only = [filter.project && `project ${filter.project}`, filter.model && `model ${filter.model}`].filter(Boolean).join(', ');
+  const only = [filter.project && `project ${filter.project}`, filter.model && `model ${filter.model}`, filter.repo && `repository ${filter.repo}`,
+    filter.branch && `branch ${filter.branch}`, filter.host && `host ${filter.host}`, filter.user && `user ${filter.user}`].filter(Boolean).join(', ');
   return `no usage${range}${only ? ` (${only})` : ''} in the store`;
 }
 
@@ -106,6 +118,11 @@ interface ReportOptions extends GlobalOptions {
   model?: string;
   timezone?: string;
   breakdown?: boolean;
+  by?: string;
+  repo?: string;
+  branch?: string;
+  host?: string;
+  user?: string;
 }
 
 export function registerReportCommand(program: Command): void {
@@ -120,7 +137,12 @@ export function registerReportCommand(program: Command): void {
       .option('--model <model>', 'periods: only this model')
       .option('--timezone <zone>', 'periods: count days in this IANA time zone (default: the machine\'s)', timezoneOption)
       .option('--breakdown', 'periods: figures by model under each row')
-      .option('--session <id>', 'settings: the rules in force at this session\'s turns, and the changes while it ran'),
+      .option('--session <id>', 'settings: the rules in force at this session\'s turns, and the changes while it ran')
+      .option('--by <dimension>', `figures by ${USAGE_DIMENSIONS.join(' | ')} | resource.KEY too (a row per period and value; without a period: over all history)`)
+      .option('--repo <text>', 'only usage in a repository whose URL contains this')
+      .option('--branch <name>', 'only usage on this branch')
+      .option('--host <name>', 'only usage on this host (host.name)')
+      .option('--user <name>', 'only usage of this OS user (user.name)'),
   ).action(async (period: string | undefined, opts: ReportOptions) => {
     if (period !== undefined && period !== 'settings' && !(USAGE_PERIODS as readonly string[]).includes(period)) {
       throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, settings, or none for the overview`);
@@ -131,7 +153,15 @@ export function registerReportCommand(program: Command): void {
       project: opts.project,
       model: opts.model,
       timezone: opts.timezone,
+      repo: opts.repo,
+      branch: opts.branch,
+      host: opts.host,
+      user: opts.user,
+      by: usageDimension(opts.by),
     };
+    if (period === 'blocks' && filter.by !== undefined) throw new Error('--by breaks down days, weeks, months and sessions, not billing blocks');
+    // A break-down or a filter of attribution without a period: usage over all history (the overview has neither).
+    const usagePeriod = period ?? (filter.by ?? filter.repo ?? filter.branch ?? filter.host ?? filter.user ? 'all' : undefined);
     if (filter.since && filter.until && filter.until < filter.since) throw new Error(`--until ${filter.until} is before --since ${filter.since}`);
     const config = loadConfig({ store: opts.store });
     const store = await openStore(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
@@ -139,15 +169,15 @@ export function registerReportCommand(program: Command): void {
     const catchUp = store.kind === 'endpoint' ? catchUpRunning(config.paths.checkpointDir, resolve(config.store)) : undefined;
     if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);
     try {
-      if (period === undefined) {
+      if (usagePeriod === undefined) {
         const report = await buildReport(store.client);
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
       } else if (period === 'settings') {
         const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone: filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));
       } else {
-        const report = await usageReport(store.client, period as UsagePeriod, { ...filter, database: store.database });
-        console.log(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true));
+        const report = await usageReport(store.client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
+        console.log(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
       }
     } finally {
       await store.close();

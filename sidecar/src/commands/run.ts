@@ -45,7 +45,7 @@ const STORE_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 
 /** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
-  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs, scanIntervalMs: options.scanIntervalMs });
+  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, ticketPattern: options.ticketPattern, idleMs: options.idleMs, scanIntervalMs: options.scanIntervalMs });
   requireDestination(config);
   ensureStateDirs(config.paths);
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);

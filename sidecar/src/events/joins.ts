@@ -3,12 +3,11 @@
 // in force.
 import type { Attributes, SpanEvent } from '../model.js';
 import type { RulesInForce, SettingsChanged } from './settings.js';
-import type { SpanContext } from './transcript.js';
+import type { InSession, SpanContext } from './transcript.js';
 
 /** A session start only a SessionStart hook told: at the prompt `messageUuid` it preceded, or (none) of its own. */
-export interface HookSessionStarted {
+export interface HookSessionStarted extends InSession {
   kind: 'HookSessionStarted';
-  sessionId: string;
   source: string;
   timeMs: number;
   messageUuid?: string;
@@ -17,9 +16,8 @@ export interface HookSessionStarted {
 }
 
 /** A session ended: told by its SessionEnd hook (spool file `hookFile`), or found abandoned (`detectionId`). */
-export interface SessionEnded {
+export interface SessionEnded extends InSession {
   kind: 'SessionEnded';
-  sessionId: string;
   reason: string;
   timeMs: number;
   hookFile?: string;
@@ -29,9 +27,8 @@ export interface SessionEnded {
 }
 
 /** The hooks tell a permission block of a tool call the transcript did not call denied. */
-export interface PermissionBlocked extends SpanContext {
+export interface PermissionBlocked extends SpanContext, InSession {
   kind: 'PermissionBlocked';
-  sessionId: string;
   toolUseId: string;
   toolName: string;
   source: string;
@@ -39,11 +36,10 @@ export interface PermissionBlocked extends SpanContext {
 }
 
 /** A shell command of the shell log ended (or was given up on): its `shell {program}` span and log record. */
-export interface ShellCommandEnded extends SpanContext {
+export interface ShellCommandEnded extends SpanContext, InSession {
   kind: 'ShellCommandEnded';
   /** The Bash tool span it ran under, or the span an inherited TRACEPARENT names ('' : none). */
   parentSpanId: string;
-  sessionId: string;
   pid: number;
   parentPid?: number;
   /** The Bash call it ran under. */
@@ -66,11 +62,10 @@ export interface ShellCommandEnded extends SpanContext {
 }
 
 /** A Claude Code hook event, as it is read from the spool (whether or not its span came yet). */
-export interface HookFired {
+export interface HookFired extends InSession {
   kind: 'HookFired';
   /** `hook_event_name`: SessionStart, PreToolUse, Stop, … */
   name: string;
-  sessionId: string;
   timeMs: number;
   /** What the hook said, as its log record carries it (source, reason, notification_type, …). */
   attributes: Attributes;
@@ -88,10 +83,9 @@ export interface HookAttached {
 }
 
 /** A hook event's record goes out, in the trace context of the span it was joined onto (none: empty). */
-export interface HookRecorded extends SpanContext {
+export interface HookRecorded extends SpanContext, InSession {
   kind: 'HookRecorded';
   name: string;
-  sessionId: string;
   timeMs: number;
   attributes: Attributes;
   body: string;
@@ -100,19 +94,17 @@ export interface HookRecorded extends SpanContext {
 }
 
 /** A SessionStart hook confirmed the transcript's start at the prompt `messageUuid`: its source replaces the inferred one. */
-export interface SessionStartConfirmed {
+export interface SessionStartConfirmed extends InSession {
   kind: 'SessionStartConfirmed';
-  sessionId: string;
   messageUuid: string;
   source: string;
 }
 
 /** A failure-mode detection (DESIGN section 6), in the trace context of its tool call (none: empty); `id` names its record. */
-export interface FailureDetected extends SpanContext {
+export interface FailureDetected extends SpanContext, InSession {
   kind: 'FailureDetected';
   id: string;
   mode: string;
-  sessionId: string;
   timeMs: number;
   cause?: string;
   toolUseId?: string;
@@ -125,10 +117,9 @@ export interface FailureDetected extends SpanContext {
 }
 
 /** A session's state changed (idle, running, waiting_for_input, resumed, ended, abandoned); `id` names its record. */
-export interface SessionStateChanged {
+export interface SessionStateChanged extends InSession {
   kind: 'SessionStateChanged';
   id: string;
-  sessionId: string;
   state: string;
   previousState?: string;
   reason: string;
@@ -146,9 +137,8 @@ export interface SettingsChangeTold {
 }
 
 /** The rules in force when a turn started: their fingerprint on the turn's span; first in its session, their record. */
-export interface RulesApplied extends SpanContext {
+export interface RulesApplied extends SpanContext, InSession {
   kind: 'RulesApplied';
-  sessionId: string;
   timeMs: number;
   rules: RulesInForce;
   firstInSession: boolean;

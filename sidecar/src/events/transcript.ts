@@ -1,6 +1,24 @@
 // What the transcript correlator tells: turns, API responses, tool calls, subagents, session starts and the
 // facts rows state (permission modes, bash-mode commands, API errors, Claude Code's own cost figures).
 
+/** Where a session's rows come from (DESIGN §11; processors/attribution.ts finds it). */
+export interface Place {
+  /** The rows' `cwd`. */
+  cwd?: string;
+  /** `vcs.repository.url.full`: the `origin` remote of the repository holding cwd, normalised, no credentials. */
+  repository?: string;
+  /** `vcs.ref.head.name`: the rows' `gitBranch`. */
+  branch?: string;
+  /** `ccotel.ticket`: what the ticket pattern found in the branch. */
+  ticket?: string;
+}
+
+/** An event of a session, and where the session was at the row that told it (DESIGN §11): on all its records. */
+export interface InSession {
+  sessionId: string;
+  place?: Place;
+}
+
 /** The trace context of the span an event is about. */
 export interface SpanContext {
   traceId: string;
@@ -8,11 +26,10 @@ export interface SpanContext {
 }
 
 /** A tool call ended (its result came, or it was left unanswered): its `execute_tool` span, log and points. */
-export interface ToolCallEnded extends SpanContext {
+export interface ToolCallEnded extends SpanContext, InSession {
   kind: 'ToolCallEnded';
   /** The span it hangs under: the turn's root, or the subagent's span. */
   parentSpanId: string;
-  sessionId: string;
   /** The subagent that made the call (undefined: the main thread). */
   agentId?: string;
   toolUseId: string;
@@ -41,9 +58,8 @@ export interface Compaction {
 }
 
 /** A turn closed: its `invoke_agent` root span, prompt and end logs, and a turn count. */
-export interface TurnEnded extends SpanContext {
+export interface TurnEnded extends SpanContext, InSession {
   kind: 'TurnEnded';
-  sessionId: string;
   promptId?: string;
   /** The uuid of the turn's prompt row. */
   messageUuid: string;
@@ -55,9 +71,7 @@ export interface TurnEnded extends SpanContext {
   outcome: string;
   startMs: number;
   endMs: number;
-  /** Where and with what the prompt was written (its row's fields). */
-  cwd?: string;
-  gitBranch?: string;
+  /** The release that wrote the prompt (its row's field; its place is the event's). */
   version?: string;
   permissionMode?: string;
   /** Compactions during the turn, in order. */
@@ -65,17 +79,15 @@ export interface TurnEnded extends SpanContext {
 }
 
 /** A compaction during a turn: a log record on the turn's root span. */
-export interface CompactionOccurred extends SpanContext, Compaction {
+export interface CompactionOccurred extends SpanContext, Compaction, InSession {
   kind: 'CompactionOccurred';
-  sessionId: string;
   messageUuid: string;
 }
 
 /** An API response is complete: its `chat {model}` span and token points. */
-export interface ChatCompleted extends SpanContext {
+export interface ChatCompleted extends SpanContext, InSession {
   kind: 'ChatCompleted';
   parentSpanId: string;
-  sessionId: string;
   /** The session the rows name when sessionId is '' (Scope.transcriptSessionId). */
   transcriptSessionId?: string;
   agentId?: string;
@@ -93,9 +105,8 @@ export interface ChatCompleted extends SpanContext {
 }
 
 /** The transcript told a session start, at the prompt (or command) row `messageUuid`: a log record and a point. */
-export interface SessionStarted {
+export interface SessionStarted extends InSession {
   kind: 'SessionStarted';
-  sessionId: string;
   source: string;
   messageUuid: string;
   promptId?: string;
@@ -105,10 +116,9 @@ export interface SessionStarted {
 }
 
 /** A subagent is over: its `invoke_agent {type}` span under the tool call that started it (none: a trace of its own). */
-export interface SubagentEnded extends SpanContext {
+export interface SubagentEnded extends SpanContext, InSession {
   kind: 'SubagentEnded';
   parentSpanId: string;
-  sessionId: string;
   agentId: string;
   agentType: string;
   /** The Task call that started it, when it was found. */
@@ -118,18 +128,16 @@ export interface SubagentEnded extends SpanContext {
 }
 
 /** A session's permission mode changed (or was first told, from the start of its file). */
-export interface PermissionModeChanged {
+export interface PermissionModeChanged extends InSession {
   kind: 'PermissionModeChanged';
-  sessionId: string;
   mode: string;
   previousMode?: string;
   timeMs: number;
 }
 
 /** A command the user ran in bash mode (`! ls`): it belongs to no turn and no tool call. */
-export interface UserShellCommand {
+export interface UserShellCommand extends InSession {
   kind: 'UserShellCommand';
-  sessionId: string;
   command: string;
   cwd?: string;
   messageUuid: string;
@@ -137,18 +145,16 @@ export interface UserShellCommand {
 }
 
 /** An API error the transcript shows in a turn: a log record on the span it happened under. */
-export interface ApiErrorOccurred extends SpanContext {
+export interface ApiErrorOccurred extends SpanContext, InSession {
   kind: 'ApiErrorOccurred';
-  sessionId: string;
   messageUuid: string;
   text: string;
   timeMs: number;
 }
 
 /** Claude Code's own running totals for a session (a `cost-state` row), and the lines grown since the last one read. */
-export interface CostReported {
+export interface CostReported extends InSession {
   kind: 'CostReported';
-  sessionId: string;
   timeMs: number;
   totalCostUsd: number;
   /** costUSD by model, as Claude Code priced it. */

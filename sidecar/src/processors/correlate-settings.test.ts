@@ -8,7 +8,7 @@ const NOW = Date.UTC(2026, 11, 4, 12);
 const change = (path: string, scope: SettingsChanged['scope'], fromMs = NOW): SettingsChanged =>
   ({ path, scope, fromMs, present: true, view: EMPTY_VIEW, fingerprint: 'f1', changes: [] });
 const turn = (sessionId: string, cwd: string, endMs: number): CorrelationEvent =>
-  ({ kind: 'TurnEnded', traceId: 't', spanId: `${sessionId}-${endMs}`, sessionId, messageUuid: 'm', promptText: '', outcome: 'completed', startMs: endMs - 1_000, endMs, cwd });
+  ({ kind: 'TurnEnded', traceId: 't', spanId: `${sessionId}-${endMs}`, sessionId, messageUuid: 'm', promptText: '', outcome: 'completed', startMs: endMs - 1_000, endMs, place: { cwd } });
 const configChange = (sessionId: string, filePath: string, timeMs: number): CorrelationEvent =>
   ({ kind: 'HookFired', name: 'ConfigChange', sessionId, timeMs, attributes: { file_path: filePath, source: 'project_settings' }, file: `${timeMs}.json` });
 const rules: RulesInForce = { fingerprint: 'r1', view: EMPTY_VIEW, files: [] };

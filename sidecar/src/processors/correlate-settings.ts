@@ -50,15 +50,16 @@ export class SettingsJoin implements Join {
       if (event.kind === 'HookFired' && event.name === 'ConfigChange' && typeof event.attributes.file_path === 'string') {
         this.hooks.push({ sessionId: event.sessionId, path: event.attributes.file_path, timeMs: event.timeMs });
         if (this.hooks.length > HOOKS_KEPT) this.hooks.shift();
-      } else if (event.kind === 'TurnEnded' && event.cwd) {
-        this.rules.watchProject(event.cwd);
-        const session = this.sessions.get(event.sessionId) ?? { cwd: event.cwd, lastMs: 0, fingerprints: new Set<string>() };
-        session.cwd = event.cwd;
+      } else if (event.kind === 'TurnEnded' && event.place?.cwd) {
+        const cwd = event.place.cwd;
+        this.rules.watchProject(cwd);
+        const session = this.sessions.get(event.sessionId) ?? { cwd, lastMs: 0, fingerprints: new Set<string>() };
+        session.cwd = cwd;
         session.lastMs = Math.max(session.lastMs, event.endMs);
         this.sessions.delete(event.sessionId);
         this.sessions.set(event.sessionId, session);
         if (this.sessions.size > SESSIONS_KEPT) this.sessions.delete(this.sessions.keys().next().value!);
-        const rules = this.rules.rulesAt(event.cwd, event.startMs);
+        const rules = this.rules.rulesAt(cwd, event.startMs);
         if (!rules) continue;
         const firstInSession = !session.fingerprints.has(rules.fingerprint);
         session.fingerprints.add(rules.fingerprint);

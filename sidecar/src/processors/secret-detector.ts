@@ -200,26 +200,39 @@ export function createSecretDetector(options: SecretDetectorOptions = {}): Secre
     }
   }
 
+  /** Findings of texts that are all different. */
+  async function detectDistinct(texts: readonly string[]): Promise<Finding[][]> {
+    const views: TextView[] = texts.map(viewOf);
+    const found: Finding[][] = texts.map(() => []);
+    const candidates: number[] = [];
+    views.forEach((view, index) => {
+      if (usePrefilter && !mayHoldSecret(view.content)) return;
+      candidates.push(index);
+      for (const rule of OWN_RULES) {
+        for (const [start, end] of rule.find(view.content)) found[index].push({ rule: rule.name, start, end });
+      }
+    });
+    await lintInto(views, candidates, found);
+    return found.map((findings, index) => {
+      const toOriginal = views[index].toOriginal;
+      const mapped = toOriginal
+        ? findings.map((f) => ({ rule: f.rule, start: toOriginal[f.start], end: toOriginal[f.end] }))
+        : findings;
+      return mergeFindings(mapped);
+    });
+  }
+
   return {
     async detect(texts) {
-      const views: TextView[] = texts.map(viewOf);
-      const found: Finding[][] = texts.map(() => []);
-      const candidates: number[] = [];
-      views.forEach((view, index) => {
-        if (usePrefilter && !mayHoldSecret(view.content)) return;
-        candidates.push(index);
-        for (const rule of OWN_RULES) {
-          for (const [start, end] of rule.find(view.content)) found[index].push({ rule: rule.name, start, end });
-        }
-      });
-      await lintInto(views, candidates, found);
-      return found.map((findings, index) => {
-        const toOriginal = views[index].toOriginal;
-        const mapped = toOriginal
-          ? findings.map((f) => ({ rule: f.rule, start: toOriginal[f.start], end: toOriginal[f.end] }))
-          : findings;
-        return mergeFindings(mapped);
-      });
+      // A text a batch repeats (a session's directory, repository and branch on each of its records: a URL makes
+      // every rule's prefilter look) is scanned once; findings depend on the text alone.
+      const at = new Map<string, number>();
+      const distinct: string[] = [];
+      for (const text of texts) {
+        if (!at.has(text)) at.set(text, distinct.push(text) - 1);
+      }
+      const found = await detectDistinct(distinct);
+      return texts.map((text) => found[at.get(text)!]);
     },
   };
 }

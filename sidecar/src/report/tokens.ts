@@ -1,5 +1,6 @@
 // The rows of a usage report and the token and cost figures each carries, under the field names the JSON keeps
 // stable.
+import type { UsageDimension } from './usage.js';
 
 export interface TokenFigures {
   input_tokens: number;
@@ -15,7 +16,10 @@ export interface ModelFigures extends TokenFigures {
   model: string;
 }
 
-export interface UsageRow extends TokenFigures {
+/** Usage broken down by a dimension (`report --by repo`): the row's value under the dimension's name. */
+type DimensionValues = { [dimension in UsageDimension]?: string };
+
+export interface UsageRow extends TokenFigures, DimensionValues {
   /** The day (YYYY-MM-DD), the week's Monday, the month (YYYY-MM), the session id, or the block's start (ISO). */
   period: string;
   sessions: number;

@@ -7,20 +7,20 @@ import { renderUsage } from '../commands/report.js';
 import { billingBlocks } from './blocks.js';
 import { SHARED_QUERIES, spanGroups } from './queries.js';
 import { selectRows } from './select.js';
-import { dailyFromChatDays, unpricedByDay, usageByProject, usageReport, type ChatDay } from './usage.js';
+import { dailyFromChatDays, unpricedByDay, usageByPlace, usageByProject, usageReport, usageSummedBy, type ChatDay } from './usage.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 9, 5, 22, 30); // a Monday, 22:30 UTC
 let store: TempChdb;
 
-interface Chat { id: string; session: string; atMs: number; model: string; input: number; output?: number; costUsd: number; unknown?: boolean; project?: string }
+interface Chat { id: string; session: string; atMs: number; model: string; input: number; output?: number; costUsd: number; unknown?: boolean; project?: string; branch?: string }
 
 const chats: Chat[] = [
   { id: 'a1', session: 's-a', atMs: T0, model: 'claude-opus-5-5', input: 100, output: 10, costUsd: 0.5, project: '/src/payments' },
   { id: 'a2', session: 's-a', atMs: T0 + 2 * HOUR, model: 'claude-opus-5-5', input: 200, costUsd: 1, project: '/src/payments' },
-  { id: 'b1', session: 's-b', atMs: T0 + 30 * HOUR, model: 'claude-sonnet-4-5', input: 50, costUsd: 0.25, project: '/src/web' },
+  { id: 'b1', session: 's-b', atMs: T0 + 30 * HOUR, model: 'claude-sonnet-4-5', input: 50, costUsd: 0.25, project: '/src/web', branch: 'feature/x' },
   // A model the price table does not know: 0 from ccotel, Claude Code said 0.75 for it.
-  { id: 'b2', session: 's-b', atMs: T0 + 31 * HOUR, model: 'claude-future-9', input: 70, costUsd: 0, unknown: true, project: '/src/web' },
+  { id: 'b2', session: 's-b', atMs: T0 + 31 * HOUR, model: 'claude-future-9', input: 70, costUsd: 0, unknown: true, project: '/src/web', branch: 'feature/y' },
 ];
 
 beforeAll(async () => {
@@ -29,6 +29,7 @@ beforeAll(async () => {
   const values = chats.map((c) => ({
     SpanId: c.id, Timestamp: chTime(c.atMs), EndTime: chTime(c.atMs + 1000), SessionId: c.session, Project: c.project, Kind: 'chat',
     Name: c.model, InputTokens: c.input, OutputTokens: c.output ?? 0, CostUsd: c.costUsd, UnknownModel: c.unknown ? 1 : 0,
+    Repository: c.project === '/src/web' ? 'https://h/acme/web' : '', Branch: c.branch ?? 'main', Resource: { team: c.session === 's-a' ? 'payments' : 'web' },
   }));
   await store.client.insert({ table: USAGE_TABLES.spans, values, format: 'JSONEachRow' });
   await store.client.insert({ table: USAGE_TABLES.events, format: 'JSONEachRow', values: [0.5, 2].map((usd, i) => ({
@@ -77,6 +78,18 @@ describe('usageReport', () => {
     expect((await usageReport(store.client, 'daily', { timezone: 'UTC' })).rows.map((row) => row.project)).toEqual([undefined, undefined, undefined]);
   });
 
+  it('sums the session rows by project and repository in one read, and by either from those', async () => {
+    const places = await usageByPlace(store.client, { timezone: 'UTC' });
+    expect(places.sort((x, y) => x.project.localeCompare(y.project))).toEqual([
+      { project: '/src/payments', repository: '', sessions: 1, tokens: 310, cost_usd: 1.5 },
+      { project: '/src/web', repository: 'https://h/acme/web', sessions: 1, tokens: 120, cost_usd: 1.75 },
+    ]);
+    expect(usageSummedBy([...places, { ...places[1], project: '/src/web-2' }], 'repository').sort((x, y) => x.repository.localeCompare(y.repository))).toEqual([
+      { repository: '', sessions: 1, tokens: 310, cost_usd: 1.5 },
+      { repository: 'https://h/acme/web', sessions: 2, tokens: 240, cost_usd: 3.5 },
+    ]);
+  });
+
   it("adds up the days from the report's span groups as `report daily` does, Claude Code's cost of an unpriced model included", async () => {
     const groups = await selectRows<Record<string, unknown>>(store.client, SHARED_QUERIES.spanGroups);
     const days = dailyFromChatDays(spanGroups(groups, 'model_day', 'chat') as unknown as ChatDay[], await unpricedByDay(store.client));
@@ -84,6 +97,16 @@ describe('usageReport', () => {
     expect(days).toEqual(daily.rows.map(({ period, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd }) =>
       ({ period, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd })));
     expect(days.map((day) => day.cost_usd)).toEqual([0.5, 1, 1.75]);
+  });
+
+  it('breaks usage down by branch, repository and team, an unpriced model\'s own cost where its chat was', async () => {
+    const by = async (dimension: 'branch' | 'repo' | 'team', period: 'all' | 'daily' = 'all') =>
+      (await usageReport(store.client, period, { timezone: 'UTC', by: dimension })).rows.map((row) => [row.period, row[dimension], row.sessions, row.input_tokens, row.cost_usd]);
+    expect(await by('branch')).toEqual([['all', 'feature/x', 1, 50, 0.25], ['all', 'feature/y', 1, 70, 1.5], ['all', 'main', 1, 300, 1.5]]);
+    expect(await by('repo')).toEqual([['all', '', 1, 300, 1.5], ['all', 'https://h/acme/web', 1, 120, 1.75]]);
+    expect(await by('team', 'daily')).toEqual([['2026-10-05', 'payments', 1, 100, 0.5], ['2026-10-06', 'payments', 1, 200, 1], ['2026-10-07', 'web', 1, 120, 1.75]]);
+    const totals = (await usageReport(store.client, 'all', { timezone: 'UTC', by: 'branch', branch: 'feature/y' })).totals;
+    expect(totals).toMatchObject({ sessions: 1, input_tokens: 70, cost_usd: 1.5 });
   });
 
   it('filters by day, project, model and session', async () => {

@@ -8,8 +8,29 @@ import { billingBlocks, type UsageItem } from './blocks.js';
 import { selectRows } from './select.js';
 import { addTokens, emptyTokens, type ModelFigures, type TokenFigures, type UsageRow } from './tokens.js';
 
-export type UsagePeriod = 'daily' | 'weekly' | 'monthly' | 'session' | 'blocks';
+/** `all`: all history as one period (what `report --by` without a period shows). */
+export type UsagePeriod = 'daily' | 'weekly' | 'monthly' | 'session' | 'blocks' | 'all';
 export const USAGE_PERIODS: readonly UsagePeriod[] = ['daily', 'weekly', 'monthly', 'session', 'blocks'];
+
+/**
+ * What usage can be broken down by (DESIGN §11), each an expression over the usage items: a chat's own attribution
+ * (the branch it was answered on), a session's project (its first cwd); `resource.KEY` is any resource attribute
+ * given in OTEL_RESOURCE_ATTRIBUTES, `team` the one named team.
+ */
+export const USAGE_DIMENSIONS = ['host', 'user', 'repo', 'branch', 'ticket', 'team', 'project'] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number] | `resource.${string}`;
+
+const DIMENSION_SQL: Record<(typeof USAGE_DIMENSIONS)[number], string> = {
+  host: 'Host', user: 'User', repo: 'Repository', branch: 'Branch', ticket: 'Ticket', team: `Resource['team']`, project: 'Project',
+};
+
+export function isUsageDimension(text: string): text is UsageDimension {
+  return (USAGE_DIMENSIONS as readonly string[]).includes(text) || /^resource\..+/.test(text);
+}
+
+function dimensionSql(by: UsageDimension): string {
+  return by.startsWith('resource.') ? 'Resource[{byKey:String}]' : DIMENSION_SQL[by as keyof typeof DIMENSION_SQL];
+}
 
 export interface UsageFilter {
   /** First local day included, YYYY-MM-DD. */
@@ -22,6 +43,14 @@ export interface UsageFilter {
   model?: string;
   /** Only these sessions. */
   sessionIds?: string[];
+  /** Usage whose repository (vcs.repository.url.full) contains this text. */
+  repo?: string;
+  /** Only usage on this branch, host, OS user. */
+  branch?: string;
+  host?: string;
+  user?: string;
+  /** Figures by this too: a row per period and value (`by` names the value's field: `repo`, `branch`, …). */
+  by?: UsageDimension;
   /** IANA time zone the days are counted in; default the machine's. */
   timezone?: string;
   database?: string;
@@ -41,6 +70,13 @@ export interface UsageReport {
  * the sums need FINAL (one row per span id); max, argMin and argMax give the same answer over repeats of a row,
  * so those reads skip its merge.
  */
+/** Where a usage item came from: its chat's host, user, repository, branch, ticket and resource attributes. */
+const ATTRIBUTION_COLUMNS = ['Host', 'User', 'Repository', 'Branch', 'Ticket', 'Resource'];
+const ATTRIBUTION = ATTRIBUTION_COLUMNS.join(', ');
+const ATTRIBUTION_OF = (table: string) => ATTRIBUTION_COLUMNS.map((column) => `${table}.${column}`).join(', ');
+/** An unpriced model's own cost is counted where its last chat of the session was. */
+const LAST_ATTRIBUTION = ATTRIBUTION_COLUMNS.map((column) => `argMax(${column}, Timestamp) AS ${column}`).join(', ');
+
 function itemsSql(database: string, withProject: boolean): string {
   const { spans } = usageTableNames(database);
   // The session's project is a join over every span fact: only asked for when it is shown or filtered on.
@@ -54,12 +90,12 @@ function itemsSql(database: string, withProject: boolean): string {
   return `
 WITH
   chats AS (SELECT SessionId, Timestamp, Name AS Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens,
-                   CostUsd, UnknownModel FROM ${spans} FINAL WHERE Kind = 'chat'),
+                   CostUsd, UnknownModel, ${ATTRIBUTION} FROM ${spans} FINAL WHERE Kind = 'chat'),
   ${unpricedSql(database)}${project.table}
 SELECT i.*${project.column} FROM (
-  SELECT SessionId, Timestamp, Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens, CostUsd, UnknownModel FROM chats
+  SELECT SessionId, Timestamp, Model, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens, CostUsd, UnknownModel, ${ATTRIBUTION} FROM chats
   UNION ALL
-  SELECT u.SessionId, u.Timestamp, u.Model, 0, 0, 0, 0, r.ByModel[u.Model], 1 FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
+  SELECT u.SessionId, u.Timestamp, u.Model, 0, 0, 0, 0, r.ByModel[u.Model], 1, ${ATTRIBUTION_OF('u')} FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
 ) AS i${project.join}`;
 }
 
@@ -71,8 +107,9 @@ function unpricedSql(database: string): string {
   const { spans, events } = usageTableNames(database);
   return `reported AS (SELECT SessionId, argMax(ReportedCostByModel, ReportedCostUsd) AS ByModel FROM ${events}
                WHERE EventName = 'ccotel.cost.reported' GROUP BY SessionId),
-  unpriced AS (SELECT SessionId, Name AS Model, max(Timestamp) AS Timestamp FROM ${spans}
-               WHERE Kind = 'chat' AND UnknownModel = 1 GROUP BY SessionId, Model)`;
+  unpriced AS (SELECT SessionId, Model, LastTime AS Timestamp, ${ATTRIBUTION} FROM (
+               SELECT SessionId, Name AS Model, max(Timestamp) AS LastTime, ${LAST_ATTRIBUTION} FROM ${spans}
+               WHERE Kind = 'chat' AND UnknownModel = 1 GROUP BY SessionId, Model))`;
 }
 
 const PERIOD_KEY: Record<Exclude<UsagePeriod, 'blocks'>, string> = {
@@ -81,6 +118,7 @@ const PERIOD_KEY: Record<Exclude<UsagePeriod, 'blocks'>, string> = {
   weekly: `toString(toStartOfWeek(Timestamp, 1, {tz:String}))`,
   monthly: `formatDateTime(Timestamp, '%Y-%m', {tz:String})`,
   session: `SessionId`,
+  all: `'all'`,
 };
 
 function filterSql(filter: UsageFilter): string {
@@ -90,6 +128,10 @@ function filterSql(filter: UsageFilter): string {
   if (filter.project) conditions.push(`position(Project, {project:String}) > 0`);
   if (filter.model) conditions.push(`Model = {model:String}`);
   if (filter.sessionIds) conditions.push(`SessionId IN {sessions:Array(String)}`);
+  if (filter.repo) conditions.push(`position(Repository, {repo:String}) > 0`);
+  if (filter.branch) conditions.push(`Branch = {branch:String}`);
+  if (filter.host) conditions.push(`Host = {host:String}`);
+  if (filter.user) conditions.push(`User = {user:String}`);
   return conditions.join(' AND ');
 }
 
@@ -107,6 +149,8 @@ interface GroupRow {
   last_ms: number;
   /** Sessions only. */
   project?: string;
+  /** The dimension's value, when broken down by one. */
+  value?: string;
 }
 
 const TOKEN_SUMS = `sum(InputTokens) AS input_tokens, sum(OutputTokens) AS output_tokens,
@@ -119,11 +163,15 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /** The query parameters filterSql's conditions read, and the time zone days are counted in. */
 function filterParams(filter: UsageFilter): { params: Record<string, unknown>; timezone: string } {
   const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return { params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', sessions: filter.sessionIds ?? [] }, timezone };
+  const given = { project: filter.project, model: filter.model, repo: filter.repo, branch: filter.branch, host: filter.host, user: filter.user };
+  const text = Object.fromEntries(Object.entries(given).map(([key, value]) => [key, value ?? '']));
+  const byKey = filter.by?.startsWith('resource.') ? filter.by.slice('resource.'.length) : '';
+  return { params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', ...text, sessions: filter.sessionIds ?? [], byKey }, timezone };
 }
 
 function filteredItems(filter: UsageFilter, withProject: boolean): { items: string; params: Record<string, unknown>; timezone: string } {
-  return { items: `(${itemsSql(filter.database ?? 'default', withProject || filter.project !== undefined)}) WHERE ${filterSql(filter)}`, ...filterParams(filter) };
+  const project = withProject || filter.project !== undefined || filter.by === 'project';
+  return { items: `(${itemsSql(filter.database ?? 'default', project)}) WHERE ${filterSql(filter)}`, ...filterParams(filter) };
 }
 
 export async function usageReport(client: ClickHouseClient, period: UsagePeriod, filter: UsageFilter = {}): Promise<UsageReport> {
@@ -140,10 +188,13 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
     slices = list.map((item) => ({ sessions: [item.session], model: item.model, unknown: item.unknown }));
   } else {
     const project = period === 'session' ? `, argMinIf(Project, Timestamp, Project != '') AS project` : '';
+    // Broken down by a dimension: a group per period and value ('' where the usage names none).
+    const value = filter.by === undefined ? '' : ` ${dimensionSql(filter.by)} AS value,`;
+    const keys = filter.by === undefined ? 'period, model' : 'period, value, model';
     const groups = await selectRows<GroupRow>(client,
-      `SELECT ${PERIOD_KEY[period]} AS period, Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS}${project}
-       FROM ${items} GROUP BY period, model ORDER BY period, model`, params);
-    rows = groupRows(groups);
+      `SELECT ${PERIOD_KEY[period]} AS period,${value} Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS}${project}
+       FROM ${items} GROUP BY ${keys} ORDER BY ${keys}`, params);
+    rows = groupRows(groups, filter.by);
     slices = groups;
     if (period === 'session') await addReportedCost(client, rows, filter.database ?? 'default');
   }
@@ -161,31 +212,54 @@ export interface ProjectUsage {
   cost_usd: number;
 }
 
+/** A session's usage where it was: its project and the repository of its latest span that names one ('' : none). */
+export interface PlaceUsage extends ProjectUsage {
+  repository: string;
+}
+
 /**
- * `usageReport(…, 'session')`'s rows summed by project (a session's project is its first cwd), in SQL: the
- * same figures without a row per session and model leaving the store. Unordered. One read with FINAL of the
- * span facts gives each session's project and its chats' sums together (the items' join of a project to
+ * `usageReport(…, 'session')`'s rows summed by project (a session's project is its first cwd) and repository (its
+ * last), in SQL: the same figures without a row per session and model leaving the store. Unordered. One read with
+ * FINAL of the span facts gives each session's place and its chats' sums together (the items' join of a project to
  * every chat read them twice); the unpriced models' own cost is added per session.
  */
-export async function usageByProject(client: ClickHouseClient, filter: UsageFilter = {}): Promise<ProjectUsage[]> {
+export async function usageByPlace(client: ClickHouseClient, filter: UsageFilter = {}): Promise<PlaceUsage[]> {
   const database = filter.database ?? 'default';
   const { spans } = usageTableNames(database);
   const { params } = filterParams(filter);
   // The item filters but the project's apply to each chat (as to each item); the project's to the session.
   const itemFilter = filterSql({ ...filter, project: undefined });
   const chat = `Kind = 'chat' AND ${itemFilter}`;
-  const projects = await selectRows<ProjectUsage>(client,
+  const places = await selectRows<PlaceUsage>(client,
     `WITH ${unpricedSql(database)},
        unpricedCost AS (SELECT SessionId, sum(r.ByModel[u.Model]) AS Cost FROM unpriced AS u INNER JOIN reported AS r USING (SessionId)
                         WHERE ${itemFilter} GROUP BY SessionId)
-     SELECT Project AS project, count() AS sessions, sum(Tokens) AS tokens, sum(s.Cost + u.Cost) AS cost_usd FROM (
-       SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project, sumIf(CostUsd, ${chat}) AS Cost,
+     SELECT Project AS project, Repository AS repository, count() AS sessions, sum(Tokens) AS tokens, sum(s.Cost + u.Cost) AS cost_usd FROM (
+       SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project,
+         argMaxIf(Repository, Timestamp, Repository != '') AS Repository, sumIf(CostUsd, ${chat}) AS Cost,
          sumIf(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens, ${chat}) AS Tokens
        FROM (SELECT *, Name AS Model FROM ${spans} FINAL) GROUP BY SessionId HAVING countIf(${chat}) > 0
      ) AS s LEFT JOIN unpricedCost AS u USING (SessionId)
-     WHERE ${filterSql({ project: filter.project })} GROUP BY project`, params);
-  // Rounded as addTokens rounds the per-session sums.
-  return projects.map((row) => ({ ...row, cost_usd: Math.round(row.cost_usd * 1e9) / 1e9 }));
+     WHERE ${filterSql({ project: filter.project })} GROUP BY project, repository`, params);
+  return places.map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) }));
+}
+
+/** Rounded as addTokens rounds the per-session sums. */
+const roundUsd = (usd: number) => Math.round(usd * 1e9) / 1e9;
+
+/** Usage of `places` summed by project, or by repository: each session is in one place, so the sums are exact. */
+export function usageSummedBy<K extends 'project' | 'repository'>(places: readonly PlaceUsage[], key: K): (Pick<PlaceUsage, K | 'sessions' | 'tokens' | 'cost_usd'>)[] {
+  const sums = new Map<string, Pick<PlaceUsage, K | 'sessions' | 'tokens' | 'cost_usd'>>();
+  for (const place of places) {
+    const sum = sums.get(place[key]) ?? ({ [key]: place[key], sessions: 0, tokens: 0, cost_usd: 0 } as Pick<PlaceUsage, K | 'sessions' | 'tokens' | 'cost_usd'>);
+    sums.set(place[key], { ...sum, sessions: sum.sessions + Number(place.sessions), tokens: sum.tokens + Number(place.tokens), cost_usd: roundUsd(sum.cost_usd + place.cost_usd) });
+  }
+  return [...sums.values()];
+}
+
+/** `usageByPlace` by project. Unordered. */
+export async function usageByProject(client: ClickHouseClient, filter: UsageFilter = {}): Promise<ProjectUsage[]> {
+  return usageSummedBy(await usageByPlace(client, filter), 'project');
 }
 
 /** Chats of one model on one UTC day, summed (the report's span groups, `model_day`). */
@@ -236,16 +310,18 @@ export function dailyFromChatDays(chatDays: ChatDay[], unpriced: Awaited<ReturnT
   return [...days.values()];
 }
 
-function groupRows(groups: GroupRow[]): UsageRow[] {
+function groupRows(groups: GroupRow[], by: UsageDimension | undefined): UsageRow[] {
   const byPeriod = new Map<string, { row: UsageRow; sessions: Set<string> }>();
   for (const g of groups) {
-    let entry = byPeriod.get(g.period);
+    const key = by === undefined ? g.period : `${g.period}\n${g.value}`;
+    let entry = byPeriod.get(key);
     if (!entry) {
+      const dimension = by === undefined ? {} : { [by]: g.value ?? '' };
       entry = {
-        row: { period: g.period, sessions: 0, models: [], breakdown: [], ...emptyTokens(), first_activity: iso(g.first_ms), last_activity: iso(g.last_ms) },
+        row: { period: g.period, ...dimension, sessions: 0, models: [], breakdown: [], ...emptyTokens(), first_activity: iso(g.first_ms), last_activity: iso(g.last_ms) },
         sessions: new Set(),
       };
-      byPeriod.set(g.period, entry);
+      byPeriod.set(key, entry);
     }
     const { row } = entry;
     const figures: ModelFigures = { model: g.model, ...emptyTokens() };

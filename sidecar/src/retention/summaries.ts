@@ -13,13 +13,15 @@ import { SUMMARY_TABLES } from '../../../schemas/summaries.js';
 import { eventFactsSelect, FACTS_COLUMNS, LOG_RECORD_ID, spanFactsSelect, USAGE_TABLES } from '../../../schemas/usage.js';
 
 const FACTS = [
-  'Host', 'User', 'Project', 'FirstSeen', 'LastSeen', 'Turns', 'TurnOutcomes', 'ToolCalls', 'ToolOutcomes',
+  'Host', 'User', 'Project', 'Repository', 'Branch', 'Branches', 'Ticket', 'Resource', 'FirstSeen', 'LastSeen', 'Turns', 'TurnOutcomes', 'ToolCalls', 'ToolOutcomes',
   'PermissionBlocks', 'Starts', 'Resumes', 'InputTokens', 'OutputTokens', 'CacheReadTokens',
   'CacheCreationTokens', 'CostUsd', 'ReportedCostUsd', 'LinesAdded', 'LinesRemoved', 'FailureModes', 'EndReason', 'EndedAt',
 ];
 
 const byModel = (column: string): string => `sumMapIf(map(Name, ${column}), Kind = 'chat')`;
 const nonEmpty = (expression: string): string => `anyIf(${expression}, ${expression} != '')`;
+/** The value of the latest row that has one: a session's branch is the one it was on last. */
+const lastNonEmpty = (column: string, time: string): string => `argMaxIf(${column}, ${time}, ${column} != '')`;
 
 /** Facts per (session, day) from the facts tables. */
 function sessionDaysQuery(database: string): string {
@@ -31,7 +33,7 @@ SELECT
   Day,
   if(s.Host != '', s.Host, l.Host) AS Host,
   if(s.User != '', s.User, l.User) AS User,
-  s.Project AS Project,
+  s.Project AS Project, s.Repository AS Repository, s.Branch AS Branch, s.Branches AS Branches, s.Ticket AS Ticket, s.Resource AS Resource,
   toDateTime64(multiIf(s.n = 0, l.FirstSeen, l.n = 0, s.FirstSeen, least(s.FirstSeen, l.FirstSeen)), 3) AS FirstSeen,
   toDateTime64(greatest(s.LastSeen, l.LastSeen), 3) AS LastSeen,
   s.Turns AS Turns, s.TurnOutcomes AS TurnOutcomes, s.ToolCalls AS ToolCalls, s.ToolOutcomes AS ToolOutcomes,
@@ -45,6 +47,9 @@ FROM (
     SessionId, toDate(Timestamp) AS Day, count() AS n,
     ${nonEmpty('Host')} AS Host, ${nonEmpty('User')} AS User,
     argMinIf(Project, Timestamp, Project != '') AS Project,
+    ${lastNonEmpty('f.Repository', 'f.Timestamp')} AS Repository, ${lastNonEmpty('f.Branch', 'f.Timestamp')} AS Branch,
+    arraySort(groupUniqArrayIf(f.Branch, f.Branch != '')) AS Branches, ${lastNonEmpty('f.Ticket', 'f.Timestamp')} AS Ticket,
+    argMaxIf(f.Resource, f.Timestamp, notEmpty(f.Resource)) AS Resource,
     min(Timestamp) AS FirstSeen, max(EndTime) AS LastSeen,
     toUInt32(countIf(Kind = 'turn')) AS Turns,
     sumMapIf(map(Outcome, toUInt32(1)), Kind = 'turn') AS TurnOutcomes,
@@ -55,7 +60,7 @@ FROM (
     ${byModel('CacheReadTokens')} AS CacheReadTokens,
     ${byModel('CacheCreationTokens')} AS CacheCreationTokens,
     ${byModel('CostUsd')} AS CostUsd
-  FROM ${spans} FINAL
+  FROM ${spans} AS f FINAL
   GROUP BY SessionId, Day
 ) AS s
 FULL OUTER JOIN (
@@ -127,6 +132,9 @@ SELECT
   argMaxIf(d.Host, d.LastSeen, d.Host != '') AS Host,
   argMaxIf(d.User, d.LastSeen, d.User != '') AS User,
   argMinIf(d.Project, d.FirstSeen, d.Project != '') AS Project,
+  ${lastNonEmpty('d.Repository', 'd.LastSeen')} AS Repository, ${lastNonEmpty('d.Branch', 'd.LastSeen')} AS Branch,
+  arraySort(arrayDistinct(flatten(groupArray(d.Branches)))) AS Branches, ${lastNonEmpty('d.Ticket', 'd.LastSeen')} AS Ticket,
+  argMaxIf(d.Resource, d.LastSeen, notEmpty(d.Resource)) AS Resource,
   min(d.FirstSeen) AS FirstSeen, max(d.LastSeen) AS LastSeen,
   sum(d.Turns) AS Turns, sumMap(d.TurnOutcomes) AS TurnOutcomes,
   sum(d.ToolCalls) AS ToolCalls, sumMap(d.ToolOutcomes) AS ToolOutcomes,

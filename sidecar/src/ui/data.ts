@@ -8,10 +8,10 @@ import { buildReport, sharedAnswers } from '../report/overview.js';
 import { SHARED_QUERIES, spanGroups } from '../report/queries.js';
 import { selectRows as rows } from '../report/select.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
-import { dailyFromChatDays, unpricedByDay, usageByProject, usageReport, type ChatDay } from '../report/usage.js';
+import { dailyFromChatDays, unpricedByDay, usageByPlace, usageReport, usageSummedBy, type ChatDay } from '../report/usage.js';
 import { sessionFactsSql, spansFromFacts, type SpanFact } from './expired.js';
 import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS } from './queries.js';
-import type { DaySeries, FailureRow, LogRow, Overview, ProjectRow, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
+import type { DaySeries, FailureRow, LogRow, Overview, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
 
 /** Every table the figures read, each with a `Timestamp` column the range applies to. */
 const TIMED_TABLES = ['otel_traces', 'otel_logs', USAGE_TABLES.spans, USAGE_TABLES.events];
@@ -110,8 +110,9 @@ export function joinSessions(sessions: FactSession[], usage: UsageRow[]): Sessio
   });
 }
 
-/** The most costly project first. */
-const byCost = (a: ProjectRow, b: ProjectRow): number => b.cost_usd - a.cost_usd || b.tokens - a.tokens || a.project.localeCompare(b.project);
+/** The most costly first (then the most tokens, then by name). */
+const byCost = <T extends { cost_usd: number; tokens: number }>(name: (row: T) => string) => (a: T, b: T): number =>
+  b.cost_usd - a.cost_usd || b.tokens - a.tokens || name(a).localeCompare(name(b));
 
 export class UiData {
   constructor(
@@ -129,16 +130,18 @@ export class UiData {
     const client = withRange(this.client, range);
     // Independent questions, asked at once; the counts, tokens and cost per day are rows of the report's span groups.
     const answer = sharedAnswers(client);
-    const [report, spanRows, logDays, projects, unpriced] = await Promise.all([
+    const [report, spanRows, logDays, places, unpriced] = await Promise.all([
       buildReport(client, answer),
       answer(SHARED_QUERIES.spanGroups),
       rows<LogDay>(client, LOGS_PER_DAY),
-      usageByProject(client, { timezone: TIMEZONE, database: this.database }),
+      usageByPlace(client, { timezone: TIMEZONE, database: this.database }),
       unpricedByDay(client, this.database),
     ]);
     const usageDays = dailyFromChatDays(spanGroups(spanRows, 'model_day', 'chat') as unknown as ChatDay[], unpriced);
     const spanDays = spanGroups(spanRows, 'day') as unknown as SpanDay[];
-    return { range, report, days: mergeDays(spanDays, logDays, usageDays), projects: projects.sort(byCost) };
+    const projects = usageSummedBy(places, 'project').sort(byCost((row) => row.project));
+    const repositories = usageSummedBy(places, 'repository').sort(byCost((row) => row.repository));
+    return { range, report, days: mergeDays(spanDays, logDays, usageDays), projects, repositories };
   }
 
   async sessions(range: TimeRange): Promise<SessionRow[]> {

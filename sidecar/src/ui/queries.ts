@@ -26,12 +26,15 @@ export const LOGS_PER_DAY = `SELECT ${DAY} AS day,
  * One row per session with a turn, tool call or API response (the sessions the report counts), from the summaries:
  * its figures stay when its raw rows expire.
  */
-export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.start_ms AS start_ms, s.end_ms AS end_ms,
+export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.repo AS repo, s.branch AS branch, s.start_ms AS start_ms, s.end_ms AS end_ms,
     s.turns AS turns, s.tool_calls AS tool_calls, s.outcome AS outcome,
     l.state AS state, l.resumes AS resumes, l.failure_modes AS failure_modes
   FROM (
     SELECT SessionId AS session,
       argMinIf(Project, Timestamp, Kind = 'turn' AND Project != '') AS project,
+      -- Where it was last: a session that changed branch shows the one it ended on.
+      argMaxIf(Repository, Timestamp, Repository != '') AS repo,
+      argMaxIf(Branch, Timestamp, Branch != '') AS branch,
       min(toUnixTimestamp64Milli(Timestamp)) AS start_ms,
       max(toUnixTimestamp64Milli(EndTime)) AS end_ms,
       countIf(Kind = 'turn') AS turns,

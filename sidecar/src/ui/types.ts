@@ -31,6 +31,9 @@ export interface DaySeries {
 export interface SessionRow {
   session: string;
   project: string;
+  /** The repository (vcs.repository.url.full) and branch of its latest span that names them ('' : none). */
+  repo: string;
+  branch: string;
   start_ms: number;
   end_ms: number;
   /** From the summaries, also when the raw tables no longer hold the session. */
@@ -56,11 +59,17 @@ export interface ProjectRow {
   cost_usd: number;
 }
 
+/** A repository's sessions (each counted in the repository of its latest span that names one; '' : none). */
+export interface RepositoryRow extends Omit<ProjectRow, 'project'> {
+  repository: string;
+}
+
 export interface Overview {
   range: TimeRange;
   report: ReportJson;
   days: DaySeries;
   projects: ProjectRow[];
+  repositories: RepositoryRow[];
 }
 
 export interface SpanRow {

@@ -2,7 +2,8 @@
 // semconv.ts). What the joins add to an event (a hook on a span, a hook's source on a session start) comes as an
 // event of the same round, applied here as the item is built: nothing already encoded is edited. One file per
 // family of events.
-import { hooksBySpan, rulesBySpan, type CorrelationEvent, type SessionStartConfirmed } from '../../events.js';
+import { hooksBySpan, rulesBySpan, type CorrelationEvent, type HookAttached, type Place, type RulesApplied, type SessionStartConfirmed } from '../../events.js';
+import { placeAttributes } from '../attribution.js';
 import { emptyBatch, type TelemetryBatch } from '../../model.js';
 import { sessionStartSeed } from '../../semconv.js';
 import { encodeChat } from './chats.js';
@@ -17,71 +18,91 @@ import { encodeToolCall } from './tool-calls.js';
 import { encodeApiError, encodePermissionMode, encodeSubagent, encodeUserShellCommand } from './transcript-facts.js';
 import { encodeCompaction, encodeTurn } from './turns.js';
 
-export function encode(events: readonly CorrelationEvent[]): TelemetryBatch {
+/**
+ * @param placeOf where a session is now, for an event that does not say (a join's: hooks, shell commands,
+ * detections know the session, not its branch)
+ */
+export function encode(events: readonly CorrelationEvent[], placeOf: (sessionId: string) => Place | undefined = () => undefined): TelemetryBatch {
   const out = emptyBatch();
   const hooks = hooksBySpan(events);
   const rules = rulesBySpan(events);
   const confirmed = confirmationsOf(events.filter((event): event is SessionStartConfirmed => event.kind === 'SessionStartConfirmed'));
   for (const event of events) {
-    switch (event.kind) {
-      case 'ToolCallEnded':
-        encodeToolCall(event, out, hooks.get(event.spanId));
-        break;
-      case 'TurnEnded':
-        encodeTurn(event, out, hooks.get(event.spanId), rules.get(event.spanId));
-        break;
-      case 'CompactionOccurred':
-        encodeCompaction(event, out);
-        break;
-      case 'ChatCompleted':
-        encodeChat(event, out);
-        break;
-      case 'SubagentEnded':
-        encodeSubagent(event, out);
-        break;
-      case 'PermissionModeChanged':
-        encodePermissionMode(event, out);
-        break;
-      case 'UserShellCommand':
-        encodeUserShellCommand(event, out);
-        break;
-      case 'ApiErrorOccurred':
-        encodeApiError(event, out);
-        break;
-      case 'CostReported':
-        encodeCost(event, out);
-        break;
-      case 'SessionStarted':
-        encodeSessionStart(event, out, confirmed.get(sessionStartSeed(event.sessionId, event.messageUuid)));
-        break;
-      case 'HookSessionStarted':
-        encodeHookSessionStart(event, out);
-        break;
-      case 'SessionEnded':
-        encodeSessionEnd(event, out);
-        break;
-      case 'PermissionBlocked':
-        encodeHookBlock(event, out);
-        break;
-      case 'ShellCommandEnded':
-        encodeShellCommand(event, out);
-        break;
-      case 'FailureDetected':
-        encodeFailure(event, out);
-        break;
-      case 'SessionStateChanged':
-        encodeStateChange(event, out);
-        break;
-      case 'HookRecorded':
-        encodeHookRecord(event, out);
-        break;
-      case 'SettingsChangeTold':
-        encodeSettingsChange(event, out);
-        break;
-      case 'RulesApplied':
-        encodeRulesApplied(event, out);
-        break;
-    }
+    const [spans, logs] = [out.spans.length, out.logs.length];
+    encodeEvent(event, out, hooks, rules, confirmed);
+    // Every span and log record of a session says where it came from (DESIGN §11); what the item set itself stays.
+    const place = 'sessionId' in event ? placeAttributes(event.place ?? placeOf(event.sessionId)) : undefined;
+    if (place === undefined) continue;
+    for (let i = spans; i < out.spans.length; i++) out.spans[i].attributes = { ...place, ...out.spans[i].attributes };
+    for (let i = logs; i < out.logs.length; i++) out.logs[i].attributes = { ...place, ...out.logs[i].attributes };
   }
   return out;
+}
+
+function encodeEvent(
+  event: CorrelationEvent,
+  out: TelemetryBatch,
+  hooks: Map<string, HookAttached[]>,
+  rules: Map<string, RulesApplied>,
+  confirmed: ReturnType<typeof confirmationsOf>,
+): void {
+  switch (event.kind) {
+    case 'ToolCallEnded':
+      encodeToolCall(event, out, hooks.get(event.spanId));
+      break;
+    case 'TurnEnded':
+      encodeTurn(event, out, hooks.get(event.spanId), rules.get(event.spanId));
+      break;
+    case 'CompactionOccurred':
+      encodeCompaction(event, out);
+      break;
+    case 'ChatCompleted':
+      encodeChat(event, out);
+      break;
+    case 'SubagentEnded':
+      encodeSubagent(event, out);
+      break;
+    case 'PermissionModeChanged':
+      encodePermissionMode(event, out);
+      break;
+    case 'UserShellCommand':
+      encodeUserShellCommand(event, out);
+      break;
+    case 'ApiErrorOccurred':
+      encodeApiError(event, out);
+      break;
+    case 'CostReported':
+      encodeCost(event, out);
+      break;
+    case 'SessionStarted':
+      encodeSessionStart(event, out, confirmed.get(sessionStartSeed(event.sessionId, event.messageUuid)));
+      break;
+    case 'HookSessionStarted':
+      encodeHookSessionStart(event, out);
+      break;
+    case 'SessionEnded':
+      encodeSessionEnd(event, out);
+      break;
+    case 'PermissionBlocked':
+      encodeHookBlock(event, out);
+      break;
+    case 'ShellCommandEnded':
+      encodeShellCommand(event, out);
+      break;
+    case 'FailureDetected':
+      encodeFailure(event, out);
+      break;
+    case 'SessionStateChanged':
+      encodeStateChange(event, out);
+      break;
+    case 'HookRecorded':
+      encodeHookRecord(event, out);
+      break;
+    case 'SettingsChangeTold':
+      encodeSettingsChange(event, out);
+      break;
+    case 'RulesApplied':
+      encodeRulesApplied(event, out);
+      break;
+  }
 }

@@ -16,8 +16,6 @@ export function encodeTurn(turn: TurnEnded, out: TelemetryBatch, hooks: readonly
     'message.uuid': messageUuid,
     'ccotel.turn.outcome': outcome,
     'ccotel.prompt.length': promptText.length,
-    'ccotel.cwd': turn.cwd ?? '',
-    'ccotel.git.branch': turn.gitBranch ?? '',
     'ccotel.claude_code.version': turn.version ?? '',
   };
   if (turn.permissionMode) attributes['ccotel.permission.mode'] = turn.permissionMode;

@@ -3,8 +3,9 @@
 // `invoke_agent {type}` under the tool call that started them. Items are emitted once they are final, so a
 // sink that keeps the first copy of an id keeps the right one; every id and timestamp comes from the input.
 // This class routes each row to the part that owns its concern (files of this folder) and closes idle sessions.
-import type { CorrelationEvent } from '../../events.js';
+import type { CorrelationEvent, Place } from '../../events.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
+import { Places } from '../attribution.js';
 import { ReportedCosts } from '../reported-cost.js';
 import { Chats } from './chats.js';
 import { Conversation } from './conversation.js';
@@ -31,10 +32,11 @@ export class TranscriptCorrelator {
   /** Claude Code's own cost figures (cost-state rows). */
   private readonly reportedCosts = new ReportedCosts();
 
-  constructor() {
+  constructor(places = new Places()) {
     const parts = {} as Parts;
     Object.assign(parts, {
-      out: new Output(),
+      out: new Output((sessionId) => parts.sessions.find(sessionId)?.place),
+      places,
       sessions: new Sessions(parts),
       starts: new SessionStarts(parts),
       main: new MainThread(parts),
@@ -50,6 +52,11 @@ export class TranscriptCorrelator {
 
   readingFromStart(path: string): void {
     this.parts.starts.readingFromStart(path);
+  }
+
+  /** Where the session was at its last row read (undefined: none read, or forgotten). */
+  placeOf(sessionId: string): Place | undefined {
+    return this.parts.sessions.find(sessionId)?.place;
   }
 
   /** Take the events told so far. */
@@ -87,6 +94,7 @@ export class TranscriptCorrelator {
     }
     starts.conversationIn(file.path);
     sessions.touch(session, entry.timeMs);
+    sessions.locate(session, entry);
     sessions.timeUntimedMode(session, entry.timeMs, file);
     if (entry.forkedFromSessionId) {
       // A fork's copy of another session's rows (same uuids, same messages): the original file reports them,

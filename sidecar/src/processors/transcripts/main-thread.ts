@@ -38,7 +38,7 @@ export class MainThread {
     if (!turn) {
       const last = session.lastTurn;
       // Rows after a turn closed for idleness are its late rows.
-      const scope = last && { sessionId: session.id, traceId: last.traceId, parentSpanId: last.rootSpanId };
+      const scope = last && { sessionId: session.id, traceId: last.traceId, parentSpanId: last.rootSpanId, place: session.place };
       if (scope) this.parts.conversation.add({ entry, session, thread: THREAD, scope, turn: undefined });
       else if (entry.type === 'assistant') {
         turns.startPromptless(row, session);
@@ -47,7 +47,7 @@ export class MainThread {
       return;
     }
     if (isInterruptMarker(entry)) turn.interrupted = true;
-    const scope = { sessionId: session.id, traceId: turn.traceId, parentSpanId: turn.rootSpanId };
+    const scope = { sessionId: session.id, traceId: turn.traceId, parentSpanId: turn.rootSpanId, place: session.place };
     this.parts.conversation.add({ entry, session, thread: THREAD, scope, turn });
   }
 

@@ -78,6 +78,14 @@ export class Sessions {
     return this.byId.size;
   }
 
+  /** A row names the session's directory and branch: from this row on its records carry them (one that names neither keeps the last). */
+  locate(session: Session, entry: TranscriptEntry): void {
+    const cwd = entry.cwd ?? session.place?.cwd;
+    const branch = entry.gitBranch ?? session.place?.branch;
+    if (session.place && session.place.cwd === cwd && session.place.branch === branch) return;
+    session.place = this.parts.places.of(cwd, branch);
+  }
+
   /** A `permission-mode` row: it may have no time of its own. */
   addPermissionModeRow(entry: TranscriptEntry, file: TranscriptFile): void {
     const session = this.get(entry.sessionId);

@@ -71,7 +71,7 @@ export class Subagents {
     // The agent's open response is kept with the session of its first row, where its end looks for it: a 2.0.77
     // resumed process writes its own new id on a warmup's prompt and the resumed session's on the answer.
     const owner = this.parts.sessions.get(agent.sessionId);
-    const scope = { sessionId: session.id, agentId, traceId: agent.link?.traceId ?? '', parentSpanId: agent.spanId };
+    const scope = { sessionId: session.id, agentId, traceId: agent.link?.traceId ?? '', parentSpanId: agent.spanId, place: session.place };
     this.parts.conversation.add({ entry, session: owner, thread: `agent:${agentId}`, scope, turn: undefined });
   }
 

@@ -1,11 +1,12 @@
 // The shapes the transcript correlator's parts pass each other. Each part keeps its own maps of these; the
 // objects themselves are shared (a tool call remembers its turn, a subagent the call that started it).
-import type { Compaction } from '../../events.js';
+import type { Compaction, Place } from '../../events.js';
 import type { UserInput } from '../classify.js';
 import type { TranscriptEntry, Usage } from '../transcript-entry.js';
 import type { Chats } from './chats.js';
 import type { Conversation } from './conversation.js';
 import type { MainThread } from './main-thread.js';
+import type { Places } from '../attribution.js';
 import type { Output } from './output.js';
 import type { SessionStarts, StartingRow } from './session-starts.js';
 import type { Sessions } from './sessions.js';
@@ -32,6 +33,8 @@ export interface Scope {
   agentId?: string;
   traceId: string;
   parentSpanId: string;
+  /** Where the session was at the row that opened the span (its records carry it). */
+  place?: Place;
 }
 
 /** A conversation row of one thread (the main thread, or `agent:{id}`) and where its spans go. */
@@ -62,9 +65,8 @@ export interface Turn {
   replayedChats: number;
   toolIds: string[];
   compactions: Compaction[];
-  /** The prompt row's working directory, branch and release. */
-  cwd?: string;
-  gitBranch?: string;
+  /** Where the session was at the prompt row, and the release that wrote it. */
+  place?: Place;
   version?: string;
   permissionMode?: string;
   /** The slash command that is the turn's prompt. */
@@ -169,11 +171,14 @@ export interface Session {
   permissionMode?: string;
   /** A permission mode read before any row with a time: it takes the time of the next row. */
   untimedMode?: string;
+  /** Where its last row said it was (directory, branch): what it tells from now on carries it. */
+  place?: Place;
 }
 
 /** The correlator's parts, each reaching the others through this once all exist. */
 export interface Parts {
   out: Output;
+  places: Places;
   sessions: Sessions;
   starts: SessionStarts;
   main: MainThread;

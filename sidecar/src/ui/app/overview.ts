@@ -90,14 +90,22 @@ function bar(widthPercent: number): HTMLElement {
   return element;
 }
 
-function projects(data: Overview): HTMLElement {
-  const max = Math.max(Number.MIN_VALUE, ...data.projects.map((row) => row.cost_usd));
-  const rows = data.projects.map((row) =>
-    h('tr', {}, h('td', { class: 'path' }, row.project || '(unknown)'), h('td', { class: 'number' }, integer(row.sessions)),
+/** Sessions, tokens and cost by project or repository, the most costly first, each with a bar of its cost. */
+function usageBy(title: string, label: string, data: { name: string; sessions: number; tokens: number; cost_usd: number }[], unknown: string): HTMLElement {
+  const max = Math.max(Number.MIN_VALUE, ...data.map((row) => row.cost_usd));
+  const rows = data.map((row) =>
+    h('tr', {}, h('td', { class: 'path' }, row.name || unknown), h('td', { class: 'number' }, integer(row.sessions)),
       h('td', { class: 'number' }, integer(row.tokens)), h('td', { class: 'number' }, dollars(row.cost_usd)), h('td', {}, bar((100 * row.cost_usd) / max))),
   );
-  return h('section', { class: 'report wide' }, h('h2', {}, 'By project'),
-    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'project'), h('th', {}, 'sessions'), h('th', {}, 'tokens'), h('th', {}, 'cost'), h('th', {}, ''))), h('tbody', {}, ...rows)));
+  return h('section', { class: 'report wide', 'data-usage-by': label }, h('h2', {}, title),
+    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, label), h('th', {}, 'sessions'), h('th', {}, 'tokens'), h('th', {}, 'cost'), h('th', {}, ''))), h('tbody', {}, ...rows)));
+}
+
+/** By project; by repository too once any session was in one. */
+function places(data: Overview): HTMLElement[] {
+  const byProject = usageBy('By project', 'project', data.projects.map(({ project, ...row }) => ({ name: project, ...row })), '(unknown)');
+  if (!data.repositories.some((row) => row.repository !== '')) return [byProject];
+  return [byProject, usageBy('By repository', 'repository', data.repositories.map(({ repository, ...row }) => ({ name: repository, ...row })), '(none)')];
 }
 
 export class OverviewPage implements Page {
@@ -118,7 +126,7 @@ export class OverviewPage implements Page {
     const sections = Object.entries(data.report).filter(([section]) => section !== 'overview');
     // A range without a turn, tool call or API response says so (its times are null, never 1970).
     const empty = data.report.overview[0]?.first_event === null ? h('p', { class: 'empty', 'data-empty': 'range' }, 'No activity in this range.') : null;
-    this.main.replaceChildren(...(empty ? [empty] : []), tiles(data.report), drawn.element, projects(data), h('div', { class: 'reports' }, reportTable('overview', data.report.overview), ...sections.map(([section, rows]) => reportTable(section, rows))));
+    this.main.replaceChildren(...(empty ? [empty] : []), tiles(data.report), drawn.element, ...places(data), h('div', { class: 'reports' }, reportTable('overview', data.report.overview), ...sections.map(([section, rows]) => reportTable(section, rows))));
   }
 
   destroy(): void {

@@ -29,7 +29,15 @@ const COLUMNS: Column[] = [
   { key: 'outcome', label: 'outcome', value: (row) => row.outcome, cell: (row) => h('span', { class: `outcome ${row.outcome}` }, row.outcome) },
   { key: 'state', label: 'state', value: (row) => row.state, cell: (row) => row.state || '–' },
   { key: 'failures', label: 'failure modes', value: (row) => row.failure_modes.join(' '), cell: (row) => h('span', { class: row.failure_modes.length ? 'failure' : undefined, title: row.failure_modes.join(', ') || undefined }, row.failure_modes.join(', ')) },
+  { key: 'repo', label: 'repository · branch', value: (row) => `${row.repo} ${row.branch}`, cell: (row) => placeOf(row) },
 ];
+
+/** The repository without its scheme and host (the title has it whole), and the branch it was on last. */
+function placeOf(row: SessionRow): Node | string {
+  if (!row.repo && !row.branch) return '–';
+  const repo = row.repo.replace(/^[a-z+]+:\/\/[^/]+\//, '');
+  return h('span', { class: 'place', title: [row.repo, row.branch].filter(Boolean).join('\n') }, [repo, row.branch].filter(Boolean).join(' · '));
+}
 
 /** ccotel's cost, and Claude Code's own statement of it when that differs by more than 1 %. */
 function costOf(row: SessionRow): Node {
@@ -54,7 +62,7 @@ export class SessionsPage implements Page {
   private readonly viewport = h('div', { class: 'viewport', 'data-testid': 'sessions-viewport' });
   private readonly spacer = h('div', { class: 'spacer' });
   private readonly body = h('div', { class: 'rows' });
-  private readonly filter = h('input', { type: 'search', placeholder: 'filter: project, session id, outcome, state, failure mode', 'aria-label': 'filter' });
+  private readonly filter = h('input', { type: 'search', placeholder: 'filter: project, repo, branch, session, outcome, state…', 'aria-label': 'filter' });
   private readonly totals = h('div', { class: 'totals' });
   private readonly headRow = h('div', { class: 'row head' });
   private readonly empty = h('p', { class: 'empty', hidden: true });
@@ -97,7 +105,7 @@ export class SessionsPage implements Page {
   private apply(): void {
     const needle = this.filter.value.trim().toLowerCase();
     const column = COLUMNS.find((candidate) => candidate.key === this.sortKey) ?? COLUMNS[1];
-    const matches = needle === '' ? this.rows : this.rows.filter((row) => [row.project, row.session, row.outcome, row.state, ...row.failure_modes].some((text) => text.toLowerCase().includes(needle)));
+    const matches = needle === '' ? this.rows : this.rows.filter((row) => [row.project, row.repo, row.branch, row.session, row.outcome, row.state, ...row.failure_modes].some((text) => text.toLowerCase().includes(needle)));
     const sign = this.descending ? -1 : 1;
     this.shown = [...matches].sort((a, b) => {
       const left = column.value(a);
