@@ -27,6 +27,8 @@ export interface Config {
   flushIntervalMs: number;
   /** Where Claude Code's managed policy settings are (managed-settings.json, managed-settings.d/). */
   managedSettingsDir: string;
+  /** Loopback port `run` receives the agent's own OTLP on (install-telemetry points Claude Code at it); 0: none. */
+  nativeTelemetryPort: number;
   paths: StatePaths;
 }
 
@@ -48,6 +50,8 @@ export const DEFAULTS = {
   otlpOnlyFlushIntervalMs: 5_000,
   /** Claude Code's managed settings on Linux. */
   managedSettingsDir: '/etc/claude-code',
+  /** Not OTLP's 4318, which a local Collector holds. */
+  nativeTelemetryPort: 14318,
 };
 
 export class ConfigError extends Error {
@@ -86,6 +90,7 @@ export interface ConfigOverrides {
   contentMaxLength?: number;
   idleMs?: number;
   scanIntervalMs?: number;
+  nativeTelemetryPort?: number;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
@@ -132,6 +137,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
       ' of ms',
     ),
     managedSettingsDir: text(pick({ name: 'managed settings dir', value: undefined }, 'CCOTEL_MANAGED_SETTINGS_DIR', 'managed_settings_dir'), DEFAULTS.managedSettingsDir),
+    nativeTelemetryPort: whole(pick({ name: '--telemetry-port', value: overrides.nativeTelemetryPort }, 'CCOTEL_NATIVE_TELEMETRY_PORT', 'native_telemetry_port'), DEFAULTS.nativeTelemetryPort, 0, 65_535),
     paths,
   };
   for (const key of Object.keys(file)) {

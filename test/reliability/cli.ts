@@ -27,6 +27,8 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
     CCOTEL_RAW_TTL_DAYS: '0',
     // Not this machine's managed policy (/etc/claude-code).
     CCOTEL_MANAGED_SETTINGS_DIR: join(home, 'managed-settings'),
+    // The receiver's default port is one per machine: a test that wants it names a free one.
+    CCOTEL_NATIVE_TELEMETRY_PORT: '0',
     ...extra,
   };
 }
