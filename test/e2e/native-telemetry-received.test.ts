@@ -1,0 +1,95 @@
+// Issue 33: the real Claude Code (the pinned 2.1.332) exports its own telemetry (OTLP http/protobuf) to
+// `ccotel run`'s receiver while ccotel follows its transcript. The store then holds both: the native
+// `claude_code.*` spans, events and metrics under Claude Code's own resource, beside ccotel's rows; every
+// native `api_request` joins a ccotel chat span by `request_id`; and `report` counts tokens and cost once, the
+// same as a backfill of the same transcripts into a store without native telemetry.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { claudeBinaryProblem } from '../harness/run-claude.js';
+import { runScenario } from '../harness/run-scenario.js';
+import { SCENARIOS } from '../harness/scenarios.js';
+import { freePort } from '../helpers/free-port.js';
+import { skipWithout } from '../helpers/real-parts.js';
+import { assertBuilt, cliEnv, endpointClient, runCli, startRun } from '../reliability/cli.js';
+import { waitFor } from '../reliability/transcripts.js';
+
+const rowsOf = async <T>(client: ClickHouseClient, query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<T>();
+
+describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry received by ccotel run (slow)", () => {
+  const home = mkdtempSync(join(tmpdir(), 'ccotel-native-received-'));
+  let sidecar: ReturnType<typeof startRun> | undefined;
+
+  afterAll(async () => {
+    sidecar?.child.kill('SIGTERM');
+    await sidecar?.exited;
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('stores the native spans, events and metrics beside ccotel’s, joined by request_id, and counts tokens and cost once', async () => {
+    assertBuilt();
+    const port = await freePort();
+    const env = cliEnv(home, { CCOTEL_NATIVE_TELEMETRY_PORT: String(port) });
+    const store = join(home, 'store');
+    mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
+    sidecar = startRun(['--store', store], env);
+    await waitFor('the receiver', () => sidecar!.output().includes(`telemetry received on http://127.0.0.1:${port}`), 90_000);
+
+    const scenario = SCENARIOS.find((candidate) => candidate.name === 'bash-success')!;
+    const outcome = await runScenario(scenario, {
+      home,
+      projectDir: join(home, 'work', 'native'),
+      otlpUrl: `http://127.0.0.1:${port}`,
+      env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+    });
+    const sessionId = outcome.sessions[0].sessionId;
+    const requests = outcome.sessions[0].requests.length;
+
+    const client = endpointClient(store);
+    const native = () =>
+      rowsOf<{ event: string; request: string }>(client, `SELECT LogAttributes['event.name'] AS event, LogAttributes['request_id'] AS request FROM otel_logs
+        WHERE ServiceName = 'claude-code' AND LogAttributes['session.id'] = '${sessionId}'`);
+    const chats = () =>
+      rowsOf<{ request: string }>(client, `SELECT SpanAttributes['request_id'] AS request FROM otel_traces
+        WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'chat ') AND SpanAttributes['session.id'] = '${sessionId}'`);
+    // Claude Code exports its last batches as it exits; ccotel closes the turn once its last rows are read.
+    await waitFor('the native api_request events and ccotel’s chat spans', async () => {
+      const apiRequests = (await native()).filter((row) => row.event === 'api_request');
+      return apiRequests.length === requests && (await chats()).length === requests;
+    }, 120_000);
+
+    const apiRequests = (await native()).filter((row) => row.event === 'api_request').map((row) => row.request);
+    expect(apiRequests.every(Boolean)).toBe(true);
+    expect(new Set(apiRequests)).toEqual(new Set((await chats()).map((row) => row.request)));
+    expect(new Set((await native()).map((row) => row.event))).toEqual(expect.objectContaining(new Set(['api_request', 'tool_decision', 'tool_result', 'user_prompt'])));
+
+    const spans = await rowsOf<{ name: string; version: string; scope: string }>(client, `SELECT SpanName AS name, ResourceAttributes['service.version'] AS version, ScopeName AS scope
+      FROM otel_traces WHERE ServiceName = 'claude-code' AND SpanAttributes['session.id'] = '${sessionId}'`);
+    expect(new Set(spans.map((span) => span.name))).toEqual(
+      new Set(['claude_code.interaction', 'claude_code.llm_request', 'claude_code.tool', 'claude_code.tool.blocked_on_user', 'claude_code.tool.execution']),
+    );
+    expect(new Set(spans.map((span) => span.version))).toEqual(new Set(['2.1.332']));
+    const metrics = await rowsOf<{ name: string }>(client, `SELECT DISTINCT MetricName AS name FROM otel_metrics_sum
+      WHERE ServiceName = 'claude-code' AND Attributes['session.id'] = '${sessionId}'`);
+    expect(metrics.map((metric) => metric.name)).toEqual(expect.arrayContaining(['claude_code.token.usage', 'claude_code.cost.usage', 'claude_code.session.count']));
+    await client.close();
+
+    sidecar.child.kill('SIGTERM');
+    expect(await sidecar.exited).toBe(0);
+    sidecar = undefined;
+    // The same transcripts into a store that never saw native telemetry: the same tokens and cost.
+    const plain = join(home, 'plain');
+    const backfill = await runCli(['backfill', '--store', plain, '--no-progress'], env);
+    expect(backfill.status, backfill.stderr).toBe(0);
+    const usage = async (target: string) => {
+      const report = await runCli(['report', 'session', '--json', '--timezone', 'UTC', '--store', target], env);
+      expect(report.status, report.stderr).toBe(0);
+      return JSON.parse(report.stdout);
+    };
+    const [withNative, without] = [await usage(store), await usage(plain)];
+    console.log(`report session with native telemetry on: ${JSON.stringify(withNative)}`);
+    expect(withNative).toEqual(without);
+  }, 600_000);
+});
