@@ -74,7 +74,21 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
     const metrics = await rowsOf<{ name: string }>(client, `SELECT DISTINCT MetricName AS name FROM otel_metrics_sum
       WHERE ServiceName = 'claude-code' AND Attributes['session.id'] = '${sessionId}'`);
     expect(metrics.map((metric) => metric.name)).toEqual(expect.arrayContaining(['claude_code.token.usage', 'claude_code.cost.usage', 'claude_code.session.count']));
+    // Every native tool_decision names a ccotel tool span's call.
+    const decisions = await rowsOf<{ id: string }>(client, `SELECT LogAttributes['tool_use_id'] AS id FROM otel_logs
+      WHERE ServiceName = 'claude-code' AND LogAttributes['event.name'] = 'tool_decision' AND LogAttributes['session.id'] = '${sessionId}'`);
+    const toolCalls = await rowsOf<{ id: string }>(client, `SELECT SpanAttributes['gen_ai.tool.call.id'] AS id FROM otel_traces
+      WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'execute_tool ') AND SpanAttributes['session.id'] = '${sessionId}'`);
+    expect(decisions.length).toBeGreaterThan(0);
+    expect(new Set(decisions.map((row) => row.id))).toEqual(new Set(toolCalls.map((row) => row.id)));
     await client.close();
+
+    // A clean run: Claude Code's figures agree with the transcript's, no telemetry_gap.
+    const telemetry = await runCli(['report', 'telemetry', '--json', '--store', store], env);
+    expect(telemetry.status, telemetry.stderr).toBe(0);
+    const compared = JSON.parse(telemetry.stdout).sessions.find((row: { session: string }) => row.session === sessionId);
+    console.log(`report telemetry: ${JSON.stringify(compared)}`);
+    expect(compared).toMatchObject({ gaps: [], native: { requests }, ccotel: { requests } });
 
     sidecar.child.kill('SIGTERM');
     expect(await sidecar.exited).toBe(0);
