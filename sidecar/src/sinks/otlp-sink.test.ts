@@ -157,6 +157,19 @@ describe('OtlpSink', () => {
     expect(sink.queued.requests).toBe(0);
   });
 
+  it("sends only the sidecar's own items: received ones (another resource) are stored, not forwarded under ccotel's", async () => {
+    const sink = await newSink();
+    const own = batch('b1', 1, 1, 1);
+    const origin = { resource: { 'service.name': 'claude-code' }, scopeName: 'x', scopeVersion: '' };
+    const theirs = batch('b2', 1, 1, 1);
+    await sink.write({
+      spans: [...own.spans, ...theirs.spans.map((span) => ({ ...span, origin: { ...origin, spanKind: 'SPAN_KIND_INTERNAL', traceState: '', links: [] } }))],
+      logs: [...own.logs, ...theirs.logs.map((log) => ({ ...log, origin: { ...origin, severityText: '', severityNumber: 9, traceFlags: 0 } }))],
+      metrics: [...own.metrics, ...theirs.metrics.map((point) => ({ ...point, origin: { ...origin, startMs: 0, temporality: 1, monotonic: true } }))],
+    });
+    expect(collector.ids()).toEqual(idsOf(own));
+  });
+
   it('keeps up to maxConcurrentRequests requests in flight, and no more', async () => {
     let inFlight = 0;
     let most = 0;
