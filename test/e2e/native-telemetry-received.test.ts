@@ -13,7 +13,7 @@ import { runScenario } from '../harness/run-scenario.js';
 import { SCENARIOS } from '../harness/scenarios.js';
 import { freePort } from '../helpers/free-port.js';
 import { skipWithout } from '../helpers/real-parts.js';
-import { assertBuilt, cliEnv, endpointClient, runCli, startRun } from '../reliability/cli.js';
+import { assertBuilt, cliEnv, endpointClient, runCli, startRun, stopRun } from '../reliability/cli.js';
 import { waitFor } from '../reliability/transcripts.js';
 
 const rowsOf = async <T>(client: ClickHouseClient, query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<T>();
@@ -23,8 +23,7 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
   let sidecar: ReturnType<typeof startRun> | undefined;
 
   afterAll(async () => {
-    sidecar?.child.kill('SIGTERM');
-    await sidecar?.exited;
+    await stopRun(sidecar);
     rmSync(home, { recursive: true, force: true });
   });
 
@@ -90,8 +89,7 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
     console.log(`report telemetry: ${JSON.stringify(compared)}`);
     expect(compared).toMatchObject({ gaps: [], native: { requests }, ccotel: { requests } });
 
-    sidecar.child.kill('SIGTERM');
-    expect(await sidecar.exited).toBe(0);
+    expect(await stopRun(sidecar)).toBe(0);
     sidecar = undefined;
     // The same transcripts into a store that never saw native telemetry: the same tokens and cost.
     const plain = join(home, 'plain');

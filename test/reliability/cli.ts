@@ -67,6 +67,12 @@ export function startRun(args: string[], env: NodeJS.ProcessEnv, cli = CLI): { c
   return { child, output: () => output, exited };
 }
 
+/** Stop a `ccotel run` started by startRun (if it was) the way Ctrl-C does; its exit code. */
+export async function stopRun(run: ReturnType<typeof startRun> | undefined): Promise<number | null | undefined> {
+  run?.child.kill('SIGTERM');
+  return run?.exited;
+}
+
 /** The transcript source of `ccotel status --json` (the first checkpoint set). */
 export interface TranscriptStatus {
   running: boolean;

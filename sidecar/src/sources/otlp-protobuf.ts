@@ -66,18 +66,18 @@ const logRecord: Schema = {
   12: field('eventName', 'string'),
 };
 
+/** The interval every data point has. */
+const pointTimes: Schema = { 2: field('startTimeUnixNano', 'fixed64'), 3: field('timeUnixNano', 'fixed64') };
 const numberPoint: Schema = {
   ...attributes(7),
-  2: field('startTimeUnixNano', 'fixed64'),
-  3: field('timeUnixNano', 'fixed64'),
+  ...pointTimes,
   4: field('asDouble', 'double'),
   6: field('asInt', 'sfixed64'),
   8: field('flags', 'varint'),
 };
 const histogramPoint: Schema = {
   ...attributes(9),
-  2: field('startTimeUnixNano', 'fixed64'),
-  3: field('timeUnixNano', 'fixed64'),
+  ...pointTimes,
   4: field('count', 'fixed64'),
   5: field('sum', 'double'),
   6: field('bucketCounts', 'fixed64', true),
