@@ -116,7 +116,7 @@ describe('Pipeline: telemetry received whole (the agent’s own OTLP)', () => {
   const received = () =>
     receivedLogs({
       resourceLogs: [{
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }, { key: 'deployment.note', value: { stringValue: planted.text } }] },
         scopeLogs: [{ logRecords: [{
           timeUnixNano: '1795973104054000000', body: { stringValue: 'claude_code.tool_result' },
           attributes: [
@@ -131,13 +131,21 @@ describe('Pipeline: telemetry received whole (the agent’s own OTLP)', () => {
   it('is masked and capped like the sidecar’s own data before any sink sees it, and a failing sink is told to the caller, the batch not kept', async () => {
     const sink = new MemorySink();
     const pipeline = new Pipeline(new TranscriptCorrelator(), [new MaskProcessor(createSecretDetector(), Buffer.alloc(32, 7)), new CapProcessor(100)], [sink]);
-    await pipeline.deliver(received());
-    const [log, detection] = sink.received.logs;
+    const input = received();
+    await pipeline.deliver(input);
+    expect(input.logs[0].origin?.resource['deployment.note']).toBe(planted.text);
+    const [log, ...detections] = sink.received.logs;
     expect(findLeaks(JSON.stringify(sink.received), planted.secrets)).toEqual([]);
-    expect(String(log.attributes.tool_parameters)).toMatch(/\[REDACTED:aws-access-key-id:[0-9a-f]{6}\]/);
+    const marker = /\[REDACTED:aws-access-key-id:[0-9a-f]{6}\]/;
+    expect(String(log.attributes.tool_parameters)).toMatch(marker);
     expect(log.attributes['tool_output.original_length']).toBe(500);
-    expect(log.origin?.resource).toEqual({ 'service.name': 'claude-code' });
-    expect(detection).toMatchObject({ eventName: 'ccotel.secret.detected', attributes: { 'session.id': 's1', 'ccotel.secret.field': 'tool_parameters' } });
+    // Its resource too (what OTEL_RESOURCE_ATTRIBUTES adds), and the input batch is left as it was.
+    expect(log.origin?.resource['service.name']).toBe('claude-code');
+    expect(String(log.origin?.resource['deployment.note'])).toMatch(marker);
+    expect(detections.map((d) => [d.eventName, d.attributes['ccotel.secret.field'], d.attributes['session.id']])).toEqual([
+      ['ccotel.secret.detected', 'tool_parameters', 's1'],
+      ['ccotel.secret.detected', 'resource.deployment.note', 's1'],
+    ]);
 
     sink.failing = true;
     await expect(pipeline.deliver(received())).rejects.toThrow('sink down');
