@@ -80,6 +80,19 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
       WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'execute_tool ') AND SpanAttributes['session.id'] = '${sessionId}'`);
     expect(decisions.length).toBeGreaterThan(0);
     expect(new Set(decisions.map((row) => row.id))).toEqual(new Set(toolCalls.map((row) => row.id)));
+    // Each native llm_request joined to ccotel's chat span of it, whichever came first: a link from the native span,
+    // or Claude Code's API duration and TTFT on the chat span.
+    const llm = await rowsOf<{ request: string; links: string[]; ttft: string }>(client, `SELECT SpanAttributes['request_id'] AS request, Links.SpanId AS links,
+        SpanAttributes['ttft_ms'] AS ttft FROM otel_traces WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.llm_request' AND SpanAttributes['session.id'] = '${sessionId}'`);
+    const chatSpans = await rowsOf<{ request: string; span: string; ttft: string }>(client, `SELECT SpanAttributes['request_id'] AS request, SpanId AS span,
+        SpanAttributes['ccotel.native.ttft_ms'] AS ttft FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'chat ') AND SpanAttributes['session.id'] = '${sessionId}'`);
+    expect(llm).toHaveLength(requests);
+    const joined = llm.map((native) => {
+      const ours = chatSpans.find((chatSpan) => chatSpan.request === native.request)!;
+      return native.links.includes(ours.span) ? 'linked' : ours.ttft === native.ttft ? 'enriched' : 'not joined';
+    });
+    console.log(`native llm_request spans joined to ccotel's chats: ${joined.join(', ')}`);
+    expect(joined.filter((how) => how === 'not joined')).toEqual([]);
     await client.close();
 
     // A clean run: Claude Code's figures agree with the transcript's, no telemetry_gap.
