@@ -23,7 +23,7 @@ import { ShellCorrelator } from './processors/correlate-shell.js';
 import { FailureModeDetector } from './processors/detectors/index.js';
 import { loadOrCreateInstallationKey } from './processors/installation-key.js';
 import { fingerprintOf, MaskProcessor } from './processors/mask.js';
-import { NativeRequestJoin } from './processors/native-join.js';
+import { NativeJoin } from './processors/native-join.js';
 import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { SessionStateTracker } from './processors/session-state.js';
@@ -46,7 +46,7 @@ import type { Store } from './store/open-store.js';
  * readable.
  */
 export function buildProcessors(config: Config): Processor[] {
-  const first = [new NativeRequestJoin(), new PriceChatsProcessor()];
+  const first = [new NativeJoin(), new PriceChatsProcessor()];
   const cap = new CapProcessor(config.contentMaxLength);
   if (config.contentLevel === 'raw') return [...first, cap];
   const mask = new MaskProcessor(createSecretDetector(), loadOrCreateInstallationKey(config.paths.keyPath));

@@ -93,6 +93,18 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
     });
     console.log(`native llm_request spans joined to ccotel's chats: ${joined.join(', ')}`);
     expect(joined.filter((how) => how === 'not joined')).toEqual([]);
+    // And each native tool span to ccotel's tool span: a link, or the decision's source on ccotel's span.
+    const nativeTools = await rowsOf<{ id: string; links: string[] }>(client, `SELECT SpanAttributes['tool_use_id'] AS id, Links.SpanId AS links FROM otel_traces
+      WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.tool' AND SpanAttributes['session.id'] = '${sessionId}'`);
+    const ourTools = await rowsOf<{ id: string; span: string; source: string }>(client, `SELECT SpanAttributes['gen_ai.tool.call.id'] AS id, SpanId AS span,
+        SpanAttributes['ccotel.native.decision_source'] AS source FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'execute_tool ') AND SpanAttributes['session.id'] = '${sessionId}'`);
+    expect(nativeTools.length).toBeGreaterThan(0);
+    const toolsJoined = nativeTools.map((native) => {
+      const ours = ourTools.find((tool) => tool.id === native.id)!;
+      return native.links.includes(ours.span) ? 'linked' : ours.source !== '' ? `enriched (${ours.source})` : 'not joined';
+    });
+    console.log(`native tool spans joined to ccotel's tool spans: ${toolsJoined.join(', ')}`);
+    expect(toolsJoined.filter((how) => how === 'not joined')).toEqual([]);
     await client.close();
 
     // A clean run: Claude Code's figures agree with the transcript's, no telemetry_gap.
