@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flattenLogs, flattenMetrics, flattenSpans } from '../../../test/harness/otlp-receiver.js';
@@ -183,6 +184,22 @@ describe('telemetry receiver: encodings and refusals', () => {
     expect((await post(receiver.url, '/v1/logs', encoder.logs([log]), protobuf)).status).toBe(503);
     failing = false;
     expect((await post(receiver.url, '/v1/logs', encoder.logs([log]), protobuf)).status).toBe(200);
+  });
+
+  it('takes an export while a peer holds idle connections past its limit (the connection guard)', async () => {
+    let closed = 0;
+    const idle = await Promise.all(Array.from({ length: 12 }, () => new Promise<Socket>((resolve) => {
+      const socket = connect(receiver.port, '127.0.0.1', () => resolve(socket));
+      socket.on('error', () => {}).on('close', () => closed++);
+    })));
+    try {
+      expect((await post(receiver.url, '/v1/logs', encoder.logs([log]), protobuf)).status).toBe(200);
+      // Held to its limit of 8: the longest idle were closed for the newcomers.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(closed).toBeGreaterThanOrEqual(12 + 1 - 8);
+    } finally {
+      for (const socket of idle) socket.destroy();
+    }
   });
 
   it('accepts an empty export without delivering anything', async () => {
