@@ -89,6 +89,8 @@ export interface FollowSetup extends CommonSetup {
   polling?: boolean;
   /** Write the sidecar's status beside the checkpoints (`ccotel status`), naming the destination so. */
   status?: Pick<SidecarStatus, 'store' | 'otlpEndpoint'>;
+  /** The receiver of Claude Code's own telemetry, for the status, once there is one. */
+  nativeTelemetry?: () => SidecarStatus['nativeTelemetry'];
 }
 
 export interface BuiltPipeline {
@@ -315,6 +317,7 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       unreadableFiles,
       linesSkipped: pipeline.stats.skipped as Record<string, number>,
       catchUp,
+      nativeTelemetry: setup.nativeTelemetry?.(),
     });
   };
   driver.every(STATUS_EVERY_MS, () => void writeStatus());

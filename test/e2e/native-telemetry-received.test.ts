@@ -114,6 +114,17 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
     console.log(`report telemetry: ${JSON.stringify(compared)}`);
     expect(compared).toMatchObject({ gaps: [], native: { requests }, ccotel: { requests } });
 
+    // `ccotel status` tells what the receiver stored (its status is rewritten every 5 s).
+    const receiverStatus = async () => {
+      const answer = await runCli(['status', '--json', '--store', store], env);
+      return answer.status === 0 ? JSON.parse(answer.stdout).sources[0]?.nativeTelemetry : undefined;
+    };
+    await waitFor('the receiver in ccotel status', async () => {
+      const received = await receiverStatus();
+      return received !== undefined && ['traces', 'metrics', 'logs'].every((signal) => received.requests[signal] > 0);
+    }, 60_000);
+    expect(await receiverStatus()).toMatchObject({ url: `http://127.0.0.1:${port}`, refused: 0 });
+
     expect(await stopRun(sidecar)).toBe(0);
     sidecar = undefined;
     // The same transcripts into a store that never saw native telemetry: the same tokens and cost.

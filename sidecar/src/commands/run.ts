@@ -72,10 +72,12 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     const missing = roots.filter((root) => !existsSync(root));
     if (missing.length > 0) log(`not there yet, followed once they appear: ${missing.join(', ')}`);
     const status = { store: storeIdentity(config.store), otlpEndpoint: config.otlpEndpoint };
-    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log, status });
+    let receiver: TelemetryReceiver | undefined;
+    const nativeTelemetry = () => receiver && { url: receiver.url, ...receiver.stats };
+    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log, status, nativeTelemetry });
     const { tailer, spool, shellLog } = built;
     await built.start();
-    const receiver = await receiveNativeTelemetry(config, built.pipeline, log);
+    receiver = await receiveNativeTelemetry(config, built.pipeline, log);
     return {
       config,
       tailer,

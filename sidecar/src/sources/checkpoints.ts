@@ -109,6 +109,17 @@ export interface SidecarStatus {
   retrying?: Record<string, string>;
   /** The catch-up on the history since the last run: what is left of it, until it is done (build-pipeline.ts). */
   catchUp?: CatchUp;
+  /** The receiver of Claude Code's own telemetry, while there is one (sources/otlp-receiver.ts). */
+  nativeTelemetry?: NativeTelemetryStatus;
+}
+
+export interface NativeTelemetryStatus {
+  url: string;
+  /** Requests stored, and their items, by signal; requests refused (400, 413, 415, 503…). */
+  requests: Record<string, number>;
+  items: Record<string, number>;
+  refused: number;
+  lastStoredMs?: number;
 }
 
 export interface CatchUp {
