@@ -72,12 +72,13 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     const missing = roots.filter((root) => !existsSync(root));
     if (missing.length > 0) log(`not there yet, followed once they appear: ${missing.join(', ')}`);
     const status = { store: storeIdentity(config.store), otlpEndpoint: config.otlpEndpoint };
-    let receiver: TelemetryReceiver | undefined;
-    const nativeTelemetry = () => receiver && { url: receiver.url, ...receiver.stats };
+    // Started once the pipeline is: the status asks for it meanwhile.
+    const started: { receiver?: TelemetryReceiver } = {};
+    const nativeTelemetry = () => started.receiver && { url: started.receiver.url, ...started.receiver.stats };
     const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log, status, nativeTelemetry });
     const { tailer, spool, shellLog } = built;
     await built.start();
-    receiver = await receiveNativeTelemetry(config, built.pipeline, log);
+    const receiver = (started.receiver = await receiveNativeTelemetry(config, built.pipeline, log));
     return {
       config,
       tailer,
