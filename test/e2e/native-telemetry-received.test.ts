@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { claudeBinaryProblem } from '../harness/run-claude.js';
+import { startModelServer } from '../harness/model-server.js';
+import { claudeBinaryProblem, runClaude } from '../harness/run-claude.js';
 import { runScenario } from '../harness/run-scenario.js';
 import { SCENARIOS } from '../harness/scenarios.js';
 import { freePort } from '../helpers/free-port.js';
@@ -139,5 +140,59 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
     const [withNative, without] = [await usage(store), await usage(plain)];
     console.log(`report session with native telemetry on: ${JSON.stringify(withNative)}`);
     expect(withNative).toEqual(without);
+  }, 600_000);
+});
+
+describe.skipIf(skipWithout(claudeBinaryProblem()))('install-telemetry turns Claude Code’s own telemetry on for ccotel run (slow)', () => {
+  const home = mkdtempSync(join(tmpdir(), 'ccotel-native-install-'));
+  let sidecar: ReturnType<typeof startRun> | undefined;
+
+  afterAll(async () => {
+    await stopRun(sidecar);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('a session started after install-telemetry exports to the receiver; one after uninstall-telemetry does not', async () => {
+    assertBuilt();
+    const port = await freePort();
+    const env = cliEnv(home, { CCOTEL_NATIVE_TELEMETRY_PORT: String(port) });
+    const store = join(home, 'store');
+    mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
+    const install = await runCli(['install-telemetry'], env);
+    expect(install.status, install.stderr).toBe(0);
+    sidecar = startRun(['--store', store], env);
+    await waitFor('the receiver', () => sidecar!.output().includes(`telemetry received on http://127.0.0.1:${port}`), 90_000);
+
+    // Claude Code with nothing of telemetry in its environment: only settings.json turns it on.
+    const scenario = SCENARIOS.find((candidate) => candidate.name === 'bash-success')!;
+    const session = async (name: string) => {
+      const projectDir = join(home, 'work', name);
+      mkdirSync(projectDir, { recursive: true });
+      const [{ runs: [run] }] = scenario.sessions({ projectDir, port: 0 });
+      const model = await startModelServer(run.steps);
+      try {
+        const result = await runClaude({ home, projectDir, prompt: run.prompt, modelUrl: model.url, allowedTools: run.allowedTools });
+        expect(result.json, result.stderr).toBeDefined();
+        return result.json!.session_id;
+      } finally {
+        await model.close();
+      }
+    };
+    const client = endpointClient(store);
+    const count = async (query: string) => Number((await rowsOf<{ n: number | string }>(client, query))[0].n);
+    const nativeOf = (id: string) => count(`SELECT count() AS n FROM otel_logs WHERE ServiceName = 'claude-code' AND LogAttributes['event.name'] = 'api_request' AND LogAttributes['session.id'] = '${id}'`);
+    const chatsOf = (id: string) => count(`SELECT count() AS n FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'chat ') AND SpanAttributes['session.id'] = '${id}'`);
+
+    // One model request per scripted step.
+    const requests = scenario.sessions({ projectDir: home, port: 0 })[0].runs[0].steps.length;
+    const on = await session('on');
+    await waitFor('the native events of the session started after install-telemetry', async () => (await nativeOf(on)) === requests && (await chatsOf(on)) === requests, 120_000);
+
+    const uninstall = await runCli(['uninstall-telemetry'], env);
+    expect(uninstall.status, uninstall.stderr).toBe(0);
+    const off = await session('off');
+    await waitFor('ccotel’s chats of the session after uninstall-telemetry', async () => (await chatsOf(off)) === requests, 120_000);
+    expect(await nativeOf(off)).toBe(0);
+    await client.close();
   }, 600_000);
 });
