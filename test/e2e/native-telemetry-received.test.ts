@@ -8,7 +8,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { interactiveProblem } from '../harness/interactive.js';
+import { interactiveScenarioNamed } from '../harness/interactive-scenarios.js';
 import { startModelServer } from '../harness/model-server.js';
+import { runInteractiveScenario } from '../harness/run-interactive.js';
 import { claudeBinaryProblem, runClaude } from '../harness/run-claude.js';
 import { runScenario } from '../harness/run-scenario.js';
 import { SCENARIOS } from '../harness/scenarios.js';
@@ -193,6 +196,57 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))('install-telemetry turns Cla
     const off = await session('off');
     await waitFor('ccotel’s chats of the session after uninstall-telemetry', async () => (await chatsOf(off)) === requests, 120_000);
     expect(await nativeOf(off)).toBe(0);
+    await client.close();
+  }, 600_000);
+});
+
+const interactive = await interactiveProblem();
+
+describe.skipIf(skipWithout(interactive))('the interactive TUI’s own telemetry received by ccotel run, a permission answered by the user (slow: tmux)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ccotel-native-interactive-'));
+  let sidecar: ReturnType<typeof startRun> | undefined;
+
+  afterAll(async () => {
+    await stopRun(sidecar);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('joins the api requests to the chats, and the user’s "Yes" (its source, the time blocked) to ccotel’s tool span', async () => {
+    assertBuilt();
+    const port = await freePort();
+    const root = join(dir, 'session');
+    // The sidecar's state apart from the session's HOME, which the harness makes afresh.
+    const env = cliEnv(join(dir, 'sidecar'), { CCOTEL_NATIVE_TELEMETRY_PORT: String(port), CLAUDE_CONFIG_DIR: join(root, 'home', '.claude') });
+    const store = join(dir, 'store');
+    sidecar = startRun(['--store', store], env);
+    await waitFor('the receiver', () => sidecar!.output().includes(`telemetry received on http://127.0.0.1:${port}`), 90_000);
+    const outcome = await runInteractiveScenario(interactiveScenarioNamed('allow-once'), root, { otlpUrl: `http://127.0.0.1:${port}` });
+    expect(outcome.unusedSteps).toBe(0);
+    const requests = outcome.requests.filter((request) => request.handledAs.kind === 'step').length;
+
+    const client = endpointClient(store);
+    const apiRequests = () => rowsOf<{ request: string }>(client, `SELECT LogAttributes['request_id'] AS request FROM otel_logs
+      WHERE ServiceName = 'claude-code' AND LogAttributes['event.name'] = 'api_request' AND LogAttributes['query_source'] != 'auxiliary'`);
+    const chats = () => rowsOf<{ request: string }>(client, `SELECT SpanAttributes['request_id'] AS request FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'chat ')`);
+    await waitFor('the native api requests and ccotel’s chats', async () => (await apiRequests()).length >= requests && (await chats()).length === requests, 120_000);
+    const chatRequests = new Set((await chats()).map((row) => row.request));
+    expect((await apiRequests()).filter((row) => !chatRequests.has(row.request))).toEqual([]);
+
+    const [decision] = await rowsOf<{ id: string; source: string }>(client, `SELECT LogAttributes['tool_use_id'] AS id, LogAttributes['source'] AS source FROM otel_logs
+      WHERE ServiceName = 'claude-code' AND LogAttributes['event.name'] = 'tool_decision'`);
+    expect(decision.source).toBe('user_temporary');
+    const [tool] = await rowsOf<{ span: string; source: string; blocked: string }>(client, `SELECT SpanId AS span, SpanAttributes['ccotel.native.decision_source'] AS source,
+        SpanAttributes['ccotel.native.blocked_on_user_ms'] AS blocked FROM otel_traces WHERE ServiceName = 'ccotel' AND SpanAttributes['gen_ai.tool.call.id'] = '${decision.id}'`);
+    const [native] = await rowsOf<{ span: string; links: string[] }>(client, `SELECT SpanId AS span, Links.SpanId AS links FROM otel_traces
+      WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.tool' AND SpanAttributes['tool_use_id'] = '${decision.id}'`);
+    console.log(`interactive tool call: ccotel span ${JSON.stringify(tool)}, native tool span links ${JSON.stringify(native?.links)}`);
+    if (tool.source !== '') expect(tool.source).toBe('user_temporary');
+    else expect(native.links).toContain(tool.span);
+    // The time the call waited for the "Yes": on ccotel's span, or on the native span that links to it.
+    const [blocked] = await rowsOf<{ ms: number; source: string }>(client, `SELECT intDiv(Duration, 1000000) AS ms, SpanAttributes['source'] AS source FROM otel_traces
+      WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.tool.blocked_on_user' AND ParentSpanId = '${native.span}'`);
+    expect(blocked.source).toBe('user_temporary');
+    expect(Number(tool.blocked || blocked.ms)).toBeGreaterThan(0);
     await client.close();
   }, 600_000);
 });
