@@ -22,23 +22,46 @@ import { waitFor } from '../reliability/transcripts.js';
 
 const rowsOf = async <T>(client: ClickHouseClient, query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 
-describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry received by ccotel run (slow)", () => {
-  const home = mkdtempSync(join(tmpdir(), 'ccotel-native-received-'));
+/**
+ * A suite's temporary dir (removed after it) and a `ccotel run` on its store receiving on a free port: `prepare` gives
+ * the port and the CLI's environment (HOME `home`), `start` runs the sidecar and waits for its receiver.
+ */
+function receivingSidecar(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const store = join(dir, 'store');
   let sidecar: ReturnType<typeof startRun> | undefined;
-
   afterAll(async () => {
     await stopRun(sidecar);
-    rmSync(home, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
+  return {
+    dir,
+    store,
+    prepare: async (home: string, extra: Record<string, string> = {}) => {
+      assertBuilt();
+      const port = await freePort();
+      mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
+      return { port, url: `http://127.0.0.1:${port}`, env: cliEnv(home, { CCOTEL_NATIVE_TELEMETRY_PORT: String(port), ...extra }) };
+    },
+    start: async (env: NodeJS.ProcessEnv, url: string) => {
+      const run = (sidecar = startRun(['--store', store], env));
+      await waitFor('the receiver', () => run.output().includes(`telemetry received on ${url}`), 90_000);
+    },
+    stop: async () => {
+      const code = await stopRun(sidecar);
+      sidecar = undefined;
+      return code;
+    },
+  };
+}
+
+describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry received by ccotel run (slow)", () => {
+  const sidecar = receivingSidecar('ccotel-native-received-');
 
   it('stores the native spans, events and metrics beside ccotel’s, joined by request_id, and counts tokens and cost once', async () => {
-    assertBuilt();
-    const port = await freePort();
-    const env = cliEnv(home, { CCOTEL_NATIVE_TELEMETRY_PORT: String(port) });
-    const store = join(home, 'store');
-    mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
-    sidecar = startRun(['--store', store], env);
-    await waitFor('the receiver', () => sidecar!.output().includes(`telemetry received on http://127.0.0.1:${port}`), 90_000);
+    const { dir: home, store } = sidecar;
+    const { port, url, env } = await sidecar.prepare(home);
+    await sidecar.start(env, url);
 
     const scenario = SCENARIOS.find((candidate) => candidate.name === 'bash-success')!;
     const outcome = await runScenario(scenario, {
@@ -129,8 +152,7 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
     }, 60_000);
     expect(await receiverStatus()).toMatchObject({ url: `http://127.0.0.1:${port}`, refused: 0 });
 
-    expect(await stopRun(sidecar)).toBe(0);
-    sidecar = undefined;
+    expect(await sidecar.stop()).toBe(0);
     // The same transcripts into a store that never saw native telemetry: the same tokens and cost.
     const plain = join(home, 'plain');
     const backfill = await runCli(['backfill', '--store', plain, '--no-progress'], env);
@@ -147,24 +169,14 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
 });
 
 describe.skipIf(skipWithout(claudeBinaryProblem()))('install-telemetry turns Claude Code’s own telemetry on for ccotel run (slow)', () => {
-  const home = mkdtempSync(join(tmpdir(), 'ccotel-native-install-'));
-  let sidecar: ReturnType<typeof startRun> | undefined;
-
-  afterAll(async () => {
-    await stopRun(sidecar);
-    rmSync(home, { recursive: true, force: true });
-  });
+  const sidecar = receivingSidecar('ccotel-native-install-');
 
   it('a session started after install-telemetry exports to the receiver; one after uninstall-telemetry does not', async () => {
-    assertBuilt();
-    const port = await freePort();
-    const env = cliEnv(home, { CCOTEL_NATIVE_TELEMETRY_PORT: String(port) });
-    const store = join(home, 'store');
-    mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
+    const { dir: home, store } = sidecar;
+    const { url, env } = await sidecar.prepare(home);
     const install = await runCli(['install-telemetry'], env);
     expect(install.status, install.stderr).toBe(0);
-    sidecar = startRun(['--store', store], env);
-    await waitFor('the receiver', () => sidecar!.output().includes(`telemetry received on http://127.0.0.1:${port}`), 90_000);
+    await sidecar.start(env, url);
 
     // Claude Code with nothing of telemetry in its environment: only settings.json turns it on.
     const scenario = SCENARIOS.find((candidate) => candidate.name === 'bash-success')!;
@@ -203,24 +215,15 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))('install-telemetry turns Cla
 const interactive = await interactiveProblem();
 
 describe.skipIf(skipWithout(interactive))('the interactive TUI’s own telemetry received by ccotel run, a permission answered by the user (slow: tmux)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ccotel-native-interactive-'));
-  let sidecar: ReturnType<typeof startRun> | undefined;
-
-  afterAll(async () => {
-    await stopRun(sidecar);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const sidecar = receivingSidecar('ccotel-native-interactive-');
 
   it('joins the api requests to the chats, and the user’s "Yes" (its source, the time blocked) to ccotel’s tool span', async () => {
-    assertBuilt();
-    const port = await freePort();
+    const { dir, store } = sidecar;
     const root = join(dir, 'session');
     // The sidecar's state apart from the session's HOME, which the harness makes afresh.
-    const env = cliEnv(join(dir, 'sidecar'), { CCOTEL_NATIVE_TELEMETRY_PORT: String(port), CLAUDE_CONFIG_DIR: join(root, 'home', '.claude') });
-    const store = join(dir, 'store');
-    sidecar = startRun(['--store', store], env);
-    await waitFor('the receiver', () => sidecar!.output().includes(`telemetry received on http://127.0.0.1:${port}`), 90_000);
-    const outcome = await runInteractiveScenario(interactiveScenarioNamed('allow-once'), root, { otlpUrl: `http://127.0.0.1:${port}` });
+    const { url, env } = await sidecar.prepare(join(dir, 'sidecar'), { CLAUDE_CONFIG_DIR: join(root, 'home', '.claude') });
+    await sidecar.start(env, url);
+    const outcome = await runInteractiveScenario(interactiveScenarioNamed('allow-once'), root, { otlpUrl: url });
     expect(outcome.unusedSteps).toBe(0);
     const requests = outcome.requests.filter((request) => request.handledAs.kind === 'step').length;
 

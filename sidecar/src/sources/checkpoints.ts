@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { isAlive } from '../process-alive.js';
 import { StateWrites, writeFileAtomic } from './state-file.js';
+import type { ReceiverStats } from './otlp-receiver.js';
 
 /** Bytes of the start of a file that identify it (filelog receiver default: 1 KB). */
 export const FINGERPRINT_BYTES = 1000;
@@ -113,14 +114,7 @@ export interface SidecarStatus {
   nativeTelemetry?: NativeTelemetryStatus;
 }
 
-export interface NativeTelemetryStatus {
-  url: string;
-  /** Requests stored, and their items, by signal; requests refused (400, 413, 415, 503…). */
-  requests: Record<string, number>;
-  items: Record<string, number>;
-  refused: number;
-  lastStoredMs?: number;
-}
+export type NativeTelemetryStatus = ReceiverStats & { url: string };
 
 export interface CatchUp {
   done: boolean;

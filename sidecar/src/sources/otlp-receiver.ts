@@ -29,6 +29,7 @@ export interface ReceiverLimits extends ConnectionLimits {
 export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = { maxConnections: connectionCap(), headersTimeoutMs: HEADERS_TIMEOUT_MS, maxBodyBytes: 16 << 20 };
 
 export interface ReceiverStats {
+  /** Requests stored, and their items, by signal; requests refused (400, 404, 413, 415, 503…). */
   requests: Record<Signal, number>;
   items: Record<Signal, number>;
   refused: number;
