@@ -12,6 +12,7 @@ import { OtlpEncoder } from '../sinks/otlp-convert.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { startTelemetryReceiver, type TelemetryReceiver } from './otlp-receiver.js';
 import { decodeOtlpProtobuf } from './otlp-protobuf.js';
+import { HISTOGRAM_BOUNDS } from '../semconv.js';
 
 const SAMPLE = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'real', 'bash-success', 'otel');
 const exportsOf = (signal: string) => readFileSync(join(SAMPLE, `${signal}.jsonl`), 'utf8').split('\n').filter(Boolean);
@@ -93,6 +94,26 @@ describe('telemetry receiver into the store', () => {
     }
   });
 
+  it('stores gauges and histograms in their tables, and refuses exponential histograms and summaries as a partial success', async () => {
+    const t = (s: number) => `${BigInt(Date.parse('2026-11-20T10:00:00Z') + s * 1000) * 1_000_000n}`;
+    const attributes = [{ key: 'session.id', value: { stringValue: 'gauge-session' } }];
+    const body = {
+      resourceMetrics: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] }, scopeMetrics: [{ scope: { name: 'm' }, metrics: [
+        { name: 'queue.depth', unit: '1', gauge: { dataPoints: [{ attributes, timeUnixNano: t(1), asInt: '7' }] } },
+        { name: 'api.latency', unit: 'ms', histogram: { aggregationTemporality: 2, dataPoints: [{ attributes, startTimeUnixNano: t(0), timeUnixNano: t(60), count: '3', sum: 60, bucketCounts: ['1', '2', '0'], explicitBounds: [10, 50], min: 5, max: 30 }] } },
+        { name: 'x.exp', exponentialHistogram: { dataPoints: [{ attributes }] } },
+        { name: 'x.summary', summary: { dataPoints: [{ attributes }, { attributes }] } },
+      ] }] }],
+    };
+    const answer = await post(receiver.url, '/v1/metrics', JSON.stringify(body), json);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body.toString())).toEqual({ partialSuccess: { rejectedDataPoints: '3', errorMessage: 'exponential histograms and summaries are not stored' } });
+    expect(await rows(`SELECT MetricName, Value, toString(TimeUnix) AS time FROM otel_metrics_gauge WHERE Attributes['session.id'] = 'gauge-session'`))
+      .toEqual([{ MetricName: 'queue.depth', Value: 7, time: '2026-11-20 10:00:01' }]);
+    expect(await rows(`SELECT Count, Sum, BucketCounts, ExplicitBounds, Min, Max, AggregationTemporality FROM otel_metrics_histogram WHERE Attributes['session.id'] = 'gauge-session'`))
+      .toEqual([{ Count: 3, Sum: 60, BucketCounts: [1, 2, 0], ExplicitBounds: [10, 50], Min: 5, Max: 30, AggregationTemporality: 2 }]);
+  });
+
   it('stores an export sent again once (Claude Code retries what it was not told was stored)', async () => {
     const count = async () => (await rows<{ n: string }>(`SELECT (SELECT count() FROM otel_logs) + (SELECT count() FROM otel_metrics_sum) + (SELECT count() FROM otel_traces) AS n`))[0].n;
     const before = await count();
@@ -150,17 +171,24 @@ describe('telemetry receiver: encodings and refusals', () => {
   it('gives a record the same id whether it came as protobuf or as JSON', async () => {
     delivered.length = 0;
     await post(receiver.url, '/v1/logs', encoder.logs([log]), protobuf);
-    await post(receiver.url, '/v1/metrics', encoder.metrics([point]), protobuf);
+    // A histogram point too: its bucket counts and bounds are packed repeated fields.
+    const observation: MetricPoint = { ...point, id: 'd'.repeat(32), name: 'claude_code.api.duration', unit: 's', kind: 'histogram', value: 2.5 };
+    await post(receiver.url, '/v1/metrics', encoder.metrics([point, observation]), protobuf);
     const [fromProtobuf, pointsFromProtobuf] = delivered.splice(0);
     // The same requests in OTLP/JSON's shape: what the decoder makes of them, sent as JSON.
     await post(receiver.url, '/v1/logs', JSON.stringify(decodeOtlpProtobuf('logs', encoder.logs([log]))), json);
-    await post(receiver.url, '/v1/metrics', JSON.stringify(decodeOtlpProtobuf('metrics', encoder.metrics([point]))), json);
+    await post(receiver.url, '/v1/metrics', JSON.stringify(decodeOtlpProtobuf('metrics', encoder.metrics([point, observation]))), json);
     const [fromJson, pointsFromJson] = delivered.splice(0);
     expect(fromJson.logs).toEqual(fromProtobuf.logs);
     expect(fromProtobuf.logs[0]).toMatchObject({ timeMs, body: log.body, severity: 'WARN', traceId: log.traceId, origin: { severityNumber: 13, severityText: 'WARN' } });
     expect(fromProtobuf.logs[0].attributes).toMatchObject(log.attributes);
     expect(pointsFromJson.metrics).toEqual(pointsFromProtobuf.metrics);
     expect(pointsFromProtobuf.metrics[0]).toMatchObject({ name: point.name, unit: 'tokens', value: 4321, kind: 'sum', origin: { temporality: 1, monotonic: true } });
+    const histogram = pointsFromProtobuf.metrics[1];
+    expect(histogram).toMatchObject({ kind: 'histogram', value: 2.5, origin: { histogram: { count: 1, min: 2.5, max: 2.5 } } });
+    const { bucketCounts, bounds } = histogram.origin!.histogram!;
+    expect(bounds).toEqual([...HISTOGRAM_BOUNDS]);
+    expect(bucketCounts).toEqual(bucketCounts.map((_, i) => (i === HISTOGRAM_BOUNDS.findIndex((bound) => 2.5 <= bound) ? 1 : 0)));
   });
 
   it('refuses what is not an OTLP request (400), too large a body also once inflated (413), another encoding (415), another path (404)', async () => {
