@@ -7,6 +7,7 @@ import { RowMapper } from '../sinks/clickhouse-rows.js';
 import { ClickHouseSink } from '../sinks/clickhouse-sink.js';
 import { receivedLogs, receivedMetrics } from '../sources/otlp-received.js';
 import { openStore, type Store } from '../store/open-store.js';
+import { renderTelemetry } from '../commands/report.js';
 import { telemetryReport, type TelemetryReport } from './telemetry.js';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -123,5 +124,14 @@ describe('report telemetry: native figures beside ccotel’s, and telemetry_gap'
       'cacheCreation tokens: 500 in the transcript, 1000 exported',
     ]);
     expect(report.gaps).toBe(3);
+  });
+
+  it('prints both figures per session, and each gap with when it began', () => {
+    const text = renderTelemetry(report);
+    expect(text).toMatch(/clean\s.*3 \/ 3.*303 \/ 303.*\bno\b/);
+    expect(text).toMatch(/cut\s.*3 \/ 1.*303 \/ 100.*\byes\b/);
+    expect(text).toContain(`cut: 2 of 3 requests of the transcript not exported; input tokens: 303 in the transcript, 100 exported`);
+    expect(text).toContain(`(from ${session('cut').missing_from})`);
+    expect(renderTelemetry({ sessions: [], gaps: 0 })).toMatch(/No session with Claude Code's own telemetry/);
   });
 });
