@@ -127,7 +127,7 @@ export class OtlpSink implements Sink {
 
   private async deliver(batch: TelemetryBatch): Promise<void> {
     if (this.stopping.signal.aborted) throw new Error('OTLP sink is closed');
-    const requests = this.requests.build(this.takeHealth(ownItems(batch)));
+    const requests = this.requests.build(this.takeHealth(batch));
     if (this.queue.length > 0 || this.sender) {
       for (const request of requests) await this.enqueue(request);
       return;
@@ -277,8 +277,3 @@ async function inParallel<T>(items: T[], limit: number, task: (item: T) => Promi
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/** Received telemetry (the agent's own) is stored, not forwarded yet: these requests carry the sidecar's resource alone. */
-function ownItems(batch: TelemetryBatch): TelemetryBatch {
-  const own = <T extends { origin?: unknown }>(items: T[]) => (items.some((item) => item.origin) ? items.filter((item) => !item.origin) : items);
-  return { spans: own(batch.spans), logs: own(batch.logs), metrics: own(batch.metrics) };
-}
