@@ -236,6 +236,8 @@ describe('doctor on a broken host', () => {
     writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ ...settings, env: { CLAUDE_CODE_ENABLE_TELEMETRY: '1', OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example' } }));
     expectOnly(await doctor(), 'telemetry', 'warn', /on but goes to https:\/\/collector\.example; ccotel receives on http:\/\/127\.0\.0\.1:\d+/, /install-telemetry --replace/);
     installTelemetry({ env, port: DEFAULTS.nativeTelemetryPort, replace: true });
+    // OTLP only: nothing to look into, forwarded.
+    expect((await doctor()).checks.find((c) => c.check === 'telemetry')).toMatchObject({ status: 'ok', message: expect.stringMatching(/forwards it to its collector/) });
     const idle = check(await doctor({ store: join(home, 'store') }), 'telemetry');
     expect(idle).toMatchObject({ status: 'warn', fix: 'start ccotel run' });
     expect(idle.message).toMatch(/no ccotel run is holding the store/);

@@ -30,7 +30,10 @@ export const telemetryCheck: Check = async (context) => {
     const where = port === 0 ? 'native_telemetry_port is 0: ccotel receives none' : `ccotel receives on ${receiverUrl(port)}`;
     return result('telemetry', 'warn', `Claude Code's telemetry is on but goes to ${endpoint || 'its default endpoint'}; ${where}`, 'ccotel install-telemetry --replace (or set native_telemetry_port to the port it sends to)');
   }
-  const reachable = context.config.store === '' ? undefined : storeClient(context);
+  if (context.config.store === '') {
+    return result('telemetry', 'ok', `Claude Code's telemetry goes to ${endpoint}; ccotel run forwards it to its collector (no store here to see it arrive)`);
+  }
+  const reachable = storeClient(context);
   if (!reachable) return result('telemetry', 'warn', `Claude Code's telemetry goes to ${endpoint}, but no ccotel run is holding the store to receive it`, 'start ccotel run');
   let newestMs: number;
   try {
