@@ -24,6 +24,7 @@ import { ShellCorrelator } from './processors/correlate-shell.js';
 import { FailureModeDetector } from './processors/detectors/index.js';
 import { loadOrCreateInstallationKey } from './processors/installation-key.js';
 import { fingerprintOf, MaskProcessor } from './processors/mask.js';
+import { NativeJoin } from './processors/native-join.js';
 import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { SessionStateTracker } from './processors/session-state.js';
@@ -41,15 +42,16 @@ import { TranscriptTailer, type TailerOptions } from './sources/transcript-taile
 import type { Store } from './store/open-store.js';
 
 /**
- * Pricing first (it reads only token counts). Masking before capping, always, so a cap can never cut a
- * secret in half and leave its head readable.
+ * The join of Claude Code's own request records to ccotel's chats first, and pricing (they read only ids, times
+ * and token counts). Masking before capping, always, so a cap can never cut a secret in half and leave its head
+ * readable.
  */
 export function buildProcessors(config: Config): Processor[] {
-  const price = new PriceChatsProcessor();
+  const first = [new NativeJoin(), new PriceChatsProcessor()];
   const cap = new CapProcessor(config.contentMaxLength);
-  if (config.contentLevel === 'raw') return [price, cap];
+  if (config.contentLevel === 'raw') return [...first, cap];
   const mask = new MaskProcessor(createSecretDetector(), loadOrCreateInstallationKey(config.paths.keyPath));
-  return config.contentLevel === 'none' ? [price, new NoContentProcessor(), mask, cap] : [price, mask, cap];
+  return config.contentLevel === 'none' ? [...first, new NoContentProcessor(), mask, cap] : [...first, mask, cap];
 }
 
 /** A writing command needs a store or an OTLP endpoint (`--store none` without `--otlp` writes nowhere). */
@@ -88,6 +90,8 @@ export interface FollowSetup extends CommonSetup {
   polling?: boolean;
   /** Write the sidecar's status beside the checkpoints (`ccotel status`), naming the destination so. */
   status?: Pick<SidecarStatus, 'store' | 'otlpEndpoint'>;
+  /** The receiver of Claude Code's own telemetry, for the status, once there is one. */
+  nativeTelemetry?: () => SidecarStatus['nativeTelemetry'];
 }
 
 export interface BuiltPipeline {
@@ -314,6 +318,7 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       unreadableFiles,
       linesSkipped: pipeline.stats.skipped as Record<string, number>,
       catchUp,
+      nativeTelemetry: setup.nativeTelemetry?.(),
     });
   };
   driver.every(STATUS_EVERY_MS, () => void writeStatus());

@@ -21,6 +21,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   'uninstall-hooks': async () => (await import('./commands/hooks.js')).registerHookCommands,
   'install-shell': async () => (await import('./commands/shell.js')).registerShellCommands,
   'uninstall-shell': async () => (await import('./commands/shell.js')).registerShellCommands,
+  'install-telemetry': async () => (await import('./commands/telemetry.js')).registerTelemetryCommands,
+  'uninstall-telemetry': async () => (await import('./commands/telemetry.js')).registerTelemetryCommands,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctorCommand,
   'install-service': async () => (await import('./commands/service.js')).registerServiceCommands,
   'uninstall-service': async () => (await import('./commands/service.js')).registerServiceCommands,

@@ -29,6 +29,8 @@ export interface Config {
   managedSettingsDir: string;
   /** Finds a session's ticket in its branch (`ccotel.ticket`: the first group, else the match); none: no tickets. */
   ticketPattern?: RegExp;
+  /** Loopback port `run` receives the agent's own OTLP on (install-telemetry points Claude Code at it); 0: none. */
+  nativeTelemetryPort: number;
   paths: StatePaths;
 }
 
@@ -50,6 +52,8 @@ export const DEFAULTS = {
   otlpOnlyFlushIntervalMs: 5_000,
   /** Claude Code's managed settings on Linux. */
   managedSettingsDir: '/etc/claude-code',
+  /** Not OTLP's 4318, which a local Collector holds. */
+  nativeTelemetryPort: 14318,
 };
 
 export class ConfigError extends Error {
@@ -89,6 +93,7 @@ export interface ConfigOverrides {
   idleMs?: number;
   scanIntervalMs?: number;
   ticketPattern?: string;
+  nativeTelemetryPort?: number;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
@@ -136,6 +141,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     ),
     managedSettingsDir: text(pick({ name: 'managed settings dir', value: undefined }, 'CCOTEL_MANAGED_SETTINGS_DIR', 'managed_settings_dir'), DEFAULTS.managedSettingsDir),
     ticketPattern: patternOf(pick({ name: '--ticket-pattern', value: overrides.ticketPattern }, 'CCOTEL_TICKET_PATTERN', 'ticket_pattern')),
+    nativeTelemetryPort: whole(pick({ name: '--telemetry-port', value: overrides.nativeTelemetryPort }, 'CCOTEL_NATIVE_TELEMETRY_PORT', 'native_telemetry_port'), DEFAULTS.nativeTelemetryPort, 0, 65_535),
     paths,
   };
   for (const key of Object.keys(file)) {

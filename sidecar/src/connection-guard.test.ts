@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { connectionCap, descriptorLimit, guardedServer } from './connection-guard.js';
 
 describe('connection budget', () => {
-  it('gives each of the two servers an eighth of the descriptor limit, at most 128', () => {
-    expect(connectionCap(1024)).toBe(128);
-    expect(connectionCap(256)).toBe(32);
+  it('gives each of the three servers a twelfth of the descriptor limit, at most 128', () => {
+    expect(connectionCap(1024)).toBe(85);
+    expect(connectionCap(256)).toBe(21);
     expect(connectionCap(20_000)).toBe(128);
     expect(connectionCap(4)).toBe(1);
     expect(connectionCap(undefined)).toBe(128);

@@ -1,6 +1,7 @@
-// The HTTP servers a local user can reach (the query endpoint, the web view) each hold at most a share of
-// the process's descriptors, so that a flood of connections never leaves the sources without one for a file:
-// the sockets of both servers together stay under a quarter of the soft RLIMIT_NOFILE. When a server is full,
+// The HTTP servers a local user can reach (the query endpoint, the web view, the telemetry receiver) each hold
+// at most a share of the process's descriptors, so that a flood of connections never leaves the sources without
+// one for a file:
+// the sockets of all of them together stay under a quarter of the soft RLIMIT_NOFILE. When a server is full,
 // the connection that has been idle longest is closed for the new one, so a peer holding idle (or slow, or
 // reconnecting) sockets cannot keep out a client that sends its request at once; only a connection whose
 // request is in progress and trusted (the token, the cookie) is never closed for another.
@@ -8,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** Servers that share the budget: the query endpoint and the web view. */
-const SERVERS = 2;
+/** Servers that share the budget: the query endpoint, the web view and the telemetry receiver. */
+const SERVERS = 3;
 /** Of the descriptor limit, what the servers' sockets may use; the rest is kept for files (store, checkpoints, spool, /proc). */
 const SOCKET_SHARE = 1 / 4;
 /**

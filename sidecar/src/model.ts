@@ -21,7 +21,27 @@ export interface SpanEvent {
 
 export type SpanStatus = 'unset' | 'ok' | 'error';
 
+/**
+ * Where telemetry received from another exporter (the agent's own OTLP) came from: its rows are written under this
+ * resource and scope, as the Collector's exporter would write them, instead of the sidecar's.
+ */
+export interface Origin {
+  resource: Attributes;
+  scopeName: string;
+  scopeVersion: string;
+}
+
+/** A received span's origin, and what of it the model has no place for, as the exporter spells it. */
+export interface SpanOrigin extends Origin {
+  /** `SPAN_KIND_*`; `kind` is only its nearest. */
+  spanKind: string;
+  traceState: string;
+  links: { traceId: string; spanId: string; traceState: string; attributes: Attributes }[];
+}
+
 export interface SpanRecord {
+  /** Set on received spans (their ids are the sender's). */
+  origin?: SpanOrigin;
   /** 32 lowercase hex characters, derived deterministically from the input. */
   traceId: string;
   /** 16 lowercase hex characters, derived deterministically from the input. */
@@ -41,7 +61,15 @@ export interface SpanRecord {
 
 export type Severity = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
+/** A received log record's origin, and its severity and flags as sent. */
+export interface LogOrigin extends Origin {
+  severityText: string;
+  severityNumber: number;
+  traceFlags: number;
+}
+
 export interface LogRecord {
+  origin?: LogOrigin;
   /** Deterministic id; stored as the `ccotel.record.id` attribute so repeats can be dropped. */
   id: string;
   timeMs: number;
@@ -55,14 +83,24 @@ export interface LogRecord {
   attributes: Attributes;
 }
 
+/** A received data point as sent: one row of its own (ccotel's points are put in one-minute buckets instead). */
+export interface PointOrigin extends Origin {
+  startMs: number;
+  temporality: number;
+  monotonic: boolean;
+  /** Histogram points: `value` is their sum. */
+  histogram?: { count: number; bucketCounts: number[]; bounds: number[]; min: number; max: number };
+}
+
 export interface MetricPoint {
+  origin?: PointOrigin;
   /** Deterministic id of the event this point counts; stored with the exemplar so repeats can be dropped. */
   id: string;
   name: string;
   unit: string;
   description: string;
-  /** `sum`: a delta counter increment; `histogram`: one observation. */
-  kind: 'sum' | 'histogram';
+  /** `sum`: a delta counter increment; `histogram`: one observation; `gauge`: received points only. */
+  kind: 'sum' | 'histogram' | 'gauge';
   /** Event time, epoch milliseconds; sinks place it in its one-minute bucket. */
   timeMs: number;
   value: number;

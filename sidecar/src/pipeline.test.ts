@@ -4,6 +4,11 @@ import { FLUSH_INPUT_BYTES, FLUSH_ITEMS, MAX_PART_ITEMS, Pipeline } from './pipe
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { textLines } from './sources/line-reader.js';
 import { MemorySink } from '../../test/helpers/memory-sink.js';
+import { findLeaks, plantSecret } from '../../test/generators/secrets.js';
+import { CapProcessor } from './processors/cap.js';
+import { MaskProcessor } from './processors/mask.js';
+import { createSecretDetector } from './processors/secret-detector.js';
+import { receivedLogs } from './sources/otlp-received.js';
 
 const lines = (...texts: string[]) => textLines(texts);
 
@@ -103,5 +108,50 @@ describe('Pipeline: bounded batches', () => {
     expect(await deliveriesBeforeEnd((offset) => told.push(offset))).toBe(1);
     expect(told[0]).toBe(input[input.length - 1].end);
     expect(await deliveriesBeforeEnd()).toBe(0);
+  });
+});
+
+describe('Pipeline: telemetry received whole (the agent’s own OTLP)', () => {
+  const planted = plantSecret('aws-access-key-id');
+  const received = () =>
+    receivedLogs({
+      resourceLogs: [{
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }, { key: 'deployment.note', value: { stringValue: planted.text } }] },
+        scopeLogs: [{ logRecords: [{
+          timeUnixNano: '1795973104054000000', body: { stringValue: 'claude_code.tool_result' },
+          attributes: [
+            { key: 'session.id', value: { stringValue: 's1' } },
+            { key: 'tool_parameters', value: { stringValue: `{"command":"${planted.text}"}` } },
+            { key: 'tool_output', value: { stringValue: 'y'.repeat(500) } },
+          ],
+        }] }],
+      }],
+    }).batch;
+
+  it('is masked and capped like the sidecar’s own data before any sink sees it, and a failing sink is told to the caller, the batch not kept', async () => {
+    const sink = new MemorySink();
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [new MaskProcessor(createSecretDetector(), Buffer.alloc(32, 7)), new CapProcessor(100)], [sink]);
+    const input = received();
+    await pipeline.deliver(input);
+    expect(input.logs[0].origin?.resource['deployment.note']).toBe(planted.text);
+    const [log, ...detections] = sink.received.logs;
+    expect(findLeaks(JSON.stringify(sink.received), planted.secrets)).toEqual([]);
+    const marker = /\[REDACTED:aws-access-key-id:[0-9a-f]{6}\]/;
+    expect(String(log.attributes.tool_parameters)).toMatch(marker);
+    expect(log.attributes['tool_output.original_length']).toBe(500);
+    // Its resource too (what OTEL_RESOURCE_ATTRIBUTES adds), and the input batch is left as it was.
+    expect(log.origin?.resource['service.name']).toBe('claude-code');
+    expect(String(log.origin?.resource['deployment.note'])).toMatch(marker);
+    expect(detections.map((d) => [d.eventName, d.attributes['ccotel.secret.field'], d.attributes['session.id']])).toEqual([
+      ['ccotel.secret.detected', 'tool_parameters', 's1'],
+      ['ccotel.secret.detected', 'resource.deployment.note', 's1'],
+    ]);
+
+    sink.failing = true;
+    await expect(pipeline.deliver(received())).rejects.toThrow('sink down');
+    sink.failing = false;
+    const before = batchSize(sink.received);
+    await pipeline.flush();
+    expect(batchSize(sink.received)).toBe(before);
   });
 });

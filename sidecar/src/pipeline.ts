@@ -246,6 +246,21 @@ export class Pipeline {
     for (const ack of acks) ack();
   }
 
+  /**
+   * Deliver a batch that came whole from outside (the agent's own OTLP, received) through the processors to the
+   * sinks, one write at a time with the flushes; resolves once every sink accepted it. Nothing is kept when a sink
+   * fails: the sender is told, and retries.
+   */
+  deliver(batch: TelemetryBatch): Promise<void> {
+    const run = this.flushing.then(async () => {
+      let processed = batch;
+      for (const processor of this.processors) processed = await processor.process(processed);
+      for (const sink of this.sinks) await sink.write(processed);
+    });
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
   private batchFull(): boolean {
     this.collect();
     return batchSize(this.pending) >= FLUSH_ITEMS || (this.inputBytes >= FLUSH_INPUT_BYTES && this.lineAcks.waiting);

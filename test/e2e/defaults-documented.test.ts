@@ -26,6 +26,7 @@ describe('documented defaults', () => {
     ['scan_interval_ms', DEFAULTS.scanIntervalMs],
     ['raw_ttl_days', DEFAULTS.rawTtlDays],
     ['summary_ttl_days', DEFAULTS.summaryTtlDays],
+    ['native_telemetry_port', DEFAULTS.nativeTelemetryPort],
   ])('README states %s = the configuration default', (key, value) => {
     expect(numbersIn(readmeDefault(key))[0]).toBe(value);
   });
@@ -48,6 +49,7 @@ describe('documented defaults', () => {
   it.each([
     ['run', '--idle', DEFAULTS.idleMs],
     ['run', '--scan-interval', DEFAULTS.scanIntervalMs],
+    ['run', '--telemetry-port', DEFAULTS.nativeTelemetryPort],
     ['retention', '--raw-ttl-days', DEFAULTS.rawTtlDays],
     ['retention', '--summary-ttl-days', DEFAULTS.summaryTtlDays],
   ])('`%s --help` states the default of %s', async (command, flag, value) => {

@@ -23,6 +23,8 @@ export interface InteractiveSessionOptions {
   settings?: Record<string, unknown>;
   /** Files created in the project before the start. */
   projectFiles?: Record<string, string>;
+  /** Native telemetry goes here; without it a loopback receiver is started and its exports returned. */
+  otlpUrl?: string;
 }
 
 export interface DriveContext {
@@ -77,10 +79,11 @@ export async function runInteractiveSession(options: InteractiveSessionOptions):
   if (options.settings) mergeSettings(home, options.settings);
 
   const server = await startModelServer(options.steps);
-  const receiver = await startOtlpReceiver();
+  const receiver = options.otlpUrl ? undefined : await startOtlpReceiver();
+  const otlpUrl = options.otlpUrl ?? receiver!.url;
   const started: InteractiveClaude[] = [];
   const start = async (args: string[] = []) => {
-    const claude = await startInteractive({ home, projectDir, modelUrl: server.url, otlpUrl: receiver.url, args });
+    const claude = await startInteractive({ home, projectDir, modelUrl: server.url, otlpUrl, args });
     started.push(claude);
     await claude.acceptApiKey();
     return claude;
@@ -96,13 +99,13 @@ export async function runInteractiveSession(options: InteractiveSessionOptions):
       hookDir,
       hooks: readHookPayloads(hookDir),
       requests: server.requests,
-      telemetry: receiver.exports,
+      telemetry: receiver?.exports ?? [],
       unusedSteps: server.remainingSteps(),
       exitStatuses,
     };
   } finally {
     for (const claude of started) await claude.kill();
     await server.close();
-    await receiver.close();
+    await receiver?.close();
   }
 }

@@ -46,7 +46,7 @@ async function resumeInNewCli(context: DriveContext, text: string): Promise<Inte
   return claude;
 }
 
-export async function runInteractiveScenario(scenario: InteractiveScenario, root: string): Promise<InteractiveScenarioOutcome> {
+export async function runInteractiveScenario(scenario: InteractiveScenario, root: string, options: { otlpUrl?: string } = {}): Promise<InteractiveScenarioOutcome> {
   const turns = scenario.turns({ projectDir: sessionDirs(root).projectDir });
   const screens: string[] = [];
   const outcome = await runInteractiveSession({
@@ -54,6 +54,7 @@ export async function runInteractiveScenario(scenario: InteractiveScenario, root
     steps: turns.flatMap((turn) => turn.steps),
     settings: scenario.settings,
     projectFiles: scenario.projectFiles,
+    otlpUrl: options.otlpUrl,
     async drive(first, context) {
       let claude = first;
       let steps = 0;

@@ -31,6 +31,8 @@ export interface ScenarioRunOptions {
   timeoutMs?: number;
   /** Another release than the pinned devDependency. */
   release?: ClaudeRelease;
+  /** Extra environment for the CLI (e.g. OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf). */
+  env?: Record<string, string>;
 }
 
 export interface SessionOutcome {
@@ -87,6 +89,7 @@ async function runSession(script: SessionScript, options: ScenarioRunOptions & {
         release: options.release,
         resume: run.resume ? sessionId : undefined,
         timeoutMs: options.timeoutMs,
+        env: options.env,
       });
       runs.push(result);
       // Before 2.x an interrupted print-mode run exits without a result: its transcript names the session.

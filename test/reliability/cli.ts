@@ -27,6 +27,8 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
     CCOTEL_RAW_TTL_DAYS: '0',
     // Not this machine's managed policy (/etc/claude-code).
     CCOTEL_MANAGED_SETTINGS_DIR: join(home, 'managed-settings'),
+    // The receiver's default port is one per machine: a test that wants it names a free one.
+    CCOTEL_NATIVE_TELEMETRY_PORT: '0',
     ...extra,
   };
 }
@@ -63,6 +65,12 @@ export function startRun(args: string[], env: NodeJS.ProcessEnv, cli = CLI): { c
   child.stderr!.on('data', (chunk) => (output += String(chunk)));
   const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
   return { child, output: () => output, exited };
+}
+
+/** Stop a `ccotel run` started by startRun (if it was) the way Ctrl-C does; its exit code. */
+export async function stopRun(run: ReturnType<typeof startRun> | undefined): Promise<number | null | undefined> {
+  run?.child.kill('SIGTERM');
+  return run?.exited;
 }
 
 /** The transcript source of `ccotel status --json` (the first checkpoint set). */

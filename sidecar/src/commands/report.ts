@@ -7,6 +7,7 @@ import { loadConfig } from '../config.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
 import { settingsReport, type SettingsReport } from '../report/settings.js';
+import { telemetryReport, type TelemetryReport } from '../report/telemetry.js';
 import { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, usageReport, type UsageDimension, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStore } from '../store/open-store.js';
@@ -82,6 +83,20 @@ export function parseDay(text: string): string {
 }
 
 /** The note a report without rows prints instead of an empty table. */
+/** Per session: ccotel's figure / Claude Code's own, then what differs (telemetry_gap). */
+export function renderTelemetry(report: TelemetryReport): string {
+  if (report.sessions.length === 0) return "No session with Claude Code's own telemetry in the store (ccotel install-telemetry turns it on).";
+  const table = plainTable(['session', 'requests', 'input', 'output', 'cache read', 'cache creation', 'cost USD', 'telemetry_gap']);
+  const pair = (ours: number, theirs: number | undefined) => `${ours.toLocaleString('en-US')} / ${theirs === undefined ? '–' : theirs.toLocaleString('en-US')}`;
+  for (const { session, ccotel, native, gaps } of report.sessions) {
+    table.push([session, pair(ccotel.requests, native.requests), pair(ccotel.tokens.input, native.tokens?.input), pair(ccotel.tokens.output, native.tokens?.output),
+      pair(ccotel.tokens.cacheRead, native.tokens?.cacheRead), pair(ccotel.tokens.cacheCreation, native.tokens?.cacheCreation), pair(ccotel.cost_usd, native.cost_usd), gaps.length > 0 ? 'yes' : 'no']);
+  }
+  const details = report.sessions.flatMap(({ session, gaps, missing_from }) =>
+    gaps.length === 0 ? [] : [`${session}: ${gaps.join('; ')}${missing_from ? ` (from ${missing_from})` : ''}`]);
+  return [`ccotel (from the transcripts, what is counted) / Claude Code's own telemetry`, table.toString(), ...details].join('\n');
+}
+
 export function noUsage(filter: UsageFilter): string {
   const range = filter.since && filter.until ? ` from ${filter.since} to ${filter.until}` : filter.since ? ` from ${filter.since} on` : filter.until ? ` up to ${filter.until}` : '';
   const only = [filter.project && `project ${filter.project}`, filter.model && `model ${filter.model}`, filter.repo && `repository ${filter.repo}`,
@@ -129,7 +144,7 @@ export function registerReportCommand(program: Command): void {
   storeOption(
     program
       .command('report [period]')
-      .description(`Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); usage and cost by period: ${USAGE_PERIODS.join(' | ')}; or settings: the changes of Claude Code's settings files`)
+      .description(`Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); usage and cost by period: ${USAGE_PERIODS.join(' | ')}; settings: the changes of Claude Code's settings files; or telemetry: Claude Code's own figures beside ccotel's per session, and where they disagree (telemetry_gap)`)
       .option('--json', 'print JSON instead of tables')
       .option('--since <day>', 'periods: from this day (YYYY-MM-DD)')
       .option('--until <day>', 'periods: up to this day, inclusive')
@@ -144,8 +159,8 @@ export function registerReportCommand(program: Command): void {
       .option('--host <name>', 'only usage on this host (host.name)')
       .option('--user <name>', 'only usage of this OS user (user.name)'),
   ).action(async (period: string | undefined, opts: ReportOptions) => {
-    if (period !== undefined && period !== 'settings' && !(USAGE_PERIODS as readonly string[]).includes(period)) {
-      throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, settings, or none for the overview`);
+    if (period !== undefined && period !== 'settings' && period !== 'telemetry' && !(USAGE_PERIODS as readonly string[]).includes(period)) {
+      throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, settings, telemetry, or none for the overview`);
     }
     const filter: UsageFilter = {
       since: opts.since ? parseDay(opts.since) : undefined,
@@ -172,6 +187,9 @@ export function registerReportCommand(program: Command): void {
       if (usagePeriod === undefined) {
         const report = await buildReport(store.client);
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      } else if (period === 'telemetry') {
+        const report = await telemetryReport(store.client);
+        console.log(opts.json ? JSON.stringify(report, null, 2) : renderTelemetry(report));
       } else if (period === 'settings') {
         const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone: filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));

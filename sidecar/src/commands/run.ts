@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { DEFAULTS, loadConfig, type Config } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { Sink } from '../model.js';
+import type { Pipeline } from '../pipeline.js';
 import { CheckpointStore, sinkKey } from '../sources/checkpoints.js';
 import { retrying, type BackoffPolicy } from '../retry.js';
 import { ensureStateDirs } from '../secure-dir.js';
@@ -18,6 +19,7 @@ import { candidateRoots } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
 import type { UiServer } from '../ui/server.js';
+import { startTelemetryReceiver, type TelemetryReceiver } from '../sources/otlp-receiver.js';
 import { DEFAULT_READER_LIMITS } from '../store/reader.js';
 import { readerSessions } from '../store/threadpool.js';
 import { exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
@@ -27,6 +29,7 @@ export interface RunOptions extends GlobalOptions {
   idleMs?: number;
   scanIntervalMs?: number;
   polling?: boolean;
+  telemetryPort?: number;
 }
 
 export interface RunningSidecar {
@@ -36,6 +39,8 @@ export interface RunningSidecar {
   shellLog: ShellLogSource;
   store?: Store;
   endpoint?: QueryEndpoint;
+  /** Claude Code's own OTLP, received (none when the port is 0 or was taken). */
+  receiver?: TelemetryReceiver;
   checkpoints: CheckpointStore;
   stop(): Promise<void>;
 }
@@ -45,7 +50,15 @@ const STORE_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 
 /** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
-  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, ticketPattern: options.ticketPattern, idleMs: options.idleMs, scanIntervalMs: options.scanIntervalMs });
+  const config = loadConfig({
+    store: options.store,
+    otlp: options.otlp,
+    contentLevel: options.contentLevel,
+    ticketPattern: options.ticketPattern,
+    idleMs: options.idleMs,
+    scanIntervalMs: options.scanIntervalMs,
+    nativeTelemetryPort: options.telemetryPort,
+  });
   requireDestination(config);
   ensureStateDirs(config.paths);
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
@@ -60,9 +73,13 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     const missing = roots.filter((root) => !existsSync(root));
     if (missing.length > 0) log(`not there yet, followed once they appear: ${missing.join(', ')}`);
     const status = { store: storeIdentity(config.store), otlpEndpoint: config.otlpEndpoint };
-    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log, status });
+    // Started once the pipeline is: the status asks for it meanwhile.
+    const started: { receiver?: TelemetryReceiver } = {};
+    const nativeTelemetry = () => started.receiver && { url: started.receiver.url, ...started.receiver.stats };
+    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log, status, nativeTelemetry });
     const { tailer, spool, shellLog } = built;
     await built.start();
+    const receiver = (started.receiver = await receiveNativeTelemetry(config, built.pipeline, log));
     return {
       config,
       tailer,
@@ -70,8 +87,11 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
       shellLog,
       store,
       endpoint,
+      receiver,
       checkpoints,
       stop: async () => {
+        // First: what is received after the pipeline stopped could not be stored.
+        await receiver?.close();
         await built.stop();
         for (const sink of extraSinks) await sink.close();
         await endpoint?.close();
@@ -83,6 +103,20 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     await endpoint?.close();
     await store?.close();
     throw error;
+  }
+}
+
+/**
+ * The receiver of Claude Code's own OTLP, delivering through the pipeline's processors and sinks. A port another
+ * process holds (a second `run`, a Collector) is logged, and the sidecar goes on following transcripts without it.
+ */
+async function receiveNativeTelemetry(config: Config, pipeline: Pipeline, log: (message: string) => void): Promise<TelemetryReceiver | undefined> {
+  if (config.nativeTelemetryPort === 0) return undefined;
+  try {
+    return await startTelemetryReceiver({ port: config.nativeTelemetryPort, deliver: (batch) => pipeline.deliver(batch), log });
+  } catch (error) {
+    log(`not receiving Claude Code's own telemetry: 127.0.0.1:${config.nativeTelemetryPort} is not available (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return undefined;
   }
 }
 
@@ -137,6 +171,7 @@ export function registerRunCommand(program: Command): void {
       .option('--idle <ms>', `close the open turn of a session with no record for this long (default ${DEFAULTS.idleMs})`, (value) => Number(value))
       .option('--scan-interval <ms>', `read the process table this often for the failure-mode detectors (default ${DEFAULTS.scanIntervalMs})`, (value) => Number(value))
       .option('--polling', 'poll files instead of using inotify (network filesystems)')
+      .option('--telemetry-port <n>', `receive Claude Code's own OTLP/HTTP on this loopback port, 0 for none (default ${DEFAULTS.nativeTelemetryPort})`, portOption)
       .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
       .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),
   )).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
@@ -161,7 +196,8 @@ export function registerRunCommand(program: Command): void {
     // Named without credentials: a server URL may carry a password.
     const where = [sidecar.store ? `store ${storeIdentity(sidecar.config.store)}` : '', sidecar.config.otlpEndpoint ? `OTLP ${sidecar.config.otlpEndpoint}` : ''].filter(Boolean).join(' and ');
     const served = sidecar.endpoint ? `; queries served on ${sidecar.endpoint.url} (${readerSessions(DEFAULT_READER_LIMITS.maxConcurrentQueries)} at once)` : '';
-    log(`following transcripts into ${where}${served}`);
+    const received = sidecar.receiver ? `; Claude Code's own telemetry received on ${sidecar.receiver.url}` : '';
+    log(`following transcripts into ${where}${served}${received}`);
     if (opts.ui) {
       if (!sidecar.store) throw new Error('--ui needs a store (it shows what the store holds): drop --store none');
       const { serveUiOf } = await import('./ui.js');

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { describeCatchUp } from '../catch-up.js';
-import { checkpointStoresIn, isRunning, type CatchUp, type CheckpointDocument, type CheckpointStore, type SidecarStatus } from '../sources/checkpoints.js';
+import { checkpointStoresIn, isRunning, type CatchUp, type CheckpointDocument, type CheckpointStore, type NativeTelemetryStatus, type SidecarStatus } from '../sources/checkpoints.js';
 import { candidateRoots } from '../sources/transcript-discovery.js';
 import { TranscriptTree } from '../sources/transcript-tree.js';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
@@ -38,6 +38,8 @@ export interface SourceStatus {
   /** Sources of the running sidecar retrying because no descriptor was left (`retrying after EMFILE since …`). */
   retrying: Record<string, string>;
   catchUp?: CatchUp;
+  /** The running sidecar's receiver of Claude Code's own telemetry. */
+  nativeTelemetry?: NativeTelemetryStatus;
 }
 
 export interface StatusReport {
@@ -81,6 +83,7 @@ export async function status(options: GlobalOptions): Promise<StatusReport> {
       stateErrors: running ? (sidecar.stateErrors ?? {}) : {},
       retrying: running ? (sidecar.retrying ?? {}) : {},
       catchUp: running ? sidecar.catchUp : undefined,
+      nativeTelemetry: running ? sidecar.nativeTelemetry : undefined,
     });
   }
   const report: StatusReport = { sources, linesSkipped: {} };
@@ -137,6 +140,13 @@ function commitText(source: SourceStatus): string {
   return `${source.lastCommitTime} (in memory; not written to disk since ${source.lastSavedTime ?? 'the start'})`;
 }
 
+function describeReceiver(receiver: NativeTelemetryStatus): string {
+  const stored = Object.values(receiver.requests).reduce((total, n) => total + n, 0);
+  const items = Object.values(receiver.items).reduce((total, n) => total + n, 0);
+  const last = receiver.lastStoredMs ? `, last ${new Date(receiver.lastStoredMs).toISOString()}` : '';
+  return `received on ${receiver.url}: ${stored} requests stored (${items} items)${last}, ${receiver.refused} refused`;
+}
+
 function listOrDash(byPath: Record<string, string>): string {
   const entries = Object.entries(byPath);
   return entries.length === 0 ? '-' : entries.map(([path, why]) => `${path}: ${why}`).join('\n');
@@ -156,6 +166,7 @@ function printStatus(report: StatusReport): void {
       { 'files followed': String(source.filesFollowed) },
       { 'bytes behind': String(source.bytesBehind) },
       { 'catch-up': source.catchUp ? describeCatchUp(source.catchUp) : '-' },
+      { "Claude Code's telemetry": source.nativeTelemetry ? describeReceiver(source.nativeTelemetry) : source.running ? 'not received (native_telemetry_port 0, or the port was taken)' : '-' },
       { 'last event': source.lastEventTime ?? '-' },
       { 'last commit': commitText(source) },
       { unreadable: listOrDash(source.unreadableFiles) },

@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerDoctorCommand } from '../commands/doctor.js';
 import { installHooks } from '../install/hooks.js';
 import { installShell } from '../install/shell.js';
+import { installTelemetry } from '../install/telemetry.js';
+import { DEFAULTS } from '../config.js';
 import { statePaths, type StatePaths } from '../paths.js';
 import { openStore } from '../store/open-store.js';
 import { serveStore } from '../store/query-endpoint.js';
@@ -90,7 +92,7 @@ describe('doctor on a healthy host', () => {
   it('passes every check and sends the collector one empty export', async () => {
     const report = await doctor();
     expect(report.checks.map((c) => [c.check, c.status])).toEqual([
-      ['transcripts', 'ok'], ['hooks', 'ok'], ['shell', 'ok'], ['store', 'ok'], ['collector', 'ok'], ['clock', 'ok'], ['disk', 'ok'], ['permissions', 'ok'],
+      ['transcripts', 'ok'], ['hooks', 'ok'], ['shell', 'ok'], ['store', 'ok'], ['telemetry', 'ok'], ['collector', 'ok'], ['clock', 'ok'], ['disk', 'ok'], ['permissions', 'ok'],
     ]);
     expect(report.healthy).toBe(true);
     expect(check(report, 'hooks').message).toMatch(/installed and firing: last hook event \d s ago, none dropped/);
@@ -226,6 +228,40 @@ describe('doctor on a broken host', () => {
     }
     const idle = await doctor({ store: dir });
     expectOnly(idle, 'store', 'fail', /no sidecar running; read from its metadata\): reachable, but missing otel_logs/, /ccotel run/);
+  });
+
+  it("telemetry: Claude Code's own sent elsewhere, then to ccotel with no run holding the store", async () => {
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ ...settings, env: { CLAUDE_CODE_ENABLE_TELEMETRY: '1', OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example' } }));
+    expectOnly(await doctor(), 'telemetry', 'warn', /on but goes to https:\/\/collector\.example; ccotel receives on http:\/\/127\.0\.0\.1:\d+/, /install-telemetry --replace/);
+    installTelemetry({ env, port: DEFAULTS.nativeTelemetryPort, replace: true });
+    // OTLP only: nothing to look into, forwarded.
+    expect((await doctor()).checks.find((c) => c.check === 'telemetry')).toMatchObject({ status: 'ok', message: expect.stringMatching(/forwards it to its collector/) });
+    const idle = check(await doctor({ store: join(home, 'store') }), 'telemetry');
+    expect(idle).toMatchObject({ status: 'warn', fix: 'start ccotel run' });
+    expect(idle.message).toMatch(/no ccotel run is holding the store/);
+  });
+
+  it('telemetry: installed and arriving; none yet; stopped while the transcripts go on', async () => {
+    installTelemetry({ env, port: DEFAULTS.nativeTelemetryPort });
+    const dir = join(home, 'store');
+    const store = await openStore(dir, { command: 'run', access: 'write' });
+    const endpoint = await serveStore(store, 'run');
+    const nativeRowAt = (ms: number) =>
+      store.client.insert({ table: 'otel_logs', values: [{ Timestamp: new Date(ms).toISOString().replace('T', ' ').replace('Z', ''), ServiceName: 'claude-code', Body: 'claude_code.api_request' }], format: 'JSONEachRow' });
+    try {
+      expectOnly(await doctor({ store: dir }), 'telemetry', 'warn', /none is in the store yet/, /restart the Claude Code sessions/);
+      await nativeRowAt(Date.now() - 3_600_000);
+      expectOnly(await doctor({ store: dir }), 'telemetry', 'warn', /newest of Claude Code's own telemetry is 60 min old, but a transcript was written \d+ s ago: its export stopped/, /ccotel run/);
+      await nativeRowAt(Date.now() - 5_000);
+      const good = await doctor({ store: dir });
+      expect(check(good, 'telemetry')).toMatchObject({ status: 'ok' });
+      expect(check(good, 'telemetry').message).toMatch(/arrives \(newest \d s ago/);
+    } finally {
+      await endpoint.close();
+      await store.close();
+    }
   });
 
   it('store: embedded, never created', async () => {

@@ -9,9 +9,10 @@ import { hooksCheck } from './hooks.js';
 import { permissionsCheck } from './permissions.js';
 import { shellCheck } from './shell.js';
 import { storeCheck } from './store.js';
+import { telemetryCheck } from './telemetry.js';
 import { transcriptsCheck } from './transcripts.js';
 
-const CHECKS: Check[] = [transcriptsCheck, hooksCheck, shellCheck, storeCheck, collectorCheck, clockCheck, diskCheck, permissionsCheck];
+const CHECKS: Check[] = [transcriptsCheck, hooksCheck, shellCheck, storeCheck, telemetryCheck, collectorCheck, clockCheck, diskCheck, permissionsCheck];
 
 export interface DoctorOptions extends Pick<ConfigOverrides, 'store' | 'otlp'> {
   env: Record<string, string | undefined>;

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_DATABASE, OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import { isServerUrl, QUIET_CLIENT_LOG, readLock } from '../store/open-store.js';
-import { result, type Check, type CheckResult } from './check.js';
+import { result, type Check, type CheckResult, type DoctorContext } from './check.js';
 
 const TABLES: string[] = Object.values(OTEL_TABLES);
 /** The client logs every failed request itself; the doctor reports it once, in its own words. */
@@ -38,12 +38,11 @@ async function askServer(where: string, client: ClickHouseClient, fix: string): 
   }
 }
 
-export const storeCheck: Check = async (context) => {
+/** A client of the store as the doctor may reach it (a server, or the endpoint of a sidecar holding it); undefined for an embedded store nobody holds. */
+export function storeClient(context: DoctorContext): { client: ClickHouseClient; where: string; fix: string } | undefined {
   const target = context.config.store;
-  if (target === '') return result('store', 'ok', 'no store (OTLP only)');
   if (isServerUrl(target)) {
     const url = new URL(target);
-    const where = `ClickHouse ${url.protocol}//${url.host}`;
     const client = createClient({
       url: `${url.protocol}//${url.host}`,
       username: decodeURIComponent(url.username) || 'default',
@@ -51,14 +50,22 @@ export const storeCheck: Check = async (context) => {
       request_timeout: context.timeoutMs,
       log: QUIET_CLIENT_LOG,
     });
-    return askServer(where, client, 'check the URL, user and password in --store / CCOTEL_STORE, and that ClickHouse is up');
+    return { client, where: `ClickHouse ${url.protocol}//${url.host}`, fix: 'check the URL, user and password in --store / CCOTEL_STORE, and that ClickHouse is up' };
   }
   const dir = resolve(target);
   const lock = readLock(dir);
-  if (lock?.endpoint) {
-    const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, request_timeout: context.timeoutMs, log: QUIET_CLIENT_LOG });
-    return askServer(`${dir} (through ccotel ${lock.command}, pid ${lock.pid})`, client, `ccotel ${lock.command} (pid ${lock.pid}) holds the store but does not answer: restart it`);
-  }
+  if (!lock?.endpoint) return undefined;
+  const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, request_timeout: context.timeoutMs, log: QUIET_CLIENT_LOG });
+  return { client, where: `${dir} (through ccotel ${lock.command}, pid ${lock.pid})`, fix: `ccotel ${lock.command} (pid ${lock.pid}) holds the store but does not answer: restart it` };
+}
+
+export const storeCheck: Check = async (context) => {
+  const target = context.config.store;
+  if (target === '') return result('store', 'ok', 'no store (OTLP only)');
+  const reachable = storeClient(context);
+  if (reachable) return askServer(reachable.where, reachable.client, reachable.fix);
+  const dir = resolve(target);
+  const lock = readLock(dir);
   const metadata = join(dir, 'chdb', 'metadata', DEFAULT_DATABASE);
   if (!existsSync(metadata)) return result('store', 'warn', `${dir}: no embedded store there yet`, CREATE_TABLES);
   const missing = TABLES.filter((table) => !existsSync(join(metadata, `${table}.sql`)));

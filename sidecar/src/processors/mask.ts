@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { recordIdOf } from '../ids.js';
-import type { Attributes, LogRecord, MetricPoint, Processor, SpanRecord, TelemetryBatch, TextMasker } from '../model.js';
+import type { Attributes, LogRecord, MetricPoint, Origin, Processor, SpanRecord, TelemetryBatch, TextMasker } from '../model.js';
 import { ATTRS, EVENTS, METRICS, metricPoint } from '../semconv.js';
 import { decodedSecret, type Finding, type SecretDetector } from './secret-detector.js';
 
@@ -86,12 +86,15 @@ class CopyOnWrite<T> {
   }
 }
 
+/** A received item's origin is copied with it: its resource attributes are masked too. */
+const copyOrigin = <T extends { origin?: Origin }>(item: T): Pick<T, 'origin'> => (item.origin ? { origin: { ...item.origin, resource: { ...item.origin.resource } } } : {});
 const copySpan = (span: SpanRecord): SpanRecord => ({
   ...span,
+  ...copyOrigin(span),
   attributes: { ...span.attributes },
   events: span.events.map((event) => ({ ...event, attributes: { ...event.attributes } })),
 });
-const copyWithAttributes = <T extends { attributes: Attributes }>(item: T): T => ({ ...item, attributes: { ...item.attributes } });
+const copyWithAttributes = <T extends { attributes: Attributes; origin?: Origin }>(item: T): T => ({ ...item, ...copyOrigin(item), attributes: { ...item.attributes } });
 
 interface OwnerFields {
   id: string;
@@ -142,6 +145,15 @@ export function textFieldsOf(input: TelemetryBatch): BatchFields {
       fields.push({ field: key, uncapped: isIdKey(key), value, owner, set: (masked) => (writable()[key] = masked) });
     }
   };
+  // A received item's resource (Claude Code's OTEL_RESOURCE_ATTRIBUTES, say): masked, not capped (labels, and no
+  // attribute of the item to note a cut in).
+  const addResource = <T extends { origin?: Origin }>(original: T, item: CopyOnWrite<T>, owner: FieldOwner) => {
+    const resource = original.origin?.resource;
+    for (const key in resource) {
+      const value = resource[key];
+      if (typeof value === 'string') fields.push({ field: `resource.${key}`, uncapped: true, value, owner, set: (masked) => (item.writable.origin!.resource[key] = masked) });
+    }
+  };
   const spans = input.spans.map((original) => {
     const span = new CopyOnWrite(original, copySpan);
     const spanFields = { id: `${original.traceId}:${original.spanId}`, timeMs: original.startMs, traceId: original.traceId, spanId: original.spanId };
@@ -149,6 +161,7 @@ export function textFieldsOf(input: TelemetryBatch): BatchFields {
     fields.push({ field: 'name', uncapped: true, value: original.name, owner, set: (masked) => (span.writable.name = masked) });
     fields.push({ field: 'status_message', uncapped: false, value: original.statusMessage, owner, set: (masked) => (span.writable.statusMessage = masked) });
     addAttributes(original.attributes, owner, () => span.writable.attributes);
+    addResource(original, span, owner);
     original.events.forEach((event, index) => {
       const eventOwner = new ItemOwner({ ...spanFields, id: `${spanFields.id}:event:${index}`, timeMs: event.timeMs }, span, index);
       fields.push({ field: 'name', uncapped: true, value: event.name, owner: eventOwner, set: (masked) => (span.writable.events[index].name = masked) });
@@ -162,11 +175,14 @@ export function textFieldsOf(input: TelemetryBatch): BatchFields {
     fields.push({ field: 'body', uncapped: false, value: original.body, owner, set: (masked) => (log.writable.body = masked) });
     fields.push({ field: 'event_name', uncapped: true, value: original.eventName, owner, set: (masked) => (log.writable.eventName = masked) });
     addAttributes(original.attributes, owner, () => log.writable.attributes);
+    addResource(original, log, owner);
     return log;
   });
   const metrics = input.metrics.map((original) => {
     const point = new CopyOnWrite(original, copyWithAttributes);
-    addAttributes(original.attributes, new ItemOwner({ id: original.id, timeMs: original.timeMs, traceId: original.traceId, spanId: original.spanId }, point), () => point.writable.attributes);
+    const owner = new ItemOwner({ id: original.id, timeMs: original.timeMs, traceId: original.traceId, spanId: original.spanId }, point);
+    addAttributes(original.attributes, owner, () => point.writable.attributes);
+    addResource(original, point, owner);
     return point;
   });
   return {

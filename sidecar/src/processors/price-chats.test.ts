@@ -77,3 +77,12 @@ describe('PriceChatsProcessor', () => {
     expect(points.reduce((sum, p) => sum + p.value, 0)).toBeCloseTo(Number(known.attributes['ccotel.cost.usd']), 12);
   });
 });
+
+describe('PriceChatsProcessor and received spans', () => {
+  it("leaves a received span named like a chat alone (its sender prices it, if at all)", async () => {
+    const received = { ...chatSpan('claude-opus-4-5', { 'gen_ai.usage.input_tokens': 1000 }), origin: { resource: {}, scopeName: '', scopeVersion: '', spanKind: 'SPAN_KIND_CLIENT', traceState: '', links: [] } };
+    const out = await new PriceChatsProcessor().process({ spans: [received], logs: [], metrics: [] });
+    expect(out.spans[0].attributes).toEqual({ 'gen_ai.request.model': 'claude-opus-4-5', 'gen_ai.usage.input_tokens': 1000 });
+    expect(out.metrics).toEqual([]);
+  });
+});

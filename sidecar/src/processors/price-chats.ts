@@ -105,7 +105,8 @@ export class PriceChatsProcessor implements Processor {
   async process(batch: TelemetryBatch): Promise<TelemetryBatch> {
     const points: MetricPoint[] = [];
     for (const span of batch.spans) {
-      if (!span.name.startsWith(SPANS.chatPrefix)) continue;
+      // A received span (another agent's "chat …") is priced by its sender, if at all.
+      if (span.origin || !span.name.startsWith(SPANS.chatPrefix)) continue;
       const model = String(span.attributes[ATTRS.requestModel] ?? span.name.slice(SPANS.chatPrefix.length));
       const cost = priceChat(model, chatTokens(span), span.startMs);
       span.attributes[COST_ATTRIBUTE] = round(cost.usd);

@@ -5,8 +5,8 @@
 // list, which leaves out the columns ccotel always leaves empty (links, schema URLs, trace state, scope
 // attributes, flags): the engine fills them with the same empty defaults, and neither side spends time on
 // keys or on empty values.
-import type { Attributes, LogRecord, MetricPoint, Resource, SpanRecord } from '../model.js';
-import { histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCHEMA_URL, SCOPE_NAME } from '../semconv.js';
+import type { Attributes, LogRecord, MetricPoint, Origin, Resource, SpanRecord } from '../model.js';
+import { histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCOPE_NAME } from '../semconv.js';
 
 const SPAN_KIND = { internal: 'SPAN_KIND_INTERNAL', client: 'SPAN_KIND_CLIENT', server: 'SPAN_KIND_SERVER' } as const;
 const STATUS_CODE = { unset: 'STATUS_CODE_UNSET', ok: 'STATUS_CODE_OK', error: 'STATUS_CODE_ERROR' } as const;
@@ -19,15 +19,19 @@ export const SPAN_COLUMNS = [
 ] as const;
 export const LOG_COLUMNS = [
   'Timestamp', 'TraceId', 'SpanId', 'TraceFlags', 'SeverityText', 'SeverityNumber', 'ServiceName', 'Body', 'ResourceAttributes',
-  'ScopeName', 'ScopeVersion', 'LogAttributes', 'EventName', 'ResourceSchemaUrl', 'ScopeSchemaUrl',
+  'ScopeName', 'ScopeVersion', 'LogAttributes', 'EventName',
 ] as const;
 const METRIC_COLUMNS = [
   'ResourceAttributes', 'ScopeName', 'ScopeVersion', 'ServiceName', 'MetricName', 'MetricDescription', 'MetricUnit', 'Attributes',
   'StartTimeUnix', 'TimeUnix', 'Exemplars.FilteredAttributes', 'Exemplars.TimeUnix', 'Exemplars.Value', 'Exemplars.SpanId',
-  'Exemplars.TraceId', 'AggregationTemporality', 'ResourceSchemaUrl', 'ScopeSchemaUrl',
+  'Exemplars.TraceId', 'AggregationTemporality',
 ] as const;
 export const SUM_COLUMNS = [...METRIC_COLUMNS, 'Value', 'IsMonotonic'] as const;
 export const HISTOGRAM_COLUMNS = [...METRIC_COLUMNS, 'Count', 'Sum', 'BucketCounts', 'ExplicitBounds', 'Min', 'Max'] as const;
+/** Received spans may carry what ccotel's never do: a trace state and links. */
+export const RECEIVED_SPAN_COLUMNS = [...SPAN_COLUMNS, 'TraceState', 'Links.TraceId', 'Links.SpanId', 'Links.TraceState', 'Links.Attributes'] as const;
+/** A gauge row has no temporality. */
+export const GAUGE_COLUMNS = [...METRIC_COLUMNS.filter((column) => column !== 'AggregationTemporality'), 'Value'] as const;
 
 export function stringMap(attributes: Attributes): Record<string, string> {
   const map: Record<string, string> = {};
@@ -76,19 +80,28 @@ export class RowMapper {
     this.serviceName = this.resource['service.name'] ?? 'ccotel';
   }
 
-  /** A span's values in SPAN_COLUMNS order. */
+  /** Resource, service and scope of an item: the sidecar's, or those it was received with. */
+  private source(origin: Origin | undefined): { resource: Record<string, string>; service: string; scopeName: string; scopeVersion: string } {
+    if (!origin) return { resource: this.resource, service: this.serviceName, scopeName: SCOPE_NAME, scopeVersion: this.scopeVersion };
+    const resource = stringMap(origin.resource);
+    return { resource, service: resource['service.name'] ?? '', scopeName: origin.scopeName, scopeVersion: origin.scopeVersion };
+  }
+
+  /** A span's values in SPAN_COLUMNS order (a received span's in RECEIVED_SPAN_COLUMNS order). */
   span(span: SpanRecord): unknown[] {
-    return [
+    const { origin } = span;
+    const source = this.source(origin);
+    const values = [
       clickhouseTime(span.startMs),
       span.traceId,
       span.spanId,
       span.parentSpanId,
       span.name,
-      SPAN_KIND[span.kind],
-      this.serviceName,
-      this.resource,
-      SCOPE_NAME,
-      this.scopeVersion,
+      origin ? origin.spanKind : SPAN_KIND[span.kind],
+      source.service,
+      source.resource,
+      source.scopeName,
+      source.scopeVersion,
       stringMap(span.attributes),
       Math.max(0, Math.round((span.endMs - span.startMs) * 1e6)),
       STATUS_CODE[span.status],
@@ -97,28 +110,32 @@ export class RowMapper {
       span.events.map((event) => event.name),
       span.events.map((event) => stringMap(event.attributes)),
     ];
+    if (!origin) return values;
+    const { links } = origin;
+    values.push(origin.traceState, links.map((l) => l.traceId), links.map((l) => l.spanId), links.map((l) => l.traceState), links.map((l) => stringMap(l.attributes)));
+    return values;
   }
 
   /** A log record's values in LOG_COLUMNS order. */
   log(log: LogRecord): unknown[] {
     const attributes = stringMap(log.attributes);
     attributes[RECORD_ID_KEY] = log.id;
+    const { origin } = log;
+    const source = this.source(origin);
     return [
       clickhouseTime(log.timeMs),
       log.traceId,
       log.spanId,
-      log.traceId ? 1 : 0,
-      log.severity,
-      SEVERITY_NUMBER[log.severity],
-      this.serviceName,
+      origin ? origin.traceFlags : log.traceId ? 1 : 0,
+      origin ? origin.severityText : log.severity,
+      origin ? origin.severityNumber : SEVERITY_NUMBER[log.severity],
+      source.service,
       log.body,
-      this.resource,
-      SCOPE_NAME,
-      this.scopeVersion,
+      source.resource,
+      source.scopeName,
+      source.scopeVersion,
       attributes,
       log.eventName,
-      SCHEMA_URL,
-      SCHEMA_URL,
     ];
   }
 
@@ -143,9 +160,38 @@ export class RowMapper {
       points.map((point) => point.spanId),
       points.map((point) => point.traceId),
       DELTA_TEMPORALITY,
-      SCHEMA_URL,
-      SCHEMA_URL,
     ];
+  }
+
+  /**
+   * A received point's row as the exporter writes a data point (SUM_COLUMNS, GAUGE_COLUMNS or HISTOGRAM_COLUMNS by
+   * its kind): its own times, temporality and attributes; its one exemplar holds its id, as ccotel's points' do.
+   */
+  receivedPoint(point: MetricPoint): unknown[] {
+    const origin = point.origin!;
+    const source = this.source(origin);
+    const values: unknown[] = [
+      source.resource,
+      source.scopeName,
+      source.scopeVersion,
+      source.service,
+      point.name,
+      point.description,
+      point.unit,
+      stringMap(point.attributes),
+      clickhouseSeconds(origin.startMs),
+      clickhouseSeconds(point.timeMs),
+      [{ [POINT_ID_KEY]: point.id }],
+      [clickhouseSeconds(point.timeMs)],
+      [point.value],
+      [''],
+      [''],
+    ];
+    if (point.kind === 'gauge') return [...values, point.value];
+    values.push(origin.temporality);
+    if (point.kind === 'sum') return [...values, point.value, origin.monotonic];
+    const histogram = origin.histogram!;
+    return [...values, histogram.count, point.value, histogram.bucketCounts, histogram.bounds, histogram.min, histogram.max];
   }
 
   /** A row of sum points (pointRows) in SUM_COLUMNS order: their values added. */

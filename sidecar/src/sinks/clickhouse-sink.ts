@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import type { MetricPoint, Sink, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
-import { clickhouseTime, HISTOGRAM_COLUMNS, LOG_COLUMNS, pointRows, RowMapper, SPAN_COLUMNS, SUM_COLUMNS } from './clickhouse-rows.js';
+import { clickhouseTime, GAUGE_COLUMNS, HISTOGRAM_COLUMNS, LOG_COLUMNS, pointRows, RECEIVED_SPAN_COLUMNS, RowMapper, SPAN_COLUMNS, SUM_COLUMNS } from './clickhouse-rows.js';
 import { IdSet } from '../id-set.js';
 
 /** Ids remembered in memory instead of asked from the store (about 40 MB at the bound, id-set.ts). */
@@ -73,20 +73,29 @@ export class ClickHouseSink implements Sink {
     }
     const spans = await this.fresh(batch.spans, (span) => span.spanId, (span) => span.startMs, SPAN_IDS);
     const logs = await this.fresh(batch.logs, (log) => log.id, (log) => log.timeMs, LOG_IDS);
-    const sums = batch.metrics.filter((point) => point.kind === 'sum');
-    const histograms = batch.metrics.filter((point) => point.kind === 'histogram');
-    const newSums = await this.fresh(sums, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.sum));
-    const newHistograms = await this.fresh(histograms, (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.histogram));
+    const own = batch.metrics.filter((point) => !point.origin);
+    const newSums = await this.fresh(own.filter((point) => point.kind === 'sum'), (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.sum));
+    const newHistograms = await this.fresh(own.filter((point) => point.kind === 'histogram'), (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.histogram));
+    // Received points: a row each, at their own time.
+    const received = async (kind: MetricPoint['kind'], table: string) =>
+      this.fresh(batch.metrics.filter((point) => point.origin && point.kind === kind), (point) => point.id, (point) => point.timeMs, metricIds(table));
+    const [receivedSums, receivedGauges, receivedHistograms] = [await received('sum', OTEL_TABLES.sum), await received('gauge', OTEL_TABLES.gauge), await received('histogram', OTEL_TABLES.histogram)];
+    const pointInsert = (table: string, columns: readonly string[], points: MetricPoint[]) => (writer: ClickHouseClient) =>
+      this.insert(writer, { table, columns, items: points, valuesOf: (point) => this.mapper.receivedPoint(point), idsOf: (point) => [point.id] });
     // Two lanes of about the same JSON size; both are waited for even when one fails, so a retry of the batch never
     // overlaps an insert still running (its rows would not be remembered yet, and would be stored twice).
     const lanes: ((writer: ClickHouseClient) => Promise<void>)[][] = [
       [
-        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans, valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans.filter((span) => !span.origin), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: RECEIVED_SPAN_COLUMNS, items: spans.filter((span) => span.origin), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
         (writer) => this.insert(writer, { table: OTEL_TABLES.logs, columns: LOG_COLUMNS, items: logs, valuesOf: (log) => this.mapper.log(log), idsOf: (log) => [log.id] }),
       ],
       [
         (writer) => this.insert(writer, { table: OTEL_TABLES.sum, columns: SUM_COLUMNS, items: pointRows(newSums), valuesOf: (points) => this.mapper.sum(points), idsOf: pointIds }),
         (writer) => this.insert(writer, { table: OTEL_TABLES.histogram, columns: HISTOGRAM_COLUMNS, items: pointRows(newHistograms), valuesOf: (points) => this.mapper.histogram(points), idsOf: pointIds }),
+        pointInsert(OTEL_TABLES.sum, SUM_COLUMNS, receivedSums),
+        pointInsert(OTEL_TABLES.gauge, GAUGE_COLUMNS, receivedGauges),
+        pointInsert(OTEL_TABLES.histogram, HISTOGRAM_COLUMNS, receivedHistograms),
       ],
     ];
     const done = await Promise.allSettled(
@@ -98,11 +107,11 @@ export class ClickHouseSink implements Sink {
     if (failed) throw failed.reason;
     this.stats.inserted.spans += spans.length;
     this.stats.inserted.logs += logs.length;
-    this.stats.inserted.metrics += newSums.length + newHistograms.length;
+    this.stats.inserted.metrics += newSums.length + newHistograms.length + receivedSums.length + receivedGauges.length + receivedHistograms.length;
   }
 
   private async storeIsEmpty(): Promise<boolean> {
-    const tables = [SPAN_IDS, LOG_IDS, metricIds(OTEL_TABLES.sum), metricIds(OTEL_TABLES.histogram)].map((lookup) => `${this.database}.${lookup.table}`);
+    const tables = [SPAN_IDS, LOG_IDS, metricIds(OTEL_TABLES.sum), metricIds(OTEL_TABLES.histogram), metricIds(OTEL_TABLES.gauge)].map((lookup) => `${this.database}.${lookup.table}`);
     const result = await this.client.query({
       query: tables.map((table) => `SELECT count() AS n FROM ${table}`).join(' UNION ALL '),
       format: 'JSONEachRow',

@@ -24,7 +24,7 @@ import { ProtobufWriter } from '@opentelemetry/otlp-transformer/build/src/common
 import { resourceFromAttributes, type Resource as OtelResource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { LogRecord, MetricPoint, Resource, SpanRecord } from '../model.js';
+import type { LogRecord, MetricPoint, Origin, PointOrigin, Resource, SpanRecord } from '../model.js';
 import { histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCHEMA_URL, SCOPE_NAME } from '../semconv.js';
 
 export type Signal = 'traces' | 'logs' | 'metrics';
@@ -44,14 +44,38 @@ export interface PartialRejection {
   message: string;
 }
 
-/** Encodes telemetry of one sidecar (one resource, one scope) as OTLP/protobuf request bodies. */
+/** SpanKind of a received span as the exporter spells it; UNSPECIFIED has no SDK kind and goes as INTERNAL. */
+const RECEIVED_KIND: Record<string, SpanKind> = {
+  SPAN_KIND_SERVER: SpanKind.SERVER,
+  SPAN_KIND_CLIENT: SpanKind.CLIENT,
+  SPAN_KIND_PRODUCER: SpanKind.PRODUCER,
+  SPAN_KIND_CONSUMER: SpanKind.CONSUMER,
+};
+
+/**
+ * Encodes telemetry of one sidecar (its resource, its scope) as OTLP/protobuf request bodies, and what it received
+ * (the agent's own) under the resource and scope it came with.
+ */
 export class OtlpEncoder {
   private readonly resource: OtelResource;
   private readonly scope: InstrumentationScope;
+  /** One object per received resource: the serializers group items by resource object. */
+  private readonly received = new Map<string, OtelResource>();
 
   constructor(resource: Resource, scopeVersion: string) {
     this.resource = resourceFromAttributes(resource, { schemaUrl: SCHEMA_URL });
     this.scope = { name: SCOPE_NAME, version: scopeVersion, schemaUrl: SCHEMA_URL };
+  }
+
+  private sourceOf(origin: Origin | undefined): { resource: OtelResource; scope: InstrumentationScope } {
+    if (!origin) return { resource: this.resource, scope: this.scope };
+    const key = JSON.stringify(origin.resource);
+    let resource = this.received.get(key);
+    if (!resource) {
+      if (this.received.size >= 1000) this.received.clear();
+      this.received.set(key, (resource = resourceFromAttributes(origin.resource)));
+    }
+    return { resource, scope: { name: origin.scopeName, version: origin.scopeVersion } };
   }
 
   traces(spans: SpanRecord[]): Uint8Array {
@@ -62,25 +86,33 @@ export class OtlpEncoder {
     return ProtobufLogsSerializer.serializeRequest(logs.map((log) => this.readableLog(log)))!;
   }
 
-  /** ExportMetricsServiceRequest: one Metric per name and kind, one data point per MetricPoint. */
+  /** ExportMetricsServiceRequest: one Metric per name and kind, one data point per MetricPoint; received ones under their own resource and scope. */
   metrics(points: MetricPoint[]): Uint8Array {
     const writer = new ProtobufWriter(1024 + points.length * 256);
-    writer.writeTag(1, LENGTH_DELIMITED); // resource_metrics
-    const resourceMetrics = begin(writer);
-    writeResource(writer, this.resource, 1);
-    writer.writeTag(2, LENGTH_DELIMITED); // scope_metrics
-    const scopeMetrics = begin(writer);
-    writeInstrumentationScope(writer, this.scope, 1);
-    for (const group of groupByMetric(points)) {
-      writer.writeTag(2, LENGTH_DELIMITED); // metrics
-      writeMetric(writer, group);
+    const sources = new Map<string, MetricPoint[]>();
+    for (const point of points) {
+      const key = point.origin ? JSON.stringify([point.origin.resource, point.origin.scopeName, point.origin.scopeVersion]) : '';
+      const group = sources.get(key);
+      if (group) group.push(point);
+      else sources.set(key, [point]);
     }
-    writer.writeTag(3, LENGTH_DELIMITED); // ScopeMetrics.schema_url
-    writer.writeString(SCHEMA_URL);
-    end(writer, scopeMetrics);
-    writer.writeTag(3, LENGTH_DELIMITED); // ResourceMetrics.schema_url
-    writer.writeString(SCHEMA_URL);
-    end(writer, resourceMetrics);
+    for (const group of sources.values()) {
+      const { resource, scope } = this.sourceOf(group[0].origin);
+      writer.writeTag(1, LENGTH_DELIMITED); // resource_metrics
+      const resourceMetrics = begin(writer);
+      writeResource(writer, resource, 1);
+      writer.writeTag(2, LENGTH_DELIMITED); // scope_metrics
+      const scopeMetrics = begin(writer);
+      writeInstrumentationScope(writer, scope, 1);
+      for (const metric of groupByMetric(group)) {
+        writer.writeTag(2, LENGTH_DELIMITED); // metrics
+        writeMetric(writer, metric);
+      }
+      writeSchemaUrl(writer, scope.schemaUrl); // ScopeMetrics.schema_url
+      end(writer, scopeMetrics);
+      writeSchemaUrl(writer, resource.schemaUrl); // ResourceMetrics.schema_url
+      end(writer, resourceMetrics);
+    }
     return writer.finish();
   }
 
@@ -88,9 +120,11 @@ export class OtlpEncoder {
     const context: SpanContext = { traceId: span.traceId, spanId: span.spanId, traceFlags: TraceFlags.SAMPLED };
     const startTime = millisToHrTime(span.startMs);
     const endTime = millisToHrTime(Math.max(span.endMs, span.startMs));
+    const { origin } = span;
+    const { resource, scope } = this.sourceOf(origin);
     return {
       name: span.name,
-      kind: SPAN_KIND[span.kind],
+      kind: origin ? (RECEIVED_KIND[origin.spanKind] ?? SpanKind.INTERNAL) : SPAN_KIND[span.kind],
       spanContext: () => context,
       parentSpanContext: span.parentSpanId ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: TraceFlags.SAMPLED } : undefined,
       startTime,
@@ -98,11 +132,11 @@ export class OtlpEncoder {
       duration: millisToHrTime(Math.max(0, span.endMs - span.startMs)),
       status: { code: STATUS_CODE[span.status], ...(span.statusMessage ? { message: span.statusMessage } : {}) },
       attributes: span.attributes,
-      links: [],
+      links: (origin?.links ?? []).map((link) => ({ context: { traceId: link.traceId, spanId: link.spanId, traceFlags: TraceFlags.NONE }, attributes: link.attributes, droppedAttributesCount: 0 })),
       events: span.events.map((event) => ({ name: event.name, time: millisToHrTime(event.timeMs), attributes: event.attributes })),
       ended: true,
-      resource: this.resource,
-      instrumentationScope: this.scope,
+      resource,
+      instrumentationScope: scope,
       droppedAttributesCount: 0,
       droppedEventsCount: 0,
       droppedLinksCount: 0,
@@ -111,17 +145,19 @@ export class OtlpEncoder {
 
   private readableLog(log: LogRecord): ReadableLogRecord {
     const time = millisToHrTime(log.timeMs);
+    const { origin } = log;
+    const { resource, scope } = this.sourceOf(origin);
     return {
       hrTime: time,
       // Observed = event time too: a backfill must look exactly like live data.
       hrTimeObserved: time,
       spanContext: log.traceId ? { traceId: log.traceId, spanId: log.spanId, traceFlags: TraceFlags.SAMPLED } : undefined,
-      severityText: log.severity,
-      severityNumber: SEVERITY_NUMBER[log.severity],
+      severityText: origin ? origin.severityText : log.severity,
+      severityNumber: origin ? (origin.severityNumber as SeverityNumber) : SEVERITY_NUMBER[log.severity],
       body: log.body,
       eventName: log.eventName,
-      resource: this.resource,
-      instrumentationScope: this.scope,
+      resource,
+      instrumentationScope: scope,
       attributes: { ...log.attributes, [RECORD_ID_KEY]: log.id },
       droppedAttributesCount: 0,
     };
@@ -161,7 +197,7 @@ function end(writer: ProtobufWriter, mark: { at: number; from: number }): void {
 function groupByMetric(points: MetricPoint[]): MetricPoint[][] {
   const groups = new Map<string, MetricPoint[]>();
   for (const point of points) {
-    const key = `${point.kind}\u0000${point.name}\u0000${point.unit}\u0000${point.description}`;
+    const key = `${point.kind}\u0000${point.name}\u0000${point.unit}\u0000${point.description}\u0000${point.origin?.temporality ?? ''}\u0000${point.origin?.monotonic ?? ''}`;
     const group = groups.get(key);
     if (group) group.push(point);
     else groups.set(key, [point]);
@@ -169,7 +205,7 @@ function groupByMetric(points: MetricPoint[]): MetricPoint[][] {
   return [...groups.values()];
 }
 
-/** Metric { name=1, description=2, unit=3, sum=7 | histogram=9 }; Sum/Histogram { data_points=1, temporality=2, is_monotonic=3 }. */
+/** Metric { name=1, description=2, unit=3, gauge=5 | sum=7 | histogram=9 }; Sum/Histogram { data_points=1, temporality=2, is_monotonic=3 }; Gauge { data_points=1 }. */
 function writeMetric(writer: ProtobufWriter, points: MetricPoint[]): void {
   const first = points[0];
   const metric = begin(writer);
@@ -183,24 +219,29 @@ function writeMetric(writer: ProtobufWriter, points: MetricPoint[]): void {
     writer.writeTag(3, LENGTH_DELIMITED);
     writer.writeString(first.unit);
   }
-  writer.writeTag(first.kind === 'sum' ? 7 : 9, LENGTH_DELIMITED);
+  writer.writeTag(first.kind === 'gauge' ? 5 : first.kind === 'sum' ? 7 : 9, LENGTH_DELIMITED);
   const data = begin(writer);
   for (const point of points) {
     writer.writeTag(1, LENGTH_DELIMITED);
-    if (point.kind === 'sum') writeNumberPoint(writer, point);
-    else writeHistogramPoint(writer, point);
+    if (point.kind === 'histogram') writeHistogramPoint(writer, point);
+    else writeNumberPoint(writer, point);
   }
-  writer.writeTag(2, VARINT);
-  writer.writeVarint(DELTA_TEMPORALITY);
-  if (first.kind === 'sum') {
+  if (first.kind !== 'gauge') {
+    writer.writeTag(2, VARINT);
+    writer.writeVarint(first.origin?.temporality ?? DELTA_TEMPORALITY);
+  }
+  // ccotel's counters only go up; a received sum is as it was sent.
+  if (first.kind === 'sum' && (first.origin?.monotonic ?? true)) {
     writer.writeTag(3, VARINT);
-    writer.writeVarint(1); // monotonic: counters only go up
+    writer.writeVarint(1);
   }
   end(writer, data);
   end(writer, metric);
 }
 
+/** A point's interval: ccotel's one-minute delta bucket, a received point's own. */
 function bucketOf(point: MetricPoint): { start: number; end: number } {
+  if (point.origin) return { start: point.origin.startMs, end: point.timeMs };
   const start = Math.floor(point.timeMs / BUCKET_MS) * BUCKET_MS;
   return { start, end: start + BUCKET_MS };
 }
@@ -233,29 +274,42 @@ function writeHistogramPoint(writer: ProtobufWriter, point: MetricPoint): void {
   const bucket = bucketOf(point);
   writeTime(writer, 2, bucket.start);
   writeTime(writer, 3, bucket.end);
+  const histogram = point.origin?.histogram ?? observation(point);
   writer.writeTag(4, FIXED64);
-  writer.writeFixed64(1, 0);
+  writer.writeFixed64(histogram.count, 0);
   writer.writeTag(5, FIXED64);
   writer.writeDouble(point.value);
-  const bounds = histogramBounds(point.name);
-  const hit = bounds.findIndex((bound) => point.value <= bound);
-  const hitIndex = hit === -1 ? bounds.length : hit;
   writer.writeTag(6, LENGTH_DELIMITED);
   const counts = begin(writer);
-  for (let i = 0; i <= bounds.length; i++) writer.writeFixed64(i === hitIndex ? 1 : 0, 0);
+  for (const count of histogram.bucketCounts) writer.writeFixed64(count, 0);
   end(writer, counts);
   writer.writeTag(7, LENGTH_DELIMITED);
-  const explicitBounds = begin(writer);
-  for (const bound of bounds) writer.writeDouble(bound);
-  end(writer, explicitBounds);
+  const bounds = begin(writer);
+  for (const bound of histogram.bounds) writer.writeDouble(bound);
+  end(writer, bounds);
   writer.writeTag(8, LENGTH_DELIMITED);
   writeExemplar(writer, point);
   writeAttributes(writer, point.attributes, 9);
   writer.writeTag(11, FIXED64);
-  writer.writeDouble(point.value);
+  writer.writeDouble(histogram.min);
   writer.writeTag(12, FIXED64);
-  writer.writeDouble(point.value);
+  writer.writeDouble(histogram.max);
   end(writer, mark);
+}
+
+/** Field 3 (schema_url) of ResourceMetrics and ScopeMetrics, when there is one. */
+function writeSchemaUrl(writer: ProtobufWriter, schemaUrl: string | undefined): void {
+  if (!schemaUrl) return;
+  writer.writeTag(3, LENGTH_DELIMITED);
+  writer.writeString(schemaUrl);
+}
+
+/** One of ccotel's observations as a histogram of its metric's fixed bounds. */
+function observation({ name, value }: MetricPoint): NonNullable<PointOrigin['histogram']> {
+  const bounds = histogramBounds(name);
+  const hit = bounds.findIndex((bound) => value <= bound);
+  const hitIndex = hit === -1 ? bounds.length : hit;
+  return { count: 1, bucketCounts: Array.from({ length: bounds.length + 1 }, (_, i) => (i === hitIndex ? 1 : 0)), bounds: [...bounds], min: value, max: value };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyValues, Message } from '../../../test/collector/otlp-wire.js';
 import { loadConfig } from '../config.js';
 import type { TelemetryBatch } from '../model.js';
+import { decodeOtlpProtobuf } from '../sources/otlp-protobuf.js';
+import { receivedLogs, receivedMetrics, receivedSpans } from '../sources/otlp-received.js';
 import { createOtlpSink } from './create-otlp-sink.js';
 import { OTLP_SINK_DEFAULTS, OtlpSink, type OtlpSinkOptions } from './otlp-sink.js';
 import { OtlpConfigError, parseRetryAfter, resolveTargets } from './otlp-transport.js';
@@ -155,6 +157,36 @@ describe('OtlpSink', () => {
     expect(collector.ids()).toEqual(idsOf(b));
     expect(sink.stats.sent).toEqual({ traces: 3, logs: 2, metrics: 2 });
     expect(sink.queued.requests).toBe(0);
+  });
+
+  it("forwards received telemetry (the agent's own) as it came: its resource, scope, kinds, links, severities, points", async () => {
+    const sample = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'real', 'bash-success', 'otel');
+    const exportsOf = (signal: string) => readFileSync(join(sample, `${signal}.jsonl`), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const received = {
+      spans: exportsOf('traces').flatMap((body) => receivedSpans(body).batch.spans),
+      logs: exportsOf('logs').flatMap((body) => receivedLogs(body).batch.logs),
+      metrics: exportsOf('metrics').flatMap((body) => receivedMetrics(body).batch.metrics),
+    };
+    // A link, as the join gives a native span to ccotel's (processors/native-join.ts).
+    received.spans[0] = { ...received.spans[0], origin: { ...received.spans[0].origin!, links: [{ traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), traceState: '', attributes: { 'ccotel.link.type': 'chat' } }] } };
+    const own = batch('b1', 1, 1, 1);
+    const sink = await newSink();
+    await sink.write({ spans: [...own.spans, ...received.spans], logs: [...own.logs, ...received.logs], metrics: [...own.metrics, ...received.metrics] });
+    const forwarded = (signal: 'traces' | 'logs' | 'metrics') =>
+      collector.received.filter((r) => r.path === `/v1/${signal}`).map((r) => decodeOtlpProtobuf(signal, r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body));
+    const again = {
+      spans: forwarded('traces').flatMap((body) => receivedSpans(body).batch.spans).filter((span) => span.origin?.resource['service.name'] === 'claude-code'),
+      logs: forwarded('logs').flatMap((body) => receivedLogs(body).batch.logs).filter((log) => log.origin?.resource['service.name'] === 'claude-code'),
+      metrics: forwarded('metrics').flatMap((body) => receivedMetrics(body).batch.metrics).filter((point) => point.origin?.resource['service.name'] === 'claude-code'),
+    };
+    // Read back as the receiver reads: the same items, but for what forwarding adds (each log record's id, each point's exemplar).
+    expect(again.spans).toEqual(received.spans);
+    expect(again.logs.map(({ id: _id, attributes: { 'ccotel.record.id': recordId, ...attributes }, ...log }) => ({ ...log, attributes, recordId }))).toEqual(
+      received.logs.map(({ id, ...log }) => ({ ...log, recordId: id })),
+    );
+    expect(again.metrics.map(({ id: _id, ...point }) => point)).toEqual(received.metrics.map(({ id: _id, ...point }) => point));
+    // The sidecar's own items still go under its own resource.
+    expect(collector.ids()).toEqual(expect.arrayContaining(idsOf(own)));
   });
 
   it('keeps up to maxConcurrentRequests requests in flight, and no more', async () => {

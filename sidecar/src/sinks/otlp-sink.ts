@@ -276,3 +276,4 @@ async function inParallel<T>(items: T[], limit: number, task: (item: T) => Promi
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
+

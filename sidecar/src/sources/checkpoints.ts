@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { isAlive } from '../process-alive.js';
 import { StateWrites, writeFileAtomic } from './state-file.js';
+import type { ReceiverStats } from './otlp-receiver.js';
 
 /** Bytes of the start of a file that identify it (filelog receiver default: 1 KB). */
 export const FINGERPRINT_BYTES = 1000;
@@ -109,7 +110,11 @@ export interface SidecarStatus {
   retrying?: Record<string, string>;
   /** The catch-up on the history since the last run: what is left of it, until it is done (build-pipeline.ts). */
   catchUp?: CatchUp;
+  /** The receiver of Claude Code's own telemetry, while there is one (sources/otlp-receiver.ts). */
+  nativeTelemetry?: NativeTelemetryStatus;
 }
+
+export type NativeTelemetryStatus = ReceiverStats & { url: string };
 
 export interface CatchUp {
   done: boolean;

@@ -9,7 +9,8 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
+import { BodyError, readBody } from '../request-body.js';
 import { connectionCap, guardedServer, HEADERS_TIMEOUT_MS, type ConnectionLimits } from '../connection-guard.js';
 import { writeLock, type Store } from './open-store.js';
 import { DEFAULT_READER_LIMITS, openReader, type ReaderLimits, type StoreReader } from './reader.js';
@@ -127,7 +128,7 @@ async function handle(handler: Handler, request: IncomingMessage, response: Serv
   handler.running++;
   let result: Buffer;
   try {
-    const body = await readBody(request, limits.maxBodyBytes);
+    const body = await readQueryBody(request, limits.maxBodyBytes);
     const { sql, queryParams } = await statement(url, request, body);
     const format = url.searchParams.get('default_format') || 'TabSeparated';
     result = await reader.query({ sql, format, params: queryParams, settings: settingsOf(url) });
@@ -148,29 +149,14 @@ async function handle(handler: Handler, request: IncomingMessage, response: Serv
   response.writeHead(200, headers).end(result);
 }
 
-/** The body, refused (413) once it, or what it inflates to, passes `maxBytes`. */
-async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const tooLarge = () => endpointError(`ccotel: request body over ${maxBytes} bytes`, { code: '36', type: 'BAD_ARGUMENTS', status: 413 });
-  if (Number(request.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
-  const body = await new Promise<Buffer>((resolveBody, rejectBody) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      chunks.push(chunk);
-      if (size <= maxBytes) return;
-      // Stop reading, without destroying the socket the answer goes out on.
-      request.off('data', onData).pause();
-      rejectBody(tooLarge());
-    };
-    request.on('data', onData).once('end', () => resolveBody(Buffer.concat(chunks))).once('error', rejectBody);
-  });
-  if (request.headers['content-encoding'] !== 'gzip') return body;
+/** The body, or the error ClickHouse would send for it (too large: BAD_ARGUMENTS; not gzip: CANNOT_DECOMPRESS). */
+async function readQueryBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
   try {
-    return gunzipSync(body, { maxOutputLength: maxBytes });
+    return await readBody(request, maxBytes);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-    throw endpointError(`ccotel: cannot decompress the request body: ${(error as Error).message}`, { code: '354', type: 'CANNOT_DECOMPRESS', status: 400 });
+    if (!(error instanceof BodyError)) throw error;
+    const [code, type] = error.status === 413 ? ['36', 'BAD_ARGUMENTS'] : ['354', 'CANNOT_DECOMPRESS'];
+    throw endpointError(`ccotel: ${error.message}`, { code, type, status: error.status });
   }
 }
 

@@ -1,0 +1,255 @@
+// Issue 33: the real Claude Code (the pinned 2.1.332) exports its own telemetry (OTLP http/protobuf) to
+// `ccotel run`'s receiver while ccotel follows its transcript. The store then holds both: the native
+// `claude_code.*` spans, events and metrics under Claude Code's own resource, beside ccotel's rows; every
+// native `api_request` joins a ccotel chat span by `request_id`; and `report` counts tokens and cost once, the
+// same as a backfill of the same transcripts into a store without native telemetry.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { interactiveProblem } from '../harness/interactive.js';
+import { interactiveScenarioNamed } from '../harness/interactive-scenarios.js';
+import { startModelServer } from '../harness/model-server.js';
+import { runInteractiveScenario } from '../harness/run-interactive.js';
+import { claudeBinaryProblem, runClaude } from '../harness/run-claude.js';
+import { runScenario } from '../harness/run-scenario.js';
+import { SCENARIOS } from '../harness/scenarios.js';
+import { freePort } from '../helpers/free-port.js';
+import { skipWithout } from '../helpers/real-parts.js';
+import { assertBuilt, cliEnv, endpointClient, runCli, startRun, stopRun } from '../reliability/cli.js';
+import { waitFor } from '../reliability/transcripts.js';
+
+const rowsOf = async <T>(client: ClickHouseClient, query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<T>();
+
+/**
+ * A suite's temporary dir (removed after it) and a `ccotel run` on its store receiving on a free port: `prepare` gives
+ * the port and the CLI's environment (HOME `home`), `start` runs the sidecar and waits for its receiver.
+ */
+function receivingSidecar(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const store = join(dir, 'store');
+  let sidecar: ReturnType<typeof startRun> | undefined;
+  afterAll(async () => {
+    await stopRun(sidecar);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    store,
+    prepare: async (home: string, extra: Record<string, string> = {}) => {
+      assertBuilt();
+      const port = await freePort();
+      mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
+      return { port, url: `http://127.0.0.1:${port}`, env: cliEnv(home, { CCOTEL_NATIVE_TELEMETRY_PORT: String(port), ...extra }) };
+    },
+    start: async (env: NodeJS.ProcessEnv, url: string) => {
+      const run = (sidecar = startRun(['--store', store], env));
+      await waitFor('the receiver', () => run.output().includes(`telemetry received on ${url}`), 90_000);
+    },
+    stop: async () => {
+      const code = await stopRun(sidecar);
+      sidecar = undefined;
+      return code;
+    },
+  };
+}
+
+describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry received by ccotel run (slow)", () => {
+  const sidecar = receivingSidecar('ccotel-native-received-');
+
+  it('stores the native spans, events and metrics beside ccotel’s, joined by request_id, and counts tokens and cost once', async () => {
+    const { dir: home, store } = sidecar;
+    const { port, url, env } = await sidecar.prepare(home);
+    await sidecar.start(env, url);
+
+    const scenario = SCENARIOS.find((candidate) => candidate.name === 'bash-success')!;
+    const outcome = await runScenario(scenario, {
+      home,
+      projectDir: join(home, 'work', 'native'),
+      otlpUrl: `http://127.0.0.1:${port}`,
+      env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+    });
+    const sessionId = outcome.sessions[0].sessionId;
+    const requests = outcome.sessions[0].requests.length;
+
+    const client = endpointClient(store);
+    const native = () =>
+      rowsOf<{ event: string; request: string }>(client, `SELECT LogAttributes['event.name'] AS event, LogAttributes['request_id'] AS request FROM otel_logs
+        WHERE ServiceName = 'claude-code' AND LogAttributes['session.id'] = '${sessionId}'`);
+    const chats = () =>
+      rowsOf<{ request: string }>(client, `SELECT SpanAttributes['request_id'] AS request FROM otel_traces
+        WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'chat ') AND SpanAttributes['session.id'] = '${sessionId}'`);
+    // Claude Code exports its last batches as it exits; ccotel closes the turn once its last rows are read.
+    await waitFor('the native api_request events and ccotel’s chat spans', async () => {
+      const apiRequests = (await native()).filter((row) => row.event === 'api_request');
+      return apiRequests.length === requests && (await chats()).length === requests;
+    }, 120_000);
+
+    const apiRequests = (await native()).filter((row) => row.event === 'api_request').map((row) => row.request);
+    expect(apiRequests.every(Boolean)).toBe(true);
+    expect(new Set(apiRequests)).toEqual(new Set((await chats()).map((row) => row.request)));
+    expect(new Set((await native()).map((row) => row.event))).toEqual(expect.objectContaining(new Set(['api_request', 'tool_decision', 'tool_result', 'user_prompt'])));
+
+    const spans = await rowsOf<{ name: string; version: string; scope: string }>(client, `SELECT SpanName AS name, ResourceAttributes['service.version'] AS version, ScopeName AS scope
+      FROM otel_traces WHERE ServiceName = 'claude-code' AND SpanAttributes['session.id'] = '${sessionId}'`);
+    expect(new Set(spans.map((span) => span.name))).toEqual(
+      new Set(['claude_code.interaction', 'claude_code.llm_request', 'claude_code.tool', 'claude_code.tool.blocked_on_user', 'claude_code.tool.execution']),
+    );
+    expect(new Set(spans.map((span) => span.version))).toEqual(new Set(['2.1.332']));
+    const metrics = await rowsOf<{ name: string }>(client, `SELECT DISTINCT MetricName AS name FROM otel_metrics_sum
+      WHERE ServiceName = 'claude-code' AND Attributes['session.id'] = '${sessionId}'`);
+    expect(metrics.map((metric) => metric.name)).toEqual(expect.arrayContaining(['claude_code.token.usage', 'claude_code.cost.usage', 'claude_code.session.count']));
+    // Every native tool_decision names a ccotel tool span's call.
+    const decisions = await rowsOf<{ id: string }>(client, `SELECT LogAttributes['tool_use_id'] AS id FROM otel_logs
+      WHERE ServiceName = 'claude-code' AND LogAttributes['event.name'] = 'tool_decision' AND LogAttributes['session.id'] = '${sessionId}'`);
+    const toolCalls = await rowsOf<{ id: string }>(client, `SELECT SpanAttributes['gen_ai.tool.call.id'] AS id FROM otel_traces
+      WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'execute_tool ') AND SpanAttributes['session.id'] = '${sessionId}'`);
+    expect(decisions.length).toBeGreaterThan(0);
+    expect(new Set(decisions.map((row) => row.id))).toEqual(new Set(toolCalls.map((row) => row.id)));
+    // Each native llm_request joined to ccotel's chat span of it, whichever came first: a link from the native span,
+    // or Claude Code's API duration and TTFT on the chat span.
+    const llm = await rowsOf<{ request: string; links: string[]; ttft: string }>(client, `SELECT SpanAttributes['request_id'] AS request, Links.SpanId AS links,
+        SpanAttributes['ttft_ms'] AS ttft FROM otel_traces WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.llm_request' AND SpanAttributes['session.id'] = '${sessionId}'`);
+    const chatSpans = await rowsOf<{ request: string; span: string; ttft: string }>(client, `SELECT SpanAttributes['request_id'] AS request, SpanId AS span,
+        SpanAttributes['ccotel.native.ttft_ms'] AS ttft FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'chat ') AND SpanAttributes['session.id'] = '${sessionId}'`);
+    expect(llm).toHaveLength(requests);
+    const joined = llm.map((native) => {
+      const ours = chatSpans.find((chatSpan) => chatSpan.request === native.request)!;
+      return native.links.includes(ours.span) ? 'linked' : ours.ttft === native.ttft ? 'enriched' : 'not joined';
+    });
+    console.log(`native llm_request spans joined to ccotel's chats: ${joined.join(', ')}`);
+    expect(joined.filter((how) => how === 'not joined')).toEqual([]);
+    // And each native tool span to ccotel's tool span: a link, or the decision's source on ccotel's span.
+    const nativeTools = await rowsOf<{ id: string; links: string[] }>(client, `SELECT SpanAttributes['tool_use_id'] AS id, Links.SpanId AS links FROM otel_traces
+      WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.tool' AND SpanAttributes['session.id'] = '${sessionId}'`);
+    const ourTools = await rowsOf<{ id: string; span: string; source: string }>(client, `SELECT SpanAttributes['gen_ai.tool.call.id'] AS id, SpanId AS span,
+        SpanAttributes['ccotel.native.decision_source'] AS source FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'execute_tool ') AND SpanAttributes['session.id'] = '${sessionId}'`);
+    expect(nativeTools.length).toBeGreaterThan(0);
+    const toolsJoined = nativeTools.map((native) => {
+      const ours = ourTools.find((tool) => tool.id === native.id)!;
+      return native.links.includes(ours.span) ? 'linked' : ours.source !== '' ? `enriched (${ours.source})` : 'not joined';
+    });
+    console.log(`native tool spans joined to ccotel's tool spans: ${toolsJoined.join(', ')}`);
+    expect(toolsJoined.filter((how) => how === 'not joined')).toEqual([]);
+    await client.close();
+
+    // A clean run: Claude Code's figures agree with the transcript's, no telemetry_gap.
+    const telemetry = await runCli(['report', 'telemetry', '--json', '--store', store], env);
+    expect(telemetry.status, telemetry.stderr).toBe(0);
+    const compared = JSON.parse(telemetry.stdout).sessions.find((row: { session: string }) => row.session === sessionId);
+    console.log(`report telemetry: ${JSON.stringify(compared)}`);
+    expect(compared).toMatchObject({ gaps: [], native: { requests }, ccotel: { requests } });
+
+    // `ccotel status` tells what the receiver stored (its status is rewritten every 5 s).
+    const receiverStatus = async () => {
+      const answer = await runCli(['status', '--json', '--store', store], env);
+      return answer.status === 0 ? JSON.parse(answer.stdout).sources[0]?.nativeTelemetry : undefined;
+    };
+    await waitFor('the receiver in ccotel status', async () => {
+      const received = await receiverStatus();
+      return received !== undefined && ['traces', 'metrics', 'logs'].every((signal) => received.requests[signal] > 0);
+    }, 60_000);
+    expect(await receiverStatus()).toMatchObject({ url: `http://127.0.0.1:${port}`, refused: 0 });
+
+    expect(await sidecar.stop()).toBe(0);
+    // The same transcripts into a store that never saw native telemetry: the same tokens and cost.
+    const plain = join(home, 'plain');
+    const backfill = await runCli(['backfill', '--store', plain, '--no-progress'], env);
+    expect(backfill.status, backfill.stderr).toBe(0);
+    const usage = async (target: string) => {
+      const report = await runCli(['report', 'session', '--json', '--timezone', 'UTC', '--store', target], env);
+      expect(report.status, report.stderr).toBe(0);
+      return JSON.parse(report.stdout);
+    };
+    const [withNative, without] = [await usage(store), await usage(plain)];
+    console.log(`report session with native telemetry on: ${JSON.stringify(withNative)}`);
+    expect(withNative).toEqual(without);
+  }, 600_000);
+});
+
+describe.skipIf(skipWithout(claudeBinaryProblem()))('install-telemetry turns Claude Code’s own telemetry on for ccotel run (slow)', () => {
+  const sidecar = receivingSidecar('ccotel-native-install-');
+
+  it('a session started after install-telemetry exports to the receiver; one after uninstall-telemetry does not', async () => {
+    const { dir: home, store } = sidecar;
+    const { url, env } = await sidecar.prepare(home);
+    const install = await runCli(['install-telemetry'], env);
+    expect(install.status, install.stderr).toBe(0);
+    await sidecar.start(env, url);
+
+    // Claude Code with nothing of telemetry in its environment: only settings.json turns it on.
+    const scenario = SCENARIOS.find((candidate) => candidate.name === 'bash-success')!;
+    const session = async (name: string) => {
+      const projectDir = join(home, 'work', name);
+      mkdirSync(projectDir, { recursive: true });
+      const [{ runs: [run] }] = scenario.sessions({ projectDir, port: 0 });
+      const model = await startModelServer(run.steps);
+      try {
+        const result = await runClaude({ home, projectDir, prompt: run.prompt, modelUrl: model.url, allowedTools: run.allowedTools });
+        expect(result.json, result.stderr).toBeDefined();
+        return result.json!.session_id;
+      } finally {
+        await model.close();
+      }
+    };
+    const client = endpointClient(store);
+    const count = async (query: string) => Number((await rowsOf<{ n: number | string }>(client, query))[0].n);
+    const nativeOf = (id: string) => count(`SELECT count() AS n FROM otel_logs WHERE ServiceName = 'claude-code' AND LogAttributes['event.name'] = 'api_request' AND LogAttributes['session.id'] = '${id}'`);
+    const chatsOf = (id: string) => count(`SELECT count() AS n FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'chat ') AND SpanAttributes['session.id'] = '${id}'`);
+
+    // One model request per scripted step.
+    const requests = scenario.sessions({ projectDir: home, port: 0 })[0].runs[0].steps.length;
+    const on = await session('on');
+    await waitFor('the native events of the session started after install-telemetry', async () => (await nativeOf(on)) === requests && (await chatsOf(on)) === requests, 120_000);
+
+    const uninstall = await runCli(['uninstall-telemetry'], env);
+    expect(uninstall.status, uninstall.stderr).toBe(0);
+    const off = await session('off');
+    await waitFor('ccotel’s chats of the session after uninstall-telemetry', async () => (await chatsOf(off)) === requests, 120_000);
+    expect(await nativeOf(off)).toBe(0);
+    await client.close();
+  }, 600_000);
+});
+
+const interactive = await interactiveProblem();
+
+describe.skipIf(skipWithout(interactive))('the interactive TUI’s own telemetry received by ccotel run, a permission answered by the user (slow: tmux)', () => {
+  const sidecar = receivingSidecar('ccotel-native-interactive-');
+
+  it('joins the api requests to the chats, and the user’s "Yes" (its source, the time blocked) to ccotel’s tool span', async () => {
+    const { dir, store } = sidecar;
+    const root = join(dir, 'session');
+    // The sidecar's state apart from the session's HOME, which the harness makes afresh.
+    const { url, env } = await sidecar.prepare(join(dir, 'sidecar'), { CLAUDE_CONFIG_DIR: join(root, 'home', '.claude') });
+    await sidecar.start(env, url);
+    const outcome = await runInteractiveScenario(interactiveScenarioNamed('allow-once'), root, { otlpUrl: url });
+    expect(outcome.unusedSteps).toBe(0);
+    const requests = outcome.requests.filter((request) => request.handledAs.kind === 'step').length;
+
+    const client = endpointClient(store);
+    const apiRequests = () => rowsOf<{ request: string }>(client, `SELECT LogAttributes['request_id'] AS request FROM otel_logs
+      WHERE ServiceName = 'claude-code' AND LogAttributes['event.name'] = 'api_request' AND LogAttributes['query_source'] != 'auxiliary'`);
+    const chats = () => rowsOf<{ request: string }>(client, `SELECT SpanAttributes['request_id'] AS request FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'chat ')`);
+    await waitFor('the native api requests and ccotel’s chats', async () => (await apiRequests()).length >= requests && (await chats()).length === requests, 120_000);
+    const chatRequests = new Set((await chats()).map((row) => row.request));
+    expect((await apiRequests()).filter((row) => !chatRequests.has(row.request))).toEqual([]);
+
+    const [decision] = await rowsOf<{ id: string; source: string }>(client, `SELECT LogAttributes['tool_use_id'] AS id, LogAttributes['source'] AS source FROM otel_logs
+      WHERE ServiceName = 'claude-code' AND LogAttributes['event.name'] = 'tool_decision'`);
+    expect(decision.source).toBe('user_temporary');
+    const [tool] = await rowsOf<{ span: string; source: string; blocked: string }>(client, `SELECT SpanId AS span, SpanAttributes['ccotel.native.decision_source'] AS source,
+        SpanAttributes['ccotel.native.blocked_on_user_ms'] AS blocked FROM otel_traces WHERE ServiceName = 'ccotel' AND SpanAttributes['gen_ai.tool.call.id'] = '${decision.id}'`);
+    const [native] = await rowsOf<{ span: string; links: string[] }>(client, `SELECT SpanId AS span, Links.SpanId AS links FROM otel_traces
+      WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.tool' AND SpanAttributes['tool_use_id'] = '${decision.id}'`);
+    console.log(`interactive tool call: ccotel span ${JSON.stringify(tool)}, native tool span links ${JSON.stringify(native?.links)}`);
+    if (tool.source !== '') expect(tool.source).toBe('user_temporary');
+    else expect(native.links).toContain(tool.span);
+    // The time the call waited for the "Yes": on ccotel's span, or on the native span that links to it.
+    const [blocked] = await rowsOf<{ ms: number; source: string }>(client, `SELECT intDiv(Duration, 1000000) AS ms, SpanAttributes['source'] AS source FROM otel_traces
+      WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.tool.blocked_on_user' AND ParentSpanId = '${native.span}'`);
+    expect(blocked.source).toBe('user_temporary');
+    expect(Number(tool.blocked || blocked.ms)).toBeGreaterThan(0);
+    await client.close();
+  }, 600_000);
+});
