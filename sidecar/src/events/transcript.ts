@@ -1,5 +1,7 @@
 // What the transcript correlator tells: turns, API responses, tool calls, subagents, session starts and the
-// facts rows state (permission modes, bash-mode commands, API errors, Claude Code's own cost figures).
+// facts rows state (permission modes, bash-mode commands, API errors, Claude Code's own cost figures). Another
+// agent's source (sources/codex) tells the same events, naming its agent.
+import type { AgentName } from '../semconv.js';
 
 /** The trace context of the span an event is about. */
 export interface SpanContext {
@@ -43,6 +45,8 @@ export interface Compaction {
 /** A turn closed: its `invoke_agent` root span, prompt and end logs, and a turn count. */
 export interface TurnEnded extends SpanContext {
   kind: 'TurnEnded';
+  /** The agent whose turn it is (undefined: Claude Code). */
+  agent?: AgentName;
   sessionId: string;
   promptId?: string;
   /** The uuid of the turn's prompt row. */
@@ -74,6 +78,8 @@ export interface CompactionOccurred extends SpanContext, Compaction {
 /** An API response is complete: its `chat {model}` span and token points. */
 export interface ChatCompleted extends SpanContext {
   kind: 'ChatCompleted';
+  /** The agent that made the request (undefined: Claude Code): its provider prices the model. */
+  agent?: AgentName;
   parentSpanId: string;
   sessionId: string;
   /** The session the rows name when sessionId is '' (Scope.transcriptSessionId). */

@@ -1,7 +1,7 @@
 // A complete API response: its `chat {model}` span and one token point per token type it used.
 import type { ChatCompleted } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
-import { commonAttributes, METRICS, PROVIDER_ATTRIBUTES } from '../../semconv.js';
+import { commonAttributes, METRICS, providerAttributes } from '../../semconv.js';
 import { CACHE_WRITE_1H_ATTRIBUTE } from '../price-chats.js';
 import { point } from './records.js';
 import { TRANSCRIPT_SESSION_ATTRIBUTE } from '../../../../schemas/usage.js';
@@ -10,7 +10,7 @@ export function encodeChat(chat: ChatCompleted, out: TelemetryBatch): void {
   const { tokens, traceId, spanId } = chat;
   const attributes: Attributes = {
     ...commonAttributes(chat.sessionId, 'chat'),
-    ...PROVIDER_ATTRIBUTES,
+    ...providerAttributes(chat.agent),
     'gen_ai.request.model': chat.model,
     'gen_ai.response.model': chat.model,
     'gen_ai.response.id': chat.messageId,

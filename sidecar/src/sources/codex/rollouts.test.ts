@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { codexFixtures, type CodexFixture } from '../../../../test/harness/codex-fixtures.js';
+import type { ChatCompleted, CorrelationEvent, ToolCallEnded, TurnEnded } from '../../events.js';
+import { CodexRollouts, toolOutcome } from './rollouts.js';
+
+function readAll(fixture: CodexFixture, rollouts = new CodexRollouts()): CorrelationEvent[] {
+  for (const path of fixture.rollouts) {
+    rollouts.readingFromStart(path);
+    let offset = 0;
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      if (line) rollouts.add(line, { path, kind: 'main', agent: 'codex' }, offset);
+      offset += Buffer.byteLength(line) + 1;
+    }
+  }
+  rollouts.finish();
+  return rollouts.drain();
+}
+
+const ofKind = <K extends CorrelationEvent['kind']>(events: CorrelationEvent[], kind: K) => events.filter((event): event is Extract<CorrelationEvent, { kind: K }> => event.kind === kind);
+
+describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
+  const events = readAll(fixture);
+  const chats = ofKind(events, 'ChatCompleted');
+  const turns = ofKind(events, 'TurnEnded');
+  const tools = ofKind(events, 'ToolCallEnded');
+
+  it('tell one chat per response the server gave, with that response’s own usage, in order', () => {
+    const steps = fixture.runs.flatMap((run) => run.steps);
+    expect(chats).toHaveLength(steps.length);
+    // A thread's runs follow each other in its file (a resume appends): its chats are the steps of its runs in order.
+    for (const thread of new Set(fixture.threads)) {
+      const answered = fixture.runs.filter((_, n) => fixture.threads[n] === thread).flatMap((run) => run.steps);
+      expect(chats.filter((chat) => chat.sessionId === thread).map((chat) => chat.tokens)).toEqual(
+        answered.map(({ usage }) => ({ input: usage.input_tokens - usage.cached_input_tokens, output: usage.output_tokens, cache_read: usage.cached_input_tokens, cache_creation: 0 })),
+      );
+    }
+    expect(new Set(chats.map((chat) => chat.spanId)).size).toBe(chats.length);
+    expect(chats.every((chat) => chat.agent === 'codex' && chat.model === 'gpt-5.1-codex')).toBe(true);
+  });
+
+  it('sum per thread to the thread total the CLI printed last (its turn.completed is cumulative across resumes)', () => {
+    for (const thread of new Set(fixture.threads)) {
+      const lastRun = fixture.threads.lastIndexOf(thread);
+      const printed = fixture.printed[lastRun].find((event) => event.type === 'turn.completed')!.usage as Record<string, number>;
+      const mine = chats.filter((chat) => chat.sessionId === thread);
+      const sum = (pick: (chat: ChatCompleted) => number) => mine.reduce((total, chat) => total + pick(chat), 0);
+      expect(sum((chat) => chat.tokens.input + chat.tokens.cache_read)).toBe(printed.input_tokens);
+      expect(sum((chat) => chat.tokens.cache_read)).toBe(printed.cached_input_tokens);
+      expect(sum((chat) => chat.tokens.output)).toBe(printed.output_tokens);
+    }
+  });
+
+  it('tell a completed turn per run with its prompt, and one start per thread', () => {
+    expect(turns.map((turn: TurnEnded) => [turn.sessionId, turn.promptText, turn.outcome])).toEqual(fixture.runs.map((run, n) => [fixture.threads[n], run.prompt, 'completed']));
+    expect(ofKind(events, 'SessionStarted').map((start) => start.sessionId)).toEqual([...new Set(fixture.threads)]);
+    for (const chat of chats) expect(turns.some((turn) => turn.spanId === chat.parentSpanId && turn.traceId === chat.traceId)).toBe(true);
+  });
+
+  it('tell each command with the outcome of the exit code the CLI printed for it', () => {
+    const printedCommands = fixture.printed.flat().filter((event) => event.type === 'item.completed' && (event.item as { type: string }).type === 'command_execution').map((event) => event.item as { command: string; exit_code: number });
+    expect(tools).toHaveLength(printedCommands.length);
+    for (const call of tools) {
+      const cmd = (call.input as { cmd: string }).cmd;
+      const printed = printedCommands.find((command) => command.command.includes(`'${cmd}'`))!;
+      expect(call.outcome, cmd).toBe(printed.exit_code === 0 ? 'success' : 'error');
+      expect(call.toolName).toBe('exec_command');
+      expect(turns.some((turn) => turn.spanId === call.parentSpanId)).toBe(true);
+    }
+    expect(tools.some((call: ToolCallEnded) => call.outcome === 'error')).toBe(true);
+  });
+
+  it('tell the same items with the same ids when read again', () => {
+    const rollouts = new CodexRollouts();
+    readAll(fixture, rollouts);
+    expect(readAll(fixture, rollouts)).toEqual(events);
+    expect(readAll(fixture)).toEqual(events);
+  });
+});
+
+describe('Codex rollout lines', () => {
+  const file = { path: '/x/sessions/2026/01/01/rollout-2026-01-01T00-00-00-01a242e6-0000-7000-8000-000000000001.jsonl', kind: 'main' as const, agent: 'codex' as const };
+
+  it('count a bad line as skipped and go on', () => {
+    const rollouts = new CodexRollouts();
+    expect(rollouts.add('{"timestamp":', file, 0)).toEqual({ ok: false, reason: 'malformed_json' });
+    expect(rollouts.add('[1,2]', file, 10)).toEqual({ ok: false, reason: 'not_object' });
+    expect(rollouts.add('{"type":"event_msg","payload":{}}', file, 20)).toMatchObject({ ok: false, reason: 'missing_fields' });
+    expect(rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"something_new","payload":{}}', file, 60)).toEqual({ ok: 'ignored' });
+    const token = (total: number) => JSON.stringify({ timestamp: '2026-01-01T00:00:01Z', type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: total, output_tokens: 'many' }, last_token_usage: { input_tokens: -1 } } } });
+    rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1"}}', file, 100);
+    rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[]}}', file, 200);
+    expect(rollouts.add(token(5), file, 300)).toMatchObject({ ok: true });
+    rollouts.finish();
+    const events = rollouts.drain();
+    expect(ofKind(events, 'ChatCompleted')).toHaveLength(0); // a usage that is no usage is no response
+    expect(ofKind(events, 'TurnEnded').map((turn) => [turn.outcome, turn.promptSeen])).toEqual([['abandoned', false]]);
+    expect(ofKind(events, 'TurnEnded')[0].sessionId).toBe('01a242e6-0000-7000-8000-000000000001');
+  });
+
+  it('read the outcome of a call from its output', () => {
+    expect(toolOutcome('Chunk ID: 1\nProcess exited with code 0\nOutput:\nok')).toEqual({ outcome: 'success' });
+    expect(toolOutcome('Process exited with code 2\n')).toEqual({ outcome: 'error' });
+    expect(toolOutcome('Process exited with code -1\n')).toEqual({ outcome: 'interrupted' });
+    expect(toolOutcome('aborted by user')).toEqual({ outcome: 'denied', blockedBy: 'user' });
+    expect(toolOutcome('{"output":"x","metadata":{"exit_code":1,"duration_seconds":0.1}}')).toEqual({ outcome: 'error' });
+    expect(toolOutcome('Success. Updated the following files:\nM a.txt')).toEqual({ outcome: 'success' });
+  });
+});
