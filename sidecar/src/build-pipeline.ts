@@ -26,6 +26,7 @@ import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { SessionStateTracker } from './processors/session-state.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
+import { CodexRollouts } from './sources/codex/rollouts.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
@@ -139,7 +140,8 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const processors = buildProcessors(config);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
-  const pipeline = new Pipeline(new TranscriptCorrelator(), processors, sinks, joins);
+  // Every agent's source tells the same correlation events (DESIGN §12); Claude Code's is the transcript correlator.
+  const pipeline = new Pipeline(new TranscriptCorrelator(), processors, sinks, joins, { codex: new CodexRollouts() });
   const spool = new HookSpoolSource({
     ...config.paths,
     pipeline,

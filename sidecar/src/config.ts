@@ -25,6 +25,8 @@ export interface Config {
   summaryTtlDays: number;
   /** How long the oldest item read waits before it is delivered (`run`), unless a full batch goes first. */
   flushIntervalMs: number;
+  /** Codex's home: its rollouts are read from `sessions/` under it. */
+  codexHome: string;
   paths: StatePaths;
 }
 
@@ -82,6 +84,7 @@ export interface ConfigOverrides {
   contentMaxLength?: number;
   idleMs?: number;
   scanIntervalMs?: number;
+  codexHome?: string;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
@@ -127,6 +130,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
       60_000,
       ' of ms',
     ),
+    codexHome: text(pick({ name: '--codex-home', value: overrides.codexHome }, 'CODEX_HOME', 'codex_home'), join(env.HOME ?? '', '.codex')),
     paths,
   };
   for (const key of Object.keys(file)) {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../sidecar/src/config.js';
+import { DEFAULTS, loadConfig } from '../../sidecar/src/config.js';
 import { assertBuilt, cliEnv, runCli } from '../reliability/cli.js';
 
 const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
@@ -35,6 +35,11 @@ describe('documented defaults', () => {
     expect(flush).toMatch(new RegExp(`${DEFAULTS.flushIntervalMs} with a store`));
     expect(numbersIn(flush)).toContain(DEFAULTS.otlpOnlyFlushIntervalMs);
     expect(readmeDefault('content_level')).toMatch(new RegExp(`^\`${DEFAULTS.contentLevel}\``));
+  });
+
+  it('README states the Codex home the configuration defaults to', () => {
+    expect(readmeDefault('codex_home')).toMatch(/^`~\/\.codex`/);
+    expect(loadConfig({}, { HOME: '/h', CCOTEL_CONFIG: 'none' }).codexHome).toBe('/h/.codex');
   });
 
   it.each([

@@ -6,6 +6,7 @@ import { buildPipeline, exportSinks, requireDestination } from '../build-pipelin
 import type { IngestStats } from '../pipeline.js';
 import { readHistory } from '../read-history.js';
 import type { HookSpoolStats } from '../sources/hook-spool-source.js';
+import { discoverRollouts } from '../sources/codex/discovery.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { renderContext } from '../../../schemas/clickhouse.js';
 import { keepHeapNear } from '../heap-budget.js';
@@ -27,13 +28,14 @@ export interface BackfillResult {
   seconds: number;
 }
 
-export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean }): Promise<BackfillResult> {
+export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean; codexHome?: string }): Promise<BackfillResult> {
   const started = performance.now();
-  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel });
+  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, codexHome: options.codexHome });
   requireDestination(config);
   ensureStateDirs(config.paths);
   const since = options.since ? parseSince(options.since) : undefined;
-  const files = (await discoverTranscripts(transcriptRoots(), (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
+  const found = [...(await discoverTranscripts(transcriptRoots(), (message) => console.error(`ccotel backfill: ${message}`))), ...(await discoverRollouts(config.codexHome))];
+  const files = found.filter((file) => since === undefined || file.mtimeMs >= since);
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays });
   const extraSinks = await exportSinks(config);
   const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
@@ -118,7 +120,8 @@ export function registerBackfillCommand(program: Command): void {
       .option('--since <when>', 'only files modified since this date (ISO 8601) or duration ago (e.g. 7d, 12h)')
       .option('--json', 'print the summary as JSON')
       .option('--no-progress', 'no progress bar')
-      .option('--keep-spool', 'read the hook spool without deleting the delivered events'),
+      .option('--keep-spool', 'read the hook spool without deleting the delivered events')
+      .option('--codex-home <dir>', 'Codex CLI home whose rollouts are read too (default: $CODEX_HOME or ~/.codex)'),
   )).action(async (opts) => {
     const releaseHeap = keepHeapNear(BACKFILL_HEAP_BUDGET_BYTES);
     const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json }).finally(releaseHeap);

@@ -1,0 +1,74 @@
+// `ccotel backfill` of the recorded Codex rollouts (test/fixtures/codex): turns, tool calls and their outcomes,
+// tokens and cost in the store and in `report session --json`, each against what this test reads from the rollout
+// files itself — the turns Codex completed, the exit code each command's output states, the thread's cumulative
+// usage of its last token count — and the list price typed in here.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { codexFixtures } from '../harness/codex-fixtures.js';
+import { assertBuilt, cliEnv } from '../reliability/cli.js';
+import { listCost } from './list-prices.js';
+import { storeCli } from './store-cli.js';
+
+interface Row { type: string; payload: Record<string, unknown> }
+
+/** What the rollout files themselves say, per thread. */
+function fromRollouts(paths: string[]) {
+  return paths.map((path) => {
+    const rows = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Row);
+    const events = rows.filter((row) => row.type === 'event_msg').map((row) => row.payload);
+    const thread = String(rows.find((row) => row.type === 'session_meta')!.payload.id);
+    const turns = events.filter((event) => event.type === 'task_complete').map((event) => String(event.turn_id)).sort();
+    const exitCodes = Object.fromEntries(rows
+      .filter((row) => row.payload.type === 'function_call_output')
+      .map((row) => [String(row.payload.call_id), Number(/Process exited with code (-?\d+)/.exec(String(row.payload.output))![1])]));
+    const counts = events.filter((event) => event.type === 'token_count' && event.info);
+    const total = (counts[counts.length - 1].info as { total_token_usage: Record<string, number> }).total_token_usage;
+    const tokens = { input: total.input_tokens - total.cached_input_tokens, output: total.output_tokens, cacheRead: total.cached_input_tokens, cacheCreation: 0 };
+    return { thread, turns, exitCodes, tokens };
+  });
+}
+
+describe.each(codexFixtures())('backfill of Codex $version rollouts', (fixture) => {
+  const home = mkdtempSync(join(tmpdir(), 'ccotel-codex-home-'));
+  const storeDir = join(home, 'store');
+  const { ccotel, query } = storeCli(storeDir, () => cliEnv(home));
+  const expected = fromRollouts(fixture.rollouts);
+
+  it('stores each thread’s turns, calls with their exit code’s outcome, and its tokens and cost once', async () => {
+    assertBuilt();
+    const summary = JSON.parse(await ccotel('backfill', '--json', '--codex-home', fixture.home)) as { files: number; skipped: Record<string, number> };
+    expect(summary.files).toBe(fixture.rollouts.length);
+    expect(summary.skipped).toEqual({});
+    const spans = `(SELECT * FROM otel_traces LIMIT 1 BY SpanId)`;
+    const turns = await query<{ session: string; turn: string; outcome: string; agent: string; provider: string }>(
+      `SELECT SpanAttributes['session.id'] AS session, SpanAttributes['message.uuid'] AS turn, SpanAttributes['ccotel.turn.outcome'] AS outcome,
+         SpanAttributes['gen_ai.agent.name'] AS agent, SpanAttributes['gen_ai.provider.name'] AS provider FROM ${spans} WHERE SpanName = 'invoke_agent codex'`);
+    const calls = await query<{ id: string; outcome: string }>(`SELECT SpanAttributes['gen_ai.tool.call.id'] AS id, SpanAttributes['ccotel.tool.outcome'] AS outcome FROM ${spans} WHERE SpanName = 'execute_tool exec_command'`);
+    for (const thread of expected) {
+      const mine = turns.filter((turn) => turn.session === thread.thread);
+      expect(mine.map((turn) => turn.turn).sort()).toEqual(thread.turns);
+      expect(mine.every((turn) => turn.outcome === 'completed' && turn.agent === 'codex' && turn.provider === 'openai')).toBe(true);
+    }
+    const exitCodes = Object.assign({}, ...expected.map((thread) => thread.exitCodes)) as Record<string, number>;
+    expect(Object.fromEntries(calls.map((call) => [call.id, call.outcome]))).toEqual(Object.fromEntries(Object.entries(exitCodes).map(([id, code]) => [id, code === 0 ? 'success' : 'error'])));
+
+    const report = JSON.parse(await ccotel('report', 'session', '--json', '--timezone', 'UTC')) as { rows: { period: string; input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number }[]; totals: { cost_usd: number } };
+    expect(report.rows.map((row) => row.period).sort()).toEqual(expected.map((thread) => thread.thread).sort());
+    for (const thread of expected) {
+      const row = report.rows.find((r) => r.period === thread.thread)!;
+      expect({ input: row.input_tokens, output: row.output_tokens, cacheRead: row.cache_read_tokens, cacheCreation: row.cache_creation_tokens }).toEqual(thread.tokens);
+      expect(row.cost_usd).toBeCloseTo(listCost('gpt-5.1-codex', thread.tokens, false), 9);
+    }
+    expect(report.totals.cost_usd).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('stores nothing twice when the same rollouts are read again', async () => {
+    const before = await query<{ n: number }>(`SELECT count() AS n FROM (SELECT * FROM otel_traces LIMIT 1 BY SpanId)`);
+    await ccotel('backfill', '--json', '--codex-home', fixture.home);
+    const report = JSON.parse(await ccotel('report', 'session', '--json', '--timezone', 'UTC')) as { rows: { period: string; input_tokens: number }[] };
+    for (const thread of expected) expect(report.rows.find((r) => r.period === thread.thread)!.input_tokens).toBe(thread.tokens.input);
+    expect(await query<{ n: number }>(`SELECT count() AS n FROM (SELECT * FROM otel_traces LIMIT 1 BY SpanId)`)).toEqual(before);
+  }, 180_000);
+});
