@@ -1,13 +1,13 @@
 // `ccotel backfill`: read the transcript history once into the store, with a progress bar.
 import { SingleBar } from 'cli-progress';
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { IngestStats } from '../pipeline.js';
 import { readHistory } from '../read-history.js';
 import type { HookSpoolStats } from '../sources/hook-spool-source.js';
-import { discoverRollouts } from '../sources/codex/discovery.js';
-import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
+import { codexRoot, discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { renderContext } from '../../../schemas/clickhouse.js';
 import { keepHeapNear } from '../heap-budget.js';
 import { placement, type Placement } from '../retention/placement.js';
@@ -15,7 +15,7 @@ import { ensureSummaryTables } from '../retention/run-retention.js';
 import { refreshSummaries } from '../retention/summaries.js';
 import { ensureStateDirs } from '../secure-dir.js';
 import { openStore, type Store } from '../store/open-store.js';
-import { exportOption, parseSince, storeOption, type GlobalOptions } from './options.js';
+import { codexHomeOption, exportOption, parseSince, storeOption, type GlobalOptions } from './options.js';
 
 export interface BackfillResult {
   stats: IngestStats;
@@ -34,8 +34,8 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   requireDestination(config);
   ensureStateDirs(config.paths);
   const since = options.since ? parseSince(options.since) : undefined;
-  const found = [...(await discoverTranscripts(transcriptRoots(), (message) => console.error(`ccotel backfill: ${message}`))), ...(await discoverRollouts(config.codexHome))];
-  const files = found.filter((file) => since === undefined || file.mtimeMs >= since);
+  const roots = [...transcriptRoots(), codexRoot(config.codexHome)].filter((root) => existsSync(root));
+  const files = (await discoverTranscripts(roots, (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays });
   const extraSinks = await exportSinks(config);
   const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
@@ -113,16 +113,15 @@ export function describePlacement(result: BackfillResult): string[] {
 const BACKFILL_HEAP_BUDGET_BYTES = 180 << 20;
 
 export function registerBackfillCommand(program: Command): void {
-  exportOption(storeOption(
+  codexHomeOption(exportOption(storeOption(
     program
       .command('backfill')
       .description('Read the whole transcript history once into the store (safe to run again: repeats are dropped)')
       .option('--since <when>', 'only files modified since this date (ISO 8601) or duration ago (e.g. 7d, 12h)')
       .option('--json', 'print the summary as JSON')
       .option('--no-progress', 'no progress bar')
-      .option('--keep-spool', 'read the hook spool without deleting the delivered events')
-      .option('--codex-home <dir>', 'Codex CLI home whose rollouts are read too (default: $CODEX_HOME or ~/.codex)'),
-  )).action(async (opts) => {
+      .option('--keep-spool', 'read the hook spool without deleting the delivered events'),
+  ))).action(async (opts) => {
     const releaseHeap = keepHeapNear(BACKFILL_HEAP_BUDGET_BYTES);
     const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json }).finally(releaseHeap);
     const summary = {

@@ -14,19 +14,20 @@ import { StateWrites } from '../sources/state-file.js';
 import type { HookSpoolSource } from '../sources/hook-spool-source.js';
 import type { ShellLogSource } from '../sources/shell-log-source.js';
 import type { TranscriptTailer } from '../sources/transcript-tailer.js';
-import { candidateRoots } from '../sources/transcript-discovery.js';
+import { candidateRoots, codexRoot } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
 import type { UiServer } from '../ui/server.js';
 import { DEFAULT_READER_LIMITS } from '../store/reader.js';
 import { readerSessions } from '../store/threadpool.js';
-import { exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
+import { codexHomeOption, exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
 
 export interface RunOptions extends GlobalOptions {
   otlp?: string;
   idleMs?: number;
   scanIntervalMs?: number;
   polling?: boolean;
+  codexHome?: string;
 }
 
 export interface RunningSidecar {
@@ -45,7 +46,7 @@ const STORE_RETRY: BackoffPolicy = { firstMs: 500, maxMs: 5_000 };
 
 /** Start following; resolves once the sidecar is up (the catch-up continues in the background). */
 export async function startSidecar(options: RunOptions, log: (message: string) => void = () => {}, signal?: AbortSignal): Promise<RunningSidecar> {
-  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs, scanIntervalMs: options.scanIntervalMs });
+  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, idleMs: options.idleMs, scanIntervalMs: options.scanIntervalMs, codexHome: options.codexHome });
   requireDestination(config);
   ensureStateDirs(config.paths);
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
@@ -56,7 +57,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     extraSinks = await exportSinks(config);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]), new StateWrites(log));
     // Roots that do not exist yet are followed once they appear (a host where Claude Code has not run yet).
-    const roots = candidateRoots();
+    const roots = [...candidateRoots(), codexRoot(config.codexHome)];
     const missing = roots.filter((root) => !existsSync(root));
     if (missing.length > 0) log(`not there yet, followed once they appear: ${missing.join(', ')}`);
     const status = { store: storeIdentity(config.store), otlpEndpoint: config.otlpEndpoint };
@@ -130,16 +131,16 @@ export function keepRunningOnStrayErrors(log: (message: string) => void, stop: (
 }
 
 export function registerRunCommand(program: Command): void {
-  exportOption(storeOption(
+  codexHomeOption(exportOption(storeOption(
     program
       .command('run')
-      .description('Follow Claude Code transcripts live into the store (and/or a collector); Ctrl-C stops cleanly')
+      .description('Follow Claude Code transcripts and Codex rollouts live into the store (and/or a collector); Ctrl-C stops cleanly')
       .option('--idle <ms>', `close the open turn of a session with no record for this long (default ${DEFAULTS.idleMs})`, (value) => Number(value))
       .option('--scan-interval <ms>', `read the process table this often for the failure-mode detectors (default ${DEFAULTS.scanIntervalMs})`, (value) => Number(value))
       .option('--polling', 'poll files instead of using inotify (network filesystems)')
       .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
       .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),
-  )).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
+  ))).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
     const log = (message: string) => console.error(`ccotel run: ${message}`);
     const abort = new AbortController();
     let stopping: Promise<void> | undefined;
