@@ -11,6 +11,7 @@
  * itself. Read them with FINAL.
  */
 import { distributedDdl, ident, OTEL_TABLES, renderContext, ttlClause, validateTtlDays, type RenderContext } from './clickhouse.js';
+import { AGENTS, turnSpanName } from '../sidecar/src/semconv.js';
 import { DEFAULT_SUMMARY_TTL_DAYS, SUMMARY_TEXT_CAP } from './summaries.js';
 
 export const USAGE_TABLES = {
@@ -20,7 +21,9 @@ export const USAGE_TABLES = {
   eventsMv: 'ccotel_event_facts_mv',
 } as const;
 
-export const TURN_SPAN = 'invoke_agent claude-code';
+/** The root span of a turn of each agent observed: a turn fact's Name is its agent. */
+export const TURN_SPANS = Object.keys(AGENTS).map((agent) => turnSpanName(agent as keyof typeof AGENTS));
+const TURN_SPAN_LIST = TURN_SPANS.map((name) => `'${name}'`).join(', ');
 export const TOOL_SPAN_PREFIX = 'execute_tool ';
 export const CHAT_SPAN_PREFIX = 'chat ';
 
@@ -42,7 +45,7 @@ const SKIPPED = 'ccotel.record.skipped';
  * The version of the views (their comment): a store whose views carry another is upgraded when it is opened
  * (retention/facts.ts): new columns added, the views made again, the facts of the raw rows still there rebuilt.
  */
-export const FACTS_VERSION = 'ccotel facts 2';
+export const FACTS_VERSION = 'ccotel facts 3';
 
 /** Span attribute naming the session a chat's rows carry when the chat is in no session (a warmup under a fresh id). */
 export const TRANSCRIPT_SESSION_ATTRIBUTE = 'ccotel.transcript.session_id';
@@ -56,7 +59,7 @@ const SPAN_COLUMNS = [
   'User LowCardinality(String) CODEC(ZSTD(1))',
   "Project String COMMENT 'ccotel.cwd of the span (masked by the sidecar), capped' CODEC(ZSTD(1))",
   "Kind LowCardinality(String) COMMENT 'turn | tool | chat'",
-  "Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call'",
+  "Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call, the agent of a turn (empty before facts 3: claude-code)'",
   "Outcome LowCardinality(String) COMMENT 'ccotel.turn.outcome / ccotel.tool.outcome'",
   'InputTokens UInt64',
   'OutputTokens UInt64',
@@ -105,9 +108,9 @@ export function spanFactsSelect(source: string): string {
   if(${a}['session.id'] != '', ${a}['session.id'], ${a}['${TRANSCRIPT_SESSION_ATTRIBUTE}']) AS SessionId,
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
   ${capped(`${a}['ccotel.cwd']`)} AS Project,
-  multiIf(SpanName = '${TURN_SPAN}', 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
+  multiIf(SpanName IN (${TURN_SPAN_LIST}), 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
   multiIf(Kind = 'chat', if(${a}['gen_ai.request.model'] != '', ${a}['gen_ai.request.model'], substring(SpanName, ${CHAT_SPAN_PREFIX.length + 1})),
-          Kind = 'tool', ${a}['gen_ai.tool.name'], '') AS Name,
+          Kind = 'tool', ${a}['gen_ai.tool.name'], ${a}['gen_ai.agent.name']) AS Name,
   multiIf(Kind = 'turn', ${a}['ccotel.turn.outcome'], Kind = 'tool', ${a}['ccotel.tool.outcome'], '') AS Outcome,
   ${num(a, 'gen_ai.usage.input_tokens')} AS InputTokens,
   ${num(a, 'gen_ai.usage.output_tokens')} AS OutputTokens,
@@ -119,7 +122,7 @@ export function spanFactsSelect(source: string): string {
   ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd
 FROM ${source}
 WHERE SessionId != ''
-  AND (SpanName = '${TURN_SPAN}' OR startsWith(SpanName, '${TOOL_SPAN_PREFIX}') OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}'))`;
+  AND (SpanName IN (${TURN_SPAN_LIST}) OR startsWith(SpanName, '${TOOL_SPAN_PREFIX}') OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}'))`;
 }
 
 /** A log record's id; one without `ccotel.record.id` is identified by its content. */

@@ -81,7 +81,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_span_facts_local` ON CLUSTER `ccotel` 
     User LowCardinality(String) CODEC(ZSTD(1)),
     Project String COMMENT 'ccotel.cwd of the span (masked by the sidecar), capped' CODEC(ZSTD(1)),
     Kind LowCardinality(String) COMMENT 'turn | tool | chat',
-    Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call',
+    Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call, the agent of a turn (empty before facts 3: claude-code)',
     Outcome LowCardinality(String) COMMENT 'ccotel.turn.outcome / ccotel.tool.outcome',
     InputTokens UInt64,
     OutputTokens UInt64,
@@ -133,9 +133,9 @@ AS SELECT
   if(SpanAttributes['session.id'] != '', SpanAttributes['session.id'], SpanAttributes['ccotel.transcript.session_id']) AS SessionId,
   leftUTF8(ResourceAttributes['host.name'], 256) AS Host, leftUTF8(ResourceAttributes['user.name'], 256) AS User,
   leftUTF8(SpanAttributes['ccotel.cwd'], 256) AS Project,
-  multiIf(SpanName = 'invoke_agent claude-code', 'turn', startsWith(SpanName, 'execute_tool '), 'tool', 'chat') AS Kind,
+  multiIf(SpanName IN ('invoke_agent claude-code', 'invoke_agent codex'), 'turn', startsWith(SpanName, 'execute_tool '), 'tool', 'chat') AS Kind,
   multiIf(Kind = 'chat', if(SpanAttributes['gen_ai.request.model'] != '', SpanAttributes['gen_ai.request.model'], substring(SpanName, 6)),
-          Kind = 'tool', SpanAttributes['gen_ai.tool.name'], '') AS Name,
+          Kind = 'tool', SpanAttributes['gen_ai.tool.name'], SpanAttributes['gen_ai.agent.name']) AS Name,
   multiIf(Kind = 'turn', SpanAttributes['ccotel.turn.outcome'], Kind = 'tool', SpanAttributes['ccotel.tool.outcome'], '') AS Outcome,
   toUInt64OrZero(SpanAttributes['gen_ai.usage.input_tokens']) AS InputTokens,
   toUInt64OrZero(SpanAttributes['gen_ai.usage.output_tokens']) AS OutputTokens,
@@ -147,8 +147,8 @@ AS SELECT
   toFloat64OrZero(SpanAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd
 FROM `otel`.`otel_traces_local`
 WHERE SessionId != ''
-  AND (SpanName = 'invoke_agent claude-code' OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
-COMMENT 'ccotel facts 2';
+  AND (SpanName IN ('invoke_agent claude-code', 'invoke_agent codex') OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
+COMMENT 'ccotel facts 3';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS `otel`.`ccotel_event_facts_mv_local` ON CLUSTER `ccotel` TO `otel`.`ccotel_event_facts_local`
 AS SELECT
@@ -165,4 +165,4 @@ AS SELECT
   if(EventName = 'ccotel.record.skipped', cityHash64(LogAttributes['ccotel.source.file']), 0) AS FileHash
 FROM `otel`.`otel_logs_local`
 WHERE (LogAttributes['session.id'] != '' OR EventName = 'ccotel.record.skipped') AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.session.state_changed', 'ccotel.failure_mode.detected', 'ccotel.cost.reported', 'ccotel.record.skipped')
-COMMENT 'ccotel facts 2';
+COMMENT 'ccotel facts 3';

@@ -50,6 +50,11 @@ export function providerAttributes(agent: AgentName = DEFAULT_AGENT): { 'gen_ai.
 /** Claude Code's models are Anthropic's. */
 export const PROVIDER_ATTRIBUTES = providerAttributes();
 
+/** The agent a turn's summary names: facts written before they named one are Claude Code's (the only agent then). */
+export function agentOfTurnFact(name: string): AgentName {
+  return name in AGENTS ? (name as AgentName) : DEFAULT_AGENT;
+}
+
 /** The root span of an agent's turn: `invoke_agent {agent}`. */
 export function turnSpanName(agent: AgentName = DEFAULT_AGENT): string {
   return `invoke_agent ${agent}`;

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { generateCorpus } from '../generator/corpus.js';
 import { codexFixtures } from '../harness/codex-fixtures.js';
 import { assertBuilt, cliEnv } from '../reliability/cli.js';
 import { listCost } from './list-prices.js';
@@ -71,4 +72,37 @@ describe.each(codexFixtures())('backfill of Codex $version rollouts', (fixture) 
     for (const thread of expected) expect(report.rows.find((r) => r.period === thread.thread)!.input_tokens).toBe(thread.tokens.input);
     expect(await query<{ n: number }>(`SELECT count() AS n FROM (SELECT * FROM otel_traces LIMIT 1 BY SpanId)`)).toEqual(before);
   }, 180_000);
+});
+
+describe('one store with both agents', () => {
+  const home = mkdtempSync(join(tmpdir(), 'ccotel-two-agents-'));
+  const fixture = codexFixtures().at(-1)!;
+  const codex = fromRollouts(fixture.rollouts);
+
+  it('reports each agent’s sessions, their totals apart and together, and the turns of both', async () => {
+    assertBuilt();
+    const expected = await generateCorpus({ seed: 5, root: join(home, 'claude'), sessions: 4, hostLayout: 'single-root' });
+    const env = cliEnv(home, { CLAUDE_CONFIG_DIR: expected.configDirs.join(',') });
+    const { ccotel } = storeCli(join(home, 'store'), () => env);
+    await ccotel('backfill', '--json', '--codex-home', fixture.home);
+    type Figures = { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; sessions: number };
+    const report = JSON.parse(await ccotel('report', 'session', '--json')) as { rows: { period: string; agent: string }[]; totals: Figures; agents: Record<string, Figures> };
+    const sum = (sums: { input: number; output: number; cacheRead: number; cacheCreation: number }[]) => ({
+      input_tokens: sums.reduce((n, s) => n + s.input, 0), output_tokens: sums.reduce((n, s) => n + s.output, 0),
+      cache_read_tokens: sums.reduce((n, s) => n + s.cacheRead, 0), cache_creation_tokens: sums.reduce((n, s) => n + s.cacheCreation, 0),
+    });
+    const claude = Object.values(expected.perSessionTokens);
+    expect(report.agents.codex).toMatchObject({ ...sum(codex.map((thread) => thread.tokens)), sessions: codex.length });
+    expect(report.agents['claude-code']).toMatchObject({ ...sum(claude), sessions: claude.length });
+    expect(report.totals).toMatchObject({ ...sum([...claude, ...codex.map((thread) => thread.tokens)]), sessions: claude.length + codex.length });
+    expect(report.rows.filter((row) => row.agent === 'codex').map((row) => row.period).sort()).toEqual(codex.map((thread) => thread.thread).sort());
+
+    const onlyCodex = JSON.parse(await ccotel('report', 'daily', '--json', '--agent', 'codex')) as { totals: Figures };
+    expect(onlyCodex.totals).toMatchObject({ ...sum(codex.map((thread) => thread.tokens)), sessions: codex.length });
+    const overview = JSON.parse(await ccotel('report', '--json')) as { overview: { turns: number }[]; turns: { outcome: string; turns: number }[] };
+    const codexTurns = codex.reduce((n, thread) => n + thread.turns.length, 0);
+    expect(overview.overview[0].turns).toBe(expected.turns + codexTurns);
+    expect(overview.turns.find((row) => row.outcome === 'completed')!.turns).toBe(expected.turnsByOutcome.completed + codexTurns);
+    expect(new Set(overview.turns.map((row) => row.outcome)).size).toBe(overview.turns.length);
+  }, 240_000);
 });

@@ -71,7 +71,7 @@ export function parseDay(text: string): string {
 /** The note a report without rows prints instead of an empty table. */
 export function noUsage(filter: UsageFilter): string {
   const range = filter.since && filter.until ? ` from ${filter.since} to ${filter.until}` : filter.since ? ` from ${filter.since} on` : filter.until ? ` up to ${filter.until}` : '';
-  const only = [filter.project && `project ${filter.project}`, filter.model && `model ${filter.model}`].filter(Boolean).join(', ');
+  const only = [filter.project && `project ${filter.project}`, filter.model && `model ${filter.model}`, filter.agent && `agent ${filter.agent}`].filter(Boolean).join(', ');
   return `no usage${range}${only ? ` (${only})` : ''} in the store`;
 }
 
@@ -81,6 +81,7 @@ interface ReportOptions extends GlobalOptions {
   until?: string;
   project?: string;
   model?: string;
+  agent?: string;
   timezone?: string;
   breakdown?: boolean;
 }
@@ -95,6 +96,7 @@ export function registerReportCommand(program: Command): void {
       .option('--until <day>', 'periods: up to this day, inclusive')
       .option('--project <text>', 'periods: only sessions whose working directory contains this')
       .option('--model <model>', 'periods: only this model')
+      .option('--agent <agent>', 'periods: only the sessions of this agent (claude-code, codex)')
       .option('--timezone <zone>', 'periods: count days in this IANA time zone (default: the machine\'s)', timezoneOption)
       .option('--breakdown', 'periods: figures by model under each row'),
   ).action(async (period: string | undefined, opts: ReportOptions) => {
@@ -106,6 +108,7 @@ export function registerReportCommand(program: Command): void {
       until: opts.until ? parseDay(opts.until) : undefined,
       project: opts.project,
       model: opts.model,
+      agent: opts.agent,
       timezone: opts.timezone,
     };
     if (filter.since && filter.until && filter.until < filter.since) throw new Error(`--until ${filter.until} is before --since ${filter.since}`);

@@ -4,6 +4,7 @@
 // report <period>` prints them and the web UI shows the same JSON. Field names are stable (docs/REPORT.md).
 import type { ClickHouseClient } from '@clickhouse/client';
 import { usageTableNames } from '../../../schemas/usage.js';
+import { DEFAULT_AGENT } from '../semconv.js';
 import { billingBlocks, type UsageItem } from './blocks.js';
 import { selectRows } from './select.js';
 import { addTokens, emptyTokens, type ModelFigures, type TokenFigures, type UsageRow } from './tokens.js';
@@ -20,6 +21,8 @@ export interface UsageFilter {
   project?: string;
   /** Only this model. */
   model?: string;
+  /** Only the sessions of this agent (`claude-code`, `codex`). */
+  agent?: string;
   /** Only these sessions. */
   sessionIds?: string[];
   /** IANA time zone the days are counted in; default the machine's. */
@@ -34,6 +37,8 @@ export interface UsageReport {
   totals: TokenFigures & { sessions: number };
   /** Models the price table does not know: their cost is Claude Code's own figure where it stated one, else 0. */
   unknown_models: string[];
+  /** Sessions: the totals of each agent's sessions. */
+  agents?: Record<string, TokenFigures & { sessions: number }>;
 }
 
 /**
@@ -43,11 +48,14 @@ export interface UsageReport {
  */
 function itemsSql(database: string, withProject: boolean): string {
   const { spans } = usageTableNames(database);
-  // The session's project is a join over every span fact: only asked for when it is shown or filtered on.
+  // The session's project and agent are a join over every span fact: only asked for when shown or filtered on. A
+  // session whose turns name no agent (facts written before they did, or no turn) is Claude Code's.
   const project = withProject
     ? {
-        table: `,\n  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project FROM ${spans} GROUP BY SessionId)`,
-        column: ', p.Project AS Project',
+        table: `,\n  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project,
+                   if(argMaxIf(Name, Timestamp, Kind = 'turn') = '', '${DEFAULT_AGENT}', argMaxIf(Name, Timestamp, Kind = 'turn')) AS Agent
+                   FROM ${spans} GROUP BY SessionId)`,
+        column: ', p.Project AS Project, p.Agent AS Agent',
         join: ' LEFT JOIN projects AS p USING (SessionId)',
       }
     : { table: '', column: '', join: '' };
@@ -89,6 +97,7 @@ function filterSql(filter: UsageFilter): string {
   if (filter.until) conditions.push(`toDate(Timestamp, {tz:String}) <= toDate({until:String})`);
   if (filter.project) conditions.push(`position(Project, {project:String}) > 0`);
   if (filter.model) conditions.push(`Model = {model:String}`);
+  if (filter.agent) conditions.push(`Agent = {agent:String}`);
   if (filter.sessionIds) conditions.push(`SessionId IN {sessions:Array(String)}`);
   return conditions.join(' AND ');
 }
@@ -107,6 +116,7 @@ interface GroupRow {
   last_ms: number;
   /** Sessions only. */
   project?: string;
+  agent?: string;
 }
 
 const TOKEN_SUMS = `sum(InputTokens) AS input_tokens, sum(OutputTokens) AS output_tokens,
@@ -119,11 +129,11 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /** The query parameters filterSql's conditions read, and the time zone days are counted in. */
 function filterParams(filter: UsageFilter): { params: Record<string, unknown>; timezone: string } {
   const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return { params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', sessions: filter.sessionIds ?? [] }, timezone };
+  return { params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', project: filter.project ?? '', model: filter.model ?? '', agent: filter.agent ?? '', sessions: filter.sessionIds ?? [] }, timezone };
 }
 
 function filteredItems(filter: UsageFilter, withProject: boolean): { items: string; params: Record<string, unknown>; timezone: string } {
-  return { items: `(${itemsSql(filter.database ?? 'default', withProject || filter.project !== undefined)}) WHERE ${filterSql(filter)}`, ...filterParams(filter) };
+  return { items: `(${itemsSql(filter.database ?? 'default', withProject || filter.project !== undefined || filter.agent !== undefined)}) WHERE ${filterSql(filter)}`, ...filterParams(filter) };
 }
 
 export async function usageReport(client: ClickHouseClient, period: UsagePeriod, filter: UsageFilter = {}): Promise<UsageReport> {
@@ -139,7 +149,7 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
     rows = billingBlocks(list, Date.now());
     slices = list.map((item) => ({ sessions: [item.session], model: item.model, unknown: item.unknown }));
   } else {
-    const project = period === 'session' ? `, argMinIf(Project, Timestamp, Project != '') AS project` : '';
+    const project = period === 'session' ? `, argMinIf(Project, Timestamp, Project != '') AS project, any(Agent) AS agent` : '';
     const groups = await selectRows<GroupRow>(client,
       `SELECT ${PERIOD_KEY[period]} AS period, Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS}${project}
        FROM ${items} GROUP BY period, model ORDER BY period, model`, params);
@@ -150,7 +160,17 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
   const totals = { ...emptyTokens(), sessions: new Set(slices.flatMap((slice) => slice.sessions)).size };
   for (const row of rows) addTokens(totals, row);
   const unknownModels = [...new Set(slices.filter((slice) => Number(slice.unknown) === 1).map((slice) => slice.model))].sort();
-  return { period, timezone, rows, totals, unknown_models: unknownModels };
+  return { period, timezone, rows, totals, unknown_models: unknownModels, ...(period === 'session' ? { agents: agentTotals(rows) } : {}) };
+}
+
+function agentTotals(rows: UsageRow[]): Record<string, TokenFigures & { sessions: number }> {
+  const agents: Record<string, TokenFigures & { sessions: number }> = {};
+  for (const row of rows) {
+    const agent = (agents[row.agent ?? DEFAULT_AGENT] ??= { ...emptyTokens(), sessions: 0 });
+    agent.sessions++;
+    addTokens(agent, row);
+  }
+  return agents;
 }
 
 export interface ProjectUsage {
@@ -256,6 +276,7 @@ function groupRows(groups: GroupRow[]): UsageRow[] {
     for (const session of g.sessions) entry.sessions.add(session);
     row.sessions = entry.sessions.size;
     if (g.project && !row.project) row.project = g.project;
+    if (g.agent) row.agent = g.agent;
     if (g.first_ms < Date.parse(row.first_activity)) row.first_activity = iso(g.first_ms);
     if (g.last_ms > Date.parse(row.last_activity)) row.last_activity = iso(g.last_ms);
   }
