@@ -24,9 +24,11 @@ function fromRollouts(paths: string[]) {
     const exitCodes = Object.fromEntries(rows
       .filter((row) => row.payload.type === 'function_call_output')
       .map((row) => [String(row.payload.call_id), Number(/Process exited with code (-?\d+)/.exec(String(row.payload.output))![1])]));
-    const counts = events.filter((event) => event.type === 'token_count' && event.info);
-    const total = (counts[counts.length - 1].info as { total_token_usage: Record<string, number> }).total_token_usage;
-    const tokens = { input: total.input_tokens - total.cached_input_tokens, output: total.output_tokens, cacheRead: total.cached_input_tokens, cacheCreation: 0 };
+    const counts = events.filter((event) => event.type === 'token_count' && event.info).map((event) => event.info as Record<'total_token_usage' | 'last_token_usage', Record<string, number>>);
+    // The thread's own usage: its last cumulative total less what the total held before its first response (a
+    // fork's goes on from its parent's).
+    const own = (key: string) => counts[counts.length - 1].total_token_usage[key] - (counts[0].total_token_usage[key] - counts[0].last_token_usage[key]);
+    const tokens = { input: own('input_tokens') - own('cached_input_tokens'), output: own('output_tokens'), cacheRead: own('cached_input_tokens'), cacheCreation: 0 };
     return { thread, turns, exitCodes, tokens };
   });
 }

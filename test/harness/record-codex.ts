@@ -6,6 +6,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compareVersions } from './claude-releases.js';
 import { CODEX_VERSIONS, fetchCodex } from './codex-releases.js';
 import { startResponsesServer, type ResponsesStep, type ResponsesUsage } from './responses-server.js';
 import { runCodex, threadIdOf, writeCodexConfig } from './run-codex.js';
@@ -20,10 +21,15 @@ const usage = (input: number, cached: number, output: number, reasoning: number)
 });
 const shell = (cmd: string) => ({ name: 'exec_command', arguments: { cmd } });
 
-/** One `codex exec` run: a new thread, or a resume of the thread of run `resumes`; its steps are the server's answers. */
+/**
+ * One `codex exec` run: a new thread, a resume of the thread of run `resumes`, or a fork of it (`forks`, a new thread;
+ * releases from `since` on); its steps are the server's answers.
+ */
 interface Run {
   prompt: string;
   resumes?: number;
+  forks?: number;
+  since?: string;
   steps: ResponsesStep[];
 }
 
@@ -45,7 +51,21 @@ export const CODEX_SCENARIO: Run[] = [
       { text: 'The second one exits 3.', usage: usage(3200, 2816, 25, 0) },
     ],
   },
+  {
+    prompt: 'and now?',
+    forks: 1,
+    since: '0.171.0',
+    steps: [
+      { calls: [shell('echo forked')], usage: usage(3500, 3072, 30, 0) },
+      { text: 'Forked.', usage: usage(3700, 3328, 12, 4) },
+    ],
+  },
 ];
+
+/** The runs a release can make. */
+export function scenarioOf(version: string): Run[] {
+  return CODEX_SCENARIO.filter((run) => run.since === undefined || compareVersions(version, run.since) >= 0);
+}
 
 async function record(version: string): Promise<void> {
   const binary = fetchCodex(version);
@@ -60,17 +80,19 @@ async function record(version: string): Promise<void> {
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
     const threads: string[] = [];
-    for (const [n, run] of CODEX_SCENARIO.entries()) {
+    const scenario = scenarioOf(version);
+    for (const [n, run] of scenario.entries()) {
       server.addSteps(run.steps);
       const resume = run.resumes === undefined ? undefined : threads[run.resumes];
-      const result = await runCodex({ binary, codexHome, cwd: project, prompt: run.prompt, resume });
+      const fork = run.forks === undefined ? undefined : threads[run.forks];
+      const result = await runCodex({ binary, codexHome, cwd: project, prompt: run.prompt, resume, fork });
       if (result.code !== 0 || server.remainingSteps() !== 0) throw new Error(`codex ${version} run ${n} exited ${result.code}, ${server.remainingSteps()} steps left:\n${result.stderr}`);
       threads.push(resume ?? threadIdOf(result.stdout) ?? '');
       writeFileSync(join(out, `exec-${n}.jsonl`), result.stdout);
     }
     await server.close();
     const answered = server.requests.filter((request) => request.step !== undefined).map(({ step, responseId, callIds }) => ({ step, responseId, callIds }));
-    writeFileSync(join(out, 'server.json'), JSON.stringify({ version, scenario: CODEX_SCENARIO, threads, answered }, null, 2) + '\n');
+    writeFileSync(join(out, 'server.json'), JSON.stringify({ version, scenario, threads, answered }, null, 2) + '\n');
     cpSync(join(codexHome, 'sessions'), join(out, 'sessions'), { recursive: true });
     console.log(`codex ${version}: ${threads.length} runs, ${answered.length} responses → ${out}`);
   } finally {

@@ -40,11 +40,13 @@ export interface CodexExec {
   prompt: string;
   /** Resume this thread (`codex exec resume <id>`) instead of starting one. */
   resume?: string;
+  /** Fork this thread (`codex exec fork <id>`, 0.171 on) into a new one. */
+  fork?: string;
   timeoutMs?: number;
 }
 
 export function runCodex(run: CodexExec): Promise<CodexRun> {
-  const args = ['exec', ...(run.resume ? ['resume', run.resume] : []), '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', run.prompt];
+  const args = ['exec', ...(run.resume ? ['resume', run.resume] : []), ...(run.fork ? ['fork', run.fork] : []), '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', run.prompt];
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: run.codexHome, CODEX_HOME: run.codexHome, TMPDIR: process.env.TMPDIR, LANG: 'C.UTF-8', RUST_LOG: 'error' };
   return new Promise((resolve, reject) => {
     const child = spawn(run.binary, args, { cwd: run.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });

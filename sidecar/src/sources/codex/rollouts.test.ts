@@ -39,21 +39,29 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
     expect(chats.every((chat) => chat.agent === 'codex' && chat.model === 'gpt-5.1-codex')).toBe(true);
   });
 
-  it('sum per thread to the thread total the CLI printed last (its turn.completed is cumulative across resumes)', () => {
+  it('sum per thread to the total the CLI printed last, less the parent’s of a fork (its turn.completed is cumulative across resumes and forks)', () => {
+    const printed = (run: number) => fixture.printed[run].find((event) => event.type === 'turn.completed')!.usage as Record<string, number>;
     for (const thread of new Set(fixture.threads)) {
-      const lastRun = fixture.threads.lastIndexOf(thread);
-      const printed = fixture.printed[lastRun].find((event) => event.type === 'turn.completed')!.usage as Record<string, number>;
+      const first = fixture.threads.indexOf(thread);
+      const forked = fixture.runs[first].forks;
+      // A fork's count goes on from its parent's total at the fork: the last run of the parent before it.
+      const base = forked === undefined ? undefined : printed(fixture.threads.lastIndexOf(fixture.threads[forked], first - 1));
+      const last = printed(fixture.threads.lastIndexOf(thread));
+      const own = (key: string) => last[key] - (base?.[key] ?? 0);
       const mine = chats.filter((chat) => chat.sessionId === thread);
       const sum = (pick: (chat: ChatCompleted) => number) => mine.reduce((total, chat) => total + pick(chat), 0);
-      expect(sum((chat) => chat.tokens.input + chat.tokens.cache_read)).toBe(printed.input_tokens);
-      expect(sum((chat) => chat.tokens.cache_read)).toBe(printed.cached_input_tokens);
-      expect(sum((chat) => chat.tokens.output)).toBe(printed.output_tokens);
+      expect(sum((chat) => chat.tokens.input + chat.tokens.cache_read)).toBe(own('input_tokens'));
+      expect(sum((chat) => chat.tokens.cache_read)).toBe(own('cached_input_tokens'));
+      expect(sum((chat) => chat.tokens.output)).toBe(own('output_tokens'));
     }
   });
 
   it('tell a completed turn per run with its prompt, and one start per thread', () => {
     expect(turns.map((turn: TurnEnded) => [turn.sessionId, turn.promptText, turn.outcome])).toEqual(fixture.runs.map((run, n) => [fixture.threads[n], run.prompt, 'completed']));
-    expect(ofKind(events, 'SessionStarted').map((start) => start.sessionId)).toEqual([...new Set(fixture.threads)]);
+    const threads = [...new Set(fixture.threads)];
+    expect(ofKind(events, 'SessionStarted').map((start) => [start.sessionId, start.source])).toEqual(
+      threads.map((thread) => [thread, fixture.runs[fixture.threads.indexOf(thread)].forks === undefined ? 'startup' : 'fork']),
+    );
     for (const chat of chats) expect(turns.some((turn) => turn.spanId === chat.parentSpanId && turn.traceId === chat.traceId)).toBe(true);
   });
 
