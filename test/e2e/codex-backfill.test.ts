@@ -20,16 +20,22 @@ function fromRollouts(paths: string[]) {
     const rows = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Row);
     const events = rows.filter((row) => row.type === 'event_msg').map((row) => row.payload);
     const thread = String(rows.find((row) => row.type === 'session_meta')!.payload.id);
-    const turns = events.filter((event) => event.type === 'task_complete').map((event) => String(event.turn_id)).sort();
-    const exitCodes = Object.fromEntries(rows
+    const turns = Object.fromEntries(events
+      .filter((event) => event.type === 'task_complete' || event.type === 'turn_aborted')
+      .map((event) => [String(event.turn_id), event.type === 'task_complete' ? 'completed' : 'interrupted']));
+    // Each call's outcome as its output states it: its exit code, or "aborted by user" (the interrupt).
+    const outcomes = Object.fromEntries(rows
       .filter((row) => row.payload.type === 'function_call_output')
-      .map((row) => [String(row.payload.call_id), Number(/Process exited with code (-?\d+)/.exec(String(row.payload.output))![1])]));
+      .map((row) => {
+        const code = /Process exited with code (-?\d+)/.exec(String(row.payload.output))?.[1];
+        return [String(row.payload.call_id), code === undefined ? (String(row.payload.output).includes('aborted by user') ? 'interrupted' : '?') : Number(code) === 0 ? 'success' : 'error'];
+      }));
     const counts = events.filter((event) => event.type === 'token_count' && event.info).map((event) => event.info as Record<'total_token_usage' | 'last_token_usage', Record<string, number>>);
     // The thread's own usage: its last cumulative total less what the total held before its first response (a
     // fork's goes on from its parent's).
     const own = (key: string) => counts[counts.length - 1].total_token_usage[key] - (counts[0].total_token_usage[key] - counts[0].last_token_usage[key]);
     const tokens = { input: own('input_tokens') - own('cached_input_tokens'), output: own('output_tokens'), cacheRead: own('cached_input_tokens'), cacheCreation: 0 };
-    return { thread, turns, exitCodes, tokens };
+    return { thread, turns, outcomes, tokens };
   });
 }
 
@@ -51,11 +57,11 @@ describe.each(codexFixtures())('backfill of Codex $version rollouts', (fixture) 
     const calls = await query<{ id: string; outcome: string }>(`SELECT SpanAttributes['gen_ai.tool.call.id'] AS id, SpanAttributes['ccotel.tool.outcome'] AS outcome FROM ${spans} WHERE SpanName = 'execute_tool exec_command'`);
     for (const thread of expected) {
       const mine = turns.filter((turn) => turn.session === thread.thread);
-      expect(mine.map((turn) => turn.turn).sort()).toEqual(thread.turns);
-      expect(mine.every((turn) => turn.outcome === 'completed' && turn.agent === 'codex' && turn.provider === 'openai')).toBe(true);
+      expect(Object.fromEntries(mine.map((turn) => [turn.turn, turn.outcome]))).toEqual(thread.turns);
+      expect(mine.every((turn) => turn.agent === 'codex' && turn.provider === 'openai')).toBe(true);
     }
-    const exitCodes = Object.assign({}, ...expected.map((thread) => thread.exitCodes)) as Record<string, number>;
-    expect(Object.fromEntries(calls.map((call) => [call.id, call.outcome]))).toEqual(Object.fromEntries(Object.entries(exitCodes).map(([id, code]) => [id, code === 0 ? 'success' : 'error'])));
+    expect(Object.fromEntries(calls.map((call) => [call.id, call.outcome]))).toEqual(Object.assign({}, ...expected.map((thread) => thread.outcomes)));
+    expect(new Set(calls.map((call) => call.outcome))).toEqual(new Set(['success', 'error', 'interrupted']));
 
     const report = JSON.parse(await ccotel('report', 'session', '--json', '--timezone', 'UTC')) as { rows: { period: string; input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number }[]; totals: { cost_usd: number } };
     expect(report.rows.map((row) => row.period).sort()).toEqual(expected.map((thread) => thread.thread).sort());
@@ -102,9 +108,9 @@ describe('one store with both agents', () => {
     const onlyCodex = JSON.parse(await ccotel('report', 'daily', '--json', '--agent', 'codex')) as { totals: Figures };
     expect(onlyCodex.totals).toMatchObject({ ...sum(codex.map((thread) => thread.tokens)), sessions: codex.length });
     const overview = JSON.parse(await ccotel('report', '--json')) as { overview: { turns: number }[]; turns: { outcome: string; turns: number }[] };
-    const codexTurns = codex.reduce((n, thread) => n + thread.turns.length, 0);
-    expect(overview.overview[0].turns).toBe(expected.turns + codexTurns);
-    expect(overview.turns.find((row) => row.outcome === 'completed')!.turns).toBe(expected.turnsByOutcome.completed + codexTurns);
+    const codexTurns = codex.flatMap((thread) => Object.values(thread.turns));
+    expect(overview.overview[0].turns).toBe(expected.turns + codexTurns.length);
+    expect(overview.turns.find((row) => row.outcome === 'completed')!.turns).toBe(expected.turnsByOutcome.completed + codexTurns.filter((outcome) => outcome === 'completed').length);
     expect(new Set(overview.turns.map((row) => row.outcome)).size).toBe(overview.turns.length);
   }, 240_000);
 });

@@ -36,11 +36,12 @@ describe.each(codexFixtures())('ccotel run on Codex $version', (fixture) => {
         return rows[0].n >= n ? true : undefined;
       };
       // Each file as Codex writes it: up to the end of its first turn, then (a resume) the rest.
+      const turnEnd = (line: string) => line.includes('"type":"task_complete"') || line.includes('"type":"turn_aborted"');
       let turnsWritten = 0;
       const rest: [string, string[]][] = [];
       for (const path of fixture.rollouts) {
         const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
-        const firstEnd = lines.findIndex((line) => line.includes('"type":"task_complete"')) + 1;
+        const firstEnd = lines.findIndex(turnEnd) + 1;
         const target = join(codexHome, relative(fixture.home, path));
         mkdirSync(dirname(target), { recursive: true });
         appendFileSync(target, lines.slice(0, firstEnd).join('\n') + '\n');
@@ -50,7 +51,7 @@ describe.each(codexFixtures())('ccotel run on Codex $version', (fixture) => {
       await until(`${turnsWritten} turns stored`, () => sessionsWithTurns(turnsWritten), run.output);
       for (const [target, lines] of rest) {
         appendFileSync(target, lines.join('\n') + '\n');
-        turnsWritten += lines.filter((line) => line.includes('"type":"task_complete"')).length;
+        turnsWritten += lines.filter(turnEnd).length;
       }
       await until(`${turnsWritten} turns stored`, () => sessionsWithTurns(turnsWritten), run.output);
       const [calls, chats] = [fixture.runs.flatMap((r) => r.steps.flatMap((s) => s.calls ?? [])).length, fixture.runs.flatMap((r) => r.steps).length];

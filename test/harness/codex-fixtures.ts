@@ -14,7 +14,7 @@ export interface CodexFixture {
   /** The thread of each run, in run order (a resume names the thread it continues). */
   threads: string[];
   /** The steps of each run, as the server answered them (a resume or a fork names the run whose thread it takes). */
-  runs: { prompt: string; resumes?: number; forks?: number; steps: ResponsesStep[] }[];
+  runs: { prompt: string; resumes?: number; forks?: number; interruptAfterMs?: number; steps: ResponsesStep[] }[];
   /** Per run, the events `codex exec --json` printed. */
   printed: Record<string, unknown>[][];
 }

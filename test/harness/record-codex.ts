@@ -30,6 +30,8 @@ interface Run {
   resumes?: number;
   forks?: number;
   since?: string;
+  /** Interrupted (Ctrl-C) this long after it starts, while its last step's command runs. */
+  interruptAfterMs?: number;
   steps: ResponsesStep[];
 }
 
@@ -60,6 +62,7 @@ export const CODEX_SCENARIO: Run[] = [
       { text: 'Forked.', usage: usage(3700, 3328, 12, 4) },
     ],
   },
+  { prompt: 'wait for it', interruptAfterMs: 3000, steps: [{ calls: [shell('sleep 30')], usage: usage(1300, 0, 14, 0) }] },
 ];
 
 /** The runs a release can make. */
@@ -85,8 +88,8 @@ async function record(version: string): Promise<void> {
       server.addSteps(run.steps);
       const resume = run.resumes === undefined ? undefined : threads[run.resumes];
       const fork = run.forks === undefined ? undefined : threads[run.forks];
-      const result = await runCodex({ binary, codexHome, cwd: project, prompt: run.prompt, resume, fork });
-      if (result.code !== 0 || server.remainingSteps() !== 0) throw new Error(`codex ${version} run ${n} exited ${result.code}, ${server.remainingSteps()} steps left:\n${result.stderr}`);
+      const result = await runCodex({ binary, codexHome, cwd: project, prompt: run.prompt, resume, fork, interruptAfterMs: run.interruptAfterMs });
+      if ((result.code !== 0 && run.interruptAfterMs === undefined) || server.remainingSteps() !== 0) throw new Error(`codex ${version} run ${n} exited ${result.code}, ${server.remainingSteps()} steps left:\n${result.stderr}`);
       threads.push(resume ?? threadIdOf(result.stdout) ?? '');
       writeFileSync(join(out, `exec-${n}.jsonl`), result.stdout);
     }

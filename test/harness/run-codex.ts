@@ -43,6 +43,8 @@ export interface CodexExec {
   /** Fork this thread (`codex exec fork <id>`, 0.171 on) into a new one. */
   fork?: string;
   timeoutMs?: number;
+  /** Interrupt the run (SIGINT, as Ctrl-C) this long after it starts. */
+  interruptAfterMs?: number;
 }
 
 export function runCodex(run: CodexExec): Promise<CodexRun> {
@@ -55,9 +57,11 @@ export function runCodex(run: CodexExec): Promise<CodexRun> {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs ?? 60_000);
+    const interrupt = run.interruptAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), run.interruptAfterMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      clearTimeout(interrupt);
       resolve({ code, stdout, stderr });
     });
   });

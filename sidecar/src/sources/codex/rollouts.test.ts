@@ -40,8 +40,9 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
   });
 
   it('sum per thread to the total the CLI printed last, less the parent’s of a fork (its turn.completed is cumulative across resumes and forks)', () => {
-    const printed = (run: number) => fixture.printed[run].find((event) => event.type === 'turn.completed')!.usage as Record<string, number>;
-    for (const thread of new Set(fixture.threads)) {
+    const printed = (run: number) => fixture.printed[run].find((event) => event.type === 'turn.completed')?.usage as Record<string, number>;
+    // An interrupted run prints no total (its chats are checked against the server above).
+    for (const thread of new Set(fixture.threads.filter((_, n) => fixture.runs[n].interruptAfterMs === undefined))) {
       const first = fixture.threads.indexOf(thread);
       const forked = fixture.runs[first].forks;
       // A fork's count goes on from its parent's total at the fork: the last run of the parent before it.
@@ -56,8 +57,10 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
     }
   });
 
-  it('tell a completed turn per run with its prompt, and one start per thread', () => {
-    expect(turns.map((turn: TurnEnded) => [turn.sessionId, turn.promptText, turn.outcome])).toEqual(fixture.runs.map((run, n) => [fixture.threads[n], run.prompt, 'completed']));
+  it('tell a turn per run with its prompt, completed or interrupted, and one start per thread', () => {
+    expect(turns.map((turn: TurnEnded) => [turn.sessionId, turn.promptText, turn.outcome])).toEqual(
+      fixture.runs.map((run, n) => [fixture.threads[n], run.prompt, run.interruptAfterMs === undefined ? 'completed' : 'interrupted']),
+    );
     const threads = [...new Set(fixture.threads)];
     expect(ofKind(events, 'SessionStarted').map((start) => [start.sessionId, start.source])).toEqual(
       threads.map((thread) => [thread, fixture.runs[fixture.threads.indexOf(thread)].forks === undefined ? 'startup' : 'fork']),
@@ -65,13 +68,14 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
     for (const chat of chats) expect(turns.some((turn) => turn.spanId === chat.parentSpanId && turn.traceId === chat.traceId)).toBe(true);
   });
 
-  it('tell each command with the outcome of the exit code the CLI printed for it', () => {
+  it('tell each command with the outcome of the exit code the CLI printed for it, or as interrupted with its run', () => {
     const printedCommands = fixture.printed.flat().filter((event) => event.type === 'item.completed' && (event.item as { type: string }).type === 'command_execution').map((event) => event.item as { command: string; exit_code: number });
-    expect(tools).toHaveLength(printedCommands.length);
+    expect(tools).toHaveLength(fixture.runs.flatMap((run) => run.steps.flatMap((step) => step.calls ?? [])).length);
     for (const call of tools) {
       const cmd = (call.input as { cmd: string }).cmd;
-      const printed = printedCommands.find((command) => command.command.includes(`'${cmd}'`))!;
-      expect(call.outcome, cmd).toBe(printed.exit_code === 0 ? 'success' : 'error');
+      const printed = printedCommands.find((command) => command.command.includes(`'${cmd}'`));
+      const interrupted = fixture.runs.some((run) => run.interruptAfterMs !== undefined && run.steps.some((step) => step.calls?.some((c) => c.arguments.cmd === cmd)));
+      expect(call.outcome, cmd).toBe(interrupted ? 'interrupted' : printed!.exit_code === 0 ? 'success' : 'error');
       expect(call.toolName).toBe('exec_command');
       expect(turns.some((turn) => turn.spanId === call.parentSpanId)).toBe(true);
     }
@@ -110,7 +114,8 @@ describe('Codex rollout lines', () => {
     expect(toolOutcome('Chunk ID: 1\nProcess exited with code 0\nOutput:\nok')).toEqual({ outcome: 'success' });
     expect(toolOutcome('Process exited with code 2\n')).toEqual({ outcome: 'error' });
     expect(toolOutcome('Process exited with code -1\n')).toEqual({ outcome: 'interrupted' });
-    expect(toolOutcome('aborted by user')).toEqual({ outcome: 'denied', blockedBy: 'user' });
+    expect(toolOutcome('aborted by user after 2.6s')).toEqual({ outcome: 'interrupted' });
+    expect(toolOutcome('Wall time: 2.6 seconds\naborted by user')).toEqual({ outcome: 'interrupted' });
     expect(toolOutcome('{"output":"x","metadata":{"exit_code":1,"duration_seconds":0.1}}')).toEqual({ outcome: 'error' });
     expect(toolOutcome('Success. Updated the following files:\nM a.txt')).toEqual({ outcome: 'success' });
   });

@@ -66,11 +66,12 @@ function threadIdFromPath(path: string): string {
 
 /**
  * A call's outcome from its output: the exec tools end their output with the exit code ("Process exited with code
- * N"; older shell tools give `metadata.exit_code` in JSON); a call the user declined says "aborted by user".
+ * N"; older shell tools give `metadata.exit_code` in JSON). A call stopped by an interrupt says "aborted by user"
+ * (recorded: Ctrl-C during the call); so does an escalation the user declines, which only its hooks tell apart.
  */
-export function toolOutcome(output: string | undefined): { outcome: string; blockedBy?: string } {
+export function toolOutcome(output: string | undefined): { outcome: string } {
   if (output === undefined) return { outcome: 'success' };
-  if (/^aborted by user/m.test(output)) return { outcome: 'denied', blockedBy: 'user' };
+  if (/^aborted by user/m.test(output)) return { outcome: 'interrupted' };
   const stated = /Process exited with code (-?\d+)/.exec(output)?.[1] ?? exitCodeInJson(output);
   if (stated === undefined) return { outcome: 'success' };
   const code = Number(stated);
@@ -350,7 +351,7 @@ export class CodexRollouts implements AgentRows {
     this.out.push(this.toolCall(thread, turn, callId, call, { ...toolOutcome(output), output, timeMs }));
   }
 
-  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: { outcome: string; blockedBy?: string; output?: string; timeMs: number }): ToolCallEnded {
+  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: { outcome: string; output?: string; timeMs: number }): ToolCallEnded {
     return {
       kind: 'ToolCallEnded',
       traceId: turn.traceId,
@@ -362,7 +363,6 @@ export class CodexRollouts implements AgentRows {
       input: call.input,
       outcome: end.outcome,
       output: end.output,
-      ...(end.blockedBy ? { blockedBy: end.blockedBy } : {}),
       startMs: call.startMs,
       endMs: Math.max(call.startMs, end.timeMs),
       endedAtMs: end.timeMs,
