@@ -28,18 +28,20 @@ function filesUnder(dir: string): string[] {
     });
 }
 
+/** One fixture folder (record-codex.ts writes them). */
+export function codexFixture(home: string, version: string): CodexFixture {
+  const server = JSON.parse(readFileSync(join(home, 'server.json'), 'utf8')) as { threads: string[]; scenario: CodexFixture['runs'] };
+  const printed = server.scenario.map((_, n) =>
+    readFileSync(join(home, `exec-${n}.jsonl`), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  );
+  return { version, home, rollouts: filesUnder(join(home, 'sessions')), threads: server.threads, runs: server.scenario, printed };
+}
+
 export function codexFixtures(): CodexFixture[] {
   return readdirSync(CODEX_FIXTURES)
     .filter((name) => statSync(join(CODEX_FIXTURES, name)).isDirectory())
-    .map((version) => {
-      const home = join(CODEX_FIXTURES, version);
-      const server = JSON.parse(readFileSync(join(home, 'server.json'), 'utf8')) as { threads: string[]; scenario: CodexFixture['runs'] };
-      const printed = server.scenario.map((_, n) =>
-        readFileSync(join(home, `exec-${n}.jsonl`), 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as Record<string, unknown>),
-      );
-      return { version, home, rollouts: filesUnder(join(home, 'sessions')), threads: server.threads, runs: server.scenario, printed };
-    });
+    .map((version) => codexFixture(join(CODEX_FIXTURES, version), version));
 }

@@ -1,107 +1,15 @@
-// Records the Codex fixtures (test/fixtures/codex/<version>/): the real CLI of each release driven offline by the
-// scripted Responses API. Each fixture folder is a CODEX_HOME holding only `sessions/` (the rollouts), plus what the
-// CLI printed (`exec-<n>.jsonl`, its --json events) and what the server answered (`server.json`).
+// Records the Codex fixtures (test/fixtures/codex/<version>/, see codex-scenario.ts), fetching each release once.
 //   npx vite-node test/harness/record-codex.ts [version…]
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compareVersions } from './claude-releases.js';
 import { CODEX_VERSIONS, fetchCodex } from './codex-releases.js';
-import { startResponsesServer, type ResponsesStep, type ResponsesUsage } from './responses-server.js';
-import { runCodex, threadIdOf, writeCodexConfig } from './run-codex.js';
+import { recordCodex } from './codex-scenario.js';
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/codex');
 
-const usage = (input: number, cached: number, output: number, reasoning: number): ResponsesUsage => ({
-  input_tokens: input,
-  cached_input_tokens: cached,
-  output_tokens: output,
-  reasoning_output_tokens: reasoning,
-});
-const shell = (cmd: string) => ({ name: 'exec_command', arguments: { cmd } });
-
-/**
- * One `codex exec` run: a new thread, a resume of the thread of run `resumes`, or a fork of it (`forks`, a new thread;
- * releases from `since` on); its steps are the server's answers.
- */
-interface Run {
-  prompt: string;
-  resumes?: number;
-  forks?: number;
-  since?: string;
-  /** Interrupted (Ctrl-C) this long after it starts, while its last step's command runs. */
-  interruptAfterMs?: number;
-  steps: ResponsesStep[];
-}
-
-export const CODEX_SCENARIO: Run[] = [
-  { prompt: 'say hello', steps: [{ text: 'Hello there.', usage: usage(1200, 0, 18, 0) }] },
-  {
-    prompt: 'check the project',
-    steps: [
-      { calls: [shell('echo checked')], usage: usage(2100, 1024, 40, 16) },
-      { calls: [shell('ls does-not-exist')], usage: usage(2300, 2048, 35, 0) },
-      { text: 'One check failed.', usage: usage(2500, 2048, 22, 8) },
-    ],
-  },
-  {
-    prompt: 'try both at once',
-    resumes: 1,
-    steps: [
-      { calls: [shell('echo one'), shell('exit 3')], usage: usage(2900, 2304, 60, 24) },
-      { text: 'The second one exits 3.', usage: usage(3200, 2816, 25, 0) },
-    ],
-  },
-  {
-    prompt: 'and now?',
-    forks: 1,
-    since: '0.171.0',
-    steps: [
-      { calls: [shell('echo forked')], usage: usage(3500, 3072, 30, 0) },
-      { text: 'Forked.', usage: usage(3700, 3328, 12, 4) },
-    ],
-  },
-  { prompt: 'wait for it', interruptAfterMs: 3000, steps: [{ calls: [shell('sleep 30')], usage: usage(1300, 0, 14, 0) }] },
-];
-
-/** The runs a release can make. */
-export function scenarioOf(version: string): Run[] {
-  return CODEX_SCENARIO.filter((run) => run.since === undefined || compareVersions(version, run.since) >= 0);
-}
-
-async function record(version: string): Promise<void> {
-  const binary = fetchCodex(version);
-  const work = mkdtempSync(join(tmpdir(), 'ccotel-codex-record-'));
-  try {
-    const codexHome = join(work, 'codex-home');
-    const project = join(work, 'project');
-    mkdirSync(project);
-    const server = await startResponsesServer([]);
-    writeCodexConfig(codexHome, server.url);
-    const out = join(FIXTURES, version);
-    rmSync(out, { recursive: true, force: true });
-    mkdirSync(out, { recursive: true });
-    const threads: string[] = [];
-    const scenario = scenarioOf(version);
-    for (const [n, run] of scenario.entries()) {
-      server.addSteps(run.steps);
-      const resume = run.resumes === undefined ? undefined : threads[run.resumes];
-      const fork = run.forks === undefined ? undefined : threads[run.forks];
-      const result = await runCodex({ binary, codexHome, cwd: project, prompt: run.prompt, resume, fork, interruptAfterMs: run.interruptAfterMs });
-      if ((result.code !== 0 && run.interruptAfterMs === undefined) || server.remainingSteps() !== 0) throw new Error(`codex ${version} run ${n} exited ${result.code}, ${server.remainingSteps()} steps left:\n${result.stderr}`);
-      threads.push(resume ?? threadIdOf(result.stdout) ?? '');
-      writeFileSync(join(out, `exec-${n}.jsonl`), result.stdout);
-    }
-    await server.close();
-    const answered = server.requests.filter((request) => request.step !== undefined).map(({ step, responseId, callIds }) => ({ step, responseId, callIds }));
-    writeFileSync(join(out, 'server.json'), JSON.stringify({ version, scenario, threads, answered }, null, 2) + '\n');
-    cpSync(join(codexHome, 'sessions'), join(out, 'sessions'), { recursive: true });
-    console.log(`codex ${version}: ${threads.length} runs, ${answered.length} responses → ${out}`);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
-
 const versions = process.argv.slice(2);
-for (const version of versions.length > 0 ? versions : CODEX_VERSIONS) await record(version);
+for (const version of versions.length > 0 ? versions : CODEX_VERSIONS) {
+  const out = join(FIXTURES, version);
+  await recordCodex(fetchCodex(version), version, out);
+  console.log(`codex ${version} → ${out}`);
+}
