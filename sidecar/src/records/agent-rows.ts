@@ -3,8 +3,16 @@
 // hands it the lines of the files naming it (TranscriptFile.agent), and asks it what it holds as it asks the
 // transcript correlator.
 import type { CorrelationEvent } from '../events.js';
-import type { SkipReason } from '../processors/transcript-entry.js';
 import type { TranscriptFile } from './transcript.js';
+
+/** Why an input line was not used (every agent's source gives one of these). */
+export type SkipReason =
+  | 'malformed_json'
+  | 'not_object'
+  | 'missing_fields'
+  | 'unknown_type'
+  | 'partial_last_line'
+  | 'line_too_long';
 
 /** What became of one line: used (with its record's time), skipped (counted and kept aside), or of no use. */
 export type RowRead = { ok: true; timeMs: number } | { ok: false; reason: SkipReason; type?: string } | { ok: 'ignored' };

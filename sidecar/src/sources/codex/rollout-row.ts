@@ -1,7 +1,7 @@
 // One line of a Codex rollout (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`): `{timestamp, type,
 // payload}`, typed as far as the source reads it (codex-rs/protocol's RolloutItem). What a line lacks is a skip
 // reason; a type or payload type the source does not read is of no use, never an error (new releases add some).
-import type { SkipReason } from '../../processors/transcript-entry.js';
+import type { SkipReason } from '../../records/agent-rows.js';
 
 /** Token figures as Codex writes them: `input_tokens` includes the cached ones, `output_tokens` the reasoning ones. */
 export interface CodexUsage {
