@@ -2,6 +2,7 @@
 // payload}`, typed as far as the source reads it (codex-rs/protocol's RolloutItem). What a line lacks is a skip
 // reason; a type or payload type the source does not read is of no use, never an error (new releases add some).
 import type { SkipReason } from '../../records/agent-rows.js';
+import { isJsonObject as isObject, parseJsonObject } from '../../records/json-object.js';
 
 /** Token figures as Codex writes them: `input_tokens` includes the cached ones, `output_tokens` the reasoning ones. */
 export interface CodexUsage {
@@ -20,16 +21,10 @@ export interface RolloutRow {
 
 export type ParsedRollout = { ok: true; row: RolloutRow } | { ok: false; reason: SkipReason; type?: string };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export function parseRolloutLine(text: string): ParsedRollout {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'malformed_json' };
-  }
-  if (!isObject(value)) return { ok: false, reason: 'not_object' };
+  const parsed = parseJsonObject(text);
+  if (!parsed.ok) return parsed;
+  const { value } = parsed;
   const type = typeof value.type === 'string' ? value.type : undefined;
   const timeMs = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : Number.NaN;
   if (type === undefined || Number.isNaN(timeMs) || !isObject(value.payload)) return { ok: false, reason: 'missing_fields', type };
