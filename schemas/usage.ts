@@ -11,7 +11,7 @@
  * itself. Read them with FINAL.
  */
 import { distributedDdl, ident, OTEL_TABLES, renderContext, ttlClause, validateTtlDays, type RenderContext } from './clickhouse.js';
-import { AGENTS, turnSpanName } from '../sidecar/src/semconv.js';
+import { AGENTS, DEFAULT_AGENT, turnSpanName } from '../sidecar/src/semconv.js';
 import { DEFAULT_SUMMARY_TTL_DAYS, SUMMARY_TEXT_CAP } from './summaries.js';
 
 export const USAGE_TABLES = {
@@ -24,6 +24,11 @@ export const USAGE_TABLES = {
 /** The root span of a turn of each agent observed: a turn fact's Name is its agent. */
 export const TURN_SPANS = Object.keys(AGENTS).map((agent) => turnSpanName(agent as keyof typeof AGENTS));
 const TURN_SPAN_LIST = TURN_SPANS.map((name) => `'${name}'`).join(', ');
+/**
+ * A session's agent, as an aggregate over its span facts: its latest turn's. A session whose turns name none (facts
+ * before version 3, or no turn at all) is Claude Code's, the only agent then.
+ */
+export const SESSION_AGENT = `if(argMaxIf(Name, Timestamp, Kind = 'turn') = '', '${DEFAULT_AGENT}', argMaxIf(Name, Timestamp, Kind = 'turn'))`;
 export const TOOL_SPAN_PREFIX = 'execute_tool ';
 export const CHAT_SPAN_PREFIX = 'chat ';
 

@@ -3,7 +3,7 @@
 // there, also when the raw tables no longer hold it. The one place these figures are computed: `ccotel
 // report <period>` prints them and the web UI shows the same JSON. Field names are stable (docs/REPORT.md).
 import type { ClickHouseClient } from '@clickhouse/client';
-import { usageTableNames } from '../../../schemas/usage.js';
+import { SESSION_AGENT, usageTableNames } from '../../../schemas/usage.js';
 import { DEFAULT_AGENT } from '../semconv.js';
 import { billingBlocks, type UsageItem } from './blocks.js';
 import { selectRows } from './select.js';
@@ -48,12 +48,11 @@ export interface UsageReport {
  */
 function itemsSql(database: string, withProject: boolean): string {
   const { spans } = usageTableNames(database);
-  // The session's project and agent are a join over every span fact: only asked for when shown or filtered on. A
-  // session whose turns name no agent (facts written before they did, or no turn) is Claude Code's.
+  // The session's project and agent are a join over every span fact: only asked for when shown or filtered on.
   const project = withProject
     ? {
         table: `,\n  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project,
-                   if(argMaxIf(Name, Timestamp, Kind = 'turn') = '', '${DEFAULT_AGENT}', argMaxIf(Name, Timestamp, Kind = 'turn')) AS Agent
+                   ${SESSION_AGENT} AS Agent
                    FROM ${spans} GROUP BY SessionId)`,
         column: ', p.Project AS Project, p.Agent AS Agent',
         join: ' LEFT JOIN projects AS p USING (SessionId)',

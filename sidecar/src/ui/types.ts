@@ -31,6 +31,8 @@ export interface DaySeries {
 export interface SessionRow {
   session: string;
   project: string;
+  /** `claude-code`, `codex`. */
+  agent: string;
   start_ms: number;
   end_ms: number;
   /** From the summaries, also when the raw tables no longer hold the session. */
