@@ -82,6 +82,23 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
     expect(tools.some((call: ToolCallEnded) => call.outcome === 'error')).toBe(true);
   });
 
+  it('ask a restart to read a held thread’s file from its start, and tell a start only where its session_meta is read', () => {
+    const rollouts = new CodexRollouts();
+    const path = fixture.rollouts[0];
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    const file = { path, kind: 'main' as const, agent: 'codex' as const };
+    for (const line of lines) rollouts.add(line, file, 0);
+    rollouts.closeIdle(Number.POSITIVE_INFINITY);
+    expect(rollouts.oldestOpenOffsets()).toEqual(new Map([[path, 0]]));
+    // Its rows from the first turn on, as a read from the middle of the file (a resume appended after a restart) sees them.
+    const later = new CodexRollouts();
+    for (const line of lines.slice(lines.findIndex((line) => line.includes('"task_started"')))) later.add(line, file, 0);
+    later.finish();
+    const events = later.drain();
+    expect(ofKind(events, 'SessionStarted')).toEqual([]);
+    expect(ofKind(events, 'TurnEnded')).toHaveLength(1);
+  });
+
   it('tell the same items with the same ids when read again', () => {
     const rollouts = new CodexRollouts();
     readAll(fixture, rollouts);

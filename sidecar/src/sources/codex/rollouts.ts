@@ -26,8 +26,6 @@ interface Turn {
   spanId: string;
   startMs: number;
   lastMs: number;
-  /** Offset of the row that opened it: a re-read starts there to rebuild it whole. */
-  offset: number;
   prompt?: string;
   model?: string;
   cwd?: string;
@@ -45,7 +43,8 @@ interface Thread {
   cwd?: string;
   model?: string;
   forked: boolean;
-  started: boolean;
+  /** Its session_meta was read and no turn since: the next turn is the session's start. */
+  starting: boolean;
   lastMs: number;
   /** Active since it was last closed for idleness. */
   active: boolean;
@@ -114,7 +113,7 @@ export class CodexRollouts implements AgentRows {
     const thread = id === undefined ? undefined : this.threads.get(id);
     if (!thread) return;
     // Told again from the start, with the same ids (the sinks drop the repeats): nothing of the earlier read is kept.
-    thread.started = false;
+    thread.starting = false;
     thread.turn = undefined;
     thread.lastTotal = undefined;
     thread.outputSinceCount = false;
@@ -127,7 +126,7 @@ export class CodexRollouts implements AgentRows {
     return taken;
   }
 
-  add(text: string, file: TranscriptFile, offset: number): RowRead {
+  add(text: string, file: TranscriptFile): RowRead {
     const parsed = parseRolloutLine(text);
     if (!parsed.ok) return parsed;
     const { row } = parsed;
@@ -141,7 +140,7 @@ export class CodexRollouts implements AgentRows {
       case 'turn_context':
         return this.turnContext(thread, row);
       case 'event_msg':
-        return this.eventMsg(thread, row, offset);
+        return this.eventMsg(thread, row);
       case 'response_item':
         return this.responseItem(thread, row);
       case 'token_usage_record': {
@@ -181,9 +180,13 @@ export class CodexRollouts implements AgentRows {
     return { open, held: this.threads.size, revived: 0 };
   }
 
+  /**
+   * A thread's facts are on its first row only (session_meta: the release, a fork's parent), and a resume appends
+   * to its file: a file is read again from its start while its thread is held, so a restart knows them.
+   */
   oldestOpenOffsets(): Map<string, number> {
     const offsets = new Map<string, number>();
-    for (const thread of this.threads.values()) if (thread.turn) offsets.set(thread.path, thread.turn.offset);
+    for (const thread of this.threads.values()) offsets.set(thread.path, 0);
     return offsets;
   }
 
@@ -195,7 +198,7 @@ export class CodexRollouts implements AgentRows {
     }
     let thread = this.threads.get(id);
     if (!thread) {
-      thread = { id, path, forked: false, started: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
+      thread = { id, path, forked: false, starting: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
       this.threads.set(id, thread);
     }
     return thread;
@@ -206,6 +209,7 @@ export class CodexRollouts implements AgentRows {
     thread.version = stringField(payload, 'cli_version') ?? thread.version;
     thread.cwd = stringField(payload, 'cwd') ?? thread.cwd;
     if (stringField(payload, 'forked_from_id')) thread.forked = true;
+    thread.starting = true;
     return { ok: true, timeMs: row.timeMs };
   }
 
@@ -220,12 +224,12 @@ export class CodexRollouts implements AgentRows {
     return { ok: true, timeMs: row.timeMs };
   }
 
-  private eventMsg(thread: Thread, row: RolloutRow, offset: number): RowRead {
+  private eventMsg(thread: Thread, row: RolloutRow): RowRead {
     const { payload, timeMs } = row;
     const turn = thread.turn;
     switch (stringField(payload, 'type')) {
       case 'task_started':
-        this.openTurn(thread, stringField(payload, 'turn_id') ?? `${timeMs}`, timeMs, offset);
+        this.openTurn(thread, stringField(payload, 'turn_id') ?? `${timeMs}`, timeMs);
         break;
       case 'task_complete':
         this.closeTurn(thread, turn?.error ? 'error' : 'completed', timeMs);
@@ -281,7 +285,7 @@ export class CodexRollouts implements AgentRows {
     return { ok: true, timeMs };
   }
 
-  private openTurn(thread: Thread, turnId: string, timeMs: number, offset: number): void {
+  private openTurn(thread: Thread, turnId: string, timeMs: number): void {
     // A turn still open when the next starts was cut off (its process ended without a word).
     if (thread.turn) this.closeTurn(thread, 'abandoned', thread.turn.lastMs);
     thread.turn = {
@@ -290,7 +294,6 @@ export class CodexRollouts implements AgentRows {
       spanId: spanIdOf('turn', thread.id, turnId),
       startMs: timeMs,
       lastMs: timeMs,
-      offset,
       model: thread.model,
       cwd: thread.cwd,
       requestMs: timeMs,
@@ -298,8 +301,10 @@ export class CodexRollouts implements AgentRows {
       compactions: [],
       error: false,
     };
-    if (!thread.started) {
-      thread.started = true;
+    // The start is told where the session_meta is read: a read from the middle of a file (a resume appended after the
+    // thread was forgotten) is no start, as a read of the whole file has none there.
+    if (thread.starting) {
+      thread.starting = false;
       this.out.push({ kind: 'SessionStarted', sessionId: thread.id, source: thread.forked ? 'fork' : 'startup', messageUuid: turnId, timeMs });
     }
   }
