@@ -15,7 +15,7 @@ import { recordCodex } from './codex-scenario.js';
 function told(fixture: CodexFixture) {
   const rollouts = new CodexRollouts();
   for (const path of fixture.rollouts) {
-    for (const line of readFileSync(path, 'utf8').split('\n')) if (line) rollouts.add(line, { path, kind: 'main', agent: 'codex' }, 0);
+    for (const line of readFileSync(path, 'utf8').split('\n')) if (line) rollouts.add(line, { path, kind: 'main', agent: 'codex' });
   }
   rollouts.finish();
   const events: CorrelationEvent[] = rollouts.drain();

@@ -7,11 +7,7 @@ import { CodexRollouts, toolOutcome } from './rollouts.js';
 function readAll(fixture: CodexFixture, rollouts = new CodexRollouts()): CorrelationEvent[] {
   for (const path of fixture.rollouts) {
     rollouts.readingFromStart(path);
-    let offset = 0;
-    for (const line of readFileSync(path, 'utf8').split('\n')) {
-      if (line) rollouts.add(line, { path, kind: 'main', agent: 'codex' }, offset);
-      offset += Buffer.byteLength(line) + 1;
-    }
+    for (const line of readFileSync(path, 'utf8').split('\n')) if (line) rollouts.add(line, { path, kind: 'main', agent: 'codex' });
   }
   rollouts.finish();
   return rollouts.drain();
@@ -87,12 +83,12 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
     const path = fixture.rollouts[0];
     const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
     const file = { path, kind: 'main' as const, agent: 'codex' as const };
-    for (const line of lines) rollouts.add(line, file, 0);
+    for (const line of lines) rollouts.add(line, file);
     rollouts.closeIdle(Number.POSITIVE_INFINITY);
     expect(rollouts.oldestOpenOffsets()).toEqual(new Map([[path, 0]]));
     // Its rows from the first turn on, as a read from the middle of the file (a resume appended after a restart) sees them.
     const later = new CodexRollouts();
-    for (const line of lines.slice(lines.findIndex((line) => line.includes('"task_started"')))) later.add(line, file, 0);
+    for (const line of lines.slice(lines.findIndex((line) => line.includes('"task_started"')))) later.add(line, file);
     later.finish();
     const events = later.drain();
     expect(ofKind(events, 'SessionStarted')).toEqual([]);
@@ -112,14 +108,14 @@ describe('Codex rollout lines', () => {
 
   it('count a bad line as skipped and go on', () => {
     const rollouts = new CodexRollouts();
-    expect(rollouts.add('{"timestamp":', file, 0)).toEqual({ ok: false, reason: 'malformed_json' });
-    expect(rollouts.add('[1,2]', file, 10)).toEqual({ ok: false, reason: 'not_object' });
-    expect(rollouts.add('{"type":"event_msg","payload":{}}', file, 20)).toMatchObject({ ok: false, reason: 'missing_fields' });
-    expect(rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"something_new","payload":{}}', file, 60)).toEqual({ ok: 'ignored' });
+    expect(rollouts.add('{"timestamp":', file)).toEqual({ ok: false, reason: 'malformed_json' });
+    expect(rollouts.add('[1,2]', file)).toEqual({ ok: false, reason: 'not_object' });
+    expect(rollouts.add('{"type":"event_msg","payload":{}}', file)).toMatchObject({ ok: false, reason: 'missing_fields' });
+    expect(rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"something_new","payload":{}}', file)).toEqual({ ok: 'ignored' });
     const token = (total: number) => JSON.stringify({ timestamp: '2026-01-01T00:00:01Z', type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: total, output_tokens: 'many' }, last_token_usage: { input_tokens: -1 } } } });
-    rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1"}}', file, 100);
-    rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[]}}', file, 200);
-    expect(rollouts.add(token(5), file, 300)).toMatchObject({ ok: true });
+    rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1"}}', file);
+    rollouts.add('{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[]}}', file);
+    expect(rollouts.add(token(5), file)).toMatchObject({ ok: true });
     rollouts.finish();
     const events = rollouts.drain();
     expect(ofKind(events, 'ChatCompleted')).toHaveLength(0); // a usage that is no usage is no response
