@@ -23,12 +23,13 @@ function fromRollouts(paths: string[]) {
     const turns = Object.fromEntries(events
       .filter((event) => event.type === 'task_complete' || event.type === 'turn_aborted')
       .map((event) => [String(event.turn_id), event.type === 'task_complete' ? 'completed' : 'interrupted']));
-    // Each call's outcome as its output states it: its exit code, or "aborted by user" (the interrupt).
+    // Each call's outcome as its output states it: its exit code, "aborted by user" (the interrupt), or neither (the
+    // agent tools, which answer JSON).
     const outcomes = Object.fromEntries(rows
       .filter((row) => row.payload.type === 'function_call_output')
       .map((row) => {
         const code = /Process exited with code (-?\d+)/.exec(String(row.payload.output))?.[1];
-        return [String(row.payload.call_id), code === undefined ? (String(row.payload.output).includes('aborted by user') ? 'interrupted' : '?') : Number(code) === 0 ? 'success' : 'error'];
+        return [String(row.payload.call_id), code === undefined ? (String(row.payload.output).includes('aborted by user') ? 'interrupted' : 'success') : Number(code) === 0 ? 'success' : 'error'];
       }));
     const counts = events.filter((event) => event.type === 'token_count' && event.info).map((event) => event.info as Record<'total_token_usage' | 'last_token_usage', Record<string, number>>);
     // The thread's own usage: its last cumulative total less what the total held before its first response (a
@@ -54,7 +55,7 @@ describe.each(codexFixtures())('backfill of Codex $version rollouts', (fixture) 
     const turns = await query<{ session: string; turn: string; outcome: string; agent: string; provider: string }>(
       `SELECT SpanAttributes['session.id'] AS session, SpanAttributes['message.uuid'] AS turn, SpanAttributes['ccotel.turn.outcome'] AS outcome,
          SpanAttributes['gen_ai.agent.name'] AS agent, SpanAttributes['gen_ai.provider.name'] AS provider FROM ${spans} WHERE SpanName = 'invoke_agent codex'`);
-    const calls = await query<{ id: string; outcome: string }>(`SELECT SpanAttributes['gen_ai.tool.call.id'] AS id, SpanAttributes['ccotel.tool.outcome'] AS outcome FROM ${spans} WHERE SpanName = 'execute_tool exec_command'`);
+    const calls = await query<{ id: string; outcome: string }>(`SELECT SpanAttributes['gen_ai.tool.call.id'] AS id, SpanAttributes['ccotel.tool.outcome'] AS outcome FROM ${spans} WHERE startsWith(SpanName, 'execute_tool ')`);
     for (const thread of expected) {
       const mine = turns.filter((turn) => turn.session === thread.thread);
       expect(Object.fromEntries(mine.map((turn) => [turn.turn, turn.outcome]))).toEqual(thread.turns);

@@ -28,7 +28,8 @@ describe.each(codexFixtures())('Codex $version: ccotel and ccusage', (fixture) =
     })) as { sessions: TheirSession[] }).sessions;
     const theirsById = new Map(theirs.map((session) => [session.sessionFile.slice(-36), session]));
     const forks = new Set(fixture.threads.filter((_, n) => fixture.runs[n].forks !== undefined));
-    expect(ours.map((row) => row.period).sort()).toEqual([...new Set(fixture.threads)].sort());
+    // Every rollout is a session: each run's thread, and a spawned subagent's.
+    expect(ours.map((row) => row.period).sort()).toEqual(fixture.rollouts.map((path) => path.slice(-'.jsonl'.length - 36, -'.jsonl'.length)).sort());
     for (const row of ours) {
       const them = theirsById.get(row.period);
       if (forks.has(row.period)) {

@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareVersions } from './claude-releases.js';
-import { startResponsesServer, type ResponsesStep, type ResponsesUsage } from './responses-server.js';
+import { SPAWNED, startResponsesServer, type ResponsesStep, type ResponsesUsage } from './responses-server.js';
 import { runCodex, threadIdOf, writeCodexConfig } from './run-codex.js';
 
 const usage = (input: number, cached: number, output: number, reasoning: number): ResponsesUsage => ({
@@ -15,6 +15,10 @@ const usage = (input: number, cached: number, output: number, reasoning: number)
   reasoning_output_tokens: reasoning,
 });
 const shell = (cmd: string) => ({ name: 'exec_command', arguments: { cmd } });
+/** The subagent tools: plain functions up to 0.130, in the `multi_agent_v1` namespace from 0.171 (scenarioOf). */
+const MULTI_AGENT = 'multi_agent_v1';
+const FIRST_NAMESPACED = '0.171.0';
+const agentTool = (name: string, args: Record<string, unknown>) => ({ name, namespace: MULTI_AGENT, arguments: args });
 
 /**
  * One `codex exec` run: a new thread, a resume of the thread of run `resumes`, or a fork of it (`forks`, a new thread;
@@ -57,12 +61,25 @@ export const CODEX_SCENARIO: Run[] = [
       { text: 'Forked.', usage: usage(3700, 3328, 12, 4) },
     ],
   },
+  {
+    prompt: 'ask a helper',
+    steps: [
+      { calls: [agentTool('spawn_agent', { message: 'Say hi.' })], usage: usage(1500, 0, 20, 0) },
+      { subagent: true, text: 'Hi.', usage: usage(900, 0, 6, 0) },
+      { calls: [agentTool('wait_agent', { targets: SPAWNED, timeout_ms: 30_000 })], usage: usage(1700, 1024, 18, 0) },
+      { text: 'The helper said hi.', usage: usage(1900, 1536, 9, 0) },
+    ],
+  },
   { prompt: 'wait for it', interruptAfterMs: 3000, steps: [{ calls: [shell('sleep 30')], usage: usage(1300, 0, 14, 0) }] },
 ];
 
 /** The runs a release can make. */
 export function scenarioOf(version: string): Run[] {
-  return CODEX_SCENARIO.filter((run) => run.since === undefined || compareVersions(version, run.since) >= 0);
+  const namespaced = compareVersions(version, FIRST_NAMESPACED) >= 0;
+  return CODEX_SCENARIO.filter((run) => run.since === undefined || compareVersions(version, run.since) >= 0).map((run) => ({
+    ...run,
+    steps: run.steps.map((step) => (step.calls && !namespaced ? { ...step, calls: step.calls.map(({ namespace: _, ...call }) => call) } : step)),
+  }));
 }
 
 /** Runs the scenario with the `binary` of `version` and leaves its fixture folder in `out` (emptied first). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startResponsesServer } from './responses-server.js';
+import { SPAWNED, startResponsesServer } from './responses-server.js';
 
 /** The events of an SSE body: `event: <type>` lines, each with its `data:` JSON. */
 function sseEvents(body: string): { type: string; [key: string]: unknown }[] {
@@ -32,6 +32,29 @@ describe('the scripted Responses API', () => {
       expect(server.remainingSteps()).toBe(0);
       expect((await post()).status).toBe(404);
       expect(server.requests.map((r) => r.step)).toEqual([0, undefined]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a subagent’s thread with the subagent steps, in any order, and fills in the agents spawned', async () => {
+    const usage = { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1, reasoning_output_tokens: 0 };
+    const server = await startResponsesServer([
+      { calls: [{ name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: { message: 'hi' } }], usage },
+      { text: 'from the helper', usage, subagent: true },
+      { calls: [{ name: 'wait_agent', arguments: { targets: SPAWNED } }], usage },
+    ]);
+    try {
+      const post = async (body: unknown) => sseEvents(await (await fetch(`${server.url}/responses`, { method: 'POST', body: JSON.stringify(body) })).text());
+      const first = await post({ prompt_cache_key: 'main', input: [] });
+      expect(first[1].item).toMatchObject({ name: 'spawn_agent', namespace: 'multi_agent_v1' });
+      // 0.171 names the asking thread in client_metadata; its subagent shares the parent's cache key.
+      const helper = await post({ prompt_cache_key: 'main', client_metadata: { thread_id: 'helper-thread' }, input: [] });
+      expect(helper[1].item).toMatchObject({ type: 'message', content: [{ text: 'from the helper' }] });
+      const spawned = { type: 'function_call_output', call_id: 'c1', output: '{"agent_id":"helper-thread","nickname":"X"}' };
+      const waiting = await post({ prompt_cache_key: 'main', input: [spawned] });
+      expect(JSON.parse((waiting[1].item as { arguments: string }).arguments)).toEqual({ targets: ['helper-thread'] });
+      expect(server.requests.map((r) => r.step)).toEqual([0, 1, 2]);
     } finally {
       await server.close();
     }

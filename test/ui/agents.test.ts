@@ -48,7 +48,7 @@ describe('ccotel ui with Claude Code and Codex sessions', () => {
   });
 
   it('opens a Codex session with its turns as turns', async () => {
-    const session = codexRows.find((row) => row.total_tokens > 0)!.period;
+    const session = codexRows.find((row) => fixture.threads.includes(row.period))!.period;
     await ui.page.goto(`${ui.served.base}/#/session/${encodeURIComponent(session)}`);
     await shown(ui.page, 'session');
     const turns = await ui.page.$$eval('.turn', (elements) => elements.length);

@@ -20,16 +20,25 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
   const chats = ofKind(events, 'ChatCompleted');
   const turns = ofKind(events, 'TurnEnded');
   const tools = ofKind(events, 'ToolCallEnded');
+  // A subagent is a thread of its own: the one a run's spawn_agent call's output names.
+  const subagentOf = (run: number) => /"agent_id":"([^"]+)"/.exec(
+    tools.find((call) => call.sessionId === fixture.threads[run] && call.toolName === 'spawn_agent' && turns.some((turn) => turn.spanId === call.parentSpanId && turn.promptText === fixture.runs[run].prompt))?.output ?? '',
+  )?.[1];
+  const asTokens = ({ usage }: CodexFixture['runs'][number]['steps'][number]) =>
+    ({ input: usage.input_tokens - usage.cached_input_tokens, output: usage.output_tokens, cache_read: usage.cached_input_tokens, cache_creation: 0 });
 
-  it('tell one chat per response the server gave, with that response’s own usage, in order', () => {
+  it('tell one chat per response the server gave, with that response’s own usage, in order, a subagent’s in its thread', () => {
     const steps = fixture.runs.flatMap((run) => run.steps);
     expect(chats).toHaveLength(steps.length);
     // A thread's runs follow each other in its file (a resume appends): its chats are the steps of its runs in order.
     for (const thread of new Set(fixture.threads)) {
-      const answered = fixture.runs.filter((_, n) => fixture.threads[n] === thread).flatMap((run) => run.steps);
-      expect(chats.filter((chat) => chat.sessionId === thread).map((chat) => chat.tokens)).toEqual(
-        answered.map(({ usage }) => ({ input: usage.input_tokens - usage.cached_input_tokens, output: usage.output_tokens, cache_read: usage.cached_input_tokens, cache_creation: 0 })),
-      );
+      const answered = fixture.runs.filter((_, n) => fixture.threads[n] === thread).flatMap((run) => run.steps.filter((step) => !step.subagent));
+      expect(chats.filter((chat) => chat.sessionId === thread).map((chat) => chat.tokens)).toEqual(answered.map(asTokens));
+    }
+    const spawning = fixture.runs.flatMap((run, n) => (run.steps.some((step) => step.subagent) ? [n] : []));
+    expect(spawning.length).toBeGreaterThan(0);
+    for (const n of spawning) {
+      expect(chats.filter((chat) => chat.sessionId === subagentOf(n)).map((chat) => chat.tokens)).toEqual(fixture.runs[n].steps.filter((step) => step.subagent).map(asTokens));
     }
     expect(new Set(chats.map((chat) => chat.spanId)).size).toBe(chats.length);
     expect(chats.every((chat) => chat.agent === 'codex' && chat.model === 'gpt-5.1-codex')).toBe(true);
@@ -53,21 +62,27 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
     }
   });
 
-  it('tell a turn per run with its prompt, completed or interrupted, and one start per thread', () => {
-    expect(turns.map((turn: TurnEnded) => [turn.sessionId, turn.promptText, turn.outcome])).toEqual(
+  it('tell a turn per run with its prompt, completed or interrupted, a subagent’s turn in its thread, and one start per thread', () => {
+    const mains = new Set(fixture.threads);
+    expect(turns.filter((turn) => mains.has(turn.sessionId)).map((turn: TurnEnded) => [turn.sessionId, turn.promptText, turn.outcome])).toEqual(
       fixture.runs.map((run, n) => [fixture.threads[n], run.prompt, run.interruptAfterMs === undefined ? 'completed' : 'interrupted']),
     );
-    const threads = [...new Set(fixture.threads)];
-    expect(ofKind(events, 'SessionStarted').map((start) => [start.sessionId, start.source])).toEqual(
-      threads.map((thread) => [thread, fixture.runs[fixture.threads.indexOf(thread)].forks === undefined ? 'startup' : 'fork']),
+    const subagents = fixture.runs.flatMap((run, n) => (run.steps.some((step) => step.subagent) ? [subagentOf(n)!] : []));
+    expect(turns.filter((turn) => !mains.has(turn.sessionId)).map((turn) => [turn.sessionId, turn.outcome])).toEqual(subagents.map((thread) => [thread, 'completed']));
+    const starts = ofKind(events, 'SessionStarted').map((start) => [start.sessionId, start.source]);
+    expect(starts.filter(([thread]) => mains.has(thread))).toEqual(
+      [...mains].map((thread) => [thread, fixture.runs[fixture.threads.indexOf(thread)].forks === undefined ? 'startup' : 'fork']),
     );
+    expect(starts.filter(([thread]) => !mains.has(thread))).toEqual(subagents.map((thread) => [thread, 'subagent']));
     for (const chat of chats) expect(turns.some((turn) => turn.spanId === chat.parentSpanId && turn.traceId === chat.traceId)).toBe(true);
   });
 
-  it('tell each command with the outcome of the exit code the CLI printed for it, or as interrupted with its run', () => {
+  it('tell each command with the outcome of the exit code the CLI printed for it, or as interrupted with its run; the agent tools as done', () => {
     const printedCommands = fixture.printed.flat().filter((event) => event.type === 'item.completed' && (event.item as { type: string }).type === 'command_execution').map((event) => event.item as { command: string; exit_code: number });
     expect(tools).toHaveLength(fixture.runs.flatMap((run) => run.steps.flatMap((step) => step.calls ?? [])).length);
-    for (const call of tools) {
+    const agentTools = tools.filter((call) => call.toolName !== 'exec_command');
+    expect(agentTools.map((call) => [call.toolName, call.outcome])).toEqual([['spawn_agent', 'success'], ['wait_agent', 'success']]);
+    for (const call of tools.filter((c) => c.toolName === 'exec_command')) {
       const cmd = (call.input as { cmd: string }).cmd;
       const printed = printedCommands.find((command) => command.command.includes(`'${cmd}'`));
       const interrupted = fixture.runs.some((run) => run.interruptAfterMs !== undefined && run.steps.some((step) => step.calls?.some((c) => c.arguments.cmd === cmd)));

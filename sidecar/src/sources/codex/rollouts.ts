@@ -43,6 +43,8 @@ interface Thread {
   cwd?: string;
   model?: string;
   forked: boolean;
+  /** A subagent's thread (spawned by another: `source.subagent` in 0.130, `parent_thread_id` in 0.171). */
+  subagent: boolean;
   /** Its session_meta was read and no turn since: the next turn is the session's start. */
   starting: boolean;
   lastMs: number;
@@ -198,7 +200,7 @@ export class CodexRollouts implements AgentRows {
     }
     let thread = this.threads.get(id);
     if (!thread) {
-      thread = { id, path, forked: false, starting: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
+      thread = { id, path, forked: false, subagent: false, starting: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
       this.threads.set(id, thread);
     }
     return thread;
@@ -209,6 +211,7 @@ export class CodexRollouts implements AgentRows {
     thread.version = stringField(payload, 'cli_version') ?? thread.version;
     thread.cwd = stringField(payload, 'cwd') ?? thread.cwd;
     if (stringField(payload, 'forked_from_id')) thread.forked = true;
+    if (stringField(payload, 'parent_thread_id') || objectField(payload, 'source')?.subagent !== undefined) thread.subagent = true;
     thread.starting = true;
     return { ok: true, timeMs: row.timeMs };
   }
@@ -305,7 +308,8 @@ export class CodexRollouts implements AgentRows {
     // thread was forgotten) is no start, as a read of the whole file has none there.
     if (thread.starting) {
       thread.starting = false;
-      this.out.push({ kind: 'SessionStarted', sessionId: thread.id, source: thread.forked ? 'fork' : 'startup', messageUuid: turnId, timeMs });
+      const source = thread.subagent ? 'subagent' : thread.forked ? 'fork' : 'startup';
+      this.out.push({ kind: 'SessionStarted', sessionId: thread.id, source, messageUuid: turnId, timeMs });
     }
   }
 
