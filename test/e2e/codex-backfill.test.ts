@@ -63,6 +63,13 @@ describe.each(codexFixtures())('backfill of Codex $version rollouts', (fixture) 
     }
     expect(Object.fromEntries(calls.map((call) => [call.id, call.outcome]))).toEqual(Object.assign({}, ...expected.map((thread) => thread.outcomes)));
     expect(new Set(calls.map((call) => call.outcome))).toEqual(new Set(['success', 'error', 'interrupted']));
+    // The subagent a spawn_agent call started (the thread its output names) is a span under that call.
+    const spawns = await query<{ span: string; trace: string; session: string; output: string }>(
+      `SELECT SpanId AS span, TraceId AS trace, SpanAttributes['session.id'] AS session, SpanAttributes['ccotel.tool.output'] AS output FROM ${spans} WHERE SpanName = 'execute_tool spawn_agent'`);
+    const subagents = await query<{ parent: string; trace: string; session: string; agent: string }>(
+      `SELECT ParentSpanId AS parent, TraceId AS trace, SpanAttributes['session.id'] AS session, SpanAttributes['ccotel.agent.id'] AS agent FROM ${spans} WHERE SpanName = 'invoke_agent default'`);
+    expect(subagents).toEqual(spawns.map((spawn) => ({ parent: spawn.span, trace: spawn.trace, session: spawn.session, agent: /"agent_id":"([^"]+)"/.exec(spawn.output)![1] })));
+    expect(subagents.map((subagent) => subagent.agent).every((thread) => expected.some((t) => t.thread === thread))).toBe(true);
 
     const report = JSON.parse(await ccotel('report', 'session', '--json', '--timezone', 'UTC')) as { rows: { period: string; input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number }[]; totals: { cost_usd: number } };
     expect(report.rows.map((row) => row.period).sort()).toEqual(expected.map((thread) => thread.thread).sort());

@@ -113,6 +113,8 @@ export interface SessionStarted {
 /** A subagent is over: its `invoke_agent {type}` span under the tool call that started it (none: a trace of its own). */
 export interface SubagentEnded extends SpanContext {
   kind: 'SubagentEnded';
+  /** The agent whose subagent it is (undefined: Claude Code). */
+  agent?: AgentName;
   parentSpanId: string;
   sessionId: string;
   agentId: string;

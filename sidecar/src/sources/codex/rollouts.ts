@@ -1,8 +1,9 @@
 // Codex rollouts into the correlation events every agent's source tells (DESIGN §12): one thread is one session
 // (its id is `session.id`), a task_started … task_complete is a turn (`invoke_agent codex`), each model response
 // that reported usage is a `chat {model}` with that response's own figures, each function call paired with its
-// output by call id is an `execute_tool` with the outcome its exit code tells. Ids come from the thread, turn and
-// call ids, so reading a file again tells the same items.
+// output by call id is an `execute_tool` with the outcome its exit code tells, and a subagent's first turn an
+// `invoke_agent {role}` span under the spawn_agent call that started it. Ids come from the thread, turn and call
+// ids, so reading a file again tells the same items.
 import type { CorrelationEvent, ToolCallEnded } from '../../events.js';
 import { spanIdOf, traceIdOf } from '../../ids.js';
 import type { AgentRows, RowRead } from '../../records/agent-rows.js';
@@ -13,6 +14,21 @@ import { contentText, objectField, outputText, parseRolloutLine, stringField, us
 const AGENT = 'codex';
 /** A thread silent this much longer than the idle time is forgotten (a later resume reads as a thread read anew). */
 const RETIRE_AFTER_MS = 24 * 3_600_000;
+
+/** The spawn_agent call that started a subagent thread (its output names the thread). */
+interface Spawn {
+  traceId: string;
+  toolSpanId: string;
+  callId: string;
+  sessionId: string;
+}
+
+/** A subagent thread's first turn: the span of the subagent under its spawn call. */
+interface SubagentRun {
+  agentType: string;
+  startMs: number;
+  endMs: number;
+}
 
 interface OpenCall {
   name: string;
@@ -45,6 +61,8 @@ interface Thread {
   forked: boolean;
   /** A subagent's thread (spawned by another: `source.subagent` in 0.130, `parent_thread_id` in 0.171). */
   subagent: boolean;
+  /** A subagent's role (`agent_role`; none: `default`, as Codex calls it). */
+  agentType?: string;
   /** Its session_meta was read and no turn since: the next turn is the session's start. */
   starting: boolean;
   lastMs: number;
@@ -109,6 +127,13 @@ export class CodexRollouts implements AgentRows {
   private readonly threads = new Map<string, Thread>();
   /** Thread of each file (a rollout is one thread; a resume appends to it). */
   private readonly threadOfFile = new Map<string, string>();
+  /**
+   * A subagent's span needs its spawn call (in the parent's file) and its first turn (in its own), read in either
+   * order: what is known of each, by the subagent's thread id, until the span is told (once).
+   */
+  private readonly spawns = new Map<string, Spawn>();
+  private readonly subagentRuns = new Map<string, SubagentRun>();
+  private readonly subagentsTold = new Set<string>();
 
   readingFromStart(path: string): void {
     const id = this.threadOfFile.get(path);
@@ -120,6 +145,7 @@ export class CodexRollouts implements AgentRows {
     thread.lastTotal = undefined;
     thread.outputSinceCount = false;
     thread.responseIds = [];
+    this.forgetSubagents(thread.id);
   }
 
   drain(): CorrelationEvent[] {
@@ -169,6 +195,7 @@ export class CodexRollouts implements AgentRows {
       if (thread.lastMs >= idleBeforeMs - RETIRE_AFTER_MS) continue;
       this.threads.delete(id);
       this.threadOfFile.delete(thread.path);
+      this.forgetSubagents(id);
     }
   }
 
@@ -211,7 +238,11 @@ export class CodexRollouts implements AgentRows {
     thread.version = stringField(payload, 'cli_version') ?? thread.version;
     thread.cwd = stringField(payload, 'cwd') ?? thread.cwd;
     if (stringField(payload, 'forked_from_id')) thread.forked = true;
-    if (stringField(payload, 'parent_thread_id') || objectField(payload, 'source')?.subagent !== undefined) thread.subagent = true;
+    const spawn = objectField(objectField(objectField(payload, 'source') ?? {}, 'subagent') ?? {}, 'thread_spawn');
+    if (stringField(payload, 'parent_thread_id') || spawn) {
+      thread.subagent = true;
+      thread.agentType = (spawn && stringField(spawn, 'agent_role')) ?? 'default';
+    }
     thread.starting = true;
     return { ok: true, timeMs: row.timeMs };
   }
@@ -358,6 +389,44 @@ export class CodexRollouts implements AgentRows {
     if (!call) return;
     turn.calls.delete(callId);
     this.out.push(this.toolCall(thread, turn, callId, call, { ...toolOutcome(output), output, timeMs }));
+    const spawned = call.name === 'spawn_agent' ? /"agent_id"\s*:\s*"([^"]+)"/.exec(output ?? '')?.[1] : undefined;
+    if (spawned) {
+      this.spawns.set(spawned, { traceId: turn.traceId, toolSpanId: toolSpanId(callId), callId, sessionId: thread.id });
+      this.tellSubagent(spawned);
+    }
+  }
+
+  /** What is kept for the subagent spans of a thread forgotten or read anew: its own as a subagent, and those it spawned. */
+  private forgetSubagents(threadId: string): void {
+    this.subagentRuns.delete(threadId);
+    this.subagentsTold.delete(threadId);
+    this.spawns.delete(threadId);
+    for (const [spawned, spawn] of this.spawns) {
+      if (spawn.sessionId !== threadId) continue;
+      this.spawns.delete(spawned);
+      this.subagentsTold.delete(spawned);
+    }
+  }
+
+  /** The subagent's span, once both its spawn call and its first turn are read. */
+  private tellSubagent(threadId: string): void {
+    const spawn = this.spawns.get(threadId);
+    const run = this.subagentRuns.get(threadId);
+    if (!spawn || !run || this.subagentsTold.has(threadId)) return;
+    this.subagentsTold.add(threadId);
+    this.out.push({
+      kind: 'SubagentEnded',
+      agent: AGENT,
+      traceId: spawn.traceId,
+      spanId: spanIdOf('agent', spawn.sessionId, threadId),
+      parentSpanId: spawn.toolSpanId,
+      sessionId: spawn.sessionId,
+      agentId: threadId,
+      agentType: run.agentType,
+      toolUseId: spawn.callId,
+      startMs: run.startMs,
+      endMs: Math.max(run.startMs, run.endMs),
+    });
   }
 
   private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: { outcome: string; output?: string; timeMs: number }): ToolCallEnded {
@@ -390,6 +459,10 @@ export class CodexRollouts implements AgentRows {
     // Calls with no output: the turn ended without them (interrupted with it, or never answered).
     for (const [callId, call] of turn.calls) {
       this.out.push(this.toolCall(thread, turn, callId, call, { outcome: outcome === 'interrupted' ? 'interrupted' : 'unanswered', timeMs }));
+    }
+    if (thread.subagent && !this.subagentRuns.has(thread.id)) {
+      this.subagentRuns.set(thread.id, { agentType: thread.agentType ?? 'default', startMs: turn.startMs, endMs: Math.max(turn.startMs, timeMs) });
+      this.tellSubagent(thread.id);
     }
     this.out.push({
       kind: 'TurnEnded',
