@@ -1,25 +1,17 @@
 // Codex CLI's rollouts (`codex_home`): none is fine (Codex is not used as this user); there but unreadable is not.
-import { accessSync, constants, existsSync } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { codexRoot, discoverTranscripts } from '../sources/transcript-discovery.js';
 import { result, type Check } from './check.js';
-
-function readable(path: string, mode: number): boolean {
-  try {
-    accessSync(path, mode);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { unreadable as notReadable } from './transcripts.js';
 
 export const codexCheck: Check = async (context) => {
   const root = codexRoot(context.config.codexHome);
   if (!existsSync(root)) return result('codex', 'ok', `no Codex rollouts (${root} does not exist: Codex CLI not used as this user); followed once it appears`);
-  if (!readable(root, constants.R_OK | constants.X_OK)) {
+  if (notReadable(root, constants.R_OK | constants.X_OK)) {
     return result('codex', 'fail', `${root} is not readable by this user`, `run the sidecar as the user that runs Codex, or give it read access (chmod -R u+rX ${root})`);
   }
   const rollouts = await discoverTranscripts([root]);
-  const unreadable = rollouts.filter((file) => !readable(file.path, constants.R_OK));
+  const unreadable = rollouts.filter((file) => notReadable(file.path, constants.R_OK));
   if (unreadable.length > 0) {
     return result('codex', 'fail', `${unreadable.length} rollout${unreadable.length === 1 ? ' is' : 's are'} not readable by this user: ${unreadable[0].path}`, `give the sidecar's user read access (chmod u+r ${unreadable[0].path})`);
   }
