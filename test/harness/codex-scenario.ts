@@ -29,7 +29,7 @@ export interface Run {
   resumes?: number;
   forks?: number;
   since?: string;
-  /** Interrupted (Ctrl-C) this long after it starts, while its last step's command runs. */
+  /** Interrupted (Ctrl-C) this long after its command started, while it runs. */
   interruptAfterMs?: number;
   steps: ResponsesStep[];
 }
@@ -67,10 +67,13 @@ export const CODEX_SCENARIO: Run[] = [
       { calls: [agentTool('spawn_agent', { message: 'Say hi.' })], usage: usage(1500, 0, 20, 0) },
       { subagent: true, text: 'Hi.', usage: usage(900, 0, 6, 0) },
       { calls: [agentTool('wait_agent', { targets: SPAWNED, timeout_ms: 30_000 })], usage: usage(1700, 1024, 18, 0) },
+      // The helper's completion notice reaches the thread as it ends: a second here and it is in the next request,
+      // not a request of its own after the last answer (which made the run's request count vary).
+      { calls: [shell('sleep 1')], usage: usage(1800, 1280, 12, 0) },
       { text: 'The helper said hi.', usage: usage(1900, 1536, 9, 0) },
     ],
   },
-  { prompt: 'wait for it', interruptAfterMs: 3000, steps: [{ calls: [shell('sleep 30')], usage: usage(1300, 0, 14, 0) }] },
+  { prompt: 'wait for it', interruptAfterMs: 1000, steps: [{ calls: [shell('sleep 30')], usage: usage(1300, 0, 14, 0) }] },
 ];
 
 /** The runs a release can make. */
@@ -100,7 +103,7 @@ export async function recordCodex(binary: string, version: string, out: string):
       const resume = run.resumes === undefined ? undefined : threads[run.resumes];
       const fork = run.forks === undefined ? undefined : threads[run.forks];
       const result = await runCodex({ binary, codexHome, cwd: project, prompt: run.prompt, resume, fork, interruptAfterMs: run.interruptAfterMs });
-      if ((result.code !== 0 && run.interruptAfterMs === undefined) || server.remainingSteps() !== 0) throw new Error(`codex ${version} run ${n} exited ${result.code}, ${server.remainingSteps()} steps left:\n${result.stderr}`);
+      if ((result.code !== 0 && run.interruptAfterMs === undefined) || server.remainingSteps() !== 0) throw new Error(`codex ${version} run ${n} exited ${result.code}, ${server.remainingSteps()} steps left:\n${result.stderr}\n${result.stdout.slice(-1500)}`);
       threads.push(resume ?? threadIdOf(result.stdout) ?? '');
       writeFileSync(join(out, `exec-${n}.jsonl`), result.stdout);
     }

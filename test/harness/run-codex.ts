@@ -43,7 +43,7 @@ export interface CodexExec {
   /** Fork this thread (`codex exec fork <id>`, 0.171 on) into a new one. */
   fork?: string;
   timeoutMs?: number;
-  /** Interrupt the run (SIGINT, as Ctrl-C) this long after it starts. */
+  /** Interrupt the run (SIGINT, as Ctrl-C) this long after it printed that a command started (however loaded the machine). */
   interruptAfterMs?: number;
 }
 
@@ -54,10 +54,15 @@ export function runCodex(run: CodexExec): Promise<CodexRun> {
     const child = spawn(run.binary, args, { cwd: run.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    let interrupt: NodeJS.Timeout | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (run.interruptAfterMs !== undefined && interrupt === undefined && /"type":"item\.started","item":\{[^}]*"type":"command_execution"/.test(stdout)) {
+        interrupt = setTimeout(() => child.kill('SIGINT'), run.interruptAfterMs);
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs ?? 60_000);
-    const interrupt = run.interruptAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), run.interruptAfterMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
