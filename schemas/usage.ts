@@ -11,6 +11,7 @@
  * itself. Read them with FINAL.
  */
 import { distributedDdl, ident, OTEL_TABLES, renderContext, ttlClause, validateTtlDays, type RenderContext } from './clickhouse.js';
+import { AGENTS, DEFAULT_AGENT, turnSpanName } from '../sidecar/src/semconv.js';
 import { DEFAULT_SUMMARY_TTL_DAYS, SUMMARY_TEXT_CAP } from './summaries.js';
 
 export const USAGE_TABLES = {
@@ -20,7 +21,14 @@ export const USAGE_TABLES = {
   eventsMv: 'ccotel_event_facts_mv',
 } as const;
 
-export const TURN_SPAN = 'invoke_agent claude-code';
+/** The root span of a turn of each agent observed: a turn fact's Name is its agent. */
+export const TURN_SPANS = Object.keys(AGENTS).map((agent) => turnSpanName(agent as keyof typeof AGENTS));
+const TURN_SPAN_LIST = TURN_SPANS.map((name) => `'${name}'`).join(', ');
+/**
+ * A session's agent, as an aggregate over its span facts: its latest turn's. A session whose turns name none (facts
+ * before version 3, or no turn at all) is Claude Code's, the only agent then.
+ */
+export const SESSION_AGENT = `if(argMaxIf(Name, Timestamp, Kind = 'turn') = '', '${DEFAULT_AGENT}', argMaxIf(Name, Timestamp, Kind = 'turn'))`;
 export const TOOL_SPAN_PREFIX = 'execute_tool ';
 export const CHAT_SPAN_PREFIX = 'chat ';
 
@@ -42,7 +50,7 @@ const SKIPPED = 'ccotel.record.skipped';
  * The version of the views (their comment): a store whose views carry another is upgraded when it is opened
  * (retention/facts.ts): new columns added, the views made again, the facts of the raw rows still there rebuilt.
  */
-export const FACTS_VERSION = 'ccotel facts 3';
+export const FACTS_VERSION = 'ccotel facts 4';
 
 /** Span attribute naming the session a chat's rows carry when the chat is in no session (a warmup under a fresh id). */
 /** A chat's input tokens without cache reads and writes (the provider's `input_tokens`; `gen_ai.usage.input_tokens` includes them). */
@@ -73,7 +81,7 @@ const SPAN_COLUMNS = [
   "Project String COMMENT 'ccotel.cwd of the span (masked by the sidecar), capped' CODEC(ZSTD(1))",
   ...ATTRIBUTION_COLUMNS,
   "Kind LowCardinality(String) COMMENT 'turn | tool | chat'",
-  "Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call'",
+  "Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call, the agent of a turn (empty before facts 4: claude-code)'",
   "Outcome LowCardinality(String) COMMENT 'ccotel.turn.outcome / ccotel.tool.outcome'",
   'InputTokens UInt64',
   'OutputTokens UInt64',
@@ -131,9 +139,9 @@ export function spanFactsSelect(source: string): string {
   ${capped("ResourceAttributes['host.name']")} AS Host, ${capped("ResourceAttributes['user.name']")} AS User,
   ${capped(`${a}['ccotel.cwd']`)} AS Project,
   ${attributionSelect(a)},
-  multiIf(SpanName = '${TURN_SPAN}', 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
+  multiIf(SpanName IN (${TURN_SPAN_LIST}), 'turn', startsWith(SpanName, '${TOOL_SPAN_PREFIX}'), 'tool', 'chat') AS Kind,
   multiIf(Kind = 'chat', if(${a}['gen_ai.request.model'] != '', ${a}['gen_ai.request.model'], substring(SpanName, ${CHAT_SPAN_PREFIX.length + 1})),
-          Kind = 'tool', ${a}['gen_ai.tool.name'], '') AS Name,
+          Kind = 'tool', ${a}['gen_ai.tool.name'], ${a}['gen_ai.agent.name']) AS Name,
   multiIf(Kind = 'turn', ${a}['ccotel.turn.outcome'], Kind = 'tool', ${a}['ccotel.tool.outcome'], '') AS Outcome,
   -- The provider's uncached input (rows written before that attribute existed had it as gen_ai.usage.input_tokens).
   if(mapContains(${a}, '${UNCACHED_INPUT_ATTRIBUTE}'), ${num(a, UNCACHED_INPUT_ATTRIBUTE)}, ${num(a, 'gen_ai.usage.input_tokens')}) AS InputTokens,
@@ -146,7 +154,7 @@ export function spanFactsSelect(source: string): string {
   ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd
 FROM ${source}
 WHERE SessionId != ''
-  AND (SpanName = '${TURN_SPAN}' OR startsWith(SpanName, '${TOOL_SPAN_PREFIX}') OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}'))`;
+  AND (SpanName IN (${TURN_SPAN_LIST}) OR startsWith(SpanName, '${TOOL_SPAN_PREFIX}') OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}'))`;
 }
 
 /** A log record's id; one without `ccotel.record.id` is identified by its content. */

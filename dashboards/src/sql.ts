@@ -5,7 +5,7 @@
  * no macro does (pipeline-reference §1.1).
  */
 
-export const TURN_SPAN = 'invoke_agent claude-code';
+import { TURN_SPANS } from '../../schemas/usage.js';
 
 /** Spans in the dashboard's time range matching `where`, one row per SpanId. */
 export function spans(...conditions: Array<string | undefined>): string {
@@ -13,7 +13,7 @@ export function spans(...conditions: Array<string | undefined>): string {
   return `(SELECT * FROM otel_traces WHERE ${where} LIMIT 1 BY SpanId)`;
 }
 
-export const turns = (extra?: string) => spans(`SpanName = '${TURN_SPAN}'`, extra);
+export const turns = (extra?: string) => spans(`SpanName IN (${TURN_SPANS.map((name) => `'${name}'`).join(', ')})`, extra);
 export const toolCalls = (extra?: string) => spans(`startsWith(SpanName, 'execute_tool ')`, extra);
 export const shellCommands = (extra?: string) => spans(`startsWith(SpanName, 'shell ')`, extra);
 

@@ -95,7 +95,7 @@ CREATE TABLE IF NOT EXISTS `otel`.`ccotel_span_facts_local` ON CLUSTER `ccotel` 
     Ticket String COMMENT 'ccotel.ticket, capped' CODEC(ZSTD(1)),
     Resource Map(LowCardinality(String), String) COMMENT 'resource attributes but service.*, host.*, user.*, telemetry.*, process.* and ccotel.*, values capped' CODEC(ZSTD(1)),
     Kind LowCardinality(String) COMMENT 'turn | tool | chat',
-    Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call',
+    Name LowCardinality(String) COMMENT 'the model of a chat, the tool of a tool call, the agent of a turn (empty before facts 4: claude-code)',
     Outcome LowCardinality(String) COMMENT 'ccotel.turn.outcome / ccotel.tool.outcome',
     InputTokens UInt64,
     OutputTokens UInt64,
@@ -154,9 +154,9 @@ AS SELECT
   leftUTF8(SpanAttributes['vcs.repository.url.full'], 256) AS Repository, leftUTF8(SpanAttributes['vcs.ref.head.name'], 256) AS Branch,
   leftUTF8(SpanAttributes['ccotel.ticket'], 256) AS Ticket,
   mapApply((k, v) -> (k, leftUTF8(v, 256)), mapFilter((k, v) -> NOT (match(k, '^(service|host|user|telemetry|process|os|ccotel)\\.')), ResourceAttributes)) AS Resource,
-  multiIf(SpanName = 'invoke_agent claude-code', 'turn', startsWith(SpanName, 'execute_tool '), 'tool', 'chat') AS Kind,
+  multiIf(SpanName IN ('invoke_agent claude-code', 'invoke_agent codex'), 'turn', startsWith(SpanName, 'execute_tool '), 'tool', 'chat') AS Kind,
   multiIf(Kind = 'chat', if(SpanAttributes['gen_ai.request.model'] != '', SpanAttributes['gen_ai.request.model'], substring(SpanName, 6)),
-          Kind = 'tool', SpanAttributes['gen_ai.tool.name'], '') AS Name,
+          Kind = 'tool', SpanAttributes['gen_ai.tool.name'], SpanAttributes['gen_ai.agent.name']) AS Name,
   multiIf(Kind = 'turn', SpanAttributes['ccotel.turn.outcome'], Kind = 'tool', SpanAttributes['ccotel.tool.outcome'], '') AS Outcome,
   -- The provider's uncached input (rows written before that attribute existed had it as gen_ai.usage.input_tokens).
   if(mapContains(SpanAttributes, 'ccotel.usage.uncached.input_tokens'), toUInt64OrZero(SpanAttributes['ccotel.usage.uncached.input_tokens']), toUInt64OrZero(SpanAttributes['gen_ai.usage.input_tokens'])) AS InputTokens,
@@ -169,8 +169,8 @@ AS SELECT
   toFloat64OrZero(SpanAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd
 FROM `otel`.`otel_traces_local`
 WHERE SessionId != ''
-  AND (SpanName = 'invoke_agent claude-code' OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
-COMMENT 'ccotel facts 3';
+  AND (SpanName IN ('invoke_agent claude-code', 'invoke_agent codex') OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
+COMMENT 'ccotel facts 4';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS `otel`.`ccotel_event_facts_mv_local` ON CLUSTER `ccotel` TO `otel`.`ccotel_event_facts_local`
 AS SELECT
@@ -190,4 +190,4 @@ AS SELECT
   if(EventName = 'ccotel.record.skipped', cityHash64(LogAttributes['ccotel.source.file']), 0) AS FileHash
 FROM `otel`.`otel_logs_local`
 WHERE (LogAttributes['session.id'] != '' OR EventName = 'ccotel.record.skipped') AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.session.state_changed', 'ccotel.failure_mode.detected', 'ccotel.cost.reported', 'ccotel.record.skipped')
-COMMENT 'ccotel facts 3';
+COMMENT 'ccotel facts 4';

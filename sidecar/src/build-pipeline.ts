@@ -9,7 +9,7 @@
 //   once (`backfill`): the spool and the shell logs are read whole first (their events wait in the correlators for
 //     the spans the transcripts produce), then the caller reads every transcript from its start (ingestFile), and
 //     the end of input closes everything still open.
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Config } from './config.js';
 import { Driver } from './driver.js';
 import { closeIdleSessions, scheduleIdleWork } from './idle-clock.js';
@@ -29,6 +29,7 @@ import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { SessionStateTracker } from './processors/session-state.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
+import { CodexRollouts } from './sources/codex/rollouts.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
@@ -65,6 +66,8 @@ export async function exportSinks(config: Config): Promise<Sink[]> {
 }
 
 interface CommonSetup {
+  /** Claude Code's config dirs (each one's settings.json is the user's settings); none: no user settings. */
+  configDirs?: string[];
   /** The store to write to (none: only `sinks`). */
   store?: Store;
   /** Sinks besides the store (the OTLP exporter). */
@@ -76,8 +79,6 @@ export interface OnceSetup extends CommonSetup {
   mode: 'once';
   /** Read the hook spool without deleting the delivered events. */
   keepSpool?: boolean;
-  /** The projects dirs read (each one's config dir holds the user's settings); none: no user settings. */
-  roots?: string[];
 }
 
 export interface FollowSetup extends CommonSetup {
@@ -147,7 +148,7 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const shell = new ShellCorrelator({ lateRecords: follow });
   const installationKey = loadOrCreateInstallationKey(config.paths.keyPath);
   const settings = new SettingsWatcher({
-    configDirs: (setup.roots ?? []).map((root) => dirname(root)),
+    configDirs: setup.configDirs ?? [],
     managedDir: config.managedSettingsDir,
     digest: (value) => fingerprintOf(value, installationKey),
     emit: (change, ack) => {
@@ -164,7 +165,8 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const processors = buildProcessors(config);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
-  const pipeline = new Pipeline(new TranscriptCorrelator(new Places({ ticketPattern: config.ticketPattern })), processors, sinks, joins);
+  // Every agent's source tells the same correlation events (DESIGN §12); Claude Code's is the transcript correlator.
+  const pipeline = new Pipeline(new TranscriptCorrelator(new Places({ ticketPattern: config.ticketPattern })), processors, sinks, joins, { codex: new CodexRollouts() });
   const spool = new HookSpoolSource({
     ...config.paths,
     pipeline,

@@ -48,6 +48,18 @@ describe('ticket_pattern', () => {
   });
 });
 
+describe('codex_home', () => {
+  it('defaults to ~/.codex; the file, CODEX_HOME and --codex-home beat it in that order', () => {
+    expect(loadConfig({}, env).codexHome).toBe('/nonexistent/.codex');
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-config-'));
+    const path = join(dir, 'config.yaml');
+    writeFileSync(path, 'codex_home: /from/file\n');
+    expect(loadConfig({}, { ...env, CCOTEL_CONFIG: path }).codexHome).toBe('/from/file');
+    expect(loadConfig({}, { ...env, CCOTEL_CONFIG: path, CODEX_HOME: '/from/env' }).codexHome).toBe('/from/env');
+    expect(loadConfig({ codexHome: '/from/flag' }, { ...env, CODEX_HOME: '/from/env' }).codexHome).toBe('/from/flag');
+  });
+});
+
 describe('the config file', () => {
   const withFile = (yaml: string) => {
     const dir = mkdtempSync(join(tmpdir(), 'ccotel-config-'));

@@ -31,6 +31,8 @@ export interface Config {
   ticketPattern?: RegExp;
   /** Loopback port `run` receives the agent's own OTLP on (install-telemetry points Claude Code at it); 0: none. */
   nativeTelemetryPort: number;
+  /** Codex's home: its rollouts are read from `sessions/` under it. */
+  codexHome: string;
   paths: StatePaths;
 }
 
@@ -94,6 +96,7 @@ export interface ConfigOverrides {
   scanIntervalMs?: number;
   ticketPattern?: string;
   nativeTelemetryPort?: number;
+  codexHome?: string;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Config {
@@ -142,6 +145,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     managedSettingsDir: text(pick({ name: 'managed settings dir', value: undefined }, 'CCOTEL_MANAGED_SETTINGS_DIR', 'managed_settings_dir'), DEFAULTS.managedSettingsDir),
     ticketPattern: patternOf(pick({ name: '--ticket-pattern', value: overrides.ticketPattern }, 'CCOTEL_TICKET_PATTERN', 'ticket_pattern')),
     nativeTelemetryPort: whole(pick({ name: '--telemetry-port', value: overrides.nativeTelemetryPort }, 'CCOTEL_NATIVE_TELEMETRY_PORT', 'native_telemetry_port'), DEFAULTS.nativeTelemetryPort, 0, 65_535),
+    codexHome: text(pick({ name: '--codex-home', value: overrides.codexHome }, 'CODEX_HOME', 'codex_home'), join(env.HOME ?? '', '.codex')),
     paths,
   };
   for (const key of Object.keys(file)) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { batchSize, type LogRecord, type Sink } from './model.js';
 import { FLUSH_INPUT_BYTES, FLUSH_ITEMS, MAX_PART_ITEMS, Pipeline } from './pipeline.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
+import { CodexRollouts } from './sources/codex/rollouts.js';
 import { textLines } from './sources/line-reader.js';
 import { MemorySink } from '../../test/helpers/memory-sink.js';
 import { findLeaks, plantSecret } from '../../test/generators/secrets.js';
@@ -35,6 +36,31 @@ describe('Pipeline: skipped lines', () => {
     const skipped = await skippedRecords(['not json', JSON.stringify({ type: 'some-future-row' })]);
     expect(skipped).toHaveLength(2);
     for (const record of skipped) expect(record.timeMs).toBeGreaterThanOrEqual(before);
+  });
+});
+
+describe('Pipeline: the files of another agent', () => {
+  it("hands a Codex rollout's lines to its source, counts and keeps aside the bad ones, and the Claude Code correlator sees none", async () => {
+    const sink = new MemorySink();
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink], [], { codex: new CodexRollouts() });
+    const row = (type: string, payload: Record<string, unknown>, second = 0) => JSON.stringify({ timestamp: `2026-11-01T10:00:0${second}.000Z`, type, payload });
+    const file = { path: '/c/sessions/2026/11/01/rollout-2026-11-01T10-00-00-01a242e6-0000-7000-8000-00000000000c.jsonl', kind: 'main' as const, agent: 'codex' as const };
+    await pipeline.addLines(file, lines(
+      row('session_meta', { id: '01a242e6-0000-7000-8000-00000000000c', cli_version: '0.171.0' }),
+      '{"timestamp": "2026-11-01T10:00:00',
+      '\u0000\u0001 binary',
+      row('event_msg', { type: 'task_started', turn_id: 't1' }, 1),
+      // A Claude Code row in a rollout is no conversation of Claude Code's.
+      JSON.stringify({ type: 'user', uuid: 'u1', sessionId: 's1', timestamp: '2026-11-01T10:00:02.000Z', message: { role: 'user', content: 'hi' } }),
+      row('event_msg', { type: 'task_complete', turn_id: 't1' }, 3),
+    ));
+    await pipeline.finish();
+    expect(pipeline.stats.skipped).toEqual({ malformed_json: 2, missing_fields: 1 });
+    expect(sink.received.spans.map((span) => [span.name, span.attributes['session.id'], span.attributes['ccotel.turn.outcome']])).toEqual([
+      ['invoke_agent codex', '01a242e6-0000-7000-8000-00000000000c', 'completed'],
+    ]);
+    const skipped = sink.received.logs.filter((log) => log.eventName === 'ccotel.record.skipped');
+    expect(skipped.map((log) => log.attributes.reason).sort()).toEqual(['malformed_json', 'malformed_json', 'missing_fields']);
   });
 });
 

@@ -10,6 +10,7 @@ import { batchSize, concatBatches, emptyBatch, type Ack, type MetricPoint, type 
 import { ResumeAcks } from './ordered-acks.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { encode } from './processors/encode/index.js';
+import type { AgentRows } from './records/agent-rows.js';
 import type { TranscriptFile } from './records/transcript.js';
 import { ignoredRowType, parseRow } from './processors/parse-transcript.js';
 import type { SkipReason } from './processors/transcript-entry.js';
@@ -67,13 +68,17 @@ export class Pipeline {
   private readonly skipped: SkippedLines;
   private inputBytes = 0;
   private readonly joins: JoinChain;
+  /** The sources of the other agents, by the agent their files name. */
+  private readonly agents: Map<string, AgentRows>;
 
   constructor(
     correlator: TranscriptCorrelator,
     private readonly processors: Processor[],
     private readonly sinks: Sink[],
     joins: Join[] = [],
+    agents: Partial<Record<NonNullable<TranscriptFile['agent']>, AgentRows>> = {},
   ) {
+    this.agents = new Map(Object.entries(agents));
     this.correlator = correlator;
     this.skipped = new SkippedLines(Math.max(0, ...processors.map((processor) => processor.maxTextLength ?? 0)));
     this.joins = new JoinChain(joins);
@@ -94,9 +99,14 @@ export class Pipeline {
         sinceCheck = 0;
         if (this.batchFull()) await this.onFull();
       }
+      const agent = file.agent === undefined ? undefined : this.agents.get(file.agent);
       if (line.start === 0) {
-        this.correlator.readingFromStart(file.path);
+        (agent ?? this.correlator).readingFromStart(file.path);
         this.skipped.restart(file.path);
+      }
+      if (agent) {
+        this.addAgentRow(agent, file, line, lines);
+        continue;
       }
       // Rows surely not conversation are known by their bytes and never decoded; they yield nothing.
       if (line.bytes.length === 0 || ignoredRowType(line.bytes) !== undefined) continue;
@@ -112,6 +122,18 @@ export class Pipeline {
     }
     this.noteInput(); // after the lines: what they produced is there to be counted
     if (this.batchFull()) await this.onFull();
+  }
+
+  /** A line of a file of another agent, to its own source. */
+  private addAgentRow(agent: AgentRows, file: TranscriptFile, line: Line, lines: Line[]): void {
+    if (line.bytes.length === 0) return;
+    const read = agent.add(line.text, file, line.start);
+    if (read.ok === true) {
+      if (!Number.isNaN(read.timeMs)) this.lastTimeMs.set(file.path, read.timeMs);
+    } else if (read.ok === false) {
+      const timeIfNone = this.lastTimeMs.has(file.path) ? undefined : timeAfter(lines, line);
+      this.skip(file.path, line.start, read.reason, line.text, { type: read.type, timeIfNone });
+    }
   }
 
   /** Lines of `file` up to `end` were read but not handed over (too long): `ack` as for `addLines`. */
@@ -154,6 +176,7 @@ export class Pipeline {
   /** End of input: close everything still open and deliver it. */
   async finish(): Promise<void> {
     this.correlator.finish();
+    for (const agent of this.agents.values()) agent.finish();
     this.collect();
     this.joins.finish();
     await this.flush();
@@ -166,12 +189,20 @@ export class Pipeline {
    */
   closeIdle(idleBeforeMs: number): void {
     this.correlator.closeIdle(idleBeforeMs);
+    for (const agent of this.agents.values()) agent.closeIdle(idleBeforeMs);
     this.noteInput();
   }
 
   /** Sessions the correlator holds: open (not closed for idleness since their last record), held at all, revived. */
   sessionCounts(): { open: number; held: number; revived: number } {
-    return this.correlator.sessionCounts();
+    const counts = this.correlator.sessionCounts();
+    for (const agent of this.agents.values()) {
+      const more = agent.sessionCounts();
+      counts.open += more.open;
+      counts.held += more.held;
+      counts.revived += more.revived;
+    }
+    return counts;
   }
 
   /** Time (from the records) of the last record read from `path`. */
@@ -268,7 +299,9 @@ export class Pipeline {
 
   /** Encode what the correlator and the joins told into the pending batch (correlator → joins → encoder). */
   private collect(): void {
-    const joined = this.joins.run(this.correlator.drain());
+    const told = this.correlator.drain();
+    for (const agent of this.agents.values()) told.push(...agent.drain());
+    const joined = this.joins.run(told);
     this.pendingAcks.push(...joined.acks);
     this.pending = concatBatches(this.pending, encode(joined.events, (sessionId) => this.correlator.placeOf(sessionId)));
   }
@@ -281,6 +314,7 @@ export class Pipeline {
     if (this.lineAcks.waiting) {
       // After the collect: the output of every line handed over is in the batch, or still open in the correlator.
       const open = this.correlator.oldestOpenOffsets();
+      for (const agent of this.agents.values()) for (const [path, offset] of agent.oldestOpenOffsets()) open.set(path, offset);
       this.pendingAcks.push(...this.lineAcks.take((path) => open.get(path)));
     }
     const batch = this.pending;

@@ -48,6 +48,32 @@ export const METRICS = {
   },
 } as const satisfies Record<string, MetricDefinition>;
 
+/** The agents observed (DESIGN §12): `gen_ai.agent.name` of their turns and the provider of their models. */
+export const AGENTS = {
+  'claude-code': { provider: 'anthropic' },
+  codex: { provider: 'openai' },
+} as const;
+export type AgentName = keyof typeof AGENTS;
+/** An event that names no agent is Claude Code's (the first agent, whose events predate the others). */
+export const DEFAULT_AGENT: AgentName = 'claude-code';
+
+/** `gen_ai.provider.name` of an agent's agent and chat spans (GenAI semantic conventions). */
+export function providerAttributes(agent: AgentName = DEFAULT_AGENT): { 'gen_ai.provider.name': string } {
+  return { 'gen_ai.provider.name': AGENTS[agent].provider };
+}
+/** Claude Code's models are Anthropic's. */
+export const PROVIDER_ATTRIBUTES = providerAttributes();
+
+/** The agent a turn's summary names: facts written before they named one are Claude Code's (the only agent then). */
+export function agentOfTurnFact(name: string): AgentName {
+  return name in AGENTS ? (name as AgentName) : DEFAULT_AGENT;
+}
+
+/** The root span of an agent's turn: `invoke_agent {agent}`. */
+export function turnSpanName(agent: AgentName = DEFAULT_AGENT): string {
+  return `invoke_agent ${agent}`;
+}
+
 /** Log record event names (`ccotel.<noun>.<verb>`). Hook records are `HOOK_EVENT_PREFIX` + the hook in snake_case. */
 export const EVENTS = {
   turnEnded: 'ccotel.turn.ended',
@@ -74,7 +100,7 @@ export const HOOK_EVENT_PREFIX = 'ccotel.hook.';
 
 /** Span names a stage reads: the turn root, and the prefix of chat spans (followed by the model). */
 export const SPANS = {
-  turn: 'invoke_agent claude-code',
+  turn: turnSpanName(DEFAULT_AGENT),
   chatPrefix: 'chat ',
 } as const;
 
@@ -98,8 +124,6 @@ export const ATTRS = {
 } as const;
 
 /** The attributes every span of a session carries, whichever stage makes it. */
-/** `gen_ai.provider.name` of the agent and chat spans (GenAI semantic conventions): Claude Code's models are Anthropic's. */
-export const PROVIDER_ATTRIBUTES = { 'gen_ai.provider.name': 'anthropic' } as const;
 
 export function commonAttributes(sessionId: string, operation: string): Attributes {
   return { [ATTRS.sessionId]: sessionId, 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': operation };

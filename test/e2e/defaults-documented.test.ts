@@ -46,6 +46,11 @@ describe('documented defaults', () => {
     expect(help).toMatch(/--ticket-pattern <regex> [^(]*\([^)]*\)[^(]*\(default: none\)/);
   });
 
+  it('README states the Codex home the configuration defaults to', () => {
+    expect(readmeDefault('codex_home')).toMatch(/^`~\/\.codex`/);
+    expect(loadConfig({}, { HOME: '/h', CCOTEL_CONFIG: 'none' }).codexHome).toBe('/h/.codex');
+  });
+
   it.each([
     ['run', '--idle', DEFAULTS.idleMs],
     ['run', '--scan-interval', DEFAULTS.scanIntervalMs],

@@ -1,5 +1,5 @@
-// Anthropic's list prices for the models the corpus generator uses, typed in here on purpose: tests price the
-// generator's exact tokens with them, independently of the price table ccotel ships.
+// The providers' list prices for the models the corpus generator and the Codex fixtures use, typed in here on
+// purpose: tests price exact tokens with them, independently of the price table ccotel ships.
 import type { Expected, TokenSums } from '../generator/expected.js';
 
 interface Prices { input: number; output: number; cacheRead: number; cacheCreation: number }
@@ -9,9 +9,11 @@ const LIST_PRICES: Record<string, Prices & { over200k?: Prices }> = {
   'claude-opus-5-5': { input: 4, output: 20, cacheRead: 0.2, cacheCreation: 5 },
   'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheCreation: 3.75, over200k: { input: 6, output: 22.5, cacheRead: 0.6, cacheCreation: 7.5 } },
   'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheCreation: 1.25 },
+  // OpenAI (Codex's model in the fixtures): cached input at a tenth, no cache writes.
+  'gpt-5.1-codex': { input: 1.25, output: 10, cacheRead: 0.125, cacheCreation: 0 },
 };
 
-function listCost(model: string, tokens: TokenSums, longContext: boolean): number {
+export function listCost(model: string, tokens: TokenSums, longContext: boolean): number {
   const p = (longContext ? LIST_PRICES[model].over200k : undefined) ?? LIST_PRICES[model];
   return (tokens.input * p.input + tokens.output * p.output + tokens.cacheRead * p.cacheRead + tokens.cacheCreation * p.cacheCreation) / 1e6;
 }

@@ -65,7 +65,7 @@ describe('settings audit trail while run follows', () => {
     const env = { HOME: root, CCOTEL_STATE_DIR: join(root, 'state'), CCOTEL_CONFIG: 'none', CCOTEL_MANAGED_SETTINGS_DIR: managedDir, CCOTEL_FLUSH_INTERVAL_MS: '200' };
     const config = loadConfig({ store: '', idleMs: 1_000 }, env);
     sink = new MemorySink();
-    following = buildPipeline(config, { mode: 'follow', sinks: [sink], roots: [join(configDir, 'projects')], checkpoints: new CheckpointStore(config.paths.checkpointDir, 'test') });
+    following = buildPipeline(config, { mode: 'follow', sinks: [sink], roots: [join(configDir, 'projects')], configDirs: [configDir], checkpoints: new CheckpointStore(config.paths.checkpointDir, 'test') });
     await following.start();
     appendTurn(4_000);
     await waitFor('the first turn', () => sink.received.spans.some((span) => span.name === 'invoke_agent claude-code'), 20_000);

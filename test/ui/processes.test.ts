@@ -5,11 +5,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storeCli, writeToStore } from '../e2e/store-cli.js';
 import { generateCorpus } from '../generator/corpus.js';
-import { launchBrowser, openUi, shown, stop, type Served } from './browser.js';
+import { shown, withUi } from './browser.js';
 
 describe('ccotel ui: a failure mode with its process', () => {
   const root = mkdtempSync(join(tmpdir(), 'ccotel-ui-processes-'));
@@ -17,13 +16,7 @@ describe('ccotel ui: a failure mode with its process', () => {
   const env = { ...process.env, HOME: join(root, 'home'), CLAUDE_CONFIG_DIR: join(root, 'corpus'), CCOTEL_STATE_DIR: join(root, 'state'), CCOTEL_RAW_TTL_DAYS: '0' };
   const { ccotel, query } = storeCli(storeDir, () => env);
   let turn: { trace: string; session: string; tool: string };
-  let served: Served;
-  let browser: Browser;
-  let page: Page;
-  const consoleErrors: string[] = [];
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
+  const ui = withUi(storeDir, env, async () => {
     await generateCorpus({ seed: 31, root: join(root, 'corpus'), sessions: 3, hostLayout: 'single-root' });
     await ccotel('backfill', '--no-progress');
     [turn] = await query<{ trace: string; session: string; tool: string }>(
@@ -33,30 +26,24 @@ describe('ccotel ui: a failure mode with its process', () => {
     await writeToStore(storeDir, `INSERT INTO otel_logs (Timestamp, TraceId, EventName, SeverityText, LogAttributes) SELECT now64(9), '${turn.trace}',
       'ccotel.failure_mode.detected', 'WARN', map('session.id', '${turn.session}', 'mode', 'orphan_process', 'tool_use_id', '${turn.tool}',
       'process.pid', '4242', 'process.command_line', 'node server.js', 'network.local.port', '8080', 'ccotel.record.id', 'planted-1')`, env);
-    ({ served, page } = await openUi(browser, storeDir, env, consoleErrors));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stop(served?.child);
   });
 
   it('lists it with session, tool call, pid, port and command, linked to the turn', async () => {
-    await page.goto(`${served.base}/#/failures`);
-    await shown(page, 'failures');
-    const cells = await page.$$eval('table.failures tbody tr[data-mode="orphan_process"] td', (tds) => tds.map((td) => td.textContent));
+    await ui.page.goto(`${ui.served.base}/#/failures`);
+    await shown(ui.page, 'failures');
+    const cells = await ui.page.$$eval('table.failures tbody tr[data-mode="orphan_process"] td', (tds) => tds.map((td) => td.textContent));
     expect(cells).toEqual([expect.any(String), 'orphan_process', '', turn.session, turn.tool, '4242', '8080', 'node server.js', 'turn']);
   });
 
   it("shows it on the session's page, with pid and port, next to the turn it belongs to", async () => {
-    await page.goto(`${served.base}/#/session/${encodeURIComponent(turn.session)}?turn=${turn.trace}`);
-    await shown(page, 'session');
-    const fact = await page.$eval('.facts tr[data-event="ccotel.failure_mode.detected"]', (row) => row.textContent ?? '');
+    await ui.page.goto(`${ui.served.base}/#/session/${encodeURIComponent(turn.session)}?turn=${turn.trace}`);
+    await shown(ui.page, 'session');
+    const fact = await ui.page.$eval('.facts tr[data-event="ccotel.failure_mode.detected"]', (row) => row.textContent ?? '');
     expect(fact).toContain('orphan_process');
     expect(fact).toContain('pid 4242');
     expect(fact).toContain('port 8080');
     expect(fact).toContain(`call ${turn.tool}`);
-    expect(await page.$(`section.turn[data-trace="${turn.trace}"]`)).not.toBeNull();
-    expect(consoleErrors).toEqual([]);
+    expect(await ui.page.$(`section.turn[data-trace="${turn.trace}"]`)).not.toBeNull();
+    expect(ui.consoleErrors).toEqual([]);
   });
 });

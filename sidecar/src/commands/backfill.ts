@@ -1,12 +1,14 @@
 // `ccotel backfill`: read the transcript history once into the store, with a progress bar.
 import { SingleBar } from 'cli-progress';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { IngestStats } from '../pipeline.js';
 import { readHistory } from '../read-history.js';
 import type { HookSpoolStats } from '../sources/hook-spool-source.js';
-import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
+import { codexRoot, discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { renderContext } from '../../../schemas/clickhouse.js';
 import { keepHeapNear } from '../heap-budget.js';
 import { placement, type Placement } from '../retention/placement.js';
@@ -14,7 +16,7 @@ import { ensureSummaryTables } from '../retention/run-retention.js';
 import { refreshSummaries } from '../retention/summaries.js';
 import { ensureStateDirs } from '../secure-dir.js';
 import { openStore, type Store } from '../store/open-store.js';
-import { exportOption, parseSince, storeOption, type GlobalOptions } from './options.js';
+import { codexHomeOption, exportOption, parseSince, storeOption, type GlobalOptions } from './options.js';
 
 export interface BackfillResult {
   stats: IngestStats;
@@ -27,19 +29,20 @@ export interface BackfillResult {
   seconds: number;
 }
 
-export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean }): Promise<BackfillResult> {
+export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean; codexHome?: string }): Promise<BackfillResult> {
   const started = performance.now();
-  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, ticketPattern: options.ticketPattern });
+  const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, ticketPattern: options.ticketPattern, codexHome: options.codexHome });
   requireDestination(config);
   ensureStateDirs(config.paths);
   const since = options.since ? parseSince(options.since) : undefined;
-  const roots = transcriptRoots();
+  const claudeRoots = transcriptRoots();
+  const roots = [...claudeRoots, codexRoot(config.codexHome)].filter((root) => existsSync(root));
   const files = (await discoverTranscripts(roots, (message) => console.error(`ccotel backfill: ${message}`))).filter((file) => since === undefined || file.mtimeMs >= since);
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays });
   const extraSinks = await exportSinks(config);
   const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
   try {
-    const built = buildPipeline(config, { mode: 'once', store, sinks: extraSinks, keepSpool: options.keepSpool, roots });
+    const built = buildPipeline(config, { mode: 'once', store, sinks: extraSinks, keepSpool: options.keepSpool, configDirs: claudeRoots.map((root) => dirname(root)) });
     const { pipeline, storeSink, spool } = built;
     await built.readSideInputs();
     const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
@@ -112,7 +115,7 @@ export function describePlacement(result: BackfillResult): string[] {
 const BACKFILL_HEAP_BUDGET_BYTES = 180 << 20;
 
 export function registerBackfillCommand(program: Command): void {
-  exportOption(storeOption(
+  codexHomeOption(exportOption(storeOption(
     program
       .command('backfill')
       .description('Read the whole transcript history once into the store (safe to run again: repeats are dropped)')
@@ -120,7 +123,7 @@ export function registerBackfillCommand(program: Command): void {
       .option('--json', 'print the summary as JSON')
       .option('--no-progress', 'no progress bar')
       .option('--keep-spool', 'read the hook spool without deleting the delivered events'),
-  )).action(async (opts) => {
+  ))).action(async (opts) => {
     const releaseHeap = keepHeapNear(BACKFILL_HEAP_BUDGET_BYTES);
     const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json }).finally(releaseHeap);
     const summary = {

@@ -23,6 +23,11 @@ export function exportOption(command: Command): Command {
     .option('--ticket-pattern <regex>', 'the ticket in a branch name (ccotel.ticket: its first group, else the match), e.g. "[A-Z]+-[0-9]+" (default: none)');
 }
 
+/** For the commands that read agents' files: where Codex's rollouts are. */
+export function codexHomeOption(command: Command): Command {
+  return command.option('--codex-home <dir>', 'Codex CLI home whose rollouts are read too (default: $CODEX_HOME or ~/.codex)');
+}
+
 /** `--since` as epoch ms: an ISO date or a duration ago such as 30m, 12h, 7d. */
 export function parseSince(value: string, now = Date.now()): number {
   const duration = /^(\d+)\s*([mhdw])$/.exec(value.trim());

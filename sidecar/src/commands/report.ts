@@ -99,7 +99,7 @@ export function renderTelemetry(report: TelemetryReport): string {
 
 export function noUsage(filter: UsageFilter): string {
   const range = filter.since && filter.until ? ` from ${filter.since} to ${filter.until}` : filter.since ? ` from ${filter.since} on` : filter.until ? ` up to ${filter.until}` : '';
-  const only = [filter.project && `project ${filter.project}`, filter.model && `model ${filter.model}`, filter.repo && `repository ${filter.repo}`,
+  const only = [filter.project && `project ${filter.project}`, filter.model && `model ${filter.model}`, filter.agent && `agent ${filter.agent}`, filter.repo && `repository ${filter.repo}`,
     filter.branch && `branch ${filter.branch}`, filter.host && `host ${filter.host}`, filter.user && `user ${filter.user}`].filter(Boolean).join(', ');
   return `no usage${range}${only ? ` (${only})` : ''} in the store`;
 }
@@ -131,6 +131,7 @@ interface ReportOptions extends GlobalOptions {
   until?: string;
   project?: string;
   model?: string;
+  agent?: string;
   timezone?: string;
   breakdown?: boolean;
   by?: string;
@@ -150,6 +151,7 @@ export function registerReportCommand(program: Command): void {
       .option('--until <day>', 'periods: up to this day, inclusive')
       .option('--project <text>', 'periods: only sessions whose working directory contains this')
       .option('--model <model>', 'periods: only this model')
+      .option('--agent <agent>', 'periods: only the sessions of this agent (claude-code, codex)')
       .option('--timezone <zone>', 'periods: count days in this IANA time zone (default: the machine\'s)', timezoneOption)
       .option('--breakdown', 'periods: figures by model under each row')
       .option('--session <id>', 'settings: the rules in force at this session\'s turns, and the changes while it ran')
@@ -167,6 +169,7 @@ export function registerReportCommand(program: Command): void {
       until: opts.until ? parseDay(opts.until) : undefined,
       project: opts.project,
       model: opts.model,
+      agent: opts.agent,
       timezone: opts.timezone,
       repo: opts.repo,
       branch: opts.branch,

@@ -3,7 +3,7 @@
 // or SIGTERM stops it cleanly: deliver, commit, close the store, exit 0.
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { DEFAULTS, loadConfig, type Config } from '../config.js';
 import { buildPipeline, exportSinks, requireDestination } from '../build-pipeline.js';
 import type { Sink } from '../model.js';
@@ -15,14 +15,14 @@ import { StateWrites } from '../sources/state-file.js';
 import type { HookSpoolSource } from '../sources/hook-spool-source.js';
 import type { ShellLogSource } from '../sources/shell-log-source.js';
 import type { TranscriptTailer } from '../sources/transcript-tailer.js';
-import { candidateRoots } from '../sources/transcript-discovery.js';
+import { candidateRoots, codexRoot } from '../sources/transcript-discovery.js';
 import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '../store/open-store.js';
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
 import type { UiServer } from '../ui/server.js';
 import { startTelemetryReceiver, type TelemetryReceiver } from '../sources/otlp-receiver.js';
 import { DEFAULT_READER_LIMITS } from '../store/reader.js';
 import { readerSessions } from '../store/threadpool.js';
-import { exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
+import { codexHomeOption, exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
 
 export interface RunOptions extends GlobalOptions {
   otlp?: string;
@@ -30,6 +30,7 @@ export interface RunOptions extends GlobalOptions {
   scanIntervalMs?: number;
   polling?: boolean;
   telemetryPort?: number;
+  codexHome?: string;
 }
 
 export interface RunningSidecar {
@@ -58,6 +59,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     idleMs: options.idleMs,
     scanIntervalMs: options.scanIntervalMs,
     nativeTelemetryPort: options.telemetryPort,
+    codexHome: options.codexHome,
   });
   requireDestination(config);
   ensureStateDirs(config.paths);
@@ -69,14 +71,14 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     extraSinks = await exportSinks(config);
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, sinkKey([storeIdentity(config.store), config.otlpEndpoint]), new StateWrites(log));
     // Roots that do not exist yet are followed once they appear (a host where Claude Code has not run yet).
-    const roots = candidateRoots();
+    const roots = [...candidateRoots(), codexRoot(config.codexHome)];
     const missing = roots.filter((root) => !existsSync(root));
     if (missing.length > 0) log(`not there yet, followed once they appear: ${missing.join(', ')}`);
     const status = { store: storeIdentity(config.store), otlpEndpoint: config.otlpEndpoint };
     // Started once the pipeline is: the status asks for it meanwhile.
     const started: { receiver?: TelemetryReceiver } = {};
     const nativeTelemetry = () => started.receiver && { url: started.receiver.url, ...started.receiver.stats };
-    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, checkpoints, polling: options.polling, log, status, nativeTelemetry });
+    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, configDirs: candidateRoots().map((root) => dirname(root)), checkpoints, polling: options.polling, log, status, nativeTelemetry });
     const { tailer, spool, shellLog } = built;
     await built.start();
     const receiver = (started.receiver = await receiveNativeTelemetry(config, built.pipeline, log));
@@ -164,17 +166,17 @@ export function keepRunningOnStrayErrors(log: (message: string) => void, stop: (
 }
 
 export function registerRunCommand(program: Command): void {
-  exportOption(storeOption(
+  codexHomeOption(exportOption(storeOption(
     program
       .command('run')
-      .description('Follow Claude Code transcripts live into the store (and/or a collector); Ctrl-C stops cleanly')
+      .description('Follow Claude Code transcripts and Codex rollouts live into the store (and/or a collector); Ctrl-C stops cleanly')
       .option('--idle <ms>', `close the open turn of a session with no record for this long (default ${DEFAULTS.idleMs})`, (value) => Number(value))
       .option('--scan-interval <ms>', `read the process table this often for the failure-mode detectors (default ${DEFAULTS.scanIntervalMs})`, (value) => Number(value))
       .option('--polling', 'poll files instead of using inotify (network filesystems)')
       .option('--telemetry-port <n>', `receive Claude Code's own OTLP/HTTP on this loopback port, 0 for none (default ${DEFAULTS.nativeTelemetryPort})`, portOption)
       .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
       .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),
-  )).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
+  ))).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {
     const log = (message: string) => console.error(`ccotel run: ${message}`);
     const abort = new AbortController();
     let stopping: Promise<void> | undefined;

@@ -92,7 +92,7 @@ describe('doctor on a healthy host', () => {
   it('passes every check and sends the collector one empty export', async () => {
     const report = await doctor();
     expect(report.checks.map((c) => [c.check, c.status])).toEqual([
-      ['transcripts', 'ok'], ['hooks', 'ok'], ['shell', 'ok'], ['store', 'ok'], ['telemetry', 'ok'], ['collector', 'ok'], ['clock', 'ok'], ['disk', 'ok'], ['permissions', 'ok'],
+      ['transcripts', 'ok'], ['codex', 'ok'], ['hooks', 'ok'], ['shell', 'ok'], ['store', 'ok'], ['telemetry', 'ok'], ['collector', 'ok'], ['clock', 'ok'], ['disk', 'ok'], ['permissions', 'ok'],
     ]);
     expect(report.healthy).toBe(true);
     expect(check(report, 'hooks').message).toMatch(/installed and firing: last hook event \d s ago, none dropped/);
@@ -124,6 +124,17 @@ describe('doctor on a broken host', () => {
   it('transcripts: no projects directory anywhere', async () => {
     rmSync(join(home, '.claude', 'projects'), { recursive: true });
     expectOnly(await doctor(), 'transcripts', 'fail', /no transcript root/, /CLAUDE_CONFIG_DIR/);
+  });
+
+  it('codex: rollouts found, none, or a rollout the user cannot read', async () => {
+    expect(check(await doctor(), 'codex').message).toMatch(/no Codex rollouts .*does not exist/);
+    const rollout = join(home, '.codex', 'sessions', '2026', '12', '04', 'rollout-2026-12-04T21-11-41-01a242e6-089b-7dd0-b043-2759fcaf119b.jsonl');
+    mkdirSync(join(rollout, '..'), { recursive: true });
+    writeFileSync(rollout, '{}\n');
+    expect(check(await doctor(), 'codex')).toMatchObject({ status: 'ok', message: expect.stringMatching(/: 1 rollout readable, newest written/) });
+    if (process.getuid?.() === 0) return; // root reads every file
+    chmodSync(rollout, 0o000);
+    expectOnly(await doctor(), 'codex', 'fail', /1 rollout is not readable/, /chmod u\+r/);
   });
 
   it('transcripts: projects is a file', async () => {

@@ -3,6 +3,7 @@
 import { loadConfig, type ConfigOverrides } from '../config.js';
 import type { Check, CheckResult, DoctorContext } from './check.js';
 import { clockCheck } from './clock.js';
+import { codexCheck } from './codex.js';
 import { collectorCheck } from './collector.js';
 import { diskCheck } from './disk.js';
 import { hooksCheck } from './hooks.js';
@@ -12,7 +13,7 @@ import { storeCheck } from './store.js';
 import { telemetryCheck } from './telemetry.js';
 import { transcriptsCheck } from './transcripts.js';
 
-const CHECKS: Check[] = [transcriptsCheck, hooksCheck, shellCheck, storeCheck, telemetryCheck, collectorCheck, clockCheck, diskCheck, permissionsCheck];
+const CHECKS: Check[] = [transcriptsCheck, codexCheck, hooksCheck, shellCheck, storeCheck, telemetryCheck, collectorCheck, clockCheck, diskCheck, permissionsCheck];
 
 export interface DoctorOptions extends Pick<ConfigOverrides, 'store' | 'otlp'> {
   env: Record<string, string | undefined>;

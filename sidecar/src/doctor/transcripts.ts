@@ -25,7 +25,8 @@ function lastRecordTime(path: string, size: number): number | undefined {
   return newest;
 }
 
-function unreadable(path: string, mode: number): boolean {
+/** This user may not access `path` with `mode` (R_OK, X_OK). */
+export function unreadable(path: string, mode: number): boolean {
   try {
     accessSync(path, mode);
     return false;

@@ -1,5 +1,7 @@
 // What the transcript correlator tells: turns, API responses, tool calls, subagents, session starts and the
-// facts rows state (permission modes, bash-mode commands, API errors, Claude Code's own cost figures).
+// facts rows state (permission modes, bash-mode commands, API errors, Claude Code's own cost figures). Another
+// agent's source (sources/codex) tells the same events, naming its agent.
+import type { AgentName } from '../semconv.js';
 
 /** Where a session's rows come from (DESIGN §11; processors/attribution.ts finds it). */
 export interface Place {
@@ -60,6 +62,8 @@ export interface Compaction {
 /** A turn closed: its `invoke_agent` root span, prompt and end logs, and a turn count. */
 export interface TurnEnded extends SpanContext, InSession {
   kind: 'TurnEnded';
+  /** The agent whose turn it is (undefined: Claude Code). */
+  agent?: AgentName;
   promptId?: string;
   /** The uuid of the turn's prompt row. */
   messageUuid: string;
@@ -87,6 +91,8 @@ export interface CompactionOccurred extends SpanContext, Compaction, InSession {
 /** An API response is complete: its `chat {model}` span and token points. */
 export interface ChatCompleted extends SpanContext, InSession {
   kind: 'ChatCompleted';
+  /** The agent that made the request (undefined: Claude Code): its provider prices the model. */
+  agent?: AgentName;
   parentSpanId: string;
   /** The session the rows name when sessionId is '' (Scope.transcriptSessionId). */
   transcriptSessionId?: string;
@@ -118,6 +124,8 @@ export interface SessionStarted extends InSession {
 /** A subagent is over: its `invoke_agent {type}` span under the tool call that started it (none: a trace of its own). */
 export interface SubagentEnded extends SpanContext, InSession {
   kind: 'SubagentEnded';
+  /** The agent whose subagent it is (undefined: Claude Code). */
+  agent?: AgentName;
   parentSpanId: string;
   agentId: string;
   agentType: string;

@@ -5,6 +5,7 @@
 // directory when it started; the first turn of a session under a fingerprint also gets the rules themselves.
 import type { CorrelationEvent, Join, Joined } from '../events.js';
 import type { Ack } from '../model.js';
+import { DEFAULT_AGENT } from '../semconv.js';
 import type { RulesInForce, SettingsChanged } from '../events/settings.js';
 
 /** A ConfigChange hook this close to a change's time is about it. */
@@ -50,7 +51,8 @@ export class SettingsJoin implements Join {
       if (event.kind === 'HookFired' && event.name === 'ConfigChange' && typeof event.attributes.file_path === 'string') {
         this.hooks.push({ sessionId: event.sessionId, path: event.attributes.file_path, timeMs: event.timeMs });
         if (this.hooks.length > HOOKS_KEPT) this.hooks.shift();
-      } else if (event.kind === 'TurnEnded' && event.place?.cwd) {
+      } else if (event.kind === 'TurnEnded' && event.place?.cwd && (event.agent ?? DEFAULT_AGENT) === DEFAULT_AGENT) {
+        // Claude Code's settings: another agent's turns ran under rules of its own.
         const cwd = event.place.cwd;
         this.rules.watchProject(cwd);
         const session = this.sessions.get(event.sessionId) ?? { cwd, lastMs: 0, fingerprints: new Set<string>() };

@@ -4,6 +4,7 @@
 
 import { costStateEntry, hookBlockEntry, optionalString, permissionModeEntry, queueOperationEntry, summaryEntry } from './non-conversation-rows.js';
 import { CONVERSATION_TYPES, type ConversationType, type ParseResult, type TranscriptEntry } from './transcript-entry.js';
+import { isJsonObject, parseJsonObject } from '../records/json-object.js';
 
 /**
  * Row types Claude Code writes that carry no conversation (or only copies of it): recognised and skipped on purpose.
@@ -69,18 +70,13 @@ export function parseTranscriptLine(line: string): ParseResult {
 
 /** Parse a row whose bytes `ignoredRowType` did not recognise. */
 export function parseRow(line: string): ParseResult {
-  let row: unknown;
-  try {
-    row = JSON.parse(line);
-  } catch {
-    return { ok: false, reason: 'malformed_json' };
-  }
-  return classifyRow(row);
+  const parsed = parseJsonObject(line);
+  return parsed.ok ? classifyRow(parsed.value) : parsed;
 }
 
 export function classifyRow(row: unknown): ParseResult {
-  if (typeof row !== 'object' || row === null || Array.isArray(row)) return { ok: false, reason: 'not_object' };
-  const r = row as Record<string, unknown>;
+  if (!isJsonObject(row)) return { ok: false, reason: 'not_object' };
+  const r = row;
   const type = r.type;
   if (typeof type !== 'string') return { ok: false, reason: 'missing_fields' };
   if (type === 'permission-mode') return permissionModeEntry(r);

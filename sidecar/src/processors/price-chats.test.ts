@@ -76,6 +76,17 @@ describe('PriceChatsProcessor', () => {
     expect(points.every((p) => p.unit === 'USD' && p.attributes['gen_ai.request.model'] === 'claude-opus-4-5' && p.spanId === known.spanId)).toBe(true);
     expect(points.reduce((sum, p) => sum + p.value, 0)).toBeCloseTo(Number(known.attributes['ccotel.cost.usd']), 12);
   });
+
+  it('prices a chat at the list price of its provider: an OpenAI model of a Codex chat is no unknown Anthropic one', async () => {
+    const codex = chatSpan('gpt-5.1-codex', { 'gen_ai.usage.input_tokens': 5000, [UNCACHED_INPUT_ATTRIBUTE]: 1000, 'gen_ai.usage.output_tokens': 100, 'gen_ai.usage.cache_read.input_tokens': 4000 });
+    codex.attributes['gen_ai.provider.name'] = 'openai';
+    const claude = { ...chatSpan('gpt-5.1-codex', { [UNCACHED_INPUT_ATTRIBUTE]: 1000 }), spanId: 'c'.repeat(16) };
+    await new PriceChatsProcessor().process({ spans: [codex, claude], logs: [], metrics: [] });
+    // OpenAI's list price of gpt-5.1-codex: $1.25 input, $0.125 cached input, $10 output per million.
+    expect(codex.attributes['ccotel.cost.usd']).toBeCloseTo((1000 * 1.25 + 4000 * 0.125 + 100 * 10) / M, 12);
+    expect(codex.attributes['ccotel.cost.unknown_model']).toBeUndefined();
+    expect(claude.attributes['ccotel.cost.unknown_model']).toBe(true);
+  });
 });
 
 describe('PriceChatsProcessor and received spans', () => {

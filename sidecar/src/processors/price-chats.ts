@@ -4,7 +4,7 @@
 import { calcPrice, type ModelInfo, type ModelPrice, type TieredPrices } from '@pydantic/genai-prices';
 import type { MetricPoint, Processor, SpanRecord, TelemetryBatch } from '../model.js';
 import { UNCACHED_INPUT_ATTRIBUTE } from '../../../schemas/usage.js';
-import { ATTRS, METRICS, metricPoint, SPANS } from '../semconv.js';
+import { AGENTS, ATTRS, DEFAULT_AGENT, METRICS, metricPoint, SPANS } from '../semconv.js';
 
 export const COST_ATTRIBUTE = 'ccotel.cost.usd';
 export const UNKNOWN_MODEL_ATTRIBUTE = 'ccotel.cost.unknown_model';
@@ -54,22 +54,23 @@ function changesOnlyByDay(model: ModelInfo): boolean {
  * The table is asked which model this is and what it cost at that time (prices change by date, some by time of
  * day). Asking is most of the cost of pricing a chat: a model whose prices change only by date is asked once a day.
  */
-function modelPriceAt(model: string, atMs: number): ModelPrice | null {
-  const key = `${model}\n${Math.floor(atMs / DAY_MS)}`;
+function modelPriceAt(model: string, atMs: number, provider: string): ModelPrice | null {
+  const key = `${provider}\n${model}\n${Math.floor(atMs / DAY_MS)}`;
   const known = pricesByDay.get(key);
   if (known !== undefined) return known;
-  const found = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { providerId: 'anthropic', timestamp: new Date(atMs) });
+  const found = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { providerId: provider, timestamp: new Date(atMs) });
   if (pricesByDay.size >= MAX_PRICES_BY_DAY) pricesByDay.clear();
   // A model the table does not know is unknown at any time.
   if (!found || changesOnlyByDay(found.model)) pricesByDay.set(key, found ? found.model_price : null);
   return found ? found.model_price : null;
 }
 
-export function priceChat(model: string, tokens: ChatTokens, atMs: number): ChatCost {
+/** `provider`: the `gen_ai.provider.name` of the chat (the table names models by provider). */
+export function priceChat(model: string, tokens: ChatTokens, atMs: number, provider: string = AGENTS[DEFAULT_AGENT].provider): ChatCost {
   const totalInput = tokens.input + tokens.cacheRead + tokens.cacheCreation;
   const zero: CostByType = { input: 0, output: 0, cache_read: 0, cache_creation: 0 };
   if (totalInput + tokens.output === 0) return { usd: 0, byType: zero, unknownModel: false };
-  const price = modelPriceAt(model, atMs);
+  const price = modelPriceAt(model, atMs, provider);
   if (!price) return { usd: 0, byType: zero, unknownModel: true };
   const rate = (key: string) => perMillion(price[key], totalInput) / PER_MILLION;
   const writes5m = tokens.cacheCreation - tokens.cacheCreation1h;
@@ -108,7 +109,7 @@ export class PriceChatsProcessor implements Processor {
       // A received span (another agent's "chat …") is priced by its sender, if at all.
       if (span.origin || !span.name.startsWith(SPANS.chatPrefix)) continue;
       const model = String(span.attributes[ATTRS.requestModel] ?? span.name.slice(SPANS.chatPrefix.length));
-      const cost = priceChat(model, chatTokens(span), span.startMs);
+      const cost = priceChat(model, chatTokens(span), span.startMs, String(span.attributes['gen_ai.provider.name'] ?? AGENTS[DEFAULT_AGENT].provider));
       span.attributes[COST_ATTRIBUTE] = round(cost.usd);
       if (cost.unknownModel) span.attributes[UNKNOWN_MODEL_ATTRIBUTE] = true;
       for (const [type, usd] of Object.entries(cost.byType)) {

@@ -3,13 +3,9 @@
 // these types without depending on the parser.
 import type { CostState } from './reported-cost.js';
 
-export type SkipReason =
-  | 'malformed_json'
-  | 'not_object'
-  | 'missing_fields'
-  | 'unknown_type'
-  | 'partial_last_line'
-  | 'line_too_long';
+import type { SkipReason } from '../records/agent-rows.js';
+
+export type { SkipReason };
 
 /** Row types the correlator reads. */
 export const CONVERSATION_TYPES = ['user', 'assistant', 'system'] as const;

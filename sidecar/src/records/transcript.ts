@@ -1,4 +1,5 @@
 // What the transcript source hands on with each line (sources/transcript-tailer.ts): which file it was read from.
+import type { AgentName } from '../semconv.js';
 
 export interface TranscriptFile {
   path: string;
@@ -6,4 +7,6 @@ export interface TranscriptFile {
   kind: 'main' | 'subagent';
   agentId?: string;
   agentType?: string;
+  /** The agent that wrote it, when not Claude Code: its own source reads the rows (AgentRows). */
+  agent?: Exclude<AgentName, 'claude-code'>;
 }

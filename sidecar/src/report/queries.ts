@@ -72,6 +72,13 @@ export const spanGroups = (rows: ReportRows, set: 'outcome' | 'name' | 'all' | '
 
 const ofEvent = (rows: ReportRows, event: string) => rows.filter((row) => row.event === event);
 
+/** Turns by outcome, every agent's together (a turn fact's name is its agent). */
+function turnsByOutcome(groups: ReportRows): ReportRows {
+  const turns = new Map<string, number>();
+  for (const row of groups) turns.set(String(row.outcome), (turns.get(String(row.outcome)) ?? 0) + Number(row.spans));
+  return [...turns].map(([outcome, count]) => ({ outcome, turns: count }));
+}
+
 export const REPORT_QUERIES = {
   overview: {
     title: 'Overview (all history)',
@@ -83,7 +90,7 @@ export const REPORT_QUERIES = {
   turns: {
     title: 'Turns by outcome',
     shared: 'spanGroups',
-    pick: (rows) => ordered(spanGroups(rows, 'outcome', 'turn').map((row) => ({ outcome: row.outcome, turns: row.spans })), ['outcome'], 'turns'),
+    pick: (rows) => ordered(turnsByOutcome(spanGroups(rows, 'outcome', 'turn')), ['outcome'], 'turns'),
   },
   tools: {
     title: 'Tool calls by tool',

@@ -30,6 +30,8 @@ export interface UsageRow extends TokenFigures, DimensionValues {
   last_activity: string;
   /** Sessions: the working directory. */
   project?: string;
+  /** Sessions: the agent (`claude-code`, `codex`). */
+  agent?: string;
   /** Sessions: Claude Code's own statement of the session's cost, null when it stated none. */
   reported_cost_usd?: number | null;
   /** Blocks: the block's end (start + 5 hours), and whether it is still running. */

@@ -3,7 +3,8 @@
 // there, also when the raw tables no longer hold it. The one place these figures are computed: `ccotel
 // report <period>` prints them and the web UI shows the same JSON. Field names are stable (docs/REPORT.md).
 import type { ClickHouseClient } from '@clickhouse/client';
-import { usageTableNames } from '../../../schemas/usage.js';
+import { SESSION_AGENT, usageTableNames } from '../../../schemas/usage.js';
+import { DEFAULT_AGENT } from '../semconv.js';
 import { billingBlocks, type UsageItem } from './blocks.js';
 import { selectRows } from './select.js';
 import { addTokens, emptyTokens, type ModelFigures, type TokenFigures, type UsageRow } from './tokens.js';
@@ -41,6 +42,8 @@ export interface UsageFilter {
   project?: string;
   /** Only this model. */
   model?: string;
+  /** Only the sessions of this agent (`claude-code`, `codex`). */
+  agent?: string;
   /** Only these sessions. */
   sessionIds?: string[];
   /** Usage whose repository (vcs.repository.url.full) contains this text. */
@@ -63,6 +66,8 @@ export interface UsageReport {
   totals: TokenFigures & { sessions: number };
   /** Models the price table does not know: their cost is Claude Code's own figure where it stated one, else 0. */
   unknown_models: string[];
+  /** Sessions: the totals of each agent's sessions. */
+  agents?: Record<string, TokenFigures & { sessions: number }>;
 }
 
 /**
@@ -79,11 +84,13 @@ const LAST_ATTRIBUTION = ATTRIBUTION_COLUMNS.map((column) => `argMax(${column}, 
 
 function itemsSql(database: string, withProject: boolean): string {
   const { spans } = usageTableNames(database);
-  // The session's project is a join over every span fact: only asked for when it is shown or filtered on.
+  // The session's project and agent are a join over every span fact: only asked for when shown or filtered on.
   const project = withProject
     ? {
-        table: `,\n  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project FROM ${spans} GROUP BY SessionId)`,
-        column: ', p.Project AS Project',
+        table: `,\n  projects AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project,
+                   ${SESSION_AGENT} AS Agent
+                   FROM ${spans} GROUP BY SessionId)`,
+        column: ', p.Project AS Project, p.Agent AS Agent',
         join: ' LEFT JOIN projects AS p USING (SessionId)',
       }
     : { table: '', column: '', join: '' };
@@ -127,6 +134,7 @@ function filterSql(filter: UsageFilter): string {
   if (filter.until) conditions.push(`toDate(Timestamp, {tz:String}) <= toDate({until:String})`);
   if (filter.project) conditions.push(`position(Project, {project:String}) > 0`);
   if (filter.model) conditions.push(`Model = {model:String}`);
+  if (filter.agent) conditions.push(`Agent = {agent:String}`);
   if (filter.sessionIds) conditions.push(`SessionId IN {sessions:Array(String)}`);
   if (filter.repo) conditions.push(`position(Repository, {repo:String}) > 0`);
   if (filter.branch) conditions.push(`Branch = {branch:String}`);
@@ -151,6 +159,7 @@ interface GroupRow {
   project?: string;
   /** The dimension's value, when broken down by one. */
   value?: string;
+  agent?: string;
 }
 
 const TOKEN_SUMS = `sum(InputTokens) AS input_tokens, sum(OutputTokens) AS output_tokens,
@@ -163,14 +172,14 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /** The query parameters filterSql's conditions read, and the time zone days are counted in. */
 function filterParams(filter: UsageFilter): { params: Record<string, unknown>; timezone: string } {
   const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const given = { project: filter.project, model: filter.model, repo: filter.repo, branch: filter.branch, host: filter.host, user: filter.user };
+  const given = { project: filter.project, model: filter.model, agent: filter.agent, repo: filter.repo, branch: filter.branch, host: filter.host, user: filter.user };
   const text = Object.fromEntries(Object.entries(given).map(([key, value]) => [key, value ?? '']));
   const byKey = filter.by?.startsWith('resource.') ? filter.by.slice('resource.'.length) : '';
   return { params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', ...text, sessions: filter.sessionIds ?? [], byKey }, timezone };
 }
 
 function filteredItems(filter: UsageFilter, withProject: boolean): { items: string; params: Record<string, unknown>; timezone: string } {
-  const project = withProject || filter.project !== undefined || filter.by === 'project';
+  const project = withProject || filter.project !== undefined || filter.agent !== undefined || filter.by === 'project';
   return { items: `(${itemsSql(filter.database ?? 'default', project)}) WHERE ${filterSql(filter)}`, ...filterParams(filter) };
 }
 
@@ -187,7 +196,7 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
     rows = billingBlocks(list, Date.now());
     slices = list.map((item) => ({ sessions: [item.session], model: item.model, unknown: item.unknown }));
   } else {
-    const project = period === 'session' ? `, argMinIf(Project, Timestamp, Project != '') AS project` : '';
+    const project = period === 'session' ? `, argMinIf(Project, Timestamp, Project != '') AS project, any(Agent) AS agent` : '';
     // Broken down by a dimension: a group per period and value ('' where the usage names none).
     const value = filter.by === undefined ? '' : ` ${dimensionSql(filter.by)} AS value,`;
     const keys = filter.by === undefined ? 'period, model' : 'period, value, model';
@@ -201,7 +210,17 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
   const totals = { ...emptyTokens(), sessions: new Set(slices.flatMap((slice) => slice.sessions)).size };
   for (const row of rows) addTokens(totals, row);
   const unknownModels = [...new Set(slices.filter((slice) => Number(slice.unknown) === 1).map((slice) => slice.model))].sort();
-  return { period, timezone, rows, totals, unknown_models: unknownModels };
+  return { period, timezone, rows, totals, unknown_models: unknownModels, ...(period === 'session' ? { agents: agentTotals(rows) } : {}) };
+}
+
+function agentTotals(rows: UsageRow[]): Record<string, TokenFigures & { sessions: number }> {
+  const agents: Record<string, TokenFigures & { sessions: number }> = {};
+  for (const row of rows) {
+    const agent = (agents[row.agent ?? DEFAULT_AGENT] ??= { ...emptyTokens(), sessions: 0 });
+    agent.sessions++;
+    addTokens(agent, row);
+  }
+  return agents;
 }
 
 export interface ProjectUsage {
@@ -332,6 +351,7 @@ function groupRows(groups: GroupRow[], by: UsageDimension | undefined): UsageRow
     for (const session of g.sessions) entry.sessions.add(session);
     row.sessions = entry.sessions.size;
     if (g.project && !row.project) row.project = g.project;
+    if (g.agent) row.agent = g.agent;
     if (g.first_ms < Date.parse(row.first_activity)) row.first_activity = iso(g.first_ms);
     if (g.last_ms > Date.parse(row.last_activity)) row.last_activity = iso(g.last_ms);
   }

@@ -19,6 +19,7 @@ import { METRICS, metricPoint } from '../semconv.js';
 import { DirectoryFollower } from './directory-follower.js';
 import { DescriptorRetry, isOutOfDescriptors } from './out-of-descriptors.js';
 import { readRegularFileSync } from './regular-file.js';
+import { parseJsonObject } from '../records/json-object.js';
 
 export interface HookSpoolOptions {
   spoolDir: string;
@@ -259,14 +260,9 @@ export class HookSpoolSource {
 type PayloadResult = { ok: true; payload: Record<string, unknown> } | { ok: false; reason: 'malformed_json' | 'not_object' | 'missing_fields' };
 
 export function parseHookPayload(text: string): PayloadResult {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'malformed_json' };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not_object' };
-  const payload = value as Record<string, unknown>;
+  const parsed = parseJsonObject(text);
+  if (!parsed.ok) return parsed;
+  const payload = parsed.value;
   if (typeof payload.session_id !== 'string' || typeof payload.hook_event_name !== 'string') return { ok: false, reason: 'missing_fields' };
   return { ok: true, payload };
 }

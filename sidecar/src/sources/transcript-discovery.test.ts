@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverTranscripts, transcriptRoots } from './transcript-discovery.js';
+import { codexRoot, discoverTranscripts, transcriptRoots } from './transcript-discovery.js';
 import { TranscriptTree } from './transcript-tree.js';
 
 function touch(path: string, content = '{}\n'): void {
@@ -33,6 +33,22 @@ describe('transcript discovery', () => {
     expect(found[0]).toMatchObject({ kind: 'main', path: join(projects, '-work-app', `${session}.jsonl`) });
     expect(found.filter((f) => f.kind === 'subagent').map((f) => f.agentId).sort()).toEqual(['legacy1', 'n1']);
     expect(found.find((f) => f.agentId === 'n1')?.agentType).toBe('Explore');
+  });
+
+  it('finds Codex rollouts under a Codex home’s sessions dir, and only there, as files of the agent codex', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ccotel-codex-disc-'));
+    const root = codexRoot(join(base, 'codex'));
+    const rollout = join(root, '2026', '12', '04', 'rollout-2026-12-04T21-11-41-01a242e6-089b-7dd0-b043-2759fcaf119b.jsonl');
+    touch(rollout);
+    touch(join(root, '2026', '12', '04', 'notes.jsonl'));
+    touch(join(root, '2026', '12', 'rollout-misplaced.jsonl'));
+    touch(join(root, 'archive', '12', '04', 'rollout-x.jsonl'));
+    touch(join(base, 'outside', 'rollout-secret.jsonl'));
+    symlinkSync(join(base, 'outside', 'rollout-secret.jsonl'), join(root, '2026', '12', '04', 'rollout-link.jsonl'));
+    const reported: string[] = [];
+    const found = await discoverTranscripts([root], (message) => reported.push(message));
+    expect(found.map(({ path, kind, agent }) => ({ path, kind, agent }))).toEqual([{ path: rollout, kind: 'main', agent: 'codex' }]);
+    expect(reported).toEqual([expect.stringContaining('rollout-link.jsonl is a symlink to')]);
   });
 
   it('gives main transcripts oldest first, each followed by its own subagents; legacy agent files last', async () => {

@@ -1,11 +1,12 @@
 // Find Claude Code transcripts: every root (CLAUDE_CONFIG_DIR, which may list several comma-separated
 // dirs; ~/.claude; ~/.config/claude), every main transcript and every subagent transcript in all three
 // layouts (inline sidechain rows need nothing here; legacy `agent-*.jsonl` beside the sessions;
-// `<session>/subagents/agent-<id>.jsonl` with its `.meta.json`).
+// `<session>/subagents/agent-<id>.jsonl` with its `.meta.json`); and Codex's rollouts, under the sessions dir
+// of its home.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { classifyTranscriptPath, TranscriptTree, type DiscoveredTranscript } from './transcript-tree.js';
+import { classifyTranscriptPath, CODEX_SESSIONS_DIR, TranscriptTree, type DiscoveredTranscript } from './transcript-tree.js';
 
 export { classifyTranscriptPath, type DiscoveredTranscript };
 
@@ -23,6 +24,11 @@ export function candidateRoots(env: NodeJS.ProcessEnv = process.env, home = env.
   const xdgConfig = env.XDG_CONFIG_HOME || join(home, '.config');
   const candidates = [...configDirs, join(home, '.claude'), join(xdgConfig, 'claude')].map((dir) => join(resolve(dir), 'projects'));
   return [...new Set(candidates)];
+}
+
+/** The root of Codex's rollouts in its home (`$CODEX_HOME/sessions`), whether it exists yet or not. */
+export function codexRoot(codexHome: string): string {
+  return join(resolve(codexHome), CODEX_SESSIONS_DIR);
 }
 
 /** Every transcript under the roots (see TranscriptTree.discover). */

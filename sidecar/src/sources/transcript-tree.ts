@@ -5,6 +5,7 @@
 // (a loop such as `loop -> ..`, or a link out of the root) is reported once and skipped. A symlinked
 // transcript is not read through the link: if its target is itself a transcript inside a root, it is
 // followed there, under its own name; any other link is reported once and skipped.
+// A root named `sessions` is a Codex home's: `YYYY/MM/DD/rollout-*.jsonl` below it, followed the same way.
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -14,11 +15,19 @@ import { readRegularFileSync } from './regular-file.js';
 
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
 
-/** What a `.jsonl` path under a projects dir is, or undefined for files that are not transcripts. */
+const ROLLOUT_FILE = /^rollout-.*\.jsonl$/;
+/** The name of a Codex home's rollouts dir, which no Claude Code root has (they are `projects`). */
+export const CODEX_SESSIONS_DIR = 'sessions';
+
+/** What a `.jsonl` path under a root is, or undefined for files that are not transcripts. */
 export function classifyTranscriptPath(projectsDir: string, path: string): TranscriptFile | undefined {
   if (!path.endsWith('.jsonl')) return undefined;
   const parts = relative(projectsDir, path).split(sep);
   const name = basename(path);
+  if (rootRole(projectsDir) === 'rollouts') {
+    // sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl
+    return parts.length === 4 && ROLLOUT_FILE.test(name) ? { path, kind: 'main', agent: 'codex' } : undefined;
+  }
   const agent = AGENT_FILE.exec(name);
   // <project>/<session>.jsonl or <project>/agent-<id>.jsonl (legacy subagent layout)
   if (parts.length === 2) {
@@ -51,7 +60,20 @@ export interface DiscoveredTranscript extends TranscriptFile {
 /** lstat calls in flight at once while discovering: the thread pool's width, not one round trip per file. */
 const STATS_AT_ONCE = 16;
 
-export type DirRole = 'root' | 'project' | 'session' | 'subagents';
+/** Claude Code's: root, project, session, subagents; Codex's: rollouts (its sessions dir), year, month, day. */
+export type DirRole = 'root' | 'project' | 'session' | 'subagents' | 'rollouts' | 'year' | 'month' | 'day';
+
+/** The role of a root: Codex's sessions dir, or a Claude Code projects dir. */
+export function rootRole(root: string): 'root' | 'rollouts' {
+  return basename(root) === CODEX_SESSIONS_DIR ? 'rollouts' : 'root';
+}
+
+export function isRootRole(role: DirRole): boolean {
+  return role === 'root' || role === 'rollouts';
+}
+
+const DATE_PART = { rollouts: /^\d{4}$/, year: /^\d{2}$/, month: /^\d{2}$/ } as const;
+const CODEX_CHILD = { rollouts: 'year', year: 'month', month: 'day' } as const;
 
 export interface TreeDir {
   path: string;
@@ -60,15 +82,17 @@ export interface TreeDir {
 
 /** The role of a subdirectory `name` of a `role` dir, or undefined when no transcript can be below it. */
 export function childRole(role: DirRole, name: string): DirRole | undefined {
+  if (role === 'rollouts' || role === 'year' || role === 'month') return DATE_PART[role].test(name) ? CODEX_CHILD[role] : undefined;
   if (role === 'root') return 'project';
   if (role === 'project') return 'session';
   if (role === 'session' && name === 'subagents') return 'subagents';
   return undefined;
 }
 
-/** Whether `.jsonl` files directly in a `role` dir are transcripts. */
-export function holdsTranscripts(role: DirRole): boolean {
-  return role === 'project' || role === 'subagents';
+/** Whether a file `name` directly in a `role` dir is a transcript (or a rollout). */
+export function isTranscriptName(role: DirRole, name: string): boolean {
+  if (role === 'day') return ROLLOUT_FILE.test(name);
+  return (role === 'project' || role === 'subagents') && name.endsWith('.jsonl');
 }
 
 export class TranscriptTree {
@@ -100,7 +124,7 @@ export class TranscriptTree {
     for (const entry of entries) {
       const path = join(dir.path, entry.name);
       const role = childRole(dir.role, entry.name);
-      const transcriptName = holdsTranscripts(dir.role) && entry.name.endsWith('.jsonl');
+      const transcriptName = isTranscriptName(dir.role, entry.name);
       if (entry.isSymbolicLink()) {
         if (transcriptName) await this.symlinkedTranscript(path);
         else if (role) await this.symlinkedDirectory(path);
@@ -116,7 +140,7 @@ export class TranscriptTree {
   /** Every transcript under `root`, calling `onDir` for each directory listed (the root included). */
   async walk(root: string, onDir?: (dir: TreeDir) => void): Promise<string[]> {
     const transcripts: string[] = [];
-    const pending: TreeDir[] = [{ path: root, role: 'root' }];
+    const pending: TreeDir[] = [{ path: root, role: rootRole(root) }];
     for (let dir = pending.pop(); dir; dir = pending.pop()) {
       onDir?.(dir);
       const listed = await this.list(dir);

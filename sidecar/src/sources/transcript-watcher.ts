@@ -9,7 +9,7 @@ import { lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { inodeIdentity } from './inode-identity.js';
 import { OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
-import { childRole, holdsTranscripts, TranscriptTree, type TreeDir } from './transcript-tree.js';
+import { childRole, isRootRole, isTranscriptName, rootRole, TranscriptTree, type TreeDir } from './transcript-tree.js';
 
 export interface TranscriptWatcherOptions {
   tree: TranscriptTree;
@@ -70,7 +70,7 @@ export class TranscriptWatcher {
   private async watchRoot(root: string, announce = false): Promise<void> {
     const info = await lstat(root).catch(() => undefined);
     if (!info?.isDirectory()) return this.waitFor(root);
-    await this.watchTree({ path: root, role: 'root' }, announce);
+    await this.watchTree({ path: root, role: rootRole(root) }, announce);
   }
 
   /** Watch `top` and its subdirectories; with `announce`, report every transcript found (they are new). */
@@ -128,7 +128,7 @@ export class TranscriptWatcher {
       return this.recheckDir(dir);
     }
     const path = join(dir.path, name);
-    if (holdsTranscripts(dir.role) && name.endsWith('.jsonl')) this.options.onPath(path);
+    if (isTranscriptName(dir.role, name)) this.options.onPath(path);
     const role = childRole(dir.role, name);
     if (!role || name.endsWith('.jsonl')) return; // a write to a transcript: no directory to look at
     const info = await lstat(path).catch(() => undefined);
@@ -148,7 +148,7 @@ export class TranscriptWatcher {
       return;
     }
     this.unwatchBelow(dir.path);
-    if (dir.role === 'root') await this.watchRoot(dir.path, true);
+    if (isRootRole(dir.role)) await this.watchRoot(dir.path, true);
   }
 
   private unwatchBelow(top: string): void {

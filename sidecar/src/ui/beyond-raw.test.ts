@@ -33,13 +33,14 @@ describe('the web view beyond the raw window', () => {
     for (let copy = 0; copy < 2; copy++) await store.client.insert({ table: 'otel_logs', values, format: 'JSONEachRow' });
     // What the raw TTL does to the old day (ttl_only_drop_parts): its rows are gone, the facts stay.
     await store.client.command({ query: `ALTER TABLE otel_logs DROP PARTITION '2026-08-01'` });
-    // The old session's turns as the span facts keep them (its spans in otel_traces expired with their day).
+    // The old session's turns as the span facts keep them (its spans in otel_traces expired with their day): turn1 as
+    // facts before version 3 kept it (naming no agent), turn2 naming its agent.
     const fact = (id: string, kind: string, name: string, outcome: string, startMs: number, endMs: number) => ({
       SpanId: id, Timestamp: chTime(startMs), EndTime: chTime(endMs), SessionId: 'old', Project: '/src/app', Kind: kind, Name: name, Outcome: outcome, InputTokens: kind === 'chat' ? 12 : 0,
     });
     await store.client.insert({ table: USAGE_TABLES.spans, format: 'JSONEachRow', values: [
       fact('turn1', 'turn', '', 'completed', OLD, OLD + 60_000), fact('chat1', 'chat', 'claude-opus-5-5', '', OLD + 1000, OLD + 5000),
-      fact('tool1', 'tool', 'Bash', 'error', OLD + 6000, OLD + 9000), fact('turn2', 'turn', '', 'interrupted', OLD + 120_000, OLD + 130_000),
+      fact('tool1', 'tool', 'Bash', 'error', OLD + 6000, OLD + 9000), fact('turn2', 'turn', 'codex', 'interrupted', OLD + 120_000, OLD + 130_000),
       fact('tool2', 'tool', 'Read', 'success', OLD + 125_000, OLD + 126_000),
     ] });
     data = new UiData(store.client);
@@ -79,10 +80,11 @@ describe('the web view beyond the raw window', () => {
       ['facts-turn1', 'turn1', '', 'invoke_agent claude-code', OLD, 60_000],
       ['facts-turn1', 'chat1', 'turn1', 'chat claude-opus-5-5', OLD + 1000, 4000],
       ['facts-turn1', 'tool1', 'turn1', 'execute_tool Bash', OLD + 6000, 3000],
-      ['facts-turn2', 'turn2', '', 'invoke_agent claude-code', OLD + 120_000, 10_000],
+      ['facts-turn2', 'turn2', '', 'invoke_agent codex', OLD + 120_000, 10_000],
       ['facts-turn2', 'tool2', 'turn2', 'execute_tool Read', OLD + 125_000, 1000],
     ]);
-    expect(old.spans[0].attributes).toEqual({ 'ccotel.cwd': '/src/app', 'ccotel.turn.outcome': 'completed' });
+    expect(old.spans[0].attributes).toEqual({ 'ccotel.cwd': '/src/app', 'ccotel.turn.outcome': 'completed', 'gen_ai.agent.name': 'claude-code' });
+    expect(old.spans[3].attributes['gen_ai.agent.name']).toBe('codex');
     expect(old.spans[2]).toMatchObject({ status: 'Error', attributes: { 'gen_ai.tool.name': 'Bash', 'ccotel.tool.outcome': 'error' } });
     expect(old.spans[1].attributes['ccotel.usage.uncached.input_tokens']).toBe('12');
     // A session with neither spans nor facts has nothing to show.

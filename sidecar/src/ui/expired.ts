@@ -2,7 +2,8 @@
 // TTL): its turns, tool calls and API responses, with times, outcomes, models and tokens, without trace or
 // parent ids, prompts or inputs. The session page shows them as turns: each tool call and API response under
 // the turn whose time holds it, as the trace nested them.
-import { CHAT_SPAN_PREFIX, TOOL_SPAN_PREFIX, TURN_SPAN, UNCACHED_INPUT_ATTRIBUTE, USAGE_TABLES } from '../../../schemas/usage.js';
+import { CHAT_SPAN_PREFIX, TOOL_SPAN_PREFIX, UNCACHED_INPUT_ATTRIBUTE, USAGE_TABLES } from '../../../schemas/usage.js';
+import { agentOfTurnFact, turnSpanName } from '../semconv.js';
 import type { SpanRow } from './types.js';
 
 export interface SpanFact {
@@ -27,12 +28,12 @@ export const sessionFactsSql = (limit: number) => `SELECT SpanId AS span_id, Kin
 
 function attributes(fact: SpanFact): Record<string, string> {
   const common: Record<string, string> = fact.project ? { 'ccotel.cwd': fact.project } : {};
-  if (fact.kind === 'turn') return { ...common, 'ccotel.turn.outcome': fact.outcome };
+  if (fact.kind === 'turn') return { ...common, 'ccotel.turn.outcome': fact.outcome, 'gen_ai.agent.name': agentOfTurnFact(fact.name) };
   if (fact.kind === 'tool') return { ...common, 'gen_ai.tool.name': fact.name, 'ccotel.tool.outcome': fact.outcome };
   return { ...common, 'gen_ai.request.model': fact.name, [UNCACHED_INPUT_ATTRIBUTE]: String(fact.input_tokens), 'gen_ai.usage.output_tokens': String(fact.output_tokens), 'ccotel.cost.usd': String(fact.cost_usd) };
 }
 
-const SPAN_NAME = { turn: () => TURN_SPAN, tool: (name: string) => `${TOOL_SPAN_PREFIX}${name}`, chat: (name: string) => `${CHAT_SPAN_PREFIX}${name}` };
+const SPAN_NAME = { turn: (name: string) => turnSpanName(agentOfTurnFact(name)), tool: (name: string) => `${TOOL_SPAN_PREFIX}${name}`, chat: (name: string) => `${CHAT_SPAN_PREFIX}${name}` };
 
 /**
  * The facts (oldest first) as spans: each turn a trace of its own (its span id as the trace id), each tool call

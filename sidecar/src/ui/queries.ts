@@ -5,7 +5,7 @@
 // cost per day and per session come from the report's usage views, report/usage.ts.) Raw rows go through distinct
 // ids, the summaries through FINAL, so a repeat is never counted twice.
 // Time ranges are not in this SQL: `withRange` (data.ts) applies them to every table read.
-import { LOG_RECORD_ID, USAGE_TABLES } from '../../../schemas/usage.js';
+import { LOG_RECORD_ID, SESSION_AGENT, USAGE_TABLES } from '../../../schemas/usage.js';
 import { uniqueLogs } from '../report/queries.js';
 
 /** One row per span id: repeats of a span (same id) are the same span (at-least-once delivery). */
@@ -26,7 +26,7 @@ export const LOGS_PER_DAY = `SELECT ${DAY} AS day,
  * One row per session with a turn, tool call or API response (the sessions the report counts), from the summaries:
  * its figures stay when its raw rows expire.
  */
-export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.repo AS repo, s.branch AS branch, s.start_ms AS start_ms, s.end_ms AS end_ms,
+export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.agent AS agent, s.repo AS repo, s.branch AS branch, s.start_ms AS start_ms, s.end_ms AS end_ms,
     s.turns AS turns, s.tool_calls AS tool_calls, s.outcome AS outcome,
     l.state AS state, l.resumes AS resumes, l.failure_modes AS failure_modes
   FROM (
@@ -35,6 +35,7 @@ export const SESSIONS = `SELECT s.session AS session, s.project AS project, s.re
       -- Where it was last: a session that changed branch shows the one it ended on.
       argMaxIf(Repository, Timestamp, Repository != '') AS repo,
       argMaxIf(Branch, Timestamp, Branch != '') AS branch,
+      ${SESSION_AGENT} AS agent,
       min(toUnixTimestamp64Milli(Timestamp)) AS start_ms,
       max(toUnixTimestamp64Milli(EndTime)) AS end_ms,
       countIf(Kind = 'turn') AS turns,

@@ -34,6 +34,8 @@ export interface SessionRow {
   /** The repository (vcs.repository.url.full) and branch of its latest span that names them ('' : none). */
   repo: string;
   branch: string;
+  /** `claude-code`, `codex`. */
+  agent: string;
   start_ms: number;
   end_ms: number;
   /** From the summaries, also when the raw tables no longer hold the session. */

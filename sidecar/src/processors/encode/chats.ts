@@ -4,7 +4,7 @@
 // ccotel's own `ccotel.tokens` keep the provider's split (input = uncached).
 import type { ChatCompleted } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
-import { commonAttributes, METRICS, PROVIDER_ATTRIBUTES } from '../../semconv.js';
+import { commonAttributes, METRICS, providerAttributes } from '../../semconv.js';
 import { CACHE_WRITE_1H_ATTRIBUTE } from '../price-chats.js';
 import { point } from './records.js';
 import { TRANSCRIPT_SESSION_ATTRIBUTE, UNCACHED_INPUT_ATTRIBUTE } from '../../../../schemas/usage.js';
@@ -13,7 +13,7 @@ export function encodeChat(chat: ChatCompleted, out: TelemetryBatch): void {
   const { tokens, traceId, spanId } = chat;
   const attributes: Attributes = {
     ...commonAttributes(chat.sessionId, 'chat'),
-    ...PROVIDER_ATTRIBUTES,
+    ...providerAttributes(chat.agent),
     'gen_ai.request.model': chat.model,
     'gen_ai.response.model': chat.model,
     'gen_ai.response.id': chat.messageId,
@@ -47,7 +47,7 @@ export function encodeChat(chat: ChatCompleted, out: TelemetryBatch): void {
     const attrs = { 'gen_ai.token.type': type, 'gen_ai.request.model': chat.model };
     out.metrics.push(point(METRICS.tokens, { timeMs: chat.endMs, value, attributes: attrs, traceId, spanId, idSeed: `${spanId}:${type}` }));
   }
-  const operation = { 'gen_ai.operation.name': 'chat', ...PROVIDER_ATTRIBUTES, 'gen_ai.request.model': chat.model, 'gen_ai.response.model': chat.model };
+  const operation = { 'gen_ai.operation.name': 'chat', ...providerAttributes(chat.agent), 'gen_ai.request.model': chat.model, 'gen_ai.response.model': chat.model };
   const usage = { input: attributes['gen_ai.usage.input_tokens'] as number, output: tokens.output };
   for (const [type, value] of Object.entries(usage)) {
     out.metrics.push(point(METRICS.genAiTokenUsage, { timeMs: chat.endMs, value, attributes: { ...operation, 'gen_ai.token.type': type }, traceId, spanId, idSeed: `${spanId}:usage:${type}` }));

@@ -2,7 +2,7 @@
 // changes, bash-mode commands (a log like the shell log's, for the rules on shell commands) and API errors.
 import type { ApiErrorOccurred, PermissionModeChanged, SubagentEnded, UserShellCommand } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
-import { commonAttributes, EVENTS, PROVIDER_ATTRIBUTES } from '../../semconv.js';
+import { commonAttributes, EVENTS, providerAttributes } from '../../semconv.js';
 import { logRecord } from './records.js';
 
 export function encodeSubagent(agent: SubagentEnded, out: TelemetryBatch): void {
@@ -18,7 +18,7 @@ export function encodeSubagent(agent: SubagentEnded, out: TelemetryBatch): void 
     statusMessage: '',
     attributes: {
       ...commonAttributes(agent.sessionId, 'invoke_agent'),
-      ...PROVIDER_ATTRIBUTES,
+      ...providerAttributes(agent.agent),
       'gen_ai.agent.name': agent.agentType,
       'ccotel.agent.id': agent.agentId,
       ...(agent.toolUseId ? { tool_use_id: agent.toolUseId } : {}),

@@ -32,4 +32,14 @@ describe('encoding turns', () => {
     expect(seen.spans[0].attributes['ccotel.turn.prompt_seen']).toBeUndefined();
     expect(seen.logs.map((log) => log.eventName)).toEqual([EVENTS.promptSubmitted, EVENTS.turnEnded]);
   });
+
+  it('names the turn of another agent after it, with its provider and its version', () => {
+    const { spans } = encode([{ ...turn('e'.repeat(16)), agent: 'codex', version: '0.171.0' }, turn('f'.repeat(16))]);
+    expect(spans.map((span) => [span.name, span.attributes['gen_ai.agent.name'], span.attributes['gen_ai.provider.name']])).toEqual([
+      ['invoke_agent codex', 'codex', 'openai'],
+      ['invoke_agent claude-code', 'claude-code', 'anthropic'],
+    ]);
+    expect(spans[0].attributes['ccotel.codex.version']).toBe('0.171.0');
+    expect(spans[0].attributes['ccotel.claude_code.version']).toBeUndefined();
+  });
 });

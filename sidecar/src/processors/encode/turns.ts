@@ -1,22 +1,23 @@
-// A closed turn: its `invoke_agent claude-code` root span (compactions and the hooks joined onto it as span
-// events, the fingerprint of the rules in force), the prompt log (when its prompt was read), the end log and a turn count; and a compaction's log.
+// A closed turn: its `invoke_agent {agent}` root span (compactions and the hooks joined onto it as span
+// events, the fingerprint of the rules in force), the prompt log (when its prompt was read), the end log and a turn
+// count; and a compaction's log.
 import type { CompactionOccurred, HookAttached, RulesApplied, TurnEnded } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
-import { commonAttributes, EVENTS, METRICS, PROVIDER_ATTRIBUTES, SPANS } from '../../semconv.js';
+import { commonAttributes, DEFAULT_AGENT, EVENTS, METRICS, providerAttributes, turnSpanName } from '../../semconv.js';
 import { attachHooks } from './hooks.js';
 import { applyRules } from './settings.js';
 import { logRecord, point } from './records.js';
 
 export function encodeTurn(turn: TurnEnded, out: TelemetryBatch, hooks: readonly HookAttached[] | undefined, rules?: RulesApplied): void {
-  const { traceId, spanId, sessionId, outcome, promptText, messageUuid } = turn;
+  const { traceId, spanId, sessionId, outcome, promptText, messageUuid, agent = DEFAULT_AGENT } = turn;
   const attributes: Attributes = {
     ...commonAttributes(sessionId, 'invoke_agent'),
-    ...PROVIDER_ATTRIBUTES,
-    'gen_ai.agent.name': 'claude-code',
+    ...providerAttributes(agent),
+    'gen_ai.agent.name': agent,
     'message.uuid': messageUuid,
     'ccotel.turn.outcome': outcome,
     'ccotel.prompt.length': promptText.length,
-    'ccotel.claude_code.version': turn.version ?? '',
+    [`ccotel.${agent.replace('-', '_')}.version`]: turn.version ?? '',
   };
   if (turn.permissionMode) attributes['ccotel.permission.mode'] = turn.permissionMode;
   if (turn.promptSeen === false) attributes['ccotel.turn.prompt_seen'] = false;
@@ -27,7 +28,7 @@ export function encodeTurn(turn: TurnEnded, out: TelemetryBatch, hooks: readonly
     traceId,
     spanId,
     parentSpanId: '',
-    name: SPANS.turn,
+    name: turnSpanName(agent),
     kind: 'internal' as const,
     startMs: turn.startMs,
     endMs: turn.endMs,

@@ -7,7 +7,8 @@ import { api } from './api.js';
 import { duration, h, utc } from './dom.js';
 import type { Page } from './page.js';
 
-const TURN_SPAN = 'invoke_agent claude-code';
+/** A turn's root span, whichever agent's: the one that tells the turn's outcome. */
+const isTurn = (span: SpanRow): boolean => span.attributes['ccotel.turn.outcome'] !== undefined;
 /** Attributes shown under a span when it is opened, in this order; the rest follow. */
 const CONTENT = ['ccotel.prompt', 'ccotel.tool.input', 'ccotel.tool.output', 'process.command_line', 'error'];
 
@@ -72,7 +73,7 @@ function waterfall(spans: SpanRow[], turnStart: number, turnEnd: number): HTMLEl
 }
 
 function turnSection(trace: SpanRow[], index: number): HTMLElement {
-  const root = trace.find((span) => span.name === TURN_SPAN) ?? trace[0];
+  const root = trace.find(isTurn) ?? trace[0];
   const start = Math.min(...trace.map((span) => span.start_ms));
   const end = Math.max(...trace.map((span) => span.start_ms + span.duration_ms));
   const outcome = root.attributes['ccotel.turn.outcome'] ?? '';
@@ -119,8 +120,8 @@ export class SessionPage implements Page {
     const detail: SessionDetail = await api.session(this.id);
     const traces = new Map<string, SpanRow[]>();
     for (const span of detail.spans) traces.set(span.trace_id, [...(traces.get(span.trace_id) ?? []), span]);
-    const turns = [...traces.values()].filter((trace) => trace.some((span) => span.name === TURN_SPAN));
-    const project = turns[0]?.find((span) => span.name === TURN_SPAN)?.attributes['ccotel.cwd'] ?? '';
+    const turns = [...traces.values()].filter((trace) => trace.some(isTurn));
+    const project = turns[0]?.find(isTurn)?.attributes['ccotel.cwd'] ?? '';
     const scrollY = window.scrollY;
     this.main.replaceChildren(
       h('h1', {}, `Session ${this.id}`),

@@ -21,6 +21,7 @@ interface Column {
 /** The columns a phone shows first (the rest scroll sideways inside the table's card): style.css `.row`. */
 const COLUMNS: Column[] = [
   { key: 'project', label: 'project', value: (row) => row.project, cell: (row) => sessionLink(row) },
+  { key: 'agent', label: 'agent', value: (row) => row.agent, cell: (row) => row.agent },
   { key: 'start', label: 'start (UTC)', value: (row) => row.start_ms, cell: (row) => utc(row.start_ms) },
   { key: 'cost', label: 'cost', value: (row) => row.cost_usd, cell: (row) => costOf(row), numeric: true },
   { key: 'turns', label: 'turns', value: (row) => row.turns, cell: (row) => figure('turns', row.turns), numeric: true },
@@ -62,7 +63,7 @@ export class SessionsPage implements Page {
   private readonly viewport = h('div', { class: 'viewport', 'data-testid': 'sessions-viewport' });
   private readonly spacer = h('div', { class: 'spacer' });
   private readonly body = h('div', { class: 'rows' });
-  private readonly filter = h('input', { type: 'search', placeholder: 'filter: project, repo, branch, session, outcome, state…', 'aria-label': 'filter' });
+  private readonly filter = h('input', { type: 'search', placeholder: 'filter: project, agent, repo, branch, session, outcome, state…', 'aria-label': 'filter' });
   private readonly totals = h('div', { class: 'totals' });
   private readonly headRow = h('div', { class: 'row head' });
   private readonly empty = h('p', { class: 'empty', hidden: true });
@@ -105,7 +106,7 @@ export class SessionsPage implements Page {
   private apply(): void {
     const needle = this.filter.value.trim().toLowerCase();
     const column = COLUMNS.find((candidate) => candidate.key === this.sortKey) ?? COLUMNS[1];
-    const matches = needle === '' ? this.rows : this.rows.filter((row) => [row.project, row.repo, row.branch, row.session, row.outcome, row.state, ...row.failure_modes].some((text) => text.toLowerCase().includes(needle)));
+    const matches = needle === '' ? this.rows : this.rows.filter((row) => [row.project, row.agent, row.repo, row.branch, row.session, row.outcome, row.state, ...row.failure_modes].some((text) => text.toLowerCase().includes(needle)));
     const sign = this.descending ? -1 : 1;
     this.shown = [...matches].sort((a, b) => {
       const left = column.value(a);

@@ -1,0 +1,484 @@
+// Codex rollouts into the correlation events every agent's source tells (DESIGN §12): one thread is one session
+// (its id is `session.id`), a task_started … task_complete is a turn (`invoke_agent codex`), each model response
+// that reported usage is a `chat {model}` with that response's own figures, each function call paired with its
+// output by call id is an `execute_tool` with the outcome its exit code tells, and a subagent's first turn an
+// `invoke_agent {role}` span under the spawn_agent call that started it. Ids come from the thread, turn and call
+// ids, so reading a file again tells the same items.
+import type { CorrelationEvent, ToolCallEnded } from '../../events.js';
+import { spanIdOf, traceIdOf } from '../../ids.js';
+import type { AgentRows, RowRead } from '../../records/agent-rows.js';
+import type { TranscriptFile } from '../../records/transcript.js';
+import { toolSpanId } from '../../semconv.js';
+import { contentText, objectField, outputText, parseRolloutLine, stringField, usageOf, type CodexUsage, type RolloutRow } from './rollout-row.js';
+
+const AGENT = 'codex';
+/** A thread silent this much longer than the idle time is forgotten (a later resume reads as a thread read anew). */
+const RETIRE_AFTER_MS = 24 * 3_600_000;
+
+/** The spawn_agent call that started a subagent thread (its output names the thread). */
+interface Spawn {
+  traceId: string;
+  toolSpanId: string;
+  callId: string;
+  sessionId: string;
+}
+
+/** A subagent thread's first turn: the span of the subagent under its spawn call. */
+interface SubagentRun {
+  agentType: string;
+  startMs: number;
+  endMs: number;
+}
+
+interface OpenCall {
+  name: string;
+  input: unknown;
+  startMs: number;
+}
+
+interface Turn {
+  id: string;
+  traceId: string;
+  spanId: string;
+  startMs: number;
+  lastMs: number;
+  prompt?: string;
+  model?: string;
+  cwd?: string;
+  /** When the request being answered was sent: the turn's start, or the last input the model was given. */
+  requestMs: number;
+  calls: Map<string, OpenCall>;
+  compactions: { timeMs: number; trigger?: string }[];
+  error: boolean;
+}
+
+interface Thread {
+  id: string;
+  path: string;
+  version?: string;
+  cwd?: string;
+  model?: string;
+  forked: boolean;
+  /** A subagent's thread (spawned by another: `source.subagent` in 0.130, `parent_thread_id` in 0.171). */
+  subagent: boolean;
+  /** A subagent's role (`agent_role`; none: `default`, as Codex calls it). */
+  agentType?: string;
+  /** Its session_meta was read and no turn since: the next turn is the session's start. */
+  starting: boolean;
+  lastMs: number;
+  /** Active since it was last closed for idleness. */
+  active: boolean;
+  turn?: Turn;
+  /** The cumulative usage of the last token_count read: a count that repeats it is no new response. */
+  lastTotal?: string;
+  /** A model output came since the last response counted (tells a response when the total before it is unknown). */
+  outputSinceCount: boolean;
+  /** Response ids of 0.171's token_usage_record rows, waiting for their token_count. */
+  responseIds: string[];
+}
+
+/** `rollout-<time>-<thread id>.jsonl`: the thread id, for rows read before (or without) the session_meta. */
+function threadIdFromPath(path: string): string {
+  const match = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(path);
+  return match ? match[1] : path;
+}
+
+/**
+ * A call's outcome from its output: the exec tools end their output with the exit code ("Process exited with code
+ * N"; older shell tools give `metadata.exit_code` in JSON). A call stopped by an interrupt says "aborted by user"
+ * (recorded: Ctrl-C during the call); so does an escalation the user declines, which only its hooks tell apart.
+ */
+export function toolOutcome(output: string | undefined): { outcome: string } {
+  if (output === undefined) return { outcome: 'success' };
+  if (/^aborted by user/m.test(output)) return { outcome: 'interrupted' };
+  const stated = /Process exited with code (-?\d+)/.exec(output)?.[1] ?? exitCodeInJson(output);
+  if (stated === undefined) return { outcome: 'success' };
+  const code = Number(stated);
+  if (code === 0) return { outcome: 'success' };
+  return { outcome: code === -1 ? 'interrupted' : 'error' };
+}
+
+function exitCodeInJson(output: string): string | undefined {
+  if (!output.startsWith('{')) return undefined;
+  try {
+    const code = (JSON.parse(output) as { metadata?: { exit_code?: unknown } }).metadata?.exit_code;
+    return typeof code === 'number' ? String(code) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseArguments(text: unknown): unknown {
+  if (typeof text !== 'string') return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function tokensOf(usage: CodexUsage) {
+  // OpenAI's input includes the cached part; the events carry the uncached input apart (as Anthropic's do).
+  return { input: Math.max(0, usage.input_tokens - usage.cached_input_tokens), output: usage.output_tokens, cache_read: usage.cached_input_tokens, cache_creation: 0 };
+}
+
+export class CodexRollouts implements AgentRows {
+  private out: CorrelationEvent[] = [];
+  private readonly threads = new Map<string, Thread>();
+  /** Thread of each file (a rollout is one thread; a resume appends to it). */
+  private readonly threadOfFile = new Map<string, string>();
+  /**
+   * A subagent's span needs its spawn call (in the parent's file) and its first turn (in its own), read in either
+   * order: what is known of each, by the subagent's thread id, until the span is told (once).
+   */
+  private readonly spawns = new Map<string, Spawn>();
+  private readonly subagentRuns = new Map<string, SubagentRun>();
+  private readonly subagentsTold = new Set<string>();
+
+  readingFromStart(path: string): void {
+    const id = this.threadOfFile.get(path);
+    const thread = id === undefined ? undefined : this.threads.get(id);
+    if (!thread) return;
+    // Told again from the start, with the same ids (the sinks drop the repeats): nothing of the earlier read is kept.
+    thread.starting = false;
+    thread.turn = undefined;
+    thread.lastTotal = undefined;
+    thread.outputSinceCount = false;
+    thread.responseIds = [];
+    this.forgetSubagents(thread.id);
+  }
+
+  drain(): CorrelationEvent[] {
+    const taken = this.out;
+    this.out = [];
+    return taken;
+  }
+
+  add(text: string, file: TranscriptFile): RowRead {
+    const parsed = parseRolloutLine(text);
+    if (!parsed.ok) return parsed;
+    const { row } = parsed;
+    const thread = this.threadFor(file.path, row);
+    thread.lastMs = Math.max(thread.lastMs, row.timeMs);
+    thread.active = true;
+    if (thread.turn) thread.turn.lastMs = Math.max(thread.turn.lastMs, row.timeMs);
+    switch (row.type) {
+      case 'session_meta':
+        return this.sessionMeta(thread, row);
+      case 'turn_context':
+        return this.turnContext(thread, row);
+      case 'event_msg':
+        return this.eventMsg(thread, row);
+      case 'response_item':
+        return this.responseItem(thread, row);
+      case 'token_usage_record': {
+        const responseId = stringField(row.payload, 'response_id');
+        if (responseId) thread.responseIds.push(responseId);
+        return { ok: true, timeMs: row.timeMs };
+      }
+      case 'compacted':
+        if (thread.turn) this.compaction(thread, thread.turn, row.timeMs, 'auto');
+        return { ok: true, timeMs: row.timeMs };
+      default:
+        return { ok: 'ignored' };
+    }
+  }
+
+  closeIdle(idleBeforeMs: number): void {
+    for (const thread of this.threads.values()) {
+      if (thread.lastMs >= idleBeforeMs) continue;
+      this.closeTurn(thread, 'abandoned', thread.turn?.lastMs ?? thread.lastMs);
+      thread.active = false;
+    }
+    if (idleBeforeMs === Number.POSITIVE_INFINITY) return;
+    for (const [id, thread] of this.threads) {
+      if (thread.lastMs >= idleBeforeMs - RETIRE_AFTER_MS) continue;
+      this.threads.delete(id);
+      this.threadOfFile.delete(thread.path);
+      this.forgetSubagents(id);
+    }
+  }
+
+  finish(): void {
+    this.closeIdle(Number.POSITIVE_INFINITY);
+  }
+
+  sessionCounts(): { open: number; held: number; revived: number } {
+    let open = 0;
+    for (const thread of this.threads.values()) if (thread.active) open++;
+    return { open, held: this.threads.size, revived: 0 };
+  }
+
+  /**
+   * A thread's facts are on its first row only (session_meta: the release, a fork's parent), and a resume appends
+   * to its file: a file is read again from its start while its thread is held, so a restart knows them.
+   */
+  oldestOpenOffsets(): Map<string, number> {
+    const offsets = new Map<string, number>();
+    for (const thread of this.threads.values()) offsets.set(thread.path, 0);
+    return offsets;
+  }
+
+  private threadFor(path: string, row: RolloutRow): Thread {
+    let id = this.threadOfFile.get(path);
+    if (id === undefined) {
+      id = (row.type === 'session_meta' ? stringField(row.payload, 'id') : undefined) ?? threadIdFromPath(path);
+      this.threadOfFile.set(path, id);
+    }
+    let thread = this.threads.get(id);
+    if (!thread) {
+      thread = { id, path, forked: false, subagent: false, starting: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
+      this.threads.set(id, thread);
+    }
+    return thread;
+  }
+
+  private sessionMeta(thread: Thread, row: RolloutRow): RowRead {
+    const { payload } = row;
+    thread.version = stringField(payload, 'cli_version') ?? thread.version;
+    thread.cwd = stringField(payload, 'cwd') ?? thread.cwd;
+    if (stringField(payload, 'forked_from_id')) thread.forked = true;
+    const spawn = objectField(objectField(objectField(payload, 'source') ?? {}, 'subagent') ?? {}, 'thread_spawn');
+    if (stringField(payload, 'parent_thread_id') || spawn) {
+      thread.subagent = true;
+      thread.agentType = (spawn && stringField(spawn, 'agent_role')) ?? 'default';
+    }
+    thread.starting = true;
+    return { ok: true, timeMs: row.timeMs };
+  }
+
+  private turnContext(thread: Thread, row: RolloutRow): RowRead {
+    const model = stringField(row.payload, 'model');
+    const cwd = stringField(row.payload, 'cwd');
+    if (model) thread.model = model;
+    if (thread.turn) {
+      if (model) thread.turn.model = model;
+      if (cwd) thread.turn.cwd = cwd;
+    }
+    return { ok: true, timeMs: row.timeMs };
+  }
+
+  private eventMsg(thread: Thread, row: RolloutRow): RowRead {
+    const { payload, timeMs } = row;
+    const turn = thread.turn;
+    switch (stringField(payload, 'type')) {
+      case 'task_started':
+        this.openTurn(thread, stringField(payload, 'turn_id') ?? `${timeMs}`, timeMs);
+        break;
+      case 'task_complete':
+        this.closeTurn(thread, turn?.error ? 'error' : 'completed', timeMs);
+        break;
+      case 'turn_aborted':
+        this.closeTurn(thread, 'interrupted', timeMs);
+        break;
+      case 'error':
+        if (turn) turn.error = true;
+        break;
+      case 'user_message':
+        this.prompt(turn, stringField(payload, 'message'), timeMs);
+        break;
+      case 'item_completed': {
+        const item = objectField(payload, 'item');
+        if (item && stringField(item, 'type') === 'UserMessage') this.prompt(turn, contentText(item.content), timeMs);
+        break;
+      }
+      case 'token_count':
+        this.tokenCount(thread, objectField(payload, 'info'), timeMs);
+        break;
+      case 'context_compacted':
+        if (turn) this.compaction(thread, turn, timeMs, 'auto');
+        break;
+      default:
+        return { ok: 'ignored' };
+    }
+    return { ok: true, timeMs };
+  }
+
+  private responseItem(thread: Thread, row: RolloutRow): RowRead {
+    const { payload, timeMs } = row;
+    const turn = thread.turn;
+    const type = stringField(payload, 'type');
+    if (type === 'function_call' || type === 'custom_tool_call') {
+      thread.outputSinceCount = true;
+      const callId = stringField(payload, 'call_id');
+      if (turn && callId) {
+        const input = type === 'function_call' ? parseArguments(payload.arguments) : { input: payload.input };
+        turn.calls.set(callId, { name: stringField(payload, 'name') ?? 'unknown', input, startMs: timeMs });
+      }
+    } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
+      const callId = stringField(payload, 'call_id');
+      if (turn) turn.requestMs = timeMs;
+      if (turn && callId) this.endCall(thread, turn, callId, outputText(payload.output), timeMs);
+    } else if (type === 'message' && stringField(payload, 'role') === 'assistant') {
+      thread.outputSinceCount = true;
+    } else if (type === 'reasoning') {
+      thread.outputSinceCount = true;
+    } else {
+      return { ok: 'ignored' };
+    }
+    return { ok: true, timeMs };
+  }
+
+  private openTurn(thread: Thread, turnId: string, timeMs: number): void {
+    // A turn still open when the next starts was cut off (its process ended without a word).
+    if (thread.turn) this.closeTurn(thread, 'abandoned', thread.turn.lastMs);
+    thread.turn = {
+      id: turnId,
+      traceId: traceIdOf(thread.id, turnId),
+      spanId: spanIdOf('turn', thread.id, turnId),
+      startMs: timeMs,
+      lastMs: timeMs,
+      model: thread.model,
+      cwd: thread.cwd,
+      requestMs: timeMs,
+      calls: new Map(),
+      compactions: [],
+      error: false,
+    };
+    // The start is told where the session_meta is read: a read from the middle of a file (a resume appended after the
+    // thread was forgotten) is no start, as a read of the whole file has none there.
+    if (thread.starting) {
+      thread.starting = false;
+      const source = thread.subagent ? 'subagent' : thread.forked ? 'fork' : 'startup';
+      this.out.push({ kind: 'SessionStarted', sessionId: thread.id, source, messageUuid: turnId, timeMs });
+    }
+  }
+
+  private prompt(turn: Turn | undefined, text: string | undefined, timeMs: number): void {
+    if (!turn || text === undefined || turn.prompt !== undefined) return;
+    turn.prompt = text;
+    turn.requestMs = timeMs;
+  }
+
+  /**
+   * A token_count: a new response when its cumulative total differs from the last one read (Codex repeats the
+   * last count after tool outputs and at the start of a turn); its own usage is `last_token_usage`.
+   */
+  private tokenCount(thread: Thread, info: Record<string, unknown> | undefined, timeMs: number): void {
+    if (!info) return; // 0.130 writes `info: null` before a turn's first response
+    const last = usageOf(info.last_token_usage);
+    const total = JSON.stringify(info.total_token_usage ?? null);
+    const known = thread.lastTotal !== undefined;
+    const repeated = total === thread.lastTotal || (!known && !thread.outputSinceCount);
+    thread.lastTotal = total;
+    if (repeated || !last) return;
+    thread.outputSinceCount = false;
+    const turn = thread.turn;
+    const model = turn?.model ?? thread.model ?? 'unknown';
+    const traceId = turn?.traceId ?? traceIdOf(thread.id, 'outside-turns');
+    const startMs = Math.min(turn?.requestMs ?? timeMs, timeMs);
+    this.out.push({
+      kind: 'ChatCompleted',
+      agent: AGENT,
+      traceId,
+      // The cumulative total tells which response of the thread this is, however often it is read.
+      spanId: spanIdOf('chat', thread.id, total),
+      parentSpanId: turn?.spanId ?? '',
+      sessionId: thread.id,
+      model,
+      messageId: thread.responseIds.shift() ?? '',
+      startMs,
+      endMs: timeMs,
+      tokens: tokensOf(last),
+      cacheWrites1h: 0,
+    });
+  }
+
+  private endCall(thread: Thread, turn: Turn, callId: string, output: string | undefined, timeMs: number): void {
+    const call = turn.calls.get(callId);
+    if (!call) return;
+    turn.calls.delete(callId);
+    this.out.push(this.toolCall(thread, turn, callId, call, { ...toolOutcome(output), output, timeMs }));
+    const spawned = call.name === 'spawn_agent' ? /"agent_id"\s*:\s*"([^"]+)"/.exec(output ?? '')?.[1] : undefined;
+    if (spawned) {
+      this.spawns.set(spawned, { traceId: turn.traceId, toolSpanId: toolSpanId(callId), callId, sessionId: thread.id });
+      this.tellSubagent(spawned);
+    }
+  }
+
+  /** What is kept for the subagent spans of a thread forgotten or read anew: its own as a subagent, and those it spawned. */
+  private forgetSubagents(threadId: string): void {
+    this.subagentRuns.delete(threadId);
+    this.subagentsTold.delete(threadId);
+    this.spawns.delete(threadId);
+    for (const [spawned, spawn] of this.spawns) {
+      if (spawn.sessionId !== threadId) continue;
+      this.spawns.delete(spawned);
+      this.subagentsTold.delete(spawned);
+    }
+  }
+
+  /** The subagent's span, once both its spawn call and its first turn are read. */
+  private tellSubagent(threadId: string): void {
+    const spawn = this.spawns.get(threadId);
+    const run = this.subagentRuns.get(threadId);
+    if (!spawn || !run || this.subagentsTold.has(threadId)) return;
+    this.subagentsTold.add(threadId);
+    this.out.push({
+      kind: 'SubagentEnded',
+      agent: AGENT,
+      traceId: spawn.traceId,
+      spanId: spanIdOf('agent', spawn.sessionId, threadId),
+      parentSpanId: spawn.toolSpanId,
+      sessionId: spawn.sessionId,
+      agentId: threadId,
+      agentType: run.agentType,
+      toolUseId: spawn.callId,
+      startMs: run.startMs,
+      endMs: Math.max(run.startMs, run.endMs),
+    });
+  }
+
+  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: { outcome: string; output?: string; timeMs: number }): ToolCallEnded {
+    return {
+      kind: 'ToolCallEnded',
+      traceId: turn.traceId,
+      spanId: toolSpanId(callId),
+      parentSpanId: turn.spanId,
+      sessionId: thread.id,
+      toolUseId: callId,
+      toolName: call.name,
+      input: call.input,
+      outcome: end.outcome,
+      output: end.output,
+      startMs: call.startMs,
+      endMs: Math.max(call.startMs, end.timeMs),
+      endedAtMs: end.timeMs,
+    };
+  }
+
+  private compaction(thread: Thread, turn: Turn, timeMs: number, trigger: string): void {
+    turn.compactions.push({ timeMs, trigger });
+    this.out.push({ kind: 'CompactionOccurred', traceId: turn.traceId, spanId: turn.spanId, sessionId: thread.id, messageUuid: turn.id, timeMs, trigger });
+  }
+
+  private closeTurn(thread: Thread, outcome: string, timeMs: number): void {
+    const turn = thread.turn;
+    if (!turn) return;
+    thread.turn = undefined;
+    // Calls with no output: the turn ended without them (interrupted with it, or never answered).
+    for (const [callId, call] of turn.calls) {
+      this.out.push(this.toolCall(thread, turn, callId, call, { outcome: outcome === 'interrupted' ? 'interrupted' : 'unanswered', timeMs }));
+    }
+    if (thread.subagent && !this.subagentRuns.has(thread.id)) {
+      this.subagentRuns.set(thread.id, { agentType: thread.agentType ?? 'default', startMs: turn.startMs, endMs: Math.max(turn.startMs, timeMs) });
+      this.tellSubagent(thread.id);
+    }
+    this.out.push({
+      kind: 'TurnEnded',
+      agent: AGENT,
+      traceId: turn.traceId,
+      spanId: turn.spanId,
+      sessionId: thread.id,
+      messageUuid: turn.id,
+      promptText: turn.prompt ?? '',
+      ...(turn.prompt === undefined ? { promptSeen: false as const } : {}),
+      outcome,
+      startMs: turn.startMs,
+      endMs: Math.max(turn.startMs, timeMs),
+      ...(turn.cwd ? { place: { cwd: turn.cwd } } : {}),
+      version: thread.version,
+      ...(turn.compactions.length > 0 ? { compactions: turn.compactions } : {}),
+    });
+  }
+}

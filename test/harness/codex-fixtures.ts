@@ -1,0 +1,47 @@
+// The recorded Codex fixtures (record-codex.ts) as tests read them: each release's rollouts, what its CLI printed
+// and what the scripted server answered — three accounts of the same runs, each written by another party.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ResponsesStep } from './responses-server.js';
+
+export const CODEX_FIXTURES = resolve(import.meta.dirname, '../fixtures/codex');
+
+export interface CodexFixture {
+  version: string;
+  /** A CODEX_HOME: `sessions/` holds the rollouts. */
+  home: string;
+  rollouts: string[];
+  /** The thread of each run, in run order (a resume names the thread it continues). */
+  threads: string[];
+  /** The steps of each run, as the server answered them (a resume or a fork names the run whose thread it takes). */
+  runs: { prompt: string; resumes?: number; forks?: number; interruptAfterMs?: number; steps: ResponsesStep[] }[];
+  /** Per run, the events `codex exec --json` printed. */
+  printed: Record<string, unknown>[][];
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? filesUnder(path) : [path];
+    });
+}
+
+/** One fixture folder (record-codex.ts writes them). */
+export function codexFixture(home: string, version: string): CodexFixture {
+  const server = JSON.parse(readFileSync(join(home, 'server.json'), 'utf8')) as { threads: string[]; scenario: CodexFixture['runs'] };
+  const printed = server.scenario.map((_, n) =>
+    readFileSync(join(home, `exec-${n}.jsonl`), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  );
+  return { version, home, rollouts: filesUnder(join(home, 'sessions')), threads: server.threads, runs: server.scenario, printed };
+}
+
+export function codexFixtures(): CodexFixture[] {
+  return readdirSync(CODEX_FIXTURES)
+    .filter((name) => statSync(join(CODEX_FIXTURES, name)).isDirectory())
+    .map((version) => codexFixture(join(CODEX_FIXTURES, version), version));
+}

@@ -1,0 +1,40 @@
+// The committed Codex fixtures are what the real CLI writes: each release found in the cache (codex-releases.ts;
+// none: skipped, as on a machine that never fetched one) is driven through the scenario again, and its new rollouts
+// tell the same turns, calls and usage as the committed ones (ids and times aside).
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CorrelationEvent } from '../../sidecar/src/events.js';
+import { CodexRollouts } from '../../sidecar/src/sources/codex/rollouts.js';
+import { codexFixture, codexFixtures, type CodexFixture } from './codex-fixtures.js';
+import { cachedCodex } from './codex-releases.js';
+import { recordCodex } from './codex-scenario.js';
+
+/** What the rollouts tell, without ids or times: per event kind, its facts in order. */
+function told(fixture: CodexFixture) {
+  const rollouts = new CodexRollouts();
+  for (const path of fixture.rollouts) {
+    for (const line of readFileSync(path, 'utf8').split('\n')) if (line) rollouts.add(line, { path, kind: 'main', agent: 'codex' });
+  }
+  rollouts.finish();
+  const events: CorrelationEvent[] = rollouts.drain();
+  return events.map((event) => {
+    if (event.kind === 'TurnEnded') return [event.kind, event.promptText, event.outcome, event.version];
+    if (event.kind === 'ChatCompleted') return [event.kind, event.model, event.tokens];
+    // The agent tools' arguments name thread ids, new in every recording.
+    if (event.kind === 'ToolCallEnded') return [event.kind, event.toolName, event.toolName === 'exec_command' ? event.input : Object.keys(event.input as object), event.outcome];
+    if (event.kind === 'SessionStarted') return [event.kind, event.source];
+    return [event.kind];
+  });
+}
+
+describe.each(codexFixtures().map((fixture) => ({ fixture, binary: cachedCodex(fixture.version) })))('Codex $fixture.version recorded again', ({ fixture, binary }) => {
+  it.skipIf(binary === undefined)('tells what the committed fixture tells', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'ccotel-codex-again-')), fixture.version);
+    await recordCodex(binary!, fixture.version, out);
+    const again = codexFixture(out, fixture.version);
+    expect(again.rollouts).toHaveLength(fixture.rollouts.length);
+    expect(told(again)).toEqual(told(fixture));
+  }, 120_000);
+});

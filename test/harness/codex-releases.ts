@@ -1,0 +1,37 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+// Codex CLI releases for recording its rollouts. The npm package @openai/codex is a launcher; the linux-x64 native
+// binary is in the optional dependency published as the version `<version>-linux-x64`. Each is unpacked once into
+// a cache outside the repository (like claude-releases.ts); nothing here is a dependency of the project.
+
+export const CODEX_CACHE = process.env.CCOTEL_CODEX_RELEASES ?? join(homedir(), '.cache', 'ccotel', 'codex');
+
+/** The releases the fixtures are recorded from: the first one looked at, and the newest served when recorded. */
+export const CODEX_VERSIONS = ['0.130.0', '0.171.0'] as const;
+
+const VENDOR = join('package', 'vendor', 'x86_64-unknown-linux-musl');
+
+/** The binary of a cached release (its place in the package moved between releases), or undefined. */
+export function cachedCodex(version: string): string | undefined {
+  const dir = join(CODEX_CACHE, version, VENDOR);
+  return [join(dir, 'bin', 'codex'), join(dir, 'codex', 'codex')].find((path) => existsSync(path));
+}
+
+/** Fetches a release with `npm pack` into the cache (once), unpacks it, and returns its binary. */
+export function fetchCodex(version: string): string {
+  const cached = cachedCodex(version);
+  if (cached) return cached;
+  const dir = join(CODEX_CACHE, version);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync('npm', ['pack', `@openai/codex@${version}-linux-x64`, '--silent'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [tarball] = readdirSync(dir).filter((f) => f.endsWith('.tgz'));
+  execFileSync('tar', ['xzf', tarball], { cwd: dir });
+  rmSync(join(dir, tarball));
+  const binary = cachedCodex(version);
+  if (!binary) throw new Error(`@openai/codex@${version}-linux-x64 unpacked into ${dir} but holds no codex binary`);
+  return binary;
+}
