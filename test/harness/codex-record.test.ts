@@ -1,7 +1,7 @@
 // The committed Codex fixtures are what the real CLI writes: each release found in the cache (codex-releases.ts;
 // none: skipped, as on a machine that never fetched one) is driven through the scenario again, and its new rollouts
 // tell the same turns, calls and usage as the committed ones (ids and times aside).
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,10 +31,15 @@ function told(fixture: CodexFixture) {
 
 describe.each(codexFixtures().map((fixture) => ({ fixture, binary: cachedCodex(fixture.version) })))('Codex $fixture.version recorded again', ({ fixture, binary }) => {
   it.skipIf(binary === undefined)('tells what the committed fixture tells', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'ccotel-codex-again-')), fixture.version);
-    await recordCodex(binary!, fixture.version, out);
-    const again = codexFixture(out, fixture.version);
-    expect(again.rollouts).toHaveLength(fixture.rollouts.length);
-    expect(told(again)).toEqual(told(fixture));
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-codex-again-'));
+    try {
+      const out = join(dir, fixture.version);
+      await recordCodex(binary!, fixture.version, out);
+      const again = codexFixture(out, fixture.version);
+      expect(again.rollouts).toHaveLength(fixture.rollouts.length);
+      expect(told(again)).toEqual(told(fixture));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
