@@ -76,6 +76,9 @@ const run = promisify(execFile);
 
 export class SettingsWatcher {
   private readonly files = new Map<string, WatchedFile>();
+  /** The same files: those every directory reads (user, managed), and each project directory's own. */
+  private readonly sharedFiles: WatchedFile[] = [];
+  private readonly projectFiles = new Map<string, WatchedFile[]>();
   private readonly projects = new Set<string>();
   /** When a session last ran in each project directory. */
   private readonly activeAt = new Map<string, number>();
@@ -161,7 +164,7 @@ export class SettingsWatcher {
   /** The rules in force in `dir` at `timeMs`, or undefined when a file's version then is not known. */
   rulesAt(dir: string, timeMs: number): RulesInForce | undefined {
     const inForce: SettingsVersion[] = [];
-    for (const file of [...this.files.values()].filter((f) => f.project === undefined || f.project === dir)) {
+    for (const file of [...this.sharedFiles, ...this.filesOf(dir)]) {
       const version = versionAt(file.versions, timeMs);
       if (version === null) return undefined;
       if (version) inForce.push(version);
@@ -172,12 +175,15 @@ export class SettingsWatcher {
   }
 
   private filesOf(dir: string): WatchedFile[] {
-    return [...this.files.values()].filter((file) => file.project === dir);
+    return this.projectFiles.get(dir) ?? [];
   }
 
   private add(path: string, scope: SettingsScope, project?: string): void {
     if (this.files.has(path)) return;
-    this.files.set(path, { path, scope, project, versions: [...(this.acknowledged.get(path) ?? [])] });
+    const file: WatchedFile = { path, scope, project, versions: [...(this.acknowledged.get(path) ?? [])] };
+    this.files.set(path, file);
+    if (project === undefined) this.sharedFiles.push(file);
+    else this.projectFiles.set(project, [...this.filesOf(project), file]);
   }
 
   private addManagedDropIns(): void {
@@ -200,12 +206,13 @@ export class SettingsWatcher {
   private async look(file: WatchedFile, settle: boolean): Promise<void> {
     const waiting = file.unsettled;
     file.unsettled = undefined;
-    const now = this.signatureOf(file.path);
+    const info = statOf(file.path);
+    const now = info && signature(info);
     if (waiting && waiting.signature === now) {
       this.hand(file, waiting.change);
       return;
     }
-    const seen = this.read(file);
+    const seen = this.read(file, info);
     if (!seen) {
       if (waiting) file.unsettled = { ...waiting, signature: now };
       return;
@@ -218,14 +225,6 @@ export class SettingsWatcher {
     else this.hand(file, withGit);
   }
 
-  private signatureOf(path: string): string | undefined {
-    try {
-      return signature(statSync(path));
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
    * As `look`, at once and without the git provenance (a look from inside a pipeline round must not wait): a version
    * waiting to settle is handed over first.
@@ -233,7 +232,7 @@ export class SettingsWatcher {
   private lookSync(file: WatchedFile): void {
     if (file.unsettled) this.hand(file, file.unsettled.change);
     file.unsettled = undefined;
-    const change = this.read(file);
+    const change = this.read(file, statOf(file.path));
     if (!change) return;
     inForce(file, change);
     this.hand(file, change);
@@ -244,13 +243,10 @@ export class SettingsWatcher {
     this.options.emit(change, () => this.acknowledge(file.path, versionOf(change)));
   }
 
-  /** The file's new version, if its view changed since the last look. */
-  private read(file: WatchedFile): Seen | undefined {
+  /** The file's new version, if its view changed since the last look (`info`: its stat now, none when it is gone). */
+  private read(file: WatchedFile, info: Stats | undefined): Seen | undefined {
     const last = file.versions.at(-1);
-    let info: Stats;
-    try {
-      info = statSync(file.path);
-    } catch {
+    if (!info) {
       file.signature = undefined;
       // Gone: a change if it was there; never seen, it is taken as absent since ever (most projects have none).
       if (last && !last.present) return undefined;
@@ -318,6 +314,14 @@ export class SettingsWatcher {
 function inForce(file: WatchedFile, version: SettingsVersion): void {
   file.versions.push(versionOf(version));
   if (file.versions.length > VERSIONS_KEPT) file.versions.shift();
+}
+
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** What changes whenever a file's content may have: then it is read again. */
