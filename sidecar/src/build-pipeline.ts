@@ -47,11 +47,11 @@ import type { Store } from './store/open-store.js';
  * and token counts). Masking before capping, always, so a cap can never cut a secret in half and leave its head
  * readable.
  */
-export function buildProcessors(config: Config): Processor[] {
+export function buildProcessors(config: Config, installationKey?: Buffer): Processor[] {
   const first = [new NativeJoin(), new PriceChatsProcessor()];
   const cap = new CapProcessor(config.contentMaxLength);
   if (config.contentLevel === 'raw') return [...first, cap];
-  const mask = new MaskProcessor(createSecretDetector(), loadOrCreateInstallationKey(config.paths.keyPath));
+  const mask = new MaskProcessor(createSecretDetector(), installationKey ?? loadOrCreateInstallationKey(config.paths.keyPath));
   return config.contentLevel === 'none' ? [...first, new NoContentProcessor(), mask, cap] : [...first, mask, cap];
 }
 
@@ -162,7 +162,7 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const settingsJoin = new SettingsJoin(settings);
   // The pipeline runs each join after those publishing the events it consumes (join-chain.ts).
   const joins = [hooks, shell, detector, sessionState, settingsJoin];
-  const processors = buildProcessors(config);
+  const processors = buildProcessors(config, installationKey);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
   // Every agent's source tells the same correlation events (DESIGN §12); Claude Code's is the transcript correlator.

@@ -89,7 +89,7 @@ export interface PointOrigin extends Origin {
   temporality: number;
   monotonic: boolean;
   /** Histogram points: `value` is their sum. */
-  histogram?: { count: number; bucketCounts: number[]; bounds: number[]; min: number; max: number };
+  histogram?: { count: number; bucketCounts: number[]; bounds: readonly number[]; min: number; max: number };
 }
 
 export interface MetricPoint {

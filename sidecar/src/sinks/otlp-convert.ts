@@ -309,7 +309,7 @@ function observation({ name, value }: MetricPoint): NonNullable<PointOrigin['his
   const bounds = histogramBounds(name);
   const hit = bounds.findIndex((bound) => value <= bound);
   const hitIndex = hit === -1 ? bounds.length : hit;
-  return { count: 1, bucketCounts: Array.from({ length: bounds.length + 1 }, (_, i) => (i === hitIndex ? 1 : 0)), bounds: [...bounds], min: value, max: value };
+  return { count: 1, bucketCounts: Array.from({ length: bounds.length + 1 }, (_, i) => (i === hitIndex ? 1 : 0)), bounds, min: value, max: value };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Follow every settings file Claude Code reads (issue 37): managed policy (/etc/claude-code/managed-settings.json and
 // its managed-settings.d drop-ins), each config dir's settings.json, and each project directory a session ran in
 // (.claude/settings.json, .claude/settings.local.json). Each is looked at every interval (a stat; read only when
-// its size, times or inode moved); a version whose permission-relevant view (processors/settings-view.ts) differs
+// its size, times or inode moved); a version whose permission-relevant view (settings-view.ts) differs
 // from the last one is handed over with the view it replaced. A rewrite that changes nothing in that view is no
 // version. Files are read as input is everywhere else: never blocking (a FIFO), only regular files, at most
 // MAX_SETTINGS_BYTES; a file that does not parse keeps its last version and is reported once.
