@@ -11,13 +11,14 @@ import { TRANSCRIPT_SESSION_ATTRIBUTE, UNCACHED_INPUT_ATTRIBUTE } from '../../..
 
 export function encodeChat(chat: ChatCompleted, out: TelemetryBatch): void {
   const { tokens, traceId, spanId } = chat;
+  const inputTokens = tokens.input + tokens.cache_read + tokens.cache_creation;
   const attributes: Attributes = {
     ...commonAttributes(chat.sessionId, 'chat'),
     ...providerAttributes(chat.agent),
     'gen_ai.request.model': chat.model,
     'gen_ai.response.model': chat.model,
     'gen_ai.response.id': chat.messageId,
-    'gen_ai.usage.input_tokens': tokens.input + tokens.cache_read + tokens.cache_creation,
+    'gen_ai.usage.input_tokens': inputTokens,
     [UNCACHED_INPUT_ATTRIBUTE]: tokens.input,
     'gen_ai.usage.output_tokens': tokens.output,
     'gen_ai.usage.cache_read.input_tokens': tokens.cache_read,
@@ -48,7 +49,7 @@ export function encodeChat(chat: ChatCompleted, out: TelemetryBatch): void {
     out.metrics.push(point(METRICS.tokens, { timeMs: chat.endMs, value, attributes: attrs, traceId, spanId, idSeed: `${spanId}:${type}` }));
   }
   const operation = { 'gen_ai.operation.name': 'chat', ...providerAttributes(chat.agent), 'gen_ai.request.model': chat.model, 'gen_ai.response.model': chat.model };
-  const usage = { input: attributes['gen_ai.usage.input_tokens'] as number, output: tokens.output };
+  const usage = { input: inputTokens, output: tokens.output };
   for (const [type, value] of Object.entries(usage)) {
     out.metrics.push(point(METRICS.genAiTokenUsage, { timeMs: chat.endMs, value, attributes: { ...operation, 'gen_ai.token.type': type }, traceId, spanId, idSeed: `${spanId}:usage:${type}` }));
   }
