@@ -79,23 +79,44 @@ interface RequestSummary {
   messageId?: string;
 }
 
-interface AssistantRow {
+/** The fields of a transcript row the matrix and its feature detector read. */
+export interface TranscriptRow {
   type?: string;
+  uuid?: string;
   sessionId?: string;
-  message?: { id?: string; usage?: { output_tokens?: number } };
+  agentId?: string;
+  isSidechain?: boolean;
+  isMeta?: boolean;
+  turnPosition?: unknown;
+  costUSD?: number;
+  toolUseResult?: unknown;
+  toolDenialKind?: string;
+  toolDenialBeforeRun?: boolean;
+  permissionDecision?: { decision: string };
+  message?: { id?: string; content?: unknown; stop_reason?: string | null; usage?: { output_tokens?: number } };
 }
 
-function transcriptRows(dir: string): AssistantRow[] {
+/** Every transcript under the sample's projects/ (path relative to it) with its rows. */
+export function transcriptFiles(dir: string): { file: string; rows: TranscriptRow[] }[] {
   const projects = join(dir, 'projects');
   return readdirSync(projects, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.jsonl'))
-    .flatMap((file) => readFileSync(join(projects, file), 'utf8').split('\n'))
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as AssistantRow);
+    .sort()
+    .map((file) => ({
+      file,
+      rows: readFileSync(join(projects, file), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as TranscriptRow),
+    }));
+}
+
+function transcriptRows(dir: string): TranscriptRow[] {
+  return transcriptFiles(dir).flatMap((f) => f.rows);
 }
 
 /** Side messages written into the transcripts of the CLI's sessions (not those of unreported ids). */
-function writtenSideMessages(dir: string, rows: AssistantRow[], sessions: Set<string>): string[] {
+function writtenSideMessages(dir: string, rows: TranscriptRow[], sessions: Set<string>): string[] {
   const requests = JSON.parse(readFileSync(join(dir, 'model-requests.json'), 'utf8')) as RequestSummary[][];
   const side = new Set(requests.flat().filter((r) => r.handledAs.kind === 'side' && r.messageId).map((r) => r.messageId!));
   const written = rows.filter((row) => sessions.has(row.sessionId ?? '') && side.has(row.message?.id ?? ''));
@@ -103,7 +124,7 @@ function writtenSideMessages(dir: string, rows: AssistantRow[], sessions: Set<st
 }
 
 /** Output tokens as the transcripts hold them: the largest count among the rows of each message. */
-function transcriptOutputTokens(rows: AssistantRow[]): number {
+function transcriptOutputTokens(rows: TranscriptRow[]): number {
   const byMessage = new Map<string, number>();
   for (const row of rows) {
     const id = row.message?.id;
