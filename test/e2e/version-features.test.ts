@@ -32,6 +32,9 @@ describe('the feature detector', () => {
     ['1.0.24', 'command rows', '"/greet"'],
     ['2.1.17', 'subagent tool', 'Task'],
     ['2.1.114', 'subagent tool', 'Agent'],
+    ['1.0.24', "print mode's permission mode", 'not written'],
+    ['2.1.17', "print mode's permission mode", 'default (on prompt rows)'],
+    ['2.1.293', "print mode's permission mode", 'auto (on prompt rows)'],
   ])('%s: %s is %s', (version, feature, variant) => {
     expect(variantOf(version, feature)).toBe(variant);
   });
@@ -40,6 +43,22 @@ describe('the feature detector', () => {
     expect(variantOf('1.0.24', 'denial markers')).toMatch(/^Claude requested permissions to use Bash, but you haven't granted it yet\./);
     expect(variantOf('1.0.98', 'denial markers')).toMatch(/^This command requires approval/);
     expect(variantOf('2.1.17', 'denial markers')).toMatch(/^touch in '<path>' was blocked\./);
+  });
+});
+
+describe('a change of variant', () => {
+  const release = (version: string, variant: string) => ({ version, variants: { 'cost rows': variant } });
+  const published = ['1.0.0', '1.0.1', '1.0.3', '1.0.4'];
+
+  it('names the published releases between its recorded neighbours', () => {
+    const changes = featureChanges([release('1.0.0', 'none'), release('1.0.4', 'a cost-state row')], published);
+    expect(changes).toEqual([{ feature: 'cost rows', before: 'none', after: 'a cost-state row', from: '1.0.0', to: '1.0.4', unrecorded: ['1.0.1', '1.0.3'] }]);
+  });
+
+  it('is closed when its neighbours are adjacent, and a release without the feature does not count', () => {
+    const changes = featureChanges([release('1.0.0', 'none'), release('1.0.1', 'none'), { version: '1.0.3', variants: {} }, release('1.0.4', 'a cost-state row')], published);
+    expect(changes.map((c) => c.unrecorded)).toEqual([['1.0.3']]);
+    expect(featureChanges([release('1.0.3', 'none'), release('1.0.4', 'a cost-state row')], published)[0].unrecorded).toEqual([]);
   });
 });
 

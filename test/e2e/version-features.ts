@@ -148,17 +148,26 @@ export const FEATURES: Feature[] = [
     name: 'denial markers',
     scenarios: ['permission-denied'],
     detect: ({ 'permission-denied': view }) =>
-      [...new Set(toolResults(view).filter(({ row }) => row.toolUseResult !== undefined && /^Error: /.test(String(row.toolUseResult))).map(({ text }) => denialWording(text)))].join(' / '),
+      [...new Set(toolResults(view).filter(({ row }) => row.toolUseResult !== undefined && /^Error: /.test(String(row.toolUseResult))).map(({ text }) => denialWording(text)))].join(' / ') || 'none',
   },
   {
     name: 'toolDenialKind values',
-    scenarios: ['permission-denied'],
-    detect: ({ 'permission-denied': view }) => [...new Set(toolResults(view).map(({ row }) => row.toolDenialKind).filter(Boolean))].sort().join(', ') || 'none',
+    scenarios: ['bash-success', 'permission-denied'],
+    detect: (views) =>
+      [...new Set([views['bash-success'], views['permission-denied']].flatMap(toolResults).map(({ row }) => row.toolDenialKind).filter(Boolean))].sort().join(', ') || 'none',
   },
   {
     name: 'permission decision fields',
     scenarios: ['bash-success', 'permission-denied'],
     detect: (views) => permissionDecisions([views['bash-success'], views['permission-denied']]),
+  },
+  {
+    name: "print mode's permission mode",
+    scenarios: ['bash-success'],
+    detect: ({ 'bash-success': view }) => {
+      const modes = new Set(rowsOf(view).filter((row) => row.type === 'user' && row.permissionMode).map((row) => row.permissionMode));
+      return modes.size ? `${[...modes].join(', ')} (on prompt rows)` : 'not written';
+    },
   },
   { name: 'usage finality', scenarios: ['bash-success'], detect: ({ 'bash-success': view }) => usageFinality(rowsOf(view)) },
   { name: 'command rows', scenarios: ['slash-command'], detect: ({ 'slash-command': view }) => commandRows(view) },
@@ -244,8 +253,7 @@ export function featureTable(recorded: ReleaseFeatures[]): string {
       if (known[i - 1]?.variants[feature.name] === variant) return;
       let last = i;
       while (known[last + 1]?.variants[feature.name] === variant) last++;
-      const cell = variant.replaceAll('|', '\\|').replaceAll('\n', '\\n');
-      lines.push(`| ${feature.name} | ${cell} | ${release.version} | ${known[last].version} |`);
+      lines.push(`| ${feature.name} | \`${variant.replaceAll('|', '\\|')}\` | ${release.version} | ${known[last].version} |`);
     });
   }
   return lines.join('\n');

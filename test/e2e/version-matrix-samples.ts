@@ -19,7 +19,7 @@ export interface CliResult {
   session_id: string;
   num_turns: number;
   usage: CliUsage;
-  permission_denials?: unknown[];
+  permission_denials?: { tool_name: string; tool_use_id: string }[];
 }
 
 export interface MatrixSample {
@@ -46,6 +46,11 @@ export interface MatrixSample {
    * row with the usage of message_start (output_tokens 1) and never the final one (2.1.17).
    */
   transcriptOutputTokens: number;
+  /**
+   * The runs were in auto mode (`permissionMode: "auto"` on the prompt rows: print mode's default in some 2.1.2xx
+   * releases): the mode, not the script, decided which calls ran; the CLI's permission_denials say which it refused.
+   */
+  autoMode: boolean;
 }
 
 const isVersion = (name: string) => /^\d+\.\d+\.\d+$/.test(name);
@@ -71,6 +76,7 @@ function sampleAt(dir: string, version: string, scenario: string): MatrixSample 
     writtenSideMessages: writtenSideMessages(dir, rows, reported),
     unreportedSessions: [...new Set(rows.map((row) => row.sessionId).filter((id): id is string => !!id && !reported.has(id)))],
     transcriptOutputTokens: transcriptOutputTokens(rows),
+    autoMode: rows.some((row) => row.type === 'user' && row.permissionMode === 'auto'),
   };
 }
 
@@ -87,6 +93,7 @@ export interface TranscriptRow {
   agentId?: string;
   isSidechain?: boolean;
   isMeta?: boolean;
+  permissionMode?: string;
   turnPosition?: unknown;
   costUSD?: number;
   toolUseResult?: unknown;
@@ -145,6 +152,21 @@ export function matrixSamples(fixtures: string): MatrixSample[] {
   const pinned = (JSON.parse(readFileSync(PINNED_PACKAGE, 'utf8')) as { version: string }).version;
   const releases = readdirSync(fixtures).filter(isVersion).sort(compareVersions);
   return [...releases.flatMap((version) => samplesIn(join(fixtures, version), version)), ...samplesIn(fixtures, pinned)];
+}
+
+type ToolCallExpectation = MatrixSample['sessions'][number]['toolCalls'][number];
+
+/**
+ * The calls of the script as auto mode decided them: a main-loop call the CLI lists in its permission_denials
+ * was refused, one the script expected refused ran (auto mode allowed it); others are as scripted.
+ */
+export function asAutoModeDecided(calls: ToolCallExpectation[], results: CliResult[]): ToolCallExpectation[] {
+  const refused = results.flatMap((r) => r.permission_denials ?? []).map((d) => d.tool_name);
+  return calls.map((call) => {
+    const at = call.subagent ? -1 : refused.indexOf(call.tool);
+    if (at >= 0) refused.splice(at, 1);
+    return at >= 0 ? { ...call, outcome: 'denied' } : call.outcome === 'denied' ? { ...call, outcome: 'success' } : call;
+  });
 }
 
 /**
