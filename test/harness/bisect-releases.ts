@@ -7,7 +7,8 @@ import { FEATURES, featureChanges, featureTable, publishedReleases, recordedFeat
 // The version matrix chosen by the format: which variant of each feature every recorded release shows, and
 // where two recorded neighbours differ with published releases between them.
 //   npx vite-node test/harness/bisect-releases.ts              # print the variants and the open changes
-//   npx vite-node test/harness/bisect-releases.ts --bisect     # record the middle of every open change until none is left
+//   npx vite-node test/harness/bisect-releases.ts --bisect [--skip X.Y.Z,…]   # record the middle of every open change
+//                                                  until none is left (never the releases skipped: recorded elsewhere)
 //   npx vite-node test/harness/bisect-releases.ts --write      # the table of docs/VERSIONS.md from the samples
 //   npx vite-node test/harness/bisect-releases.ts --releases   # test/fixtures/real/releases.json from the registry
 
@@ -32,20 +33,22 @@ function record(version: string, scenarios: string[]): Promise<void> {
 }
 
 /** The middle unrecorded release of each open change, with the scenarios its feature is read from. */
-function nextRecordings(changes: FeatureChange[]): Map<string, Set<string>> {
+function nextRecordings(changes: FeatureChange[], skipped: string[]): Map<string, Set<string>> {
   const wanted = new Map<string, Set<string>>();
-  for (const change of changes.filter((c) => c.unrecorded.length > 0)) {
-    const middle = change.unrecorded[Math.floor((change.unrecorded.length - 1) / 2)];
+  for (const change of changes) {
+    const candidates = change.unrecorded.filter((version) => !skipped.includes(version));
+    if (candidates.length === 0) continue;
+    const middle = candidates[Math.floor((candidates.length - 1) / 2)];
     const scenarios = FEATURES.find((f) => f.name === change.feature)!.scenarios;
     wanted.set(middle, new Set([...(wanted.get(middle) ?? []), ...scenarios]));
   }
   return wanted;
 }
 
-async function bisect(): Promise<void> {
+async function bisect(skipped: string[]): Promise<void> {
   const tried = new Set<string>();
   for (;;) {
-    const wanted = [...nextRecordings(featureChanges(recordedFeatures(FIXTURES), publishedReleases(FIXTURES)))]
+    const wanted = [...nextRecordings(featureChanges(recordedFeatures(FIXTURES), publishedReleases(FIXTURES)), skipped)]
       .map(([version, scenarios]) => ({ version, scenarios: [...scenarios].filter((s) => !tried.has(`${version} ${s}`)) }))
       .filter((w) => w.scenarios.length > 0);
     if (wanted.length === 0) return;
@@ -76,6 +79,6 @@ function print(): void {
 }
 
 if (process.argv.includes('--releases')) writeFileSync(RELEASES, JSON.stringify(fetchPublished()) + '\n');
-else if (process.argv.includes('--bisect')) await bisect();
+else if (process.argv.includes('--bisect')) await bisect(process.argv.includes('--skip') ? process.argv[process.argv.indexOf('--skip') + 1].split(',') : []);
 else if (process.argv.includes('--write')) writeTable();
 else print();

@@ -22,7 +22,10 @@ export interface ClaudeRelease {
 /** The first release whose npm package no longer holds cli.js (its bin is the native binary). */
 const FIRST_NATIVE_ONLY = '2.1.113';
 
-/** The subagent tool is `Task` up to 2.1.17 and `Agent` by 2.1.114; the releases between are not recorded. */
+/**
+ * Where the harness scripts `Agent` instead of `Task`. Releases offer `Agent` from 2.1.63 (docs/VERSIONS.md, "Features
+ * by release") but still run a `Task` call; the samples of 2.1.63…2.1.113 were recorded with `Task`.
+ */
 export const FIRST_AGENT_TOOL = '2.1.114';
 
 export function parseVersion(version: string): number[] {

@@ -127,8 +127,8 @@ function tokenTotals(steps: ScriptedStep[]): TokenTotals {
 
 
 /**
- * The subagent tool: `Task` {description, prompt[, subagent_type]} until 2.1.x renamed it `Agent` (after
- * 2.1.17, by 2.1.114), whose agents run in the background by default; in the foreground the script's
+ * The subagent tool: `Task` {description, prompt[, subagent_type]} until 2.1.x renamed it `Agent` (offered
+ * from 2.1.63; scripted from 2.1.114, a `Task` call still runs before), whose agents run in the background by default; in the foreground the script's
  * order is the request order.
  */
 export function agentCall(version: string | undefined, input: { description: string; prompt: string }): ToolCall {
