@@ -12,7 +12,7 @@ import { Conversation } from './conversation.js';
 import { MainThread } from './main-thread.js';
 import { Output } from './output.js';
 import { oldestOpenOffsets } from './resume-offsets.js';
-import { SessionStarts } from './session-starts.js';
+import { SessionStarts, startsResumedProcess } from './session-starts.js';
 import { Sessions } from './sessions.js';
 import { Subagents } from './subagents.js';
 import { ToolCalls } from './tool-calls.js';
@@ -103,8 +103,9 @@ export class TranscriptCorrelator {
       session.forked = true;
       return;
     }
+    if (session.started && startsResumedProcess(entry)) session.nextRunResumes = true;
     const row = { entry, file, offset };
-    const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? entry.agentId ?? `sidechain-${entry.sessionId}` : undefined;
+    const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? (entry.agentId ?? this.parts.agents.inlineAgentId(session, entry)) : undefined;
     if (agentId !== undefined) this.parts.agents.add(row, session, agentId);
     else this.parts.main.add(row, session);
   }

@@ -117,6 +117,8 @@ export interface TaskCall {
   subagentType?: string;
   /** The turn that made the call: a re-read must start there while its subagent is not reported. */
   turn?: Turn;
+  /** A subagent was linked to it: two calls with the same prompt get one agent each, in order. */
+  linked?: boolean;
 }
 
 export interface Agent {
@@ -173,6 +175,8 @@ export interface Session {
   untimedMode?: string;
   /** Where its last row said it was (directory, branch): what it tells from now on carries it. */
   place?: Place;
+  /** Inline sidechain rows (1.0.x, 2.0.0, 2.0.25: no `agentId`), by uuid: the subagent (or warmup) whose chain holds each. */
+  sidechainAgents?: Map<string, string>;
 }
 
 /** The correlator's parts, each reaching the others through this once all exist. */
