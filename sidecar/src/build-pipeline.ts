@@ -229,7 +229,7 @@ export interface DrivenTranscripts {
   driver: Driver;
   /** Follow the transcripts (resolves once they are followed; the catch-up goes on) and start delivering. */
   start(): Promise<void>;
-  /** Stop reading, deliver what was read, commit what its acks told. */
+  /** Stop reading, close the turns that are over, deliver what was read, commit what its acks told. */
   stop(): Promise<void>;
 }
 
@@ -256,6 +256,7 @@ export function driveTranscripts(
     },
     stop: async () => {
       await tailer.stop();
+      pipeline.closeComplete();
       await driver.stop();
       tailer.commit();
     },

@@ -193,6 +193,12 @@ export class Pipeline {
     this.noteInput();
   }
 
+  /** A clean stop: the turns that are over go out with the last delivery, not after the idle time. */
+  closeComplete(): void {
+    this.correlator.closeComplete();
+    this.noteInput();
+  }
+
   /** Sessions the correlator holds: open (not closed for idleness since their last record), held at all, revived. */
   sessionCounts(): { open: number; held: number; revived: number } {
     const counts = this.correlator.sessionCounts();
