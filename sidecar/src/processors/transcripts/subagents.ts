@@ -168,11 +168,9 @@ export class Subagents {
     const warmup = !agent.link.toolSpanId && (agent.prompt === undefined || agent.prompt === WARMUP_PROMPT);
     const chat = this.openChatOf(agent);
     if (warmup && chat) {
-      chat.scope.parentSpanId = ''; // no subagent span to hang under
-      // A resumed 2.0.x run warms up under a fresh id that never holds a conversation: no session, but its cost.
-      const answeredIn = this.parts.sessions.find(chat.scope.sessionId);
-      // Its usage is the user's all the same (ccusage counts it, also when the parent transcript is empty or gone).
-      if (answeredIn?.turns === 0 && !answeredIn.started) Object.assign(chat.scope, { sessionId: '', transcriptSessionId: chat.scope.sessionId });
+      // No subagent span to hang under. It stays in the session its rows name, also a fresh id a resumed 2.0.x run
+      // warms up under, which never holds a conversation, or one whose main file is empty or gone: its cost is there.
+      chat.scope.parentSpanId = '';
     }
     if (session) this.parts.chats.finish(session, `agent:${agent.id}`);
     if (warmup) return;

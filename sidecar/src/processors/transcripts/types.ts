@@ -28,8 +28,6 @@ export interface Row {
 /** Where a span hangs: the trace and parent it belongs to (traceId '' while a subagent is not linked yet). */
 export interface Scope {
   sessionId: string;
-  /** The session the rows name, when the spans are in none (sessionId ''): their usage is still counted there. */
-  transcriptSessionId?: string;
   agentId?: string;
   traceId: string;
   parentSpanId: string;
