@@ -12,6 +12,7 @@ import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { encode } from './processors/encode/index.js';
 import type { AgentRows } from './records/agent-rows.js';
 import type { TranscriptFile } from './records/transcript.js';
+import { isUnknownDenialKind } from './processors/classify.js';
 import { ignoredRowType, parseRow } from './processors/parse-transcript.js';
 import type { SkipReason } from './processors/transcript-entry.js';
 import { SkippedLines, timeAfter, timestampIn, type SkippedRecord } from './skipped-lines.js';
@@ -113,6 +114,7 @@ export class Pipeline {
       const parsed = parseRow(line.text);
       if (parsed.ok === true) {
         if (!Number.isNaN(parsed.entry.timeMs)) this.lastTimeMs.set(file.path, parsed.entry.timeMs);
+        if (isUnknownDenialKind(parsed.entry.toolDenialKind)) this.skip(file.path, line.start, 'unknown_denial_kind', line.text, { type: parsed.entry.type });
         this.correlator.add(parsed.entry, file, line.start);
       } else if (parsed.ok === false) {
         // Before any time of its file, a line without one takes the time of the next line that has one.
