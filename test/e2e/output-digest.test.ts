@@ -3,7 +3,7 @@
 // how telemetry is correlated or encoded that changes one byte of one item changes its digest. The snapshot file
 // was written by the code before the encoder refactor, so it holds that refactor to identical output.
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { discoverTranscripts, transcriptRoots } from '../../sidecar/src/sources/
 import { generateCorpus } from '../generator/corpus.js';
 import { generateHooksAndShell } from '../generator/hooks-shell.js';
 import { MemorySink } from '../helpers/memory-sink.js';
+import { recordedFixtures } from './recorded-fixtures.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'real');
 /**
@@ -79,14 +80,7 @@ describe('the whole output, by id and content', () => {
     expect(digest(sink)).toMatchSnapshot();
   });
 
-  const recorded = readdirSync(FIXTURES, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .flatMap((entry) => {
-      const dir = join(FIXTURES, entry.name);
-      // A release folder holds one recorded scenario per subfolder; a scenario folder holds its own `projects`.
-      if (existsSync(join(dir, 'projects'))) return [entry.name];
-      return readdirSync(dir).filter((name) => existsSync(join(dir, name, 'projects'))).map((name) => `${entry.name}/${name}`);
-    });
+  const recorded = recordedFixtures(FIXTURES);
 
   it.each(recorded)('of the recorded fixture %s', { timeout: 120_000 }, async (name) => {
     const root = freshDir(name);
