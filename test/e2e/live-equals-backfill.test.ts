@@ -18,7 +18,7 @@ import { textLines, type Line } from '../../sidecar/src/sources/line-reader.js';
 import { discoverTranscripts } from '../../sidecar/src/sources/transcript-discovery.js';
 import { timestampIn } from '../../sidecar/src/skipped-lines.js';
 import { MemorySink } from '../helpers/memory-sink.js';
-import { recordedFixtures } from './recorded-fixtures.js';
+import { outputLines, recordedFixtures } from './recorded-fixtures.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'real');
 /** Rows of one file written within this much of the first are one write (Claude Code flushes a turn's rows so). */
@@ -79,23 +79,6 @@ async function follow(pipeline: Pipeline, files: TranscriptFile[], delivery: Del
   await pipeline.finish();
 }
 
-/** Every item the sink received, as `kind id content`, sorted (delivery order is not part of the output). */
-function items(sink: MemorySink): string[] {
-  const { spans, logs, metrics } = sink.received;
-  return [
-    ...spans.map((span) => `span ${span.spanId} ${canonical(span)}`),
-    ...logs.map((log) => `log ${log.id} ${canonical(log)}`),
-    ...metrics.map((point) => `point ${point.id} ${canonical(point)}`),
-  ].sort();
-}
-
-/** JSON with object keys sorted. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
-  );
-}
-
 async function output(configDir: string, delivery: Delivery): Promise<string[]> {
   const saved = { ...process.env };
   // Content kept as is: a difference in any text shows.
@@ -111,7 +94,7 @@ async function output(configDir: string, delivery: Delivery): Promise<string[]> 
     } else {
       await follow(pipeline, files, delivery, config.idleMs);
     }
-    return items(sink);
+    return outputLines(sink);
   } finally {
     process.env = saved;
   }

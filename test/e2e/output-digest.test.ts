@@ -14,7 +14,7 @@ import { discoverTranscripts, transcriptRoots } from '../../sidecar/src/sources/
 import { generateCorpus } from '../generator/corpus.js';
 import { generateHooksAndShell } from '../generator/hooks-shell.js';
 import { MemorySink } from '../helpers/memory-sink.js';
-import { recordedFixtures } from './recorded-fixtures.js';
+import { outputLines, recordedFixtures } from './recorded-fixtures.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'real');
 /**
@@ -29,13 +29,6 @@ function freshDir(name: string): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   return dir;
-}
-
-/** JSON with object keys sorted: the same content gives the same text whatever order the code set its fields in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
-  );
 }
 
 /** Backfill (content as is, no store) of what `env` points at; the items the sink received. */
@@ -60,11 +53,7 @@ async function output(env: NodeJS.ProcessEnv): Promise<MemorySink> {
 /** Counts, and one digest over every item as `kind id content`, sorted (delivery order is not part of the output). */
 function digest(sink: MemorySink): { spans: number; logs: number; metrics: number; sha256: string } {
   const { spans, logs, metrics } = sink.received;
-  const lines = [
-    ...spans.map((span) => `span ${span.spanId} ${canonical(span)}`),
-    ...logs.map((log) => `log ${log.id} ${canonical(log)}`),
-    ...metrics.map((point) => `point ${point.id} ${canonical(point)}`),
-  ].sort();
+  const lines = outputLines(sink);
   // To find the item that changed: DIGEST_DUMP=<file> appends the lines digested, for a diff of two runs.
   if (process.env.DIGEST_DUMP) appendFileSync(process.env.DIGEST_DUMP, `${lines.join('\n')}\n====\n`);
   return { spans: spans.length, logs: logs.length, metrics: metrics.length, sha256: createHash('sha256').update(lines.join('\n')).digest('hex') };
