@@ -122,6 +122,7 @@ export class Pipeline {
         this.skip(file.path, line.start, parsed.reason, line.text, { type: parsed.type, timeIfNone });
       }
     }
+    this.correlator.closeStopped();
     this.noteInput(); // after the lines: what they produced is there to be counted
     if (this.batchFull()) await this.onFull();
   }
@@ -192,6 +193,12 @@ export class Pipeline {
   closeIdle(idleBeforeMs: number): void {
     this.correlator.closeIdle(idleBeforeMs);
     for (const agent of this.agents.values()) agent.closeIdle(idleBeforeMs);
+    this.noteInput();
+  }
+
+  /** A Stop or SessionEnd hook of the session (following): its turn goes out once its rows say it is over. */
+  agentStopped(sessionId: string, timeMs: number): void {
+    this.correlator.agentStopped(sessionId, timeMs);
     this.noteInput();
   }
 

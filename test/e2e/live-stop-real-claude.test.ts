@@ -3,7 +3,7 @@
 // included, and every turn. With the real Claude Code 2.1.332 offline (three `claude -p` sessions, no hooks
 // installed: its cost-state row ends each run), and with rows of a release that writes no row after a run's last
 // answer (before 2.1.3xx: no cost-state, no hook rows), where only the stop can tell the turn is over.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,39 @@ describe('a clean stop of `run` following sessions of a release without end rows
     const expected = [2 * SESSIONS, SESSIONS, 10 * SESSIONS];
     expect(await storedCounts(backfilled, env), 'backfill: chats, turns, output tokens').toEqual(expected);
     expect(await storedCounts(live, env), 'run stopped cleanly: chats, turns, output tokens').toEqual(expected);
+  }, 300_000);
+});
+
+describe('`run` following sessions of a release without end rows, with a Stop hook', () => {
+  it("stores each session's last answer and turn within seconds of its Stop hook, long before the idle time", async () => {
+    assertBuilt();
+    const home = join(root, 'stop-hook');
+    const env = cliEnv(home, { CCOTEL_IDLE_MS: String(30 * 60_000) });
+    const store = join(home, 'store');
+    await runCli(['backfill', '--store', store], env);
+    const run = startRun(['--store', store], env);
+    try {
+      await waitFor('run following', () => run.output().includes('queries served on'), 90_000);
+      const spool = join(home, 'state', 'spool');
+      mkdirSync(spool, { recursive: true, mode: 0o700 });
+      for (let s = 0; s < SESSIONS; s++) {
+        const sessionId = `stopped-${s}`;
+        const transcript = sessionPath(join(home, 'claude'), sessionId);
+        appendTurns(transcript, sessionId, 0, 1, Date.now() - 10_000);
+        // As ccotel-hook.sh names a spool file: <fired-at ns, 20 digits>-<pid>-<8 hex>.json.
+        const name = `${(BigInt(Date.now()) * 1_000_000n + BigInt(s)).toString().padStart(20, '0')}-${4000 + s}-0000000${s}.json`;
+        writeFileSync(join(spool, name), JSON.stringify({ session_id: sessionId, hook_event_name: 'Stop', transcript_path: transcript, cwd: '/home/dev/project', stop_hook_active: false }), { mode: 0o600 });
+      }
+      const startedMs = Date.now();
+      await waitFor('every turn and answer stored', async () => {
+        const result = await runCli(['query', "SELECT count() FROM otel_traces WHERE SpanName = 'invoke_agent claude-code' OR SpanName LIKE 'chat %'", '--format', 'TSV', '--store', store], env);
+        return result.status === 0 && Number(result.stdout.trim()) === 3 * SESSIONS;
+      }, 60_000);
+      console.log(`Stop hook → every turn stored: ${Date.now() - startedMs} ms (idle time 30 min)`);
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
   }, 300_000);
 });
 
