@@ -52,9 +52,12 @@ const SKIPPED = 'ccotel.record.skipped';
  */
 export const FACTS_VERSION = 'ccotel facts 4';
 
-/** Span attribute naming the session a chat's rows carry when the chat is in no session (a warmup under a fresh id). */
 /** A chat's input tokens without cache reads and writes (the provider's `input_tokens`; `gen_ai.usage.input_tokens` includes them). */
 export const UNCACHED_INPUT_ATTRIBUTE = 'ccotel.usage.uncached.input_tokens';
+/**
+ * Span attribute naming the session a chat's rows carried when the chat was stored in no session (a warmup under a
+ * fresh id, before every chat got the session its rows name): still read, for the rows stored then.
+ */
 export const TRANSCRIPT_SESSION_ATTRIBUTE = 'ccotel.transcript.session_id';
 
 /**

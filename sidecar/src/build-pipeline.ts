@@ -19,6 +19,7 @@ import { Places } from './processors/attribution.js';
 import { CapProcessor } from './processors/cap.js';
 import { NoContentProcessor } from './processors/content-level.js';
 import { HookCorrelator } from './processors/correlate-hooks.js';
+import type { Hook } from './processors/hook-input.js';
 import { SettingsJoin } from './processors/correlate-settings.js';
 import { ShellCorrelator } from './processors/correlate-shell.js';
 import { FailureModeDetector } from './processors/detectors/index.js';
@@ -135,6 +136,9 @@ export function buildPipeline(config: Config, setup: OnceSetup | FollowSetup): O
   return setup.mode === 'follow' ? following(built, config, setup) : readingOnce(built);
 }
 
+/** Hooks that say the agent stopped answering: its turn is over once its rows agree. */
+const AGENT_STOP_HOOKS = new Set(['Stop', 'SessionEnd']);
+
 /** The stages, and the sources of hook events and shell logs set for the mode. */
 function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline {
   const { store, log } = setup;
@@ -144,7 +148,12 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const sessionState = new SessionStateTracker();
   // Reading once, the hook spool and the shell log are read before the transcripts (readSideInputs).
   const follow = setup.mode === 'follow';
-  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: [detector.onHook], lateHooks: follow });
+  // Following, an agent's Stop or SessionEnd hook ends its turn as soon as the rows say it is over (reading once,
+  // the spool is read before the transcripts: the next prompt or the end of input ends it there).
+  const stopped = (hook: Hook) => {
+    if (AGENT_STOP_HOOKS.has(hook.name)) pipeline.agentStopped(hook.sessionId, hook.timeMs);
+  };
+  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: follow ? [detector.onHook, stopped] : [detector.onHook], lateHooks: follow });
   const shell = new ShellCorrelator({ lateRecords: follow });
   const installationKey = loadOrCreateInstallationKey(config.paths.keyPath);
   const settings = new SettingsWatcher({
@@ -229,7 +238,7 @@ export interface DrivenTranscripts {
   driver: Driver;
   /** Follow the transcripts (resolves once they are followed; the catch-up goes on) and start delivering. */
   start(): Promise<void>;
-  /** Stop reading, deliver what was read, commit what its acks told. */
+  /** Stop reading, close the turns that are over, deliver what was read, commit what its acks told. */
   stop(): Promise<void>;
 }
 
@@ -256,6 +265,7 @@ export function driveTranscripts(
     },
     stop: async () => {
       await tailer.stop();
+      pipeline.closeComplete();
       await driver.stop();
       tailer.commit();
     },

@@ -10,6 +10,7 @@ import { CapProcessor } from './processors/cap.js';
 import { MaskProcessor } from './processors/mask.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { receivedLogs } from './sources/otlp-received.js';
+import { SKIPPED_RECORDS_PER_FILE } from './skipped-lines.js';
 
 const lines = (...texts: string[]) => textLines(texts);
 
@@ -36,6 +37,34 @@ describe('Pipeline: skipped lines', () => {
     const skipped = await skippedRecords(['not json', JSON.stringify({ type: 'some-future-row' })]);
     expect(skipped).toHaveLength(2);
     for (const record of skipped) expect(record.timeMs).toBeGreaterThanOrEqual(before);
+  });
+});
+
+describe('Pipeline: a denial kind no release wrote', () => {
+  it('is a refusal by unknown (never an interrupt), counted and shown as such, one record per file past the first ones', async () => {
+    const sink = new MemorySink();
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
+    const base = { sessionId: 's1', isSidechain: false, cwd: '/p' };
+    const at = (second: number) => `2026-11-01T10:00:${String(second).padStart(2, '0')}.000Z`;
+    const rows: string[] = [JSON.stringify({ ...base, type: 'user', uuid: 'u0', parentUuid: null, timestamp: at(0), message: { role: 'user', content: 'go' } })];
+    const calls = SKIPPED_RECORDS_PER_FILE + 3;
+    for (let i = 0; i < calls; i++) {
+      const id = `toolu_${i}`;
+      rows.push(
+        JSON.stringify({ ...base, type: 'assistant', uuid: `a${i}`, parentUuid: null, timestamp: at(2 * i + 1), message: { id: `msg_${i}`, role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'tool_use', usage: { input_tokens: 1, output_tokens: 1 }, content: [{ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } }] } }),
+        JSON.stringify({ ...base, type: 'user', uuid: `r${i}`, parentUuid: `a${i}`, timestamp: at(2 * i + 2), toolDenialKind: 'some-future-kind', toolUseResult: 'Error: No.', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'No.', is_error: true }] } }),
+      );
+    }
+    await pipeline.addLines({ path: '/p/s.jsonl', kind: 'main' }, lines(...rows));
+    await pipeline.finish();
+    const outcomes = sink.received.spans.filter((span) => span.name === 'execute_tool Bash').map((span) => span.attributes['ccotel.tool.outcome']);
+    expect(outcomes).toEqual(Array(calls).fill('denied'));
+    const blocks = sink.received.logs.filter((log) => log.eventName === 'ccotel.permission.blocked').map((log) => log.attributes.source);
+    expect(blocks).toEqual(Array(calls).fill('unknown'));
+    expect(pipeline.stats.skipped).toEqual({ unknown_denial_kind: calls });
+    const records = sink.received.logs.filter((log) => log.eventName === 'ccotel.record.skipped');
+    expect(records.map((log) => log.attributes.reason)).toEqual(Array(SKIPPED_RECORDS_PER_FILE + 1).fill('unknown_denial_kind'));
+    expect(records.map((log) => log.attributes['ccotel.record.count'] ?? 1).reduce((a, b) => Number(a) + Number(b), 0)).toBe(calls);
   });
 });
 

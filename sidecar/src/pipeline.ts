@@ -12,6 +12,7 @@ import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { encode } from './processors/encode/index.js';
 import type { AgentRows } from './records/agent-rows.js';
 import type { TranscriptFile } from './records/transcript.js';
+import { isUnknownDenialKind } from './processors/classify.js';
 import { ignoredRowType, parseRow } from './processors/parse-transcript.js';
 import type { SkipReason } from './processors/transcript-entry.js';
 import { SkippedLines, timeAfter, timestampIn, type SkippedRecord } from './skipped-lines.js';
@@ -113,6 +114,7 @@ export class Pipeline {
       const parsed = parseRow(line.text);
       if (parsed.ok === true) {
         if (!Number.isNaN(parsed.entry.timeMs)) this.lastTimeMs.set(file.path, parsed.entry.timeMs);
+        if (isUnknownDenialKind(parsed.entry.toolDenialKind)) this.skip(file.path, line.start, 'unknown_denial_kind', line.text, { type: parsed.entry.type });
         this.correlator.add(parsed.entry, file, line.start);
       } else if (parsed.ok === false) {
         // Before any time of its file, a line without one takes the time of the next line that has one.
@@ -120,6 +122,7 @@ export class Pipeline {
         this.skip(file.path, line.start, parsed.reason, line.text, { type: parsed.type, timeIfNone });
       }
     }
+    this.correlator.closeStopped();
     this.noteInput(); // after the lines: what they produced is there to be counted
     if (this.batchFull()) await this.onFull();
   }
@@ -190,6 +193,18 @@ export class Pipeline {
   closeIdle(idleBeforeMs: number): void {
     this.correlator.closeIdle(idleBeforeMs);
     for (const agent of this.agents.values()) agent.closeIdle(idleBeforeMs);
+    this.noteInput();
+  }
+
+  /** A Stop or SessionEnd hook of the session (following): its turn goes out once its rows say it is over. */
+  agentStopped(sessionId: string, timeMs: number): void {
+    this.correlator.agentStopped(sessionId, timeMs);
+    this.noteInput();
+  }
+
+  /** A clean stop: the turns that are over go out with the last delivery, not after the idle time. */
+  closeComplete(): void {
+    this.correlator.closeComplete();
     this.noteInput();
   }
 

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { assertBuilt, cliEnv } from '../reliability/cli.js';
 import { generateCorpus } from '../generator/corpus.js';
@@ -93,4 +93,13 @@ it('says what backfill kept where: every session in the summaries, detail for th
   const recent = report.rows.filter((row) => Date.parse(row.last_activity) >= Date.now() - 30 * 86_400_000).length;
   expect(sessions).toBeGreaterThan(recent);
   expect(backfillOutput).toContain(`sessions: ${sessions} new (${sessions} in the store): detail for the last 30 days (${recent} of them), summaries for all`);
+});
+
+it('gives every chat and tool span the session its rows name, and a session whose main file is empty or gone its own row and cost', async () => {
+  const cli = storeCli(storeDir, () => env);
+  const sessionless = await cli.query<{ n: number }>("SELECT count() AS n FROM otel_traces WHERE (SpanName LIKE 'chat %' OR SpanName LIKE 'execute_tool %') AND SpanAttributes['session.id'] = ''");
+  expect(sessionless[0].n, 'chat and tool spans with no session').toBe(0);
+  const report = JSON.parse(await cli.ccotel('report', 'session', '--json')) as { rows: { period: string; cost_usd: number }[] };
+  const costs = new Map(report.rows.map((row) => [row.period, row.cost_usd]));
+  for (const parent of orphaned) expect(costs.get(basename(parent, '.jsonl')), `the session of ${basename(parent)}`).toBeGreaterThan(0);
 });

@@ -3,7 +3,7 @@
 // how telemetry is correlated or encoded that changes one byte of one item changes its digest. The snapshot file
 // was written by the code before the encoder refactor, so it holds that refactor to identical output.
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { discoverTranscripts, transcriptRoots } from '../../sidecar/src/sources/
 import { generateCorpus } from '../generator/corpus.js';
 import { generateHooksAndShell } from '../generator/hooks-shell.js';
 import { MemorySink } from '../helpers/memory-sink.js';
+import { outputLines, recordedFixtures } from './recorded-fixtures.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'real');
 /**
@@ -28,13 +29,6 @@ function freshDir(name: string): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   return dir;
-}
-
-/** JSON with object keys sorted: the same content gives the same text whatever order the code set its fields in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
-  );
 }
 
 /** Backfill (content as is, no store) of what `env` points at; the items the sink received. */
@@ -59,11 +53,7 @@ async function output(env: NodeJS.ProcessEnv): Promise<MemorySink> {
 /** Counts, and one digest over every item as `kind id content`, sorted (delivery order is not part of the output). */
 function digest(sink: MemorySink): { spans: number; logs: number; metrics: number; sha256: string } {
   const { spans, logs, metrics } = sink.received;
-  const lines = [
-    ...spans.map((span) => `span ${span.spanId} ${canonical(span)}`),
-    ...logs.map((log) => `log ${log.id} ${canonical(log)}`),
-    ...metrics.map((point) => `point ${point.id} ${canonical(point)}`),
-  ].sort();
+  const lines = outputLines(sink);
   // To find the item that changed: DIGEST_DUMP=<file> appends the lines digested, for a diff of two runs.
   if (process.env.DIGEST_DUMP) appendFileSync(process.env.DIGEST_DUMP, `${lines.join('\n')}\n====\n`);
   return { spans: spans.length, logs: logs.length, metrics: metrics.length, sha256: createHash('sha256').update(lines.join('\n')).digest('hex') };
@@ -79,14 +69,7 @@ describe('the whole output, by id and content', () => {
     expect(digest(sink)).toMatchSnapshot();
   });
 
-  const recorded = readdirSync(FIXTURES, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .flatMap((entry) => {
-      const dir = join(FIXTURES, entry.name);
-      // A release folder holds one recorded scenario per subfolder; a scenario folder holds its own `projects`.
-      if (existsSync(join(dir, 'projects'))) return [entry.name];
-      return readdirSync(dir).filter((name) => existsSync(join(dir, name, 'projects'))).map((name) => `${entry.name}/${name}`);
-    });
+  const recorded = recordedFixtures(FIXTURES);
 
   it.each(recorded)('of the recorded fixture %s', { timeout: 120_000 }, async (name) => {
     const root = freshDir(name);

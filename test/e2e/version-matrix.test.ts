@@ -71,6 +71,11 @@ it('finds a sample of every recorded release, and every session the CLI reported
   expect([...found].filter((id) => !expected.has(id) && !unreported.has(id)), 'sessions in no sample').toEqual([]);
 });
 
+it('gives every chat and tool span the session its rows name (warmups under an id no run reported included)', () => {
+  const sessionless = spans.filter((span) => (isChat(span) || isTool(span)) && !span.attributes['session.id']);
+  expect(sessionless.map((span) => `${span.name} ${span.attributes['gen_ai.response.id'] ?? span.attributes['gen_ai.tool.call.id'] ?? ''}`)).toEqual([]);
+});
+
 describe.each(samples)('Claude Code $version, $scenario', (sample) => {
   const expected = sample.sessions;
   /** A check of this sample; one listed in KNOWN_GAPS must fail (it.fails) until ccotel is fixed. */
@@ -92,10 +97,12 @@ describe.each(samples)('Claude Code $version, $scenario', (sample) => {
   });
 
   if (sample.unreportedSessions.length > 0) {
-    check('warmup-sessions', 'reports no session for the warmups of a resumed run (an id no run reported)', () => {
+    check('warmup-sessions', 'gives the warmups of a resumed run (an id no run reported) a session of their own: chats in no turn, no start', () => {
       const unreported = new Set(sample.unreportedSessions);
-      const reported = [...spans.map((span) => span.attributes['session.id']), ...logs.map((log) => log.attributes['session.id'])];
-      expect([...new Set(reported.filter((id) => unreported.has(id)))]).toEqual([]);
+      // 2.0.42 answers them under that id; 2.0.77 asks under it and answers under the resumed session's.
+      const theirs = spans.filter((span) => unreported.has(span.attributes['session.id']));
+      expect(theirs.filter((span) => !isChat(span) || span.parentSpanId !== '').map((span) => span.name), 'anything but a chat in no turn').toEqual([]);
+      expect(logs.filter((log) => unreported.has(log.attributes['session.id']) && log.eventName === 'ccotel.session.started'), 'starts').toEqual([]);
     });
   }
 

@@ -58,6 +58,38 @@ export const MATRIX_SCENARIOS: Scenario[] = [
       },
     ],
   },
+  {
+    // Issue 30: 2.1.200's classifier cannot judge a call offline (the model server answers its side request
+    // with plain text), so the call is refused with `toolDenialKind: "automode-parsing-error"` and no decision.
+    name: 'auto-mode',
+    description: 'A run in auto mode whose Bash call the auto mode classifier refuses, then the session resumed in plan mode for a Read.',
+    projectFiles: { 'notes.txt': 'one note\n' },
+    sessions: ({ projectDir }) => [
+      {
+        runs: [
+          {
+            prompt: 'Deploy it.',
+            permissionMode: 'auto',
+            turnOutcome: 'completed',
+            steps: [
+              { toolCalls: [bash('curl -sS -X POST http://127.0.0.1:9/deploy', 'denied')], usage: usage(1060, 26, 0, 0) },
+              { text: 'The safety check refused it.', usage: usage(1140, 9, 0, 0) },
+            ],
+          },
+          {
+            prompt: 'Plan only: read the notes.',
+            resume: true,
+            permissionMode: 'plan',
+            turnOutcome: 'completed',
+            steps: [
+              { toolCalls: [{ name: 'Read', input: { file_path: `${projectDir}/notes.txt` }, outcome: 'success' }], usage: usage(1230, 21, 0, 0) },
+              { text: 'The notes hold one note.', usage: usage(1310, 8, 0, 0) },
+            ],
+          },
+        ],
+      },
+    ],
+  },
 ];
 
 /** What the version matrix records for each release (bash mode is interactive only: not in print mode). */

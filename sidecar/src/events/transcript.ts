@@ -94,8 +94,6 @@ export interface ChatCompleted extends SpanContext, InSession {
   /** The agent that made the request (undefined: Claude Code): its provider prices the model. */
   agent?: AgentName;
   parentSpanId: string;
-  /** The session the rows name when sessionId is '' (Scope.transcriptSessionId). */
-  transcriptSessionId?: string;
   agentId?: string;
   model: string;
   messageId: string;

@@ -160,12 +160,23 @@ function decisionBlockSource(decision: TranscriptEntry['permissionDecision']): B
   return 'rule';
 }
 
+/** The `toolDenialKind` values recorded releases write (docs/VERSIONS.md, G), and who each says refused the call. */
+const DENIAL_KIND_SOURCES = new Map<string, BlockSource>([
+  ['user-rejected', 'user'],
+  ['permission-rule', 'rule'],
+  ['automode-unavailable', 'classifier'],
+  ['automode-parsing-error', 'classifier'],
+  ['automode-blocked', 'classifier'],
+]);
+
+/** A denial kind no recorded release wrote: still a refusal (by `unknown`), and counted so it shows. */
+export function isUnknownDenialKind(kind: string | undefined): boolean {
+  return kind !== undefined && !DENIAL_KIND_SOURCES.has(kind);
+}
+
 /** Who refused a call, from its denial kind, when no decision on the row says it. */
 function denialKindSource(kind: string | undefined): BlockSource {
-  if (kind === undefined || kind === 'user-rejected') return 'user';
-  if (kind.startsWith('automode')) return 'classifier';
-  if (kind === 'permission-rule') return 'rule';
-  return 'unknown';
+  return kind === undefined ? 'user' : (DENIAL_KIND_SOURCES.get(kind) ?? 'unknown');
 }
 
 export interface ToolVerdict {

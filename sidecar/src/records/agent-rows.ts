@@ -12,7 +12,9 @@ export type SkipReason =
   | 'missing_fields'
   | 'unknown_type'
   | 'partial_last_line'
-  | 'line_too_long';
+  | 'line_too_long'
+  /** Used all the same (a refusal by `unknown`), but its `toolDenialKind` is one no recorded release wrote. */
+  | 'unknown_denial_kind';
 
 /** What became of one line: used (with its record's time), skipped (counted and kept aside), or of no use. */
 export type RowRead = { ok: true; timeMs: number } | { ok: false; reason: SkipReason; type?: string } | { ok: 'ignored' };

@@ -7,7 +7,7 @@ import type { Attributes, TelemetryBatch } from '../../model.js';
 import { commonAttributes, METRICS, providerAttributes } from '../../semconv.js';
 import { CACHE_WRITE_1H_ATTRIBUTE } from '../price-chats.js';
 import { point } from './records.js';
-import { TRANSCRIPT_SESSION_ATTRIBUTE, UNCACHED_INPUT_ATTRIBUTE } from '../../../../schemas/usage.js';
+import { UNCACHED_INPUT_ATTRIBUTE } from '../../../../schemas/usage.js';
 
 export function encodeChat(chat: ChatCompleted, out: TelemetryBatch): void {
   const { tokens, traceId, spanId } = chat;
@@ -29,7 +29,6 @@ export function encodeChat(chat: ChatCompleted, out: TelemetryBatch): void {
   if (chat.requestId) attributes.request_id = chat.requestId;
   if (chat.stopReason) attributes['gen_ai.response.finish_reasons'] = chat.stopReason;
   if (chat.agentId) attributes['ccotel.agent.id'] = chat.agentId;
-  if (chat.transcriptSessionId) attributes[TRANSCRIPT_SESSION_ATTRIBUTE] = chat.transcriptSessionId;
   out.spans.push({
     traceId,
     spanId,

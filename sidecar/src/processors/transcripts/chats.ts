@@ -95,7 +95,6 @@ export class Chats {
       spanId: chat.spanId,
       parentSpanId: scope.parentSpanId,
       sessionId: scope.sessionId,
-      transcriptSessionId: scope.transcriptSessionId,
       agentId: scope.agentId,
       model: chat.model,
       messageId: chat.messageId,

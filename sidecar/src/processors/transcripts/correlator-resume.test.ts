@@ -85,14 +85,15 @@ describe('the warmups of a resumed 2.0.x run', () => {
   const warmupChats = (batch: TelemetryBatch) => spansNamed(batch, 'chat ').filter((span) => span.attributes['ccotel.agent.id']);
   const conversation = [prompt('Count the files.'), answer(1)];
 
-  it('2.0.42: a warmup under an id that holds no conversation is a chat (its tokens count) of no session', () => {
+  it('2.0.42: a warmup under an id that holds no conversation is a chat (its tokens count) of that id, in no turn, with no start', () => {
     const batch = correlate([[agentFile('w1'), [warmupAnswer('w1', FRESH)]], [MAIN, conversation]]);
     const [warmup] = warmupChats(batch);
-    expect(warmup.attributes['session.id']).toBe('');
+    expect(warmup.attributes['session.id']).toBe(FRESH);
+    expect(warmup.parentSpanId).toBe('');
     const tokens = batch.metrics.filter((point) => point.name === 'ccotel.tokens' && point.spanId === warmup.spanId);
     expect(tokens.map((point) => [point.attributes['gen_ai.token.type'], point.value])).toEqual([['input', 7], ['output', 1]]);
-    const sessions = new Set([...batch.spans, ...batch.logs].map((item) => item.attributes['session.id']).filter(Boolean));
-    expect([...sessions]).toEqual([SESSION]);
+    const started = batch.logs.filter((log) => log.eventName === 'ccotel.session.started').map((log) => log.attributes['session.id']);
+    expect(started).toEqual([SESSION]);
   });
 
   it("2.0.77: a warmup asked under the fresh id and answered under the resumed session's is a chat of that session", () => {

@@ -241,4 +241,37 @@ describe('TranscriptCorrelator', () => {
     expect(ids(correlate([[MAIN, rows]]))).toEqual(ids(first));
     expect(turnRoots(first)[0].startMs).toBe(Date.parse((rows[0] as { timestamp: string }).timestamp));
   });
+
+  it('tells inline sidechain subagents apart by chain, links each to its Task call in order, and never takes a Warmup for one (1.0.x…2.0.25)', () => {
+    const sidechain = (row: { uuid: string }, parentUuid: string | null) => ({ ...row, isSidechain: true, parentUuid });
+    const warmup = sidechain(prompt('Warmup'), null);
+    const warmupAnswer = sidechain(assistant('msg_w', 'req_w', [{ type: 'text', text: 'OK' }], { output_tokens: 1 }, 'end_turn'), warmup.uuid);
+    const first = sidechain(prompt('Check it.'), null);
+    const second = sidechain(prompt('Check it.'), null);
+    const firstCall = sidechain(assistant('msg_s1', 'req_s1', [toolUse('toolu_s1', 'Bash', { command: 'date' })], { output_tokens: 2 }, 'tool_use'), first.uuid);
+    const batch = correlate([
+      [MAIN, [
+        warmup,
+        prompt('Ask two helpers.'),
+        warmupAnswer,
+        assistant('msg_t', 'req_t', [toolUse('toolu_t1', 'Task', { description: 'one', prompt: 'Check it.' }), toolUse('toolu_t2', 'Task', { description: 'two', prompt: 'Check it.' })], { output_tokens: 3 }, 'tool_use'),
+        first,
+        firstCall,
+        second,
+        sidechain(result('toolu_s1', 'today', false), firstCall.uuid),
+        sidechain(assistant('msg_s2', 'req_s2', [{ type: 'text', text: 'first done' }], { output_tokens: 4 }, 'end_turn'), second.uuid),
+        sidechain(assistant('msg_s3', 'req_s3', [{ type: 'text', text: 'second done' }], { output_tokens: 5 }, 'end_turn'), second.uuid),
+        result('toolu_t1', 'one done', false),
+        result('toolu_t2', 'two done', false),
+        assistant('msg_end', 'req_end', [{ type: 'text', text: 'both done' }], { output_tokens: 6 }, 'end_turn'),
+      ]],
+    ]);
+    const tasks = Object.fromEntries(spansNamed(batch, 'execute_tool Task').map((span) => [span.attributes['gen_ai.tool.call.id'], span.spanId]));
+    const agents = spansNamed(batch, 'invoke_agent ').filter((span) => span.name !== 'invoke_agent claude-code');
+    expect(agents.map((span) => span.parentSpanId).sort()).toEqual([tasks.toolu_t1, tasks.toolu_t2].sort());
+    const agentOf = (messageId: string) => spansNamed(batch, 'chat ').find((span) => span.attributes['gen_ai.response.id'] === messageId)!.parentSpanId;
+    expect(agents.find((span) => span.spanId === agentOf('msg_s1'))?.parentSpanId, 'the first chain, of the first call').toBe(tasks.toolu_t1);
+    expect(agents.find((span) => span.spanId === agentOf('msg_s3'))?.parentSpanId, 'the second chain, of the second call').toBe(tasks.toolu_t2);
+    expect(agentOf('msg_w'), 'the warmup: a chat in no turn').toBe('');
+  });
 });

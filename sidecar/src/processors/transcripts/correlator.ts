@@ -12,7 +12,7 @@ import { Conversation } from './conversation.js';
 import { MainThread } from './main-thread.js';
 import { Output } from './output.js';
 import { oldestOpenOffsets } from './resume-offsets.js';
-import { SessionStarts } from './session-starts.js';
+import { SessionStarts, startsResumedProcess } from './session-starts.js';
 import { Sessions } from './sessions.js';
 import { Subagents } from './subagents.js';
 import { ToolCalls } from './tool-calls.js';
@@ -31,6 +31,8 @@ export class TranscriptCorrelator {
   private readonly parts: Parts;
   /** Claude Code's own cost figures (cost-state rows). */
   private readonly reportedCosts = new ReportedCosts();
+  /** Sessions a Stop or SessionEnd hook said stopped, whose turn is not closed yet: the hook's time. */
+  private readonly stopped = new Map<string, number>();
 
   constructor(places = new Places()) {
     const parts = {} as Parts;
@@ -103,8 +105,9 @@ export class TranscriptCorrelator {
       session.forked = true;
       return;
     }
+    if (session.started && startsResumedProcess(entry)) session.nextRunResumes = true;
     const row = { entry, file, offset };
-    const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? entry.agentId ?? `sidechain-${entry.sessionId}` : undefined;
+    const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? (entry.agentId ?? this.parts.agents.inlineAgentId(session, entry)) : undefined;
     if (agentId !== undefined) this.parts.agents.add(row, session, agentId);
     else this.parts.main.add(row, session);
   }
@@ -113,6 +116,7 @@ export class TranscriptCorrelator {
   closeIdle(idleBeforeMs: number): void {
     const { sessions, starts, turns, chats, tools, agents } = this.parts;
     starts.startResumed();
+    for (const [sessionId, timeMs] of this.stopped) if (timeMs < idleBeforeMs) this.stopped.delete(sessionId);
     const idle = new Set<string>();
     for (const session of sessions.takeIdle(idleBeforeMs)) {
       turns.close(session);
@@ -127,6 +131,37 @@ export class TranscriptCorrelator {
     if (idleBeforeMs === Number.POSITIVE_INFINITY) return;
     sessions.retire(idleBeforeMs - RETIRE_AFTER_MS, (session) => chats.hasOpen(session.id));
     agents.retire(idleBeforeMs - RETIRE_AFTER_MS);
+  }
+
+  /**
+   * A Stop or SessionEnd hook of the session was read (following): its turn closes as soon as its rows say it is
+   * over (releases before 2.1.3xx write no row after a run's last answer), not after the idle time. The hook may be
+   * read before those rows: the session is looked at again after each read until then, or until it goes idle.
+   */
+  agentStopped(sessionId: string, timeMs: number): void {
+    this.stopped.set(sessionId, Math.max(timeMs, this.stopped.get(sessionId) ?? timeMs));
+    this.closeStopped();
+  }
+
+  /** Close the turns of the sessions a hook said stopped, once their rows say they are over. */
+  closeStopped(): void {
+    const { sessions, turns } = this.parts;
+    for (const sessionId of this.stopped.keys()) {
+      const session = sessions.find(sessionId);
+      if (!session || !turns.isComplete(session)) continue;
+      turns.close(session);
+      this.stopped.delete(sessionId);
+    }
+  }
+
+  /**
+   * A clean stop of a following run: close the turns whose rows say they are over (releases before 2.1.3xx write no
+   * row after a run's last answer, so only the idle time would), so their last answer is delivered now; a turn
+   * still waiting for a call or a response stays open, re-read from its start by the next run.
+   */
+  closeComplete(): void {
+    const { sessions, turns } = this.parts;
+    for (const session of sessions.all()) if (turns.isComplete(session)) turns.close(session);
   }
 
   /**

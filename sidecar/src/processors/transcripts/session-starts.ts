@@ -2,9 +2,10 @@
 // releases are recognised from copies of history read elsewhere and from the marks a resumed run leaves.
 import { IdSet } from '../../id-set.js';
 import { recordIdOf } from '../../ids.js';
-import { realPromptText, userInput } from '../classify.js';
+import { realPromptText, userInput, userText } from '../classify.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
+import { WARMUP_PROMPT } from './subagents.js';
 import type { Parts, Session, Turn } from './types.js';
 
 
@@ -126,3 +127,18 @@ function opensRun(entry: TranscriptEntry): boolean {
 export function isResumedCompaction(entry: TranscriptEntry, session: { started: boolean; lastCompactTrigger?: string }): boolean {
   return entry.isCompactSummary && session.started && entry.turnPosition?.promptIndex === 0 && session.lastCompactTrigger === 'manual';
 }
+
+/** What a resumed process answers first when the history it continues ended in a user row. */
+const NO_RESPONSE_REQUESTED = 'No response requested.';
+
+/**
+ * A row only a new process writes into a session that ran before: 2.0.25 marks a resumed run neither with
+ * `queue-operation` rows nor with a summary file, only with the chain its rows make: the process's `Warmup`
+ * (an inline sidechain starting a chain of its own), or, when the history ended in a user row (a command's
+ * output), the synthetic "No response requested." answer a resumed process adds before its prompt.
+ */
+export function startsResumedProcess(entry: TranscriptEntry): boolean {
+  if (entry.isSidechain && entry.agentId === undefined && entry.parentUuid === null) return userText(entry) === WARMUP_PROMPT;
+  return entry.type === 'assistant' && entry.message.model === '<synthetic>' && userText(entry) === NO_RESPONSE_REQUESTED;
+}
+

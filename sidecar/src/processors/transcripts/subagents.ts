@@ -2,6 +2,7 @@
 // agent id a call's result names, or by the prompt both share; rows and call may arrive in either order, so an
 // agent's records are held until it is linked (or, with no call found, given a trace of its own).
 import { spanIdOf, traceIdOf } from '../../ids.js';
+import type { TranscriptEntry } from '../transcript-entry.js';
 import type { Agent, Chat, Parts, PendingTool, Row, Session, TaskCall } from './types.js';
 
 const AGENT_TOOLS = new Set(['Task', 'Agent']);
@@ -10,7 +11,7 @@ const AGENT_TOOLS = new Set(['Task', 'Agent']);
  * written as an agent file of that prompt and its answer (2.0.42: the answer alone): the response is a chat of
  * its own, in no turn and under no subagent span.
  */
-const WARMUP_PROMPT = 'Warmup';
+export const WARMUP_PROMPT = 'Warmup';
 
 export class Subagents {
   private readonly agents = new Map<string, Agent>();
@@ -29,6 +30,18 @@ export class Subagents {
   /** Agents not reported yet. */
   unreported(): IterableIterator<Agent> {
     return this.unreportedAgents.values();
+  }
+
+  /**
+   * The agent of an inline sidechain row, which names none: each chain (from a row with no parent) is one agent,
+   * so a session's warmups and each subagent its Task calls started are told apart. A row whose chain start was
+   * not read (a re-read from a checkpoint) goes with the session's other unplaced rows.
+   */
+  inlineAgentId(session: Session, entry: TranscriptEntry): string {
+    const chains = (session.sidechainAgents ??= new Map());
+    const id = entry.parentUuid === null ? `sidechain-${entry.uuid}` : (chains.get(entry.parentUuid) ?? `sidechain-${session.id}`);
+    chains.set(entry.uuid, id);
+    return id;
   }
 
   add(row: Row, session: Session, agentId: string): void {
@@ -63,7 +76,7 @@ export class Subagents {
       if (text !== undefined) {
         agent.prompt = text;
         if (!agent.link) {
-          const call = [...this.openTaskCalls.values()].find((c) => c.sessionId === agent!.sessionId && c.prompt === text);
+          const call = [...this.openTaskCalls.values()].find((c) => !c.linked && c.sessionId === agent!.sessionId && c.prompt === text);
           if (call) this.link(agent, call);
         }
       }
@@ -91,7 +104,7 @@ export class Subagents {
     };
     this.openTaskCalls.set(tool.id, call);
     for (const agent of this.unreportedAgents) {
-      if (!agent.link && agent.sessionId === call.sessionId && agent.prompt === call.prompt) this.link(agent, call);
+      if (!call.linked && !agent.link && agent.sessionId === call.sessionId && agent.prompt === call.prompt) this.link(agent, call);
     }
   }
 
@@ -128,6 +141,7 @@ export class Subagents {
 
   /** Attach a subagent to the tool call that started it (or, with none found, give it a trace of its own). */
   private link(agent: Agent, call: TaskCall | undefined): void {
+    if (call) call.linked = true;
     agent.link = call
       ? { traceId: call.traceId, toolSpanId: call.spanId, toolUseId: call.toolUseId, turn: call.turn }
       : { traceId: traceIdOf(agent.sessionId, 'agent', agent.id), toolSpanId: '', toolUseId: '' };
@@ -154,11 +168,9 @@ export class Subagents {
     const warmup = !agent.link.toolSpanId && (agent.prompt === undefined || agent.prompt === WARMUP_PROMPT);
     const chat = this.openChatOf(agent);
     if (warmup && chat) {
-      chat.scope.parentSpanId = ''; // no subagent span to hang under
-      // A resumed 2.0.x run warms up under a fresh id that never holds a conversation: no session, but its cost.
-      const answeredIn = this.parts.sessions.find(chat.scope.sessionId);
-      // Its usage is the user's all the same (ccusage counts it, also when the parent transcript is empty or gone).
-      if (answeredIn?.turns === 0 && !answeredIn.started) Object.assign(chat.scope, { sessionId: '', transcriptSessionId: chat.scope.sessionId });
+      // No subagent span to hang under. It stays in the session its rows name, also a fresh id a resumed 2.0.x run
+      // warms up under, which never holds a conversation, or one whose main file is empty or gone: its cost is there.
+      chat.scope.parentSpanId = '';
     }
     if (session) this.parts.chats.finish(session, `agent:${agent.id}`);
     if (warmup) return;

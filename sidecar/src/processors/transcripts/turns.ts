@@ -5,6 +5,9 @@ import type { TurnOutcome } from '../classify.js';
 import { sessionStartSource } from './session-starts.js';
 import type { Parts, Row, Session, Turn } from './types.js';
 
+/** Stop reasons of a response the model goes on from (a call to run, a paused server tool). */
+const CONTINUING_STOP_REASONS = new Set(['tool_use', 'pause_turn']);
+
 
 export class Turns {
   constructor(private readonly parts: Parts) {}
@@ -63,6 +66,17 @@ export class Turns {
   /** A row says the turn is over: it closes, unless a call of it still waits for its result (then the next prompt or the idle time does). */
   closeIfOver(session: Session): void {
     if (session.turn && !session.turn.toolIds.some((id) => this.parts.tools.isPending(id))) this.close(session);
+  }
+
+  /**
+   * Whether the open turn is over by its rows alone: answered, no call waiting for its result, and its last response
+   * ended with a final stop reason (2.1.17 writes none: its turns stay open).
+   */
+  isComplete(session: Session): boolean {
+    const turn = session.turn;
+    if (!turn?.answered || turn.toolIds.some((id) => this.parts.tools.isPending(id))) return false;
+    const open = this.parts.chats.openOf(session, 'main');
+    return open === undefined || (typeof open.stopReason === 'string' && !CONTINUING_STOP_REASONS.has(open.stopReason));
   }
 
   close(session: Session): void {

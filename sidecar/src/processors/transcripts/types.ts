@@ -28,8 +28,6 @@ export interface Row {
 /** Where a span hangs: the trace and parent it belongs to (traceId '' while a subagent is not linked yet). */
 export interface Scope {
   sessionId: string;
-  /** The session the rows name, when the spans are in none (sessionId ''): their usage is still counted there. */
-  transcriptSessionId?: string;
   agentId?: string;
   traceId: string;
   parentSpanId: string;
@@ -117,6 +115,8 @@ export interface TaskCall {
   subagentType?: string;
   /** The turn that made the call: a re-read must start there while its subagent is not reported. */
   turn?: Turn;
+  /** A subagent was linked to it: two calls with the same prompt get one agent each, in order. */
+  linked?: boolean;
 }
 
 export interface Agent {
@@ -173,6 +173,8 @@ export interface Session {
   untimedMode?: string;
   /** Where its last row said it was (directory, branch): what it tells from now on carries it. */
   place?: Place;
+  /** Inline sidechain rows (1.0.x, 2.0.0, 2.0.25: no `agentId`), by uuid: the subagent (or warmup) whose chain holds each. */
+  sidechainAgents?: Map<string, string>;
 }
 
 /** The correlator's parts, each reaching the others through this once all exist. */
