@@ -56,6 +56,8 @@ interface Turn {
   error: boolean;
   /** A subagent's first turn: its chats and calls belong under the subagent's span, held until it is told. */
   nested: boolean;
+  /** The session start this turn is (its source), told at its prompt: a SessionStart hook fires before that. */
+  startSource?: string;
 }
 
 interface Thread {
@@ -297,11 +299,11 @@ export class CodexRollouts implements AgentRows {
         if (turn) turn.error = true;
         break;
       case 'user_message':
-        this.prompt(turn, stringField(payload, 'message'), timeMs);
+        this.prompt(thread, turn, stringField(payload, 'message'), timeMs);
         break;
       case 'item_completed': {
         const item = objectField(payload, 'item');
-        if (item && stringField(item, 'type') === 'UserMessage') this.prompt(turn, contentText(item.content), timeMs);
+        if (item && stringField(item, 'type') === 'UserMessage') this.prompt(thread, turn, contentText(item.content), timeMs);
         break;
       }
       case 'token_count':
@@ -361,17 +363,28 @@ export class CodexRollouts implements AgentRows {
     // The start is told where the session_meta is read: a read from the middle of a file (a resume appended after the
     // thread was forgotten) is no start, as a read of the whole file has none there.
     if (thread.starting || thread.resuming) {
-      const source = thread.resuming ? 'resume' : thread.subagent ? 'subagent' : thread.forked ? 'fork' : 'startup';
+      thread.turn.startSource = thread.resuming ? 'resume' : thread.subagent ? 'subagent' : thread.forked ? 'fork' : 'startup';
       thread.starting = false;
       thread.resuming = false;
-      this.out.push({ kind: 'SessionStarted', sessionId: thread.id, source, messageUuid: turnId, timeMs });
     }
   }
 
-  private prompt(turn: Turn | undefined, text: string | undefined, timeMs: number): void {
+  /**
+   * The turn's prompt: the turn starts there, as a Claude Code turn starts at its prompt (Codex's SessionStart and
+   * UserPromptSubmit hooks fire between its task_started and the prompt's row, so a hook's start precedes it).
+   */
+  private prompt(thread: Thread, turn: Turn | undefined, text: string | undefined, timeMs: number): void {
     if (!turn || text === undefined || turn.prompt !== undefined) return;
     turn.prompt = text;
     turn.requestMs = timeMs;
+    turn.startMs = timeMs;
+    this.tellStart(thread, turn);
+  }
+
+  private tellStart(thread: Thread, turn: Turn): void {
+    if (turn.startSource === undefined) return;
+    this.out.push({ kind: 'SessionStarted', sessionId: thread.id, source: turn.startSource, messageUuid: turn.id, timeMs: turn.startMs });
+    turn.startSource = undefined;
   }
 
   /**
@@ -498,6 +511,7 @@ export class CodexRollouts implements AgentRows {
     const turn = thread.turn;
     if (!turn) return;
     thread.turn = undefined;
+    this.tellStart(thread, turn); // a turn that ended before its prompt was read
     // Calls with no output: the turn ended without them (interrupted with it, or never answered).
     for (const [callId, call] of turn.calls) {
       this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { outcome: outcome === 'interrupted' ? 'interrupted' : 'unanswered', timeMs }));
