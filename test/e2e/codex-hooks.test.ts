@@ -1,7 +1,8 @@
-// `ccotel install-hooks --agent codex` against the real CLI of each cached release (codex-releases.ts; none: skipped,
-// failing under CI): the hooks it registers in hooks.json are trusted by the hash it writes in config.toml, so Codex
-// runs them — every event of a run, a call's with its call id, and a resumed run's SessionStart with source resume
-// — while the user's own hook and settings stay; uninstall gives both files back as they were.
+// `ccotel install-hooks --agent codex` and `install-shell --agent codex` against the real CLI of each cached release
+// (codex-releases.ts; none: skipped, failing under CI): the hooks it registers in hooks.json are trusted by the hash it
+// writes in config.toml, so Codex runs them — every event of a run, a call's with its call id, and a resumed run's
+// SessionStart with source resume — and the bash of each command Codex runs logs it, so its `shell` span lands under
+// the call's execute_tool span; the user's own hook and settings stay; uninstall gives both files back as they were.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,7 @@ describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: cachedCodex(ve
         };
         await ccotel('install-hooks');
         expect(await ccotel('install-hooks')).toMatch(/already as wanted/);
+        await ccotel('install-shell');
         const hooks = JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8')) as typeof ownHook;
         expect(hooks.hooks.PreToolUse[0]).toEqual(ownHook.hooks.PreToolUse[0]);
         const trusted = readFileSync(join(codexHome, 'config.toml'), 'utf8');
@@ -67,7 +69,7 @@ describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: cachedCodex(ve
         expect(readdirSync(spool)).toEqual([]);
         writeFileSync(join(codexHome, 'config.toml'), trusted);
 
-        server.addSteps([{ calls: [shell('echo hooked')], usage }, { text: 'Done.', usage }]);
+        server.addSteps([{ calls: [shell('echo hooked'), shell('ls no-such-file')], usage }, { text: 'Done.', usage }]);
         const first = await runCodex({ binary: binary!, codexHome, cwd: project, prompt: 'run it' });
         expect(first.code, first.stderr).toBe(0);
         const thread = threadIdOf(first.stdout)!;
@@ -80,7 +82,7 @@ describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: cachedCodex(ve
         const names = new Set(spooled.map((event) => event.hook_event_name));
         for (const name of ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']) expect(names, name).toContain(name);
         expect(spooled.filter((event) => event.hook_event_name === 'SessionStart').map((event) => event.source).sort()).toEqual(['resume', 'startup']);
-        const callId = server.requests.flatMap((request) => request.callIds ?? [])[0];
+        const [callId, failingCallId] = server.requests.flatMap((request) => request.callIds ?? []);
         expect(spooled.filter((event) => event.tool_use_id === callId).map((event) => event.hook_event_name).sort()).toEqual(['PostToolUse', 'PreToolUse']);
 
         // The store: the resumed run is a resume start (0.130's rollout reads it as a second turn: the hook tells),
@@ -90,9 +92,16 @@ describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: cachedCodex(ve
         const starts = await store.query<{ source: string }>(`SELECT LogAttributes['source'] AS source FROM otel_logs WHERE EventName = 'ccotel.session.started' AND LogAttributes['session.id'] = '${thread}' ORDER BY Timestamp`);
         expect(starts.map((start) => start.source)).toEqual(['startup', 'resume']);
         const [tool] = await store.query<{ SpanId: string }>(`SELECT SpanId FROM otel_traces WHERE SpanAttributes['gen_ai.tool.call.id'] = '${callId}' LIMIT 1`);
-        const toolHooks = await store.query<{ event: string; SpanId: string }>(`SELECT DISTINCT EventName AS event, SpanId FROM otel_logs WHERE EventName IN ('ccotel.hook.pre_tool_use', 'ccotel.hook.post_tool_use') ORDER BY event`);
+        const toolHooks = await store.query<{ event: string; SpanId: string }>(`SELECT DISTINCT EventName AS event, SpanId FROM otel_logs WHERE EventName IN ('ccotel.hook.pre_tool_use', 'ccotel.hook.post_tool_use') AND LogAttributes['tool_use_id'] = '${callId}' ORDER BY event`);
         expect(toolHooks).toEqual([{ event: 'ccotel.hook.post_tool_use', SpanId: tool.SpanId }, { event: 'ccotel.hook.pre_tool_use', SpanId: tool.SpanId }]);
 
+        // Each command's shell span under its own call's span (two calls in parallel), its exit status the command's.
+        const calls = await store.query<{ call: string; SpanId: string }>(`SELECT SpanAttributes['gen_ai.tool.call.id'] AS call, SpanId FROM otel_traces WHERE SpanName = 'execute_tool exec_command'`);
+        const shells = await store.query<{ ParentSpanId: string; status: string }>(`SELECT ParentSpanId, SpanAttributes['process.exit.code'] AS status FROM otel_traces WHERE SpanName LIKE 'shell %' ORDER BY status`);
+        const spanOf = (id: string) => calls.find((call) => call.call === id)?.SpanId;
+        expect(shells).toEqual([{ ParentSpanId: spanOf(callId), status: '0' }, { ParentSpanId: spanOf(failingCallId), status: '2' }]);
+
+        await ccotel('uninstall-shell');
         await ccotel('uninstall-hooks');
         expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(configBefore);
         expect(JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8'))).toEqual(JSON.parse(hooksBefore));

@@ -7,7 +7,7 @@ import { statePaths } from '../paths.js';
 import { CODEX_HOOK_EVENTS, installCodexHooks, uninstallCodexHooks } from '../sources/codex/install-hooks.js';
 import { processIo, type CommandIo } from './io.js';
 
-interface HookCommandOptions {
+export interface HookCommandOptions {
   project?: string;
   dryRun?: boolean;
   agent?: string;
@@ -16,14 +16,15 @@ interface HookCommandOptions {
 
 const AGENTS = ['claude-code', 'codex'];
 
-/** The agent option of install-hooks / uninstall-hooks: Claude Code's settings.json, or Codex's home. */
-function withAgentOptions(command: Command): Command {
+/** The agent option of the install commands: Claude Code's settings.json, or Codex's home. */
+export function withAgentOptions(command: Command): Command {
   return command
     .option('--agent <name>', `the agent whose hooks to edit: ${AGENTS.join(' or ')}`, 'claude-code')
     .option('--codex-home <dir>', "with --agent codex: Codex's home (default: $CODEX_HOME, codex_home in the config file, ~/.codex)");
 }
 
-function checkAgent(command: Command, options: HookCommandOptions): boolean {
+/** Whether the command is for Codex; an error for an unknown agent or an option of the other agent's. */
+export function checkAgent(command: Command, options: HookCommandOptions): boolean {
   if (!AGENTS.includes(options.agent ?? 'claude-code')) command.error(`error: --agent must be ${AGENTS.join(' or ')}, not ${options.agent}`, { exitCode: 2 });
   if (options.codexHome !== undefined && options.agent !== 'codex') command.error('error: --codex-home goes with --agent codex', { exitCode: 2 });
   if (options.project !== undefined && options.agent === 'codex') command.error("error: --project is Claude Code's (.claude/settings.json); Codex's hooks are in its home (--codex-home)", { exitCode: 2 });

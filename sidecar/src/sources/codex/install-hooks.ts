@@ -6,7 +6,7 @@
 // per run with --dangerously-bypass-hook-trust). The hash is Codex's own: sha256 of the hook's normalized identity
 // as JSON with sorted keys (codex-rs/hooks/src/engine/discovery.rs, codex-rs/config/src/fingerprint.rs).
 // Both files are edited in part: hooks.json as Claude Code's settings.json is (every other hook kept), and
-// config.toml gains one marked block of ccotel's trust entries, which uninstall takes out again.
+// config.toml gains one marked block of ccotel's trust entries (config-block.ts), which uninstall takes out again.
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -18,6 +18,7 @@ import { planSettingsChange, planTextChange, type Settings } from '../../install
 import { addHandler, removeHandlers, type HookHandler } from '../../install/settings-hooks.js';
 import { statePaths } from '../../paths.js';
 import { ensureStateDir } from '../../secure-dir.js';
+import { withBlock, withoutBlock } from './config-block.js';
 
 /**
  * The events ccotel registers: those of 0.130 (SessionStart … Stop) and those 0.171 added (SessionEnd, SubagentStart,
@@ -31,10 +32,7 @@ export const CODEX_HOOK_EVENTS = [
 /** Codex caps a SessionEnd hook at 3 seconds (and hashes the capped value): ccotel writes what Codex would use. */
 const SESSION_END_MAX_TIMEOUT_SECONDS = 3;
 
-const BLOCK_START = '# ccotel install-hooks: Codex runs these hooks of hooks.json only with their hash here (ccotel uninstall-hooks --agent codex removes this block)';
-const BLOCK_END = '# end of ccotel install-hooks';
-/** Ends the start line when ccotel closed the user's last line (a file not ending in a line break): undone on removal. */
-const CLOSED_THEIR_LINE = ' [their last line closed by ccotel]';
+const TRUST_BLOCK = 'install-hooks: Codex runs these hooks of hooks.json only with their hash here (ccotel uninstall-hooks --agent codex removes this block)';
 
 export interface CodexInstallOptions {
   env: Record<string, string | undefined>;
@@ -66,7 +64,7 @@ function handlerFor(event: string, handler: HookHandler): HookHandler {
   return event === 'SessionEnd' ? { ...handler, timeout: Math.min(Number(handler.timeout), SESSION_END_MAX_TIMEOUT_SECONDS) } : handler;
 }
 
-function codexHomeOf(options: CodexInstallOptions): string {
+export function codexHomeOf(options: CodexInstallOptions): string {
   const home = resolve(loadConfig({ codexHome: options.codexHome }, options.env).codexHome);
   // Codex keys a hook's trust by the path of its hooks.json under the home it resolved (links followed).
   return existsSync(home) ? realpathSync(home) : home;
@@ -85,20 +83,9 @@ function trustEntries(hooksPath: string, hooks: Settings): Array<{ key: string; 
   );
 }
 
-/** The config text without ccotel's block and the line breaks it put before it. */
-function withoutBlock(text: string): string {
-  const start = text.indexOf(BLOCK_START);
-  if (start === -1) return text;
-  const end = text.indexOf(BLOCK_END, start);
-  const after = end === -1 ? '' : text.slice(end + BLOCK_END.length).replace(/^\n/, '');
-  const closed = text.startsWith(CLOSED_THEIR_LINE, start + BLOCK_START.length);
-  const before = text.slice(0, start);
-  return (before === '' ? '' : before.slice(0, closed ? -2 : -1)) + after;
-}
-
-/** ccotel's block holding `entries`, replacing the one there; a key the user's own text already has is left to it. */
-function withBlock(text: string, entries: Array<{ key: string; hash: string }>, warnings: string[], configPath: string): string {
-  const theirs = withoutBlock(text);
+/** ccotel's trust block holding `entries`; a key the user's own text already has is left to it. */
+function withTrust(text: string, entries: Array<{ key: string; hash: string }>, warnings: string[], configPath: string): string {
+  const theirs = withoutBlock(text, TRUST_BLOCK);
   const lines = entries.flatMap(({ key, hash }) => {
     const header = `[hooks.state.${JSON.stringify(key)}]`;
     if (theirs.includes(JSON.stringify(key))) {
@@ -107,11 +94,7 @@ function withBlock(text: string, entries: Array<{ key: string; hash: string }>, 
     }
     return [header, `trusted_hash = ${JSON.stringify(hash)}`];
   });
-  if (lines.length === 0) return theirs;
-  // One blank line between: a line break more, two when their last line is open (the start line says so).
-  const closing = theirs !== '' && !theirs.endsWith('\n');
-  const before = theirs === '' ? '' : closing ? `${theirs}\n\n` : `${theirs}\n`;
-  return `${before}${BLOCK_START}${closing ? CLOSED_THEIR_LINE : ''}\n${lines.join('\n')}\n${BLOCK_END}\n`;
+  return withBlock(theirs, TRUST_BLOCK, lines);
 }
 
 function plan(options: CodexInstallOptions, install: boolean) {
@@ -125,7 +108,7 @@ function plan(options: CodexInstallOptions, install: boolean) {
   );
   const warnings: string[] = [];
   const entries = install ? trustEntries(hooks.path, JSON.parse(hooks.after || '{}') as Settings) : [];
-  const config = planTextChange(configPath, (text) => (install ? withBlock(text, entries, warnings, configPath) : withoutBlock(text)));
+  const config = planTextChange(configPath, (text) => (install ? withTrust(text, entries, warnings, configPath) : withoutBlock(text, TRUST_BLOCK)));
   return { paths, hooks, config, warnings, codexHome: dirname(hooksPath) };
 }
 
@@ -133,7 +116,7 @@ function apply(changes: ReturnType<typeof plan>, options: CodexInstallOptions): 
   const { hooks, config, warnings } = changes;
   if (options.dryRun) return [{ change: hooks, warnings }, { change: config, warnings: [] }];
   // hooks.json last on install (a hook trusted before it exists does nothing), first on uninstall.
-  const order = changes.config.after.includes(BLOCK_START) ? [config, hooks] : [hooks, config];
+  const order = config.after.includes(TRUST_BLOCK) ? [config, hooks] : [hooks, config];
   const backups = new Map(order.map((change) => [change, change.apply(options.now)]));
   return [
     { change: hooks, backupPath: backups.get(hooks), warnings },

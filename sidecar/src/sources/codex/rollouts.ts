@@ -13,6 +13,8 @@ import { toolSpanId } from '../../semconv.js';
 import { contentText, objectField, outputText, parseRolloutLine, stringField, usageOf, type CodexUsage, type RolloutRow } from './rollout-row.js';
 
 const AGENT = 'codex';
+/** The tools whose call runs a shell command (`{"cmd": …}`): the shell log's commands go under their spans. */
+const SHELL_TOOLS = new Set(['exec_command']);
 /** A thread silent this much longer than the idle time is forgotten (a later resume reads as a thread read anew). */
 const RETIRE_AFTER_MS = 24 * 3_600_000;
 
@@ -485,6 +487,7 @@ export class CodexRollouts implements AgentRows {
   }
 
   private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: { outcome: string; output?: string; timeMs: number }): ToolCallEnded {
+    const shellCommand = SHELL_TOOLS.has(call.name) ? (call.input as { cmd?: unknown } | null)?.cmd : undefined;
     return {
       kind: 'ToolCallEnded',
       traceId: turn.traceId,
@@ -494,6 +497,7 @@ export class CodexRollouts implements AgentRows {
       toolUseId: callId,
       toolName: call.name,
       input: call.input,
+      ...(typeof shellCommand === 'string' ? { shellCommand } : {}),
       outcome: end.outcome,
       output: end.output,
       startMs: call.startMs,
