@@ -1,4 +1,4 @@
-// The edits `install-hooks --agent codex` makes to Codex's home: hooks.json and config.toml changed in part only, a
+// The edits `install-hooks --agent codex` (and `install-shell --agent codex`) make to Codex's home: hooks.json and config.toml changed in part only, a
 // second install changing nothing, a user's own trust entry for the same key left alone, uninstall giving both files
 // back byte for byte. (That the real Codex runs the hooks so trusted: test/e2e/codex-hooks.test.ts.)
 import { createHash } from 'node:crypto';
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CODEX_HOOK_EVENTS, codexHookTrustHash, installCodexHooks, uninstallCodexHooks } from './install-hooks.js';
+import { installCodexShell, uninstallCodexShell } from './install-shell.js';
 
 let home: string;
 let codexHome: string;
@@ -81,5 +82,31 @@ describe('install-hooks --agent codex', () => {
     const reports = installCodexHooks({ ...options(), dryRun: true });
     expect(reports.map((report) => report.change.diff.length > 0)).toEqual([true, true]);
     expect(readdirSync(codexHome)).toEqual([]);
+  });
+});
+
+describe('install-shell --agent codex', () => {
+  it('sets BASH_ENV and the log dir in a block of its own, taken out again byte for byte; leaves a policy table that sets them alone', () => {
+    writeFileSync(join(codexHome, 'config.toml'), CONFIG);
+    installCodexShell(options());
+    const config = read('config.toml');
+    expect(config.startsWith(`${CONFIG}\n\n`)).toBe(true);
+    expect(config).toContain(`[shell_environment_policy.set]\nBASH_ENV = ${JSON.stringify(join(home, 'state', 'bin', 'ccotel-shell.bash'))}\n__ccotel_shell_log_dir = ${JSON.stringify(join(home, 'state', 'shell'))}\n`);
+    // With the hooks' block beside it, either comes out alone.
+    installCodexHooks(options());
+    uninstallCodexShell(options());
+    expect(read('config.toml')).not.toContain('shell_environment_policy');
+    uninstallCodexHooks(options());
+    expect(read('config.toml')).toBe(CONFIG);
+
+    for (const theirs of ['[shell_environment_policy]\ninherit = "core"\nset = { A = "1" }\n', '[shell_environment_policy.set]\nA = "1"\n', 'shell_environment_policy.set.A = "1"\n']) {
+      writeFileSync(join(codexHome, 'config.toml'), theirs);
+      const report = installCodexShell(options());
+      expect(report.warnings.join('\n')).toContain('BASH_ENV');
+      expect(read('config.toml')).toBe(theirs);
+    }
+    // A policy table without `set` of its own: the block's table goes beside it.
+    writeFileSync(join(codexHome, 'config.toml'), '[shell_environment_policy]\ninherit = "core"\n');
+    expect(installCodexShell(options()).warnings).toEqual([]);
   });
 });
