@@ -8,7 +8,7 @@
 // Both files are edited in part: hooks.json as Claude Code's settings.json is (every other hook kept), and
 // config.toml gains one marked block of ccotel's trust entries (config-block.ts), which uninstall takes out again.
 import { createHash } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadConfig } from '../../config.js';
 import { isSpoolHook, spoolHookHandler } from '../../install/hooks.js';
@@ -122,6 +122,28 @@ function apply(changes: ReturnType<typeof plan>, options: CodexInstallOptions): 
     { change: hooks, backupPath: backups.get(hooks), warnings },
     { change: config, backupPath: backups.get(config), warnings: [] },
   ];
+}
+
+/**
+ * ccotel's hooks in Codex's home and those of them config.toml does not trust (Codex skips those without a word: a
+ * home moved, or hooks.json edited by hand, leaves the entries stale). For `doctor`.
+ */
+export function codexHookTrust(codexHome: string): { installed: number; untrusted: number } {
+  const hooksPath = join(codexHome, 'hooks.json');
+  let hooks: Settings;
+  let config = '';
+  try {
+    hooks = JSON.parse(readFileSync(hooksPath, 'utf8')) as Settings;
+  } catch {
+    return { installed: 0, untrusted: 0 }; // none, or not Codex's to read: Codex itself warns of a bad file
+  }
+  try {
+    config = readFileSync(join(codexHome, 'config.toml'), 'utf8');
+  } catch {
+    // no config: nothing is trusted
+  }
+  const entries = trustEntries(existsSync(hooksPath) ? realpathSync(hooksPath) : hooksPath, hooks);
+  return { installed: entries.length, untrusted: entries.filter(({ key, hash }) => !config.includes(JSON.stringify(key)) || !config.includes(JSON.stringify(hash))).length };
 }
 
 /** Registers and trusts the spool hook in Codex's home: the two files' changes (hooks.json, config.toml). */
