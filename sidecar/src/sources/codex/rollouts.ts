@@ -90,6 +90,11 @@ interface Thread {
   outputSinceCount: boolean;
   /** Response ids of 0.171's token_usage_record rows, waiting for their token_count. */
   responseIds: string[];
+  /**
+   * The half of a compaction read last and not yet paired: 0.130 writes a `compacted` row and a `context_compacted`
+   * event for one compaction, 0.171 the row only; a half pairs with the other kind, never with its own.
+   */
+  compactionHalf?: 'row' | 'event';
 }
 
 /** `rollout-<time>-<thread id>.jsonl`: the thread id, for rows read before (or without) the session_meta. */
@@ -163,6 +168,7 @@ export class CodexRollouts implements AgentRows {
     thread.lastTotal = undefined;
     thread.outputSinceCount = false;
     thread.responseIds = [];
+    thread.compactionHalf = undefined;
     this.forgetSubagents(thread.id);
   }
 
@@ -195,7 +201,7 @@ export class CodexRollouts implements AgentRows {
         return { ok: true, timeMs: row.timeMs };
       }
       case 'compacted':
-        if (thread.turn) this.compaction(thread, thread.turn, row.timeMs, 'auto');
+        this.compactionHalfRead(thread, 'row', row.timeMs);
         return { ok: true, timeMs: row.timeMs };
       default:
         return { ok: 'ignored' };
@@ -312,7 +318,7 @@ export class CodexRollouts implements AgentRows {
         this.tokenCount(thread, objectField(payload, 'info'), timeMs);
         break;
       case 'context_compacted':
-        if (turn) this.compaction(thread, turn, timeMs, 'auto');
+        this.compactionHalfRead(thread, 'event', timeMs);
         break;
       default:
         return { ok: 'ignored' };
@@ -504,6 +510,16 @@ export class CodexRollouts implements AgentRows {
       endMs: Math.max(call.startMs, end.timeMs),
       endedAtMs: end.timeMs,
     };
+  }
+
+  /** A compaction is told at its first half; the other half of the same compaction (0.130) is not a second one. */
+  private compactionHalfRead(thread: Thread, half: 'row' | 'event', timeMs: number): void {
+    if (thread.compactionHalf !== undefined && thread.compactionHalf !== half) {
+      thread.compactionHalf = undefined;
+      return;
+    }
+    thread.compactionHalf = half;
+    if (thread.turn) this.compaction(thread, thread.turn, timeMs, 'auto');
   }
 
   private compaction(thread: Thread, turn: Turn, timeMs: number, trigger: string): void {
