@@ -1,9 +1,10 @@
 # shellcheck shell=bash
-# ccotel shell integration: logs the command a Claude Code Bash tool shell runs.
+# ccotel shell integration: logs the command a Claude Code Bash tool shell (or a Codex command's bash) runs.
 #
 # Sourced, never executed. `ccotel install-shell` makes Claude Code source it at the start of every
 # Bash tool command (through a SessionStart hook that writes to CLAUDE_ENV_FILE); it can also be
-# named in BASH_ENV. It does nothing unless CLAUDE_CODE_SESSION_ID is set, and then appends two
+# named in BASH_ENV (`install-shell --agent codex` sets it for the commands Codex runs). It does nothing
+# unless CLAUDE_CODE_SESSION_ID (Claude Code) or CODEX_THREAD_ID (Codex) is set, and then appends two
 # JSON lines to <log dir>/<session id>.jsonl: "start" now, "end" with the exit status when the shell
 # exits (docs/HOOKS.md has every field).
 #
@@ -12,7 +13,8 @@
 # Log dir: $__ccotel_shell_log_dir (set by the installed line), else $CCOTEL_STATE_DIR/shell, else
 # ${XDG_STATE_HOME:-$HOME/.local/state}/ccotel/shell.
 
-[ -n "${BASH_VERSION-}" ] && [ -n "${CLAUDE_CODE_SESSION_ID-}" ] && [ "${__ccotel_shell_pid-}" != "$$" ] || return 0
+[ -n "${BASH_VERSION-}" ] && [ -n "${CLAUDE_CODE_SESSION_ID-}${CODEX_THREAD_ID-}" ] && [ "${__ccotel_shell_pid-}" != "$$" ] || return 0
+__ccotel_shell_sid=${CLAUDE_CODE_SESSION_ID:-${CODEX_THREAD_ID-}}
 
 # The shell snapshot Claude Code sources first turns alias expansion on; no user alias may change
 # what the functions below mean while they are being defined.
@@ -106,8 +108,8 @@ __ccotel_tty_name() {
 }
 
 __ccotel_shell_start() {
-  local max_command=4096 max_line=4095 skip pgid=null psid=null tty_nr=0 sid tp tty cwd cmd line length keep
-  __ccotel_shell_file=${__ccotel_shell_log_dir:-${CCOTEL_STATE_DIR:-${XDG_STATE_HOME:-${HOME-}/.local/state}/ccotel}/shell}/$CLAUDE_CODE_SESSION_ID.jsonl
+  local max_command=4096 max_line=4095 skip pgid=null psid=null tty_nr=0 sid tp call tty cwd cmd line length keep
+  __ccotel_shell_file=${__ccotel_shell_log_dir:-${CCOTEL_STATE_DIR:-${XDG_STATE_HOME:-${HOME-}/.local/state}/ccotel}/shell}/$__ccotel_shell_sid.jsonl
   # /proc/<pid>/stat: "pid (comm) state ppid pgrp session tty_nr …"; comm is bash's, without spaces.
   { IFS=' ' builtin read -r skip skip skip skip pgid psid tty_nr skip </proc/$$/stat; } 2>/dev/null
   __ccotel_tty_name "${tty_nr:-0}"
@@ -115,13 +117,14 @@ __ccotel_shell_start() {
   __ccotel_byte_length "$__ccotel_cmd" && length=$__ccotel_bytes
   cmd=${__ccotel_cmd:0:max_command}
 
-  __ccotel_json_string "$CLAUDE_CODE_SESSION_ID" && sid=$__ccotel_json
+  __ccotel_json_string "$__ccotel_shell_sid" && sid=$__ccotel_json
   __ccotel_json_string "${TRACEPARENT-}" && tp=$__ccotel_json
+  __ccotel_json_string "${CODEX_TOOL_CALL_ID-}" && call=$__ccotel_json
   __ccotel_json_string "$PWD" && cwd=$__ccotel_json
   __ccotel_json_string "$__ccotel_tty" && tty=$__ccotel_json
   while :; do
     __ccotel_json_string "$cmd"
-    line="{\"v\":1,\"ev\":\"start\",\"sid\":$sid,\"tp\":$tp,\"pid\":$$,\"ppid\":$PPID,\"pgid\":${pgid:-null},\"psid\":${psid:-null},\"tty\":$tty,\"cwd\":$cwd,\"cmd\":$__ccotel_json,\"cmdlen\":$length,\"ts\":${EPOCHREALTIME//[!0-9]/},\"seq\":1}"
+    line="{\"v\":1,\"ev\":\"start\",\"sid\":$sid,\"tp\":$tp,\"call\":$call,\"pid\":$$,\"ppid\":$PPID,\"pgid\":${pgid:-null},\"psid\":${psid:-null},\"tty\":$tty,\"cwd\":$cwd,\"cmd\":$__ccotel_json,\"cmdlen\":$length,\"ts\":${EPOCHREALTIME//[!0-9]/},\"seq\":1}"
     # One write() appends a whole line even when parallel Bash calls of a session log at once, and
     # bash writes at most 4096 bytes at a time: shorten the command until line and newline fit.
     ((${#line} * 4 <= max_line)) && break
@@ -137,11 +140,11 @@ __ccotel_shell_start() {
 __ccotel_shell_end() {
   local status=$? cwd
   __ccotel_json_string "$PWD" && cwd=$__ccotel_json
-  __ccotel_json_string "$CLAUDE_CODE_SESSION_ID"
+  __ccotel_json_string "$__ccotel_shell_sid"
   __ccotel_append "{\"v\":1,\"ev\":\"end\",\"sid\":$__ccotel_json,\"pid\":$$,\"seq\":1,\"ts\":${EPOCHREALTIME//[!0-9]/},\"status\":$status,\"cwd\":$cwd}"
 }
 
-if [[ $CLAUDE_CODE_SESSION_ID != *[!A-Za-z0-9._-]* ]]; then
+if [[ $__ccotel_shell_sid != *[!A-Za-z0-9._-]* ]]; then
   __ccotel_shell_start "$@"
   builtin trap '__ccotel_shell_end' EXIT
 fi

@@ -1,6 +1,7 @@
-// `ccotel run` follows Codex rollouts as Codex writes them — a home that appears after the start, a thread written
-// turn by turn, a resume appended to its file, the sidecar restarted while a turn is open — and stores exactly what
-// a backfill of the same files stores.
+// `ccotel run` follows Codex rollouts as Codex writes them — a home that appears after the start, the files written
+// row by row in the order of their times (a subagent's thread beside its parent's), a resume appended to its file,
+// the sidecar restarted while a turn is open — and stores exactly what a backfill of the same files stores. The
+// rows' times are moved to now (by one offset): recorded times would be older than the idle time, which closes turns.
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -31,11 +32,11 @@ describe.each(codexFixtures())('ccotel run on Codex $version', (fixture) => {
     const codexHome = join(home, 'codex');
     const env = cliEnv(home, { TZ: 'UTC' });
     const live = storeCli(join(home, 'live'), () => env);
-    const runUntil = async (write: () => number, stored: (turns: number) => Promise<boolean>) => {
+    const runUntil = async (write: () => Promise<number>, stored: (turns: number) => Promise<boolean>) => {
       const run = startRun(['--store', join(home, 'live'), '--codex-home', codexHome], env);
       try {
         await until('start', async () => (run.output().includes('following transcripts') ? true : undefined), run.output);
-        const turns = write();
+        const turns = await write();
         await until(`${turns} turns stored`, async () => ((await stored(turns)) ? true : undefined), run.output);
       } finally {
         run.child.kill('SIGINT');
@@ -47,23 +48,36 @@ describe.each(codexFixtures())('ccotel run on Codex $version', (fixture) => {
       return rows[0].n >= n;
     };
     const turnEnd = (line: string) => line.includes('"type":"task_complete"') || line.includes('"type":"turn_aborted"');
+    const timeOf = (line: string) => Date.parse((JSON.parse(line) as { timestamp: string }).timestamp);
+    const newest = Math.max(...fixture.rollouts.flatMap((path) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map(timeOf)));
+    const offsetMs = Date.now() - newest;
+    const moved = (line: string) => {
+      const row = JSON.parse(line) as { timestamp: string };
+      return JSON.stringify({ ...row, timestamp: new Date(Date.parse(row.timestamp) + offsetMs).toISOString() });
+    };
     // Each file as Codex writes it: its first turn, and of a resumed thread the next turn up to its first call (the
     // run is stopped there, that turn open); then, in a new run, the rest.
     const parts = fixture.rollouts.map((path) => {
-      const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+      const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean).map(moved);
       const firstEnd = lines.findIndex(turnEnd) + 1;
       const call = lines.findIndex((line, i) => i >= firstEnd && line.includes('"type":"function_call"'));
       const cut = call === -1 ? firstEnd : call + 1;
       return { target: join(codexHome, relative(fixture.home, path)), first: lines.slice(0, cut), rest: lines.slice(cut) };
     });
-    const append = (target: string, lines: string[]) => {
-      mkdirSync(dirname(target), { recursive: true });
-      if (lines.length > 0) appendFileSync(target, lines.join('\n') + '\n');
-      return lines.filter(turnEnd).length;
+    // Every file's rows one at a time, in the order of their times (a file's own order where they tie).
+    const append = async (pick: (part: (typeof parts)[number]) => string[]) => {
+      const rows = parts.flatMap((part) => pick(part).map((line, index) => ({ target: part.target, line, index, timeMs: timeOf(line) })));
+      rows.sort((a, b) => a.timeMs - b.timeMs || (a.target === b.target ? a.index - b.index : 0));
+      for (const { target, line } of rows) {
+        mkdirSync(dirname(target), { recursive: true });
+        appendFileSync(target, line + '\n');
+        await new Promise((resolveWait) => setTimeout(resolveWait, 5));
+      }
+      return rows.filter((row) => turnEnd(row.line)).length;
     };
     let turns = 0;
-    await runUntil(() => (turns += parts.reduce((n, part) => n + append(part.target, part.first), 0)), turnsStored);
-    await runUntil(() => (turns += parts.reduce((n, part) => n + append(part.target, part.rest), 0)), async (n) => {
+    await runUntil(async () => (turns += await append((part) => part.first)), turnsStored);
+    await runUntil(async () => (turns += await append((part) => part.rest)), async (n) => {
       const calls = fixture.runs.flatMap((r) => r.steps.flatMap((s) => s.calls ?? [])).length;
       const chats = fixture.runs.flatMap((r) => r.steps).length;
       const [rows] = await live.query<{ tools: number; chats: number }>(`SELECT countIf(startsWith(SpanName, 'execute_tool ')) AS tools, countIf(startsWith(SpanName, 'chat ')) AS chats FROM (SELECT * FROM otel_traces LIMIT 1 BY SpanId)`);

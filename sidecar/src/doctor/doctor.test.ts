@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerDoctorCommand } from '../commands/doctor.js';
 import { installHooks } from '../install/hooks.js';
+import { installCodexHooks } from '../sources/codex/install-hooks.js';
 import { installShell } from '../install/shell.js';
 import { installTelemetry } from '../install/telemetry.js';
 import { DEFAULTS } from '../config.js';
@@ -132,6 +133,11 @@ describe('doctor on a broken host', () => {
     mkdirSync(join(rollout, '..'), { recursive: true });
     writeFileSync(rollout, '{}\n');
     expect(check(await doctor(), 'codex')).toMatchObject({ status: 'ok', message: expect.stringMatching(/: 1 rollout readable, newest written/) });
+    // ccotel's hooks installed and trusted; then config.toml without its trust entries: Codex would skip them silently.
+    installCodexHooks({ env: { ...env, CODEX_HOME: join(home, '.codex') } });
+    expect(check(await doctor(), 'codex')).toMatchObject({ status: 'ok', message: expect.stringMatching(/ccotel's 11 hooks installed and trusted/) });
+    writeFileSync(join(home, '.codex', 'config.toml'), 'model = "x"\n');
+    expectOnly(await doctor(), 'codex', 'warn', /11 of ccotel's 11 Codex hooks lack their trust entry/, /install-hooks --agent codex/);
     if (process.getuid?.() === 0) return; // root reads every file
     chmodSync(rollout, 0o000);
     expectOnly(await doctor(), 'codex', 'fail', /1 rollout is not readable/, /chmod u\+r/);

@@ -38,6 +38,8 @@ export interface ToolCallEnded extends SpanContext, InSession {
   toolName: string;
   /** The call's input as the model sent it (e.g. Bash: `{ command }`). */
   input: unknown;
+  /** The shell command it ran, where a source's own tool runs one (Codex's exec_command); Claude Code's Bash: its input. */
+  shellCommand?: string;
   outcome: string;
   /** The result text as the transcript holds it (undefined: no result). */
   output?: string;

@@ -24,7 +24,7 @@ const EARLIER_SPOOL_HOOKS = [
 ];
 
 const spoolHookForms = [spoolHookHandler, ...EARLIER_SPOOL_HOOKS].map((form) => writtenBy(form, SCRIPTS.hook.name));
-const isSpoolHook = (handler: unknown) => spoolHookForms.some((isForm) => isForm(handler));
+export const isSpoolHook = (handler: unknown) => spoolHookForms.some((isForm) => isForm(handler));
 const callsSpoolHook = callsScript(SCRIPTS.hook.name);
 
 /** ccotel's handler for every spooled event, except where a user's own command already calls the hook. */

@@ -104,6 +104,31 @@ export function planSettingsChange(path: string, edit: (settings: Settings) => S
   };
 }
 
+/**
+ * Plans an edit of a text file ccotel changes only in part (Codex's config.toml): `edit` gets the text ('' when
+ * there is no file) and returns the new text; written as planSettingsChange writes (a backup first, then a rename).
+ */
+export function planTextChange(path: string, edit: (text: string) => string): SettingsChange {
+  const realPath = linkTarget(path);
+  let text: string | undefined;
+  try {
+    text = readFileSync(realPath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new SettingsError(`${path} cannot be read (${(error as Error).message}); nothing was changed`);
+  }
+  const before = text ?? '';
+  const after = edit(before);
+  const changed = after !== before;
+  return {
+    path: realPath,
+    changed,
+    before,
+    after,
+    diff: changed ? createTwoFilesPatch(path, path, before, after, 'current', 'proposed') : '',
+    apply: (now = new Date()) => (changed ? writeWithBackup(realPath, text, after, now) : undefined),
+  };
+}
+
 function backupStamp(now: Date): string {
   return now.toISOString().replace(/[-:]/g, '').replace('.', '-'); // 20261129T171800-123Z
 }

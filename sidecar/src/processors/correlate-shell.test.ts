@@ -11,6 +11,7 @@ import { ShellLogSource } from '../sources/shell-log-source.js';
 import type { ShellRecord } from '../records/shell-log.js';
 import { BASH_SPANS_REMEMBERED, ShellCorrelator } from './correlate-shell.js';
 import { programOf } from './encode/shell.js';
+import { toolSpanId } from '../semconv.js';
 import { TranscriptCorrelator } from './transcripts/correlator.js';
 import { parseTranscriptLine } from './parse-transcript.js';
 import { MemorySink } from '../../../test/helpers/memory-sink.js';
@@ -173,5 +174,15 @@ describe('ShellCorrelator with parallel Bash calls', () => {
     shell.observe([bashCall('toolu_second', 3_000, 5_500)]);
     shell.finish();
     expect(Object.fromEntries(commandsOf(shell).map((ended) => [ended.pid, ended.toolUseId]))).toEqual({ 11: 'toolu_first', 22: 'toolu_second' });
+  });
+  it('puts a command whose shell names its call (Codex 0.171: CODEX_TOOL_CALL_ID) under that call, whatever the times say', () => {
+    const shell = new ShellCorrelator();
+    // A source's own shell tool (shellCommand set), its span by its call id as every source's execute_tool span is.
+    const codexCall = (callId: string, startMs: number, endMs: number): ToolCallEnded => ({ ...bashCall(callId, startMs, endMs), toolName: 'exec_command', input: { cmd: 'npm test' }, shellCommand: 'npm test', spanId: toolSpanId(callId) });
+    const named = command(11, 1_001, 4_990).map((record) => (record.ev === 'start' ? { ...record, call: 'call_later' } : record));
+    named.forEach((record, offset) => shell.add(record, '/s.jsonl', offset));
+    shell.observe([codexCall('call_during', 1_000, 5_000), codexCall('call_later', 6_000, 9_000)]);
+    shell.finish();
+    expect(commandsOf(shell).map((ended) => ended.toolUseId)).toEqual(['call_later']);
   });
 });

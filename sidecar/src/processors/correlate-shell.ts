@@ -9,6 +9,7 @@ import { type CorrelationEvent, type Join, type Joined, type ToolCallEnded } fro
 import type { ResumeAck } from '../model.js';
 import { ResumeAcks } from '../ordered-acks.js';
 import type { ShellRead, ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
+import { toolSpanId } from '../semconv.js';
 
 export interface ShellCommand {
   sessionId: string;
@@ -87,7 +88,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   observe(events: readonly CorrelationEvent[]): void {
     const keepSpans = this.options.lateRecords !== false || this.waiting.size > 0;
     for (const event of events) {
-      if (!keepSpans || event.kind !== 'ToolCallEnded' || event.toolName !== 'Bash') continue;
+      if (!keepSpans || event.kind !== 'ToolCallEnded' || (event.toolName !== 'Bash' && event.shellCommand === undefined)) continue;
       const bash = bashSpanOf(event);
       const list = this.bashSpans.get(bash.sessionId) ?? [];
       list.push(bash);
@@ -155,8 +156,10 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
    * the right one may not be out yet. At the end (`last`) the window widened by SKEW_MS, taken or not.
    */
   private parentOf(start: ShellRecord, last: boolean): BashSpan | undefined {
-    const named = traceparentSpanId(start.tp);
-    if (named && this.spansById.has(named)) return this.spansById.get(named);
+    // The call that ran it, where the shell knows it (Codex 0.171), or the span its TRACEPARENT names.
+    for (const named of [start.call ? toolSpanId(start.call) : undefined, traceparentSpanId(start.tp)]) {
+      if (named && this.spansById.has(named)) return this.spansById.get(named);
+    }
     const atMs = start.ts / 1000;
     const session = start.psid ?? undefined;
     const within = (span: BashSpan) => atMs >= span.startMs && atMs <= span.endMs;
@@ -227,7 +230,7 @@ function startMs(command: ShellCommand): number {
 }
 
 function bashSpanOf(call: ToolCallEnded): BashSpan {
-  const command = (call.input as { command?: unknown } | null | undefined)?.command;
+  const command = call.shellCommand ?? (call.input as { command?: unknown } | null | undefined)?.command;
   return {
     traceId: call.traceId,
     spanId: call.spanId,

@@ -11,6 +11,8 @@ export interface ShellRecord {
   /** Epoch microseconds. */
   ts: number;
   tp?: string;
+  /** The tool call that ran the shell, where the agent names it (Codex 0.171's CODEX_TOOL_CALL_ID), else "". */
+  call?: string;
   ppid?: number | null;
   pgid?: number | null;
   psid?: number | null;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { compareVersions } from '../../../../test/harness/claude-releases.js';
 import { codexFixtures, type CodexFixture } from '../../../../test/harness/codex-fixtures.js';
 import type { ChatCompleted, CorrelationEvent, ToolCallEnded, TurnEnded } from '../../events.js';
 import { CodexRollouts, toolOutcome } from './rollouts.js';
@@ -70,11 +71,25 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
     const subagents = fixture.runs.flatMap((run, n) => (run.steps.some((step) => step.subagent) ? [subagentOf(n)!] : []));
     expect(turns.filter((turn) => !mains.has(turn.sessionId)).map((turn) => [turn.sessionId, turn.outcome])).toEqual(subagents.map((thread) => [thread, 'completed']));
     const starts = ofKind(events, 'SessionStarted').map((start) => [start.sessionId, start.source]);
-    expect(starts.filter(([thread]) => mains.has(thread))).toEqual(
-      [...mains].map((thread) => [thread, fixture.runs[fixture.threads.indexOf(thread)].forks === undefined ? 'startup' : 'fork']),
-    );
     expect(starts.filter(([thread]) => !mains.has(thread))).toEqual(subagents.map((thread) => [thread, 'subagent']));
-    for (const chat of chats) expect(turns.some((turn) => turn.spanId === chat.parentSpanId && turn.traceId === chat.traceId)).toBe(true);
+    // A chat is under its turn, or (a subagent's first turn) under the subagent's span.
+    const spans = [...turns, ...ofKind(events, 'SubagentEnded')];
+    for (const chat of chats) expect(spans.some((span) => span.spanId === chat.parentSpanId && span.traceId === chat.traceId)).toBe(true);
+  });
+
+  it('tell a start per run: startup or fork where a thread begins, resume where `exec resume` took it up again (0.171: its thread_settings_applied)', () => {
+    const resumesSeen = compareVersions(fixture.version, '0.171.0') >= 0;
+    const expected = fixture.runs.flatMap((run, n): string[][] => {
+      if (run.resumes !== undefined) return resumesSeen ? [[fixture.threads[n], 'resume']] : [];
+      return [[fixture.threads[n], run.forks === undefined ? 'startup' : 'fork']];
+    });
+    const mains = new Set(fixture.threads);
+    const starts = ofKind(events, 'SessionStarted').filter((start) => mains.has(start.sessionId));
+    expect(starts.map((start) => [start.sessionId, start.source])).toEqual(expected);
+    // A resume's start is at its run's turn: the one with the run's prompt.
+    for (const start of starts.filter((s) => s.source === 'resume')) {
+      expect(turns.find((turn) => turn.messageUuid === start.messageUuid)?.promptText).toBe(fixture.runs.find((run) => run.resumes !== undefined)?.prompt);
+    }
   });
 
   it('tell each command with the outcome of the exit code the CLI printed for it, or as interrupted with its run; the agent tools as done', () => {
@@ -105,8 +120,24 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
       kind: 'SubagentEnded', agent: 'codex', traceId: spawn.traceId, spanId: expect.any(String), parentSpanId: spawn.spanId, sessionId: spawn.sessionId,
       agentId: thread, agentType: 'default', toolUseId: spawn.toolUseId, startMs: own.startMs, endMs: own.endMs,
     }]);
+    // Its chats and calls are in the parent's trace, under its span, whichever file is read first.
+    const nested = (all: CorrelationEvent[]) => [...ofKind(all, 'ChatCompleted'), ...ofKind(all, 'ToolCallEnded')].filter((item) => item.sessionId === thread);
+    expect(nested(events).length).toBe(fixture.runs[spawning].steps.filter((step) => step.subagent).length);
+    for (const item of nested(events)) expect([item.traceId, item.parentSpanId, item.agentId]).toEqual([spawn.traceId, told[0].spanId, thread]);
     const reversed = readAll({ ...fixture, rollouts: [...fixture.rollouts].reverse() });
     expect(ofKind(reversed, 'SubagentEnded')).toEqual(told);
+    const byId = (all: CorrelationEvent[]) => nested(all).sort((a, b) => a.spanId.localeCompare(b.spanId));
+    expect(byId(reversed)).toEqual(byId(events));
+  });
+
+  it('tell a subagent’s items in its own turn’s trace when its spawn call is never read (the parent’s file gone)', () => {
+    const spawning = fixture.runs.findIndex((run) => run.steps.some((step) => step.subagent));
+    const thread = subagentOf(spawning)!;
+    const alone = readAll({ ...fixture, rollouts: fixture.rollouts.filter((path) => path.endsWith(`${thread}.jsonl`)) });
+    const own = ofKind(alone, 'TurnEnded')[0];
+    const items = [...ofKind(alone, 'ChatCompleted'), ...ofKind(alone, 'ToolCallEnded')];
+    expect(items.length).toBeGreaterThan(0);
+    for (const item of items) expect([item.traceId, item.parentSpanId, item.agentId]).toEqual([own.traceId, own.spanId, undefined]);
   });
 
   it('ask a restart to read a held thread’s file from its start, and tell a start only where its session_meta is read', () => {

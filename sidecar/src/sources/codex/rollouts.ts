@@ -3,8 +3,9 @@
 // that reported usage is a `chat {model}` with that response's own figures, each function call paired with its
 // output by call id is an `execute_tool` with the outcome its exit code tells, and a subagent's first turn an
 // `invoke_agent {role}` span under the spawn_agent call that started it. Ids come from the thread, turn and call
-// ids, so reading a file again tells the same items.
-import type { CorrelationEvent, ToolCallEnded } from '../../events.js';
+// ids, so reading a file again tells the same items. A subagent's first turn's chats and calls go under that span,
+// in the parent's trace; a turn after `thread_settings_applied` outside a turn is a resumed run's (0.171).
+import type { ChatCompleted, CorrelationEvent, ToolCallEnded } from '../../events.js';
 import { spanIdOf, traceIdOf } from '../../ids.js';
 import type { AgentRows, RowRead } from '../../records/agent-rows.js';
 import type { TranscriptFile } from '../../records/transcript.js';
@@ -12,6 +13,8 @@ import { toolSpanId } from '../../semconv.js';
 import { contentText, objectField, outputText, parseRolloutLine, stringField, usageOf, type CodexUsage, type RolloutRow } from './rollout-row.js';
 
 const AGENT = 'codex';
+/** The tools whose call runs a shell command (`{"cmd": …}`): the shell log's commands go under their spans. */
+const SHELL_TOOLS = new Set(['exec_command']);
 /** A thread silent this much longer than the idle time is forgotten (a later resume reads as a thread read anew). */
 const RETIRE_AFTER_MS = 24 * 3_600_000;
 
@@ -29,6 +32,9 @@ interface SubagentRun {
   startMs: number;
   endMs: number;
 }
+
+/** What a subagent's first turn tells inside its span: held until the span is told (its spawn call read). */
+type NestedItem = ChatCompleted | ToolCallEnded;
 
 interface OpenCall {
   name: string;
@@ -50,6 +56,10 @@ interface Turn {
   calls: Map<string, OpenCall>;
   compactions: { timeMs: number; trigger?: string }[];
   error: boolean;
+  /** A subagent's first turn: its chats and calls belong under the subagent's span, held until it is told. */
+  nested: boolean;
+  /** The session start this turn is (its source), told at its prompt: a SessionStart hook fires before that. */
+  startSource?: string;
 }
 
 interface Thread {
@@ -65,6 +75,11 @@ interface Thread {
   agentType?: string;
   /** Its session_meta was read and no turn since: the next turn is the session's start. */
   starting: boolean;
+  /**
+   * A `thread_settings_applied` came outside a turn of a thread already started: a process took the thread up
+   * again (0.171 writes it as `codex exec resume` starts), so the next turn is a resumed session's start.
+   */
+  resuming: boolean;
   lastMs: number;
   /** Active since it was last closed for idleness. */
   active: boolean;
@@ -75,6 +90,11 @@ interface Thread {
   outputSinceCount: boolean;
   /** Response ids of 0.171's token_usage_record rows, waiting for their token_count. */
   responseIds: string[];
+  /**
+   * The half of a compaction read last and not yet paired: 0.130 writes a `compacted` row and a `context_compacted`
+   * event for one compaction, 0.171 the row only; a half pairs with the other kind, never with its own.
+   */
+  compactionHalf?: 'row' | 'event';
 }
 
 /** `rollout-<time>-<thread id>.jsonl`: the thread id, for rows read before (or without) the session_meta. */
@@ -134,6 +154,8 @@ export class CodexRollouts implements AgentRows {
   private readonly spawns = new Map<string, Spawn>();
   private readonly subagentRuns = new Map<string, SubagentRun>();
   private readonly subagentsTold = new Set<string>();
+  /** A subagent's first-turn chats and calls, by its thread id, until its span is told. */
+  private readonly nestedHeld = new Map<string, NestedItem[]>();
 
   readingFromStart(path: string): void {
     const id = this.threadOfFile.get(path);
@@ -141,10 +163,12 @@ export class CodexRollouts implements AgentRows {
     if (!thread) return;
     // Told again from the start, with the same ids (the sinks drop the repeats): nothing of the earlier read is kept.
     thread.starting = false;
+    thread.resuming = false;
     thread.turn = undefined;
     thread.lastTotal = undefined;
     thread.outputSinceCount = false;
     thread.responseIds = [];
+    thread.compactionHalf = undefined;
     this.forgetSubagents(thread.id);
   }
 
@@ -177,7 +201,7 @@ export class CodexRollouts implements AgentRows {
         return { ok: true, timeMs: row.timeMs };
       }
       case 'compacted':
-        if (thread.turn) this.compaction(thread, thread.turn, row.timeMs, 'auto');
+        this.compactionHalfRead(thread, 'row', row.timeMs);
         return { ok: true, timeMs: row.timeMs };
       default:
         return { ok: 'ignored' };
@@ -195,12 +219,16 @@ export class CodexRollouts implements AgentRows {
       if (thread.lastMs >= idleBeforeMs - RETIRE_AFTER_MS) continue;
       this.threads.delete(id);
       this.threadOfFile.delete(thread.path);
+      this.releaseNested(id);
       this.forgetSubagents(id);
+      this.spawns.delete(id); // the parent's call that spawned it (read anew, a thread keeps it: its parent's fact)
     }
   }
 
   finish(): void {
     this.closeIdle(Number.POSITIVE_INFINITY);
+    // Subagents whose spawn call was never read (its parent's file is gone): their items in their own traces.
+    for (const threadId of [...this.nestedHeld.keys()]) this.releaseNested(threadId);
   }
 
   sessionCounts(): { open: number; held: number; revived: number } {
@@ -227,7 +255,7 @@ export class CodexRollouts implements AgentRows {
     }
     let thread = this.threads.get(id);
     if (!thread) {
-      thread = { id, path, forked: false, subagent: false, starting: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
+      thread = { id, path, forked: false, subagent: false, starting: false, resuming: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
       this.threads.set(id, thread);
     }
     return thread;
@@ -271,22 +299,26 @@ export class CodexRollouts implements AgentRows {
       case 'turn_aborted':
         this.closeTurn(thread, 'interrupted', timeMs);
         break;
+      case 'thread_settings_applied':
+        // A new thread's comes with its session_meta (starting) or inside its first turn: neither is a resume.
+        if (!thread.turn && !thread.starting) thread.resuming = true;
+        break;
       case 'error':
         if (turn) turn.error = true;
         break;
       case 'user_message':
-        this.prompt(turn, stringField(payload, 'message'), timeMs);
+        this.prompt(thread, turn, stringField(payload, 'message'), timeMs);
         break;
       case 'item_completed': {
         const item = objectField(payload, 'item');
-        if (item && stringField(item, 'type') === 'UserMessage') this.prompt(turn, contentText(item.content), timeMs);
+        if (item && stringField(item, 'type') === 'UserMessage') this.prompt(thread, turn, contentText(item.content), timeMs);
         break;
       }
       case 'token_count':
         this.tokenCount(thread, objectField(payload, 'info'), timeMs);
         break;
       case 'context_compacted':
-        if (turn) this.compaction(thread, turn, timeMs, 'auto');
+        this.compactionHalfRead(thread, 'event', timeMs);
         break;
       default:
         return { ok: 'ignored' };
@@ -334,20 +366,33 @@ export class CodexRollouts implements AgentRows {
       calls: new Map(),
       compactions: [],
       error: false,
+      nested: thread.subagent && !this.subagentRuns.has(thread.id) && !this.subagentsTold.has(thread.id),
     };
     // The start is told where the session_meta is read: a read from the middle of a file (a resume appended after the
     // thread was forgotten) is no start, as a read of the whole file has none there.
-    if (thread.starting) {
+    if (thread.starting || thread.resuming) {
+      thread.turn.startSource = thread.resuming ? 'resume' : thread.subagent ? 'subagent' : thread.forked ? 'fork' : 'startup';
       thread.starting = false;
-      const source = thread.subagent ? 'subagent' : thread.forked ? 'fork' : 'startup';
-      this.out.push({ kind: 'SessionStarted', sessionId: thread.id, source, messageUuid: turnId, timeMs });
+      thread.resuming = false;
     }
   }
 
-  private prompt(turn: Turn | undefined, text: string | undefined, timeMs: number): void {
+  /**
+   * The turn's prompt: the turn starts there, as a Claude Code turn starts at its prompt (Codex's SessionStart and
+   * UserPromptSubmit hooks fire between its task_started and the prompt's row, so a hook's start precedes it).
+   */
+  private prompt(thread: Thread, turn: Turn | undefined, text: string | undefined, timeMs: number): void {
     if (!turn || text === undefined || turn.prompt !== undefined) return;
     turn.prompt = text;
     turn.requestMs = timeMs;
+    turn.startMs = timeMs;
+    this.tellStart(thread, turn);
+  }
+
+  private tellStart(thread: Thread, turn: Turn): void {
+    if (turn.startSource === undefined) return;
+    this.out.push({ kind: 'SessionStarted', sessionId: thread.id, source: turn.startSource, messageUuid: turn.id, timeMs: turn.startMs });
+    turn.startSource = undefined;
   }
 
   /**
@@ -367,7 +412,7 @@ export class CodexRollouts implements AgentRows {
     const model = turn?.model ?? thread.model ?? 'unknown';
     const traceId = turn?.traceId ?? traceIdOf(thread.id, 'outside-turns');
     const startMs = Math.min(turn?.requestMs ?? timeMs, timeMs);
-    this.out.push({
+    this.tell(thread, turn, {
       kind: 'ChatCompleted',
       agent: AGENT,
       traceId,
@@ -388,7 +433,7 @@ export class CodexRollouts implements AgentRows {
     const call = turn.calls.get(callId);
     if (!call) return;
     turn.calls.delete(callId);
-    this.out.push(this.toolCall(thread, turn, callId, call, { ...toolOutcome(output), output, timeMs }));
+    this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output), output, timeMs }));
     const spawned = call.name === 'spawn_agent' ? /"agent_id"\s*:\s*"([^"]+)"/.exec(output ?? '')?.[1] : undefined;
     if (spawned) {
       this.spawns.set(spawned, { traceId: turn.traceId, toolSpanId: toolSpanId(callId), callId, sessionId: thread.id });
@@ -396,16 +441,30 @@ export class CodexRollouts implements AgentRows {
     }
   }
 
-  /** What is kept for the subagent spans of a thread forgotten or read anew: its own as a subagent, and those it spawned. */
+  /** A chat or call, held while it belongs under a subagent's span not told yet. */
+  private tell(thread: Thread, turn: Turn | undefined, item: NestedItem): void {
+    if (!turn?.nested) {
+      this.out.push(item);
+      return;
+    }
+    const held = this.nestedHeld.get(thread.id);
+    if (held) held.push(item);
+    else this.nestedHeld.set(thread.id, [item]);
+  }
+
+  /** A subagent's held items in the trace of its own turn, as they were told (no span of it will come). */
+  private releaseNested(threadId: string): void {
+    this.out.push(...(this.nestedHeld.get(threadId) ?? []));
+    this.nestedHeld.delete(threadId);
+  }
+
+  /** What is kept for the subagent spans of a thread forgotten or read anew: its own run as a subagent, and those it spawned. */
   private forgetSubagents(threadId: string): void {
+    this.nestedHeld.delete(threadId);
     this.subagentRuns.delete(threadId);
     this.subagentsTold.delete(threadId);
-    this.spawns.delete(threadId);
-    for (const [spawned, spawn] of this.spawns) {
-      if (spawn.sessionId !== threadId) continue;
-      this.spawns.delete(spawned);
-      this.subagentsTold.delete(spawned);
-    }
+    // A span already told stays told: read anew, the subagent's own thread tells it again (with its nested items).
+    for (const [spawned, spawn] of this.spawns) if (spawn.sessionId === threadId) this.spawns.delete(spawned);
   }
 
   /** The subagent's span, once both its spawn call and its first turn are read. */
@@ -414,11 +473,12 @@ export class CodexRollouts implements AgentRows {
     const run = this.subagentRuns.get(threadId);
     if (!spawn || !run || this.subagentsTold.has(threadId)) return;
     this.subagentsTold.add(threadId);
+    const spanId = spanIdOf('agent', spawn.sessionId, threadId);
     this.out.push({
       kind: 'SubagentEnded',
       agent: AGENT,
       traceId: spawn.traceId,
-      spanId: spanIdOf('agent', spawn.sessionId, threadId),
+      spanId,
       parentSpanId: spawn.toolSpanId,
       sessionId: spawn.sessionId,
       agentId: threadId,
@@ -427,9 +487,13 @@ export class CodexRollouts implements AgentRows {
       startMs: run.startMs,
       endMs: Math.max(run.startMs, run.endMs),
     });
+    // Its first turn's chats and calls: under its span, in the parent's trace (their own ids unchanged).
+    for (const item of this.nestedHeld.get(threadId) ?? []) this.out.push({ ...item, traceId: spawn.traceId, parentSpanId: spanId, agentId: threadId });
+    this.nestedHeld.delete(threadId);
   }
 
   private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: { outcome: string; output?: string; timeMs: number }): ToolCallEnded {
+    const shellCommand = SHELL_TOOLS.has(call.name) ? (call.input as { cmd?: unknown } | null)?.cmd : undefined;
     return {
       kind: 'ToolCallEnded',
       traceId: turn.traceId,
@@ -439,12 +503,23 @@ export class CodexRollouts implements AgentRows {
       toolUseId: callId,
       toolName: call.name,
       input: call.input,
+      ...(typeof shellCommand === 'string' ? { shellCommand } : {}),
       outcome: end.outcome,
       output: end.output,
       startMs: call.startMs,
       endMs: Math.max(call.startMs, end.timeMs),
       endedAtMs: end.timeMs,
     };
+  }
+
+  /** A compaction is told at its first half; the other half of the same compaction (0.130) is not a second one. */
+  private compactionHalfRead(thread: Thread, half: 'row' | 'event', timeMs: number): void {
+    if (thread.compactionHalf !== undefined && thread.compactionHalf !== half) {
+      thread.compactionHalf = undefined;
+      return;
+    }
+    thread.compactionHalf = half;
+    if (thread.turn) this.compaction(thread, thread.turn, timeMs, 'auto');
   }
 
   private compaction(thread: Thread, turn: Turn, timeMs: number, trigger: string): void {
@@ -456,9 +531,10 @@ export class CodexRollouts implements AgentRows {
     const turn = thread.turn;
     if (!turn) return;
     thread.turn = undefined;
+    this.tellStart(thread, turn); // a turn that ended before its prompt was read
     // Calls with no output: the turn ended without them (interrupted with it, or never answered).
     for (const [callId, call] of turn.calls) {
-      this.out.push(this.toolCall(thread, turn, callId, call, { outcome: outcome === 'interrupted' ? 'interrupted' : 'unanswered', timeMs }));
+      this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { outcome: outcome === 'interrupted' ? 'interrupted' : 'unanswered', timeMs }));
     }
     if (thread.subagent && !this.subagentRuns.has(thread.id)) {
       this.subagentRuns.set(thread.id, { agentType: thread.agentType ?? 'default', startMs: turn.startMs, endMs: Math.max(turn.startMs, timeMs) });
