@@ -98,7 +98,7 @@ const facts = (c: Context, kind: string) =>
  * Each pattern's hits: SessionId, TraceId, Timestamp, Ms, Key, Detail, Amount, After. `tools`, `turns`, `chats` and
  * `compactions` are the facts in the time asked for.
  */
-const HITS: Record<InsightPattern, string> = {
+export const INSIGHT_SQL: Record<InsightPattern, string> = {
   retry_loop: `SELECT SessionId, TraceId, Timestamp, Ms, concat(SessionId, ' ', toString(InputKey)) AS Key, Rule AS Detail, 0 AS Amount, 0 AS After
     FROM tools WHERE Outcome = 'error' AND InputKey != 0 AND (SessionId, InputKey) IN (
       SELECT SessionId, InputKey FROM tools WHERE Outcome = 'error' AND InputKey != 0 GROUP BY SessionId, InputKey HAVING count() >= {retryMin:UInt32})`,
@@ -152,7 +152,7 @@ function commonSql(c: Context): string {
 async function hitsOf(client: ClickHouseClient, c: Context, pattern: InsightPattern): Promise<Hit[]> {
   return selectRows<Hit>(client,
     `WITH ${commonSql(c)},
-       hits AS (${HITS[pattern]}),
+       hits AS (${INSIGHT_SQL[pattern]}),
        usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
                  FROM ${c.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)
      SELECT ${c.value} AS value, h.SessionId AS session, h.TraceId AS trace, toUnixTimestamp64Milli(h.Timestamp) AS time_ms, h.Ms AS ms,
