@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ContentLevel } from './model.js';
 import { statePaths, type StatePaths } from './paths.js';
+import type { InsightThresholds } from './report/insight-types.js';
+
+export type { InsightThresholds } from './report/insight-types.js';
 
 export interface Config {
   /** Embedded store directory or ClickHouse server URL; '' disables the store (OTLP only). */
@@ -39,20 +42,6 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
-
-/** What `report insights` counts as a pattern (docs/REPORT.md "Insights"; config keys INSIGHT_KEYS). */
-export interface InsightThresholds {
-  /** retry_loop: failing calls of one input in a session. */
-  retryMin: number;
-  /** permission_friction: calls of one rule asked for and allowed. */
-  permissionAsksMin: number;
-  /** compaction_churn: compactions in a session. */
-  compactionsMin: number;
-  /** slow_tools: a call this long or longer is slow (ms). */
-  slowToolMs: number;
-  /** cache_efficiency: a project and model reading less of its input from the cache than this (percent). */
-  cacheReadMinPercent: number;
-}
 
 export const DEFAULTS = {
   contentLevel: 'masked' as ContentLevel,

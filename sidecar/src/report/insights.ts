@@ -4,62 +4,12 @@
 // thresholds and the SQL of each pattern: docs/REPORT.md "Insights".
 import type { ClickHouseClient } from '@clickhouse/client';
 import { usageTableNames } from '../../../schemas/usage.js';
-import { DEFAULTS, type InsightThresholds } from '../config.js';
+import { DEFAULTS } from '../config.js';
 import { priceChat } from '../processors/price-chats.js';
+import { INSIGHT_PATTERNS, type Insight, type InsightDimension, type InsightFilter, type InsightPattern, type InsightsReport, type InsightThresholds } from './insight-types.js';
 import { selectRows } from './select.js';
 
-export const INSIGHT_PATTERNS = [
-  'retry_loop', 'repeated_read', 'not_found', 'permission_friction', 'interrupted_work', 'compaction_churn', 'slow_tools', 'cache_efficiency',
-] as const;
-export type InsightPattern = (typeof INSIGHT_PATTERNS)[number];
-
-export const INSIGHT_DIMENSIONS = ['project', 'repo', 'user'] as const;
-export type InsightDimension = (typeof INSIGHT_DIMENSIONS)[number];
-
-export interface InsightFilter {
-  /** First and last local day included, YYYY-MM-DD. */
-  since?: string;
-  until?: string;
-  timezone?: string;
-  /** An insight per pattern and value of this (the session's project, repository or OS user). */
-  by?: InsightDimension;
-  database?: string;
-}
-
-export interface InsightExample {
-  session: string;
-  /** The turn (one trace per turn); '' for what happened between turns. */
-  trace: string;
-  time: string;
-  ms: number;
-  detail: string;
-}
-
-export interface Insight {
-  pattern: InsightPattern;
-  /** With --by: the value ('' : none). */
-  value?: string;
-  /** What is counted (docs/REPORT.md): calls, reads, errors, asks, turns, compactions or chats. */
-  count: number;
-  sessions: number;
-  turns: number;
-  /** Tokens and cost of the affected turns' API responses, priced as everywhere else. */
-  tokens: number;
-  cost_usd: number;
-  /** Time the pattern took (its calls, turns, or the user's wait), ms. */
-  time_ms: number;
-  examples: InsightExample[];
-  suggestion: string;
-  /** The pattern's own figures. */
-  details: Record<string, unknown>;
-}
-
-export interface InsightsReport {
-  timezone: string;
-  thresholds: InsightThresholds;
-  by?: InsightDimension;
-  insights: Insight[];
-}
+export { INSIGHT_DIMENSIONS, INSIGHT_PATTERNS, type Insight, type InsightDimension, type InsightFilter, type InsightPattern, type InsightsReport } from './insight-types.js';
 
 /** A fact a pattern found: the rows every insight is summed from. */
 interface Hit {
