@@ -31,17 +31,20 @@ interface Hit {
 const DIMENSION_SQL: Record<InsightDimension, string> = { project: 'project', repo: 'repo', user: 'user' };
 const EXAMPLES = 5;
 
-interface Context {
+/** Where the patterns read: the facts tables, the condition a fact must meet (the time asked for), the value of --by. */
+export interface InsightSource {
   spans: string;
   events: string;
-  params: Record<string, unknown>;
-  /** The time filter of a fact. */
   when: string;
+}
+
+interface Context extends InsightSource {
+  params: Record<string, unknown>;
   value: string;
 }
 
 /** Span facts of one kind in the time asked for, FINAL (one row per span id). */
-const facts = (c: Context, kind: string) =>
+const facts = (c: InsightSource, kind: string) =>
   `(SELECT *, toUInt64(greatest(0, dateDiff('millisecond', Timestamp, EndTime))) AS Ms FROM ${c.spans} FINAL WHERE Kind = '${kind}' AND ${c.when})`;
 
 /**
@@ -90,13 +93,34 @@ function contextOf(filter: InsightFilter): Context & { timezone: string } {
 }
 
 /** The CTEs every pattern reads: the facts in the time asked for, and each session's place. */
-function commonSql(c: Context): string {
+function commonSql(c: InsightSource): string {
   return `places AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS project, argMaxIf(Repository, Timestamp, Repository != '') AS repo,
              argMaxIf(User, Timestamp, User != '') AS user FROM ${c.spans} GROUP BY SessionId),
   tools AS ${facts(c, 'tool')},
   turns AS ${facts(c, 'turn')},
   chats AS (SELECT f.*, p.project AS SessionProject FROM ${facts(c, 'chat')} AS f LEFT JOIN places AS p USING (SessionId)),
   compactions AS (SELECT * FROM ${c.events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${c.when})`;
+}
+
+/**
+ * Each pattern's count, sessions, turns, time and its turns' tokens and cost in one statement (the dashboard's
+ * Insights panel): the patterns' SQL as the report runs it, its thresholds put in by `threshold` (a Grafana variable).
+ */
+export function insightsSummarySql(source: InsightSource, threshold: (name: keyof InsightThresholds) => string): string {
+  const hits = INSIGHT_PATTERNS.map((pattern) => `SELECT '${pattern}' AS Pattern, SessionId, TraceId, toUInt64(Ms) AS Ms FROM (${INSIGHT_SQL[pattern]})`).join('\n  UNION ALL ');
+  return `WITH ${commonSql(source)},
+  hits AS (${hits}),
+  usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
+            FROM ${source.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId),
+  figures AS (SELECT Pattern, count() AS Count, uniqExact(SessionId) AS Sessions, uniqExactIf(TraceId, TraceId != '') AS Turns, sum(Ms) AS TimeMs FROM hits GROUP BY Pattern),
+  spent AS (SELECT Pattern, sum(Tokens) AS Tokens, sum(Cost) AS Cost FROM (SELECT DISTINCT Pattern, TraceId FROM hits WHERE TraceId != '') AS t INNER JOIN usage AS u USING (TraceId) GROUP BY Pattern)
+SELECT p.Pattern AS pattern, ifNull(f.Count, 0) AS count, ifNull(f.Sessions, 0) AS sessions, ifNull(f.Turns, 0) AS turns,
+  ifNull(s.Tokens, 0) AS tokens, round(ifNull(s.Cost, 0), 9) AS cost_usd, ifNull(f.TimeMs, 0) AS time_ms
+FROM (SELECT arrayJoin([${INSIGHT_PATTERNS.map((pattern) => `'${pattern}'`).join(', ')}]) AS Pattern) AS p
+LEFT JOIN figures AS f USING (Pattern) LEFT JOIN spent AS s USING (Pattern)
+ORDER BY indexOf([${INSIGHT_PATTERNS.map((pattern) => `'${pattern}'`).join(', ')}], pattern)`
+    // The query parameters ({retryMin:UInt32}), not a Grafana variable the source names (${host:singlequote}).
+    .replace(/(?<!\$)\{(\w+):\w+\}/g, (_, name: string) => threshold(name as keyof InsightThresholds));
 }
 
 async function hitsOf(client: ClickHouseClient, c: Context, pattern: InsightPattern): Promise<Hit[]> {
