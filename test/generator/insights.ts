@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { priceChat } from '../../sidecar/src/processors/price-chats.js';
+import type { Insight } from '../../sidecar/src/report/insight-types.js';
 
 export const MODEL = 'claude-sonnet-4-5';
 
@@ -88,16 +89,8 @@ export const INSIGHT_SESSIONS: PlannedSession[] = [
   { name: 'calm', cwd: '/work/beta', turns: [{ calls: [], compactedFrom: 120_000, cacheRead: 2000 }] },
 ];
 
-export const SLOW_TOOL_MS = 30_000;
-
-export interface ExpectedInsight {
-  count: number;
-  sessions: number;
-  turns: number;
-  tokens: number;
-  cost_usd: number;
-  time_ms: number;
-}
+/** What each pattern must report. */
+export type ExpectedInsight = Pick<Insight, 'count' | 'sessions' | 'turns' | 'tokens' | 'cost_usd' | 'time_ms'>;
 
 interface Written {
   sessionId: string;
@@ -192,7 +185,7 @@ function figures(written: Map<string, Written>, affected: [string, number][], co
   };
 }
 
-/** The answer for the plan: what each pattern must report (thresholds at their defaults, SLOW_TOOL_MS). */
+/** The answer for the plan: what each pattern must report (thresholds at their defaults). */
 export function expectedInsights(written: Map<string, Written>): Record<string, ExpectedInsight> {
   const interrupted = written.get('interrupted')!.turns[0];
   return {

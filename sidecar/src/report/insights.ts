@@ -131,7 +131,7 @@ async function hitsOf(client: ClickHouseClient, c: Context, pattern: InsightPatt
                  FROM ${c.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)
      SELECT ${c.value} AS value, h.SessionId AS session, h.TraceId AS trace, toUnixTimestamp64Milli(h.Timestamp) AS time_ms, h.Ms AS ms,
        h.Key AS key, h.Detail AS detail, h.Amount AS amount, h.After AS after, u.Tokens AS tokens, u.Cost AS cost
-     FROM hits AS h LEFT JOIN places AS s USING (SessionId) LEFT JOIN usage AS u USING (TraceId)
+     FROM hits AS h${c.value === "''" ? '' : ' LEFT JOIN places AS s USING (SessionId)'} LEFT JOIN usage AS u USING (TraceId)
      ORDER BY time_ms, session, trace`, c.params);
 }
 
