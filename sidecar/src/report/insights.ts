@@ -72,7 +72,8 @@ export const INSIGHT_SQL: Record<InsightPattern, string> = {
     FROM (SELECT * FROM compactions WHERE SessionId IN (SELECT SessionId FROM compactions GROUP BY SessionId HAVING count() >= {compactionsMin:UInt32})) AS e
     ASOF LEFT JOIN (SELECT SessionId, Timestamp, InputTokens + CacheReadTokens + CacheCreationTokens AS Context FROM chats) AS c
       ON e.SessionId = c.SessionId AND c.Timestamp > e.Timestamp`,
-  slow_tools: `SELECT SessionId, TraceId, Timestamp, Ms, Name AS Key, Name AS Detail, WaitedMs AS Amount, 0 AS After FROM tools WHERE Ms >= {slowToolMs:UInt64}`,
+  slow_tools: `SELECT SessionId, TraceId, Timestamp, Ms, Name AS Key, if(WaitedMs > 0, concat(Name, ', ', toString(WaitedMs), ' ms of it waiting on the user'), Name) AS Detail,
+    WaitedMs AS Amount, 0 AS After FROM tools WHERE Ms >= {slowToolMs:UInt64}`,
   // The responses of a project and model whose cache reads are less than the threshold's share of their input.
   cache_efficiency: `SELECT SessionId, TraceId, Timestamp, 0 AS Ms, concat(SessionProject, ' ', Name) AS Key, Name AS Detail, InputTokens AS Amount, CacheReadTokens AS After
     FROM chats WHERE (SessionProject, Name) IN (SELECT SessionProject, Name FROM chats GROUP BY SessionProject, Name
