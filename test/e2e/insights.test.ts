@@ -65,6 +65,11 @@ describe('report insights on generated sessions', () => {
     expect(counts).toEqual(expect.arrayContaining([['retry_loop', '/work/alpha', 3], ['permission_friction', '/work/beta', 3], ['compaction_churn', '/work/gamma', 2]]));
   });
 
+  it('refuses a filter it does not apply, and a breakdown it does not have', async () => {
+    await expect(ccotel('report', 'insights', '--project', 'alpha')).rejects.toThrow(/report insights takes --since, --until, --timezone, --by and --json, not --project/);
+    await expect(ccotel('report', 'insights', '--by', 'branch')).rejects.toThrow(/use one of project, repo, user/);
+  });
+
   it('counts only what happened in the days asked for', async () => {
     const later = await insights('--since', '2026-10-06');
     expect(later.insights.every((i) => i.count === 0)).toBe(true);

@@ -196,8 +196,11 @@ export function registerReportCommand(program: Command): void {
       user: opts.user,
       by: usageDimension(opts.by),
     };
-    if (period === 'insights' && filter.by !== undefined && !(INSIGHT_DIMENSIONS as readonly string[]).includes(filter.by)) {
-      throw new Error(`report insights --by ${filter.by}: use one of ${INSIGHT_DIMENSIONS.join(', ')}`);
+    if (period === 'insights') {
+      if (filter.by !== undefined && !(INSIGHT_DIMENSIONS as readonly string[]).includes(filter.by)) throw new Error(`report insights --by ${filter.by}: use one of ${INSIGHT_DIMENSIONS.join(', ')}`);
+      // A filter it would not apply is refused, not ignored: figures that look filtered and are not.
+      const ignored = (['project', 'model', 'agent', 'repo', 'branch', 'host', 'user', 'session', 'breakdown'] as const).filter((option) => opts[option] !== undefined);
+      if (ignored.length > 0) throw new Error(`report insights takes --since, --until, --timezone, --by and --json, not ${ignored.map((option) => `--${option}`).join(', ')}`);
     }
     if (period === 'blocks' && filter.by !== undefined) throw new Error('--by breaks down days, weeks, months and sessions, not billing blocks');
     // A break-down or a filter of attribution without a period: usage over all history (the overview has neither).
