@@ -163,6 +163,8 @@ const round = (usd: number) => Math.round(usd * 1e9) / 1e9;
 const percent = (part: number, whole: number) => (whole > 0 ? Math.round((1000 * part) / whole) / 10 : 0);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const usd = (value: number) => `$${value.toFixed(2)}`;
+/** "1 loop", "2 loops". */
+const counted = (count: number, noun: string) => `${count} ${count === 1 ? noun : `${noun}s`}`;
 
 /** The examples a pattern shows first: the longest calls, the responses with the most uncached input; else the earliest. */
 const EXAMPLE_ORDER: Partial<Record<InsightPattern, (a: Hit, b: Hit) => number>> = {
@@ -213,7 +215,7 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
       return {
         details: { loops: loops.length, largest: loops.slice(0, EXAMPLES) },
         suggestion: top === undefined ? `No call failed the same way ${t.retryMin} times in a session.`
-          : `${loops.length} loops of the same failing call (up to ${top.calls}×, e.g. ${top.call}): say in CLAUDE.md what to do when it fails, or fix what it needs, so the agent stops re-running it unchanged.`,
+          : `${counted(loops.length, 'loop')} of the same failing call (up to ${top.calls}×, e.g. ${top.call}): say in CLAUDE.md what to do when it fails, or fix what it needs, so the agent stops re-running it unchanged.`,
       };
     }
     case 'repeated_read': {
@@ -221,7 +223,7 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
       return {
         details: { files: groups.length, result_chars: chars, result_tokens_estimate: Math.ceil(chars / 4) },
         suggestion: hits.length === 0 ? 'No file was read again unchanged.'
-          : `${hits.length} reads of ${groups.length} files already read and unchanged (${chars.toLocaleString('en-US')} characters of results again): point the agent at the part it needs (line ranges), or note the files' gist in CLAUDE.md.`,
+          : `${counted(hits.length, 'read')} of ${counted(groups.length, 'file')} already read and unchanged (${chars.toLocaleString('en-US')} characters of results again): point the agent at the part it needs (line ranges), or note the files' gist in CLAUDE.md.`,
       };
     }
     case 'not_found': {
@@ -240,7 +242,7 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
       return {
         details: { rules, refusals },
         suggestion: rules.length === 0 ? `No call was asked for and allowed ${t.permissionAsksMin} times or more.`
-          : `Add to "permissions": { "allow": [...] } in .claude/settings.json: ${rules.map((rule) => JSON.stringify(rule.rule)).join(', ')} (asked ${hits.length} times, allowed every time).`,
+          : `Add to "permissions": { "allow": [...] } in .claude/settings.json: ${rules.map((rule) => JSON.stringify(rule.rule)).join(', ')} (asked ${counted(hits.length, 'time')}, allowed every time).`,
       };
     }
     case 'interrupted_work': {
@@ -248,7 +250,7 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
       return {
         details: {},
         suggestion: hits.length === 0 ? 'No turn was interrupted.'
-          : `${hits.length} turns interrupted after ${usd(s.cost_usd)} and ${seconds(s.time_ms)}: on tasks that go astray, ask for a plan first (plan mode) and state what done looks like.`,
+          : `${counted(hits.length, 'turn')} interrupted after ${usd(s.cost_usd)} and ${seconds(s.time_ms)}: on tasks that go astray, ask for a plan first (plan mode) and state what done looks like.`,
       };
     }
     case 'compaction_churn': {
@@ -257,7 +259,7 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
       return {
         details: { sessions_churning: groups.length, tokens_before: before, tokens_after: after },
         suggestion: hits.length === 0 ? `No session compacted ${t.compactionsMin} times or more.`
-          : `${groups.length} sessions compacted ${hits.length} times (${before.toLocaleString('en-US')} tokens of context down to ${after.toLocaleString('en-US')}): start a fresh session per task (/clear) and keep tool output and CLAUDE.md lean.`,
+          : `${counted(groups.length, 'session')} compacted ${counted(hits.length, 'time')} (${before.toLocaleString('en-US')} tokens of context down to ${after.toLocaleString('en-US')}): start a fresh session per task (/clear) and keep tool output and CLAUDE.md lean.`,
       };
     }
     case 'slow_tools': {
@@ -267,7 +269,7 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
       return {
         details: { by_tool: tools, waited_on_user_ms: waited },
         suggestion: hits.length === 0 ? `No tool call took ${seconds(t.slowToolMs)} or longer.`
-          : `${hits.length} calls took ${seconds(t.slowToolMs)} or longer (${worst.tool}: p95 ${seconds(worst.p95_ms)}): run long commands in the background or with a timeout, and allow what the user waits to approve.`,
+          : `${counted(hits.length, 'call')} took ${seconds(t.slowToolMs)} or longer (${worst.tool}: p95 ${seconds(worst.p95_ms)}): run long commands in the background or with a timeout, and allow what the user waits to approve.`,
       };
     }
     case 'cache_efficiency': {
