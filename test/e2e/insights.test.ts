@@ -79,7 +79,7 @@ describe('report insights on generated sessions', () => {
     const loose = JSON.parse(await storeCli(join(home, 'store'), () => ({ ...env, CCOTEL_INSIGHT_RETRY_MIN: '2' })).ccotel('report', 'insights', '--json')) as InsightsReport;
     // npm test's two failures are a loop now.
     expect(loose.insights.find((i) => i.pattern === 'retry_loop')!.count).toBe(5);
-    expect(loose.thresholds.retryMin).toBe(2);
+    expect(loose.thresholds.insight_retry_min).toBe(2);
   });
 
   it('prints a table with the suggestions and examples', async () => {

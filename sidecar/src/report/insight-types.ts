@@ -62,7 +62,8 @@ export interface Insight {
 
 export interface InsightsReport {
   timezone: string;
-  thresholds: InsightThresholds;
+  /** By the configuration's keys (`insight_retry_min`, …). */
+  thresholds: Record<string, number>;
   by?: InsightDimension;
   insights: Insight[];
 }

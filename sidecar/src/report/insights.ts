@@ -4,7 +4,7 @@
 // thresholds and the SQL of each pattern: docs/REPORT.md "Insights".
 import type { ClickHouseClient } from '@clickhouse/client';
 import { usageTableNames } from '../../../schemas/usage.js';
-import { DEFAULTS } from '../config.js';
+import { DEFAULTS, INSIGHT_KEYS } from '../config.js';
 import { priceChat } from '../processors/price-chats.js';
 import { INSIGHT_PATTERNS, type Insight, type InsightDimension, type InsightFilter, type InsightPattern, type InsightsReport, type InsightThresholds } from './insight-types.js';
 import { selectRows } from './select.js';
@@ -310,5 +310,6 @@ export async function insightsReport(client: ClickHouseClient, filter: InsightFi
       });
     }
   }
-  return { timezone: c.timezone, thresholds, ...(filter.by === undefined ? {} : { by: filter.by }), insights };
+  const named = Object.fromEntries(Object.entries(INSIGHT_KEYS).map(([name, key]) => [key, thresholds[name as keyof InsightThresholds]]));
+  return { timezone: c.timezone, thresholds: named, ...(filter.by === undefined ? {} : { by: filter.by }), insights };
 }
