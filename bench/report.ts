@@ -1,5 +1,6 @@
 // Benchmark (not a test): `ccotel report daily|session|blocks --json` against ccusage 20.0.24 asked the same
-// question on the same files, in one run. ccotel answers from the summaries kept at insert (the generated corpus
+// question on the same files, in one run; and `report insights --json` against `report daily --json` on the same store
+// (issue 35: insights within the time of report daily). ccotel answers from the summaries kept at insert (the generated corpus
 // is dated August 2026, older than the 30-day raw window, so nothing else is there); ccusage re-reads every file.
 //
 //   npm run build && node dist/bench/report.js [--bytes 200M] [--seed 1] [--dir .cache/bench]
@@ -71,6 +72,14 @@ async function main(): Promise<void> {
       rows: { ccotel: rows, ccusage: theirRows },
     };
   }
+  console.error('report insights …');
+  const insights = median3([cli, 'report', 'insights', '--json', '--timezone', 'UTC', '--store', store], env);
+  const daily = figures.daily as { ccotelSeconds: number };
+  figures.insights = {
+    ccotelSeconds: Number(insights.seconds.toFixed(2)),
+    ratioToDaily: Number((insights.seconds / daily.ccotelSeconds).toFixed(2)),
+    found: Object.fromEntries((JSON.parse(insights.stdout) as { insights: { pattern: string; count: number }[] }).insights.map((i) => [i.pattern, i.count])),
+  };
   figures.loadAverage1mAfter = Number(loadavg()[0].toFixed(1));
   console.log(JSON.stringify(figures, null, 2));
 }

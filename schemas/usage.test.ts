@@ -80,3 +80,45 @@ it('keeps where a span came from: repository, branch, ticket and the resource at
   expect(await rows(store.client, `SELECT Repository, Branch, Ticket, Resource FROM ${USAGE_TABLES.events} FINAL WHERE RecordId = 'attributed-block'`))
     .toEqual([{ Repository: 'https://h/acme/app', Branch: 'main', Ticket: '', Resource: { team: 'payments' } }]);
 });
+
+it('keeps of a tool call what report insights reads: a key of its normalised input, the rule that allows it, its file, its error class', async () => {
+  const at = Date.now() - DAY;
+  const tool = (spanId: string, name: string, input: object | string, more: { outcome?: string; status?: string; output?: string; attributes?: object; events?: string[] } = {}) => ({
+    Timestamp: chTime(at), SpanId: spanId, TraceId: `trace-${spanId}`, SpanName: `execute_tool ${name}`, Duration: 1_000_000, StatusMessage: more.status ?? '',
+    'Events.Name': more.events ?? [], 'Events.Timestamp': (more.events ?? []).map(() => chTime(at)), 'Events.Attributes': (more.events ?? []).map(() => ({})),
+    SpanAttributes: { 'session.id': 's2', 'gen_ai.tool.name': name, 'ccotel.tool.outcome': more.outcome ?? 'success', 'ccotel.tool.input': typeof input === 'string' ? input : JSON.stringify(input),
+      ...(more.output === undefined ? {} : { 'ccotel.tool.output': more.output, 'ccotel.tool.output.length': String(more.output.length) }), ...more.attributes },
+  });
+  await insert('otel_traces', [
+    tool('b1', 'Bash', { command: 'npm  run build', description: 'Build' }, { outcome: 'error', output: 'Exit code 127\nsh: npm: command not found' }),
+    tool('b2', 'Bash', { command: ' npm run build', description: 'Build it again', timeout: 60000 }, { outcome: 'error', status: 'Exit code 1', output: 'EACCES: permission denied, open x' }),
+    tool('b3', 'Bash', { command: 'cat notes.txt' }, { events: ['PreToolUse', 'PermissionRequest'] }),
+    tool('r1', 'Read', { file_path: '/src/a "quoted".ts' }, { outcome: 'error', output: '<tool_use_error>File does not exist.</tool_use_error>' }),
+    // Cut to the configured length: no JSON any more, the path is still there.
+    tool('w1', 'Write', '{"file_path":"/src/a \\"quoted\\".ts","content":"export const a = 1;\\nexport con…', { attributes: { 'ccotel.native.decision_source': 'user_temporary', 'ccotel.native.blocked_on_user_ms': '4200.5' } }),
+    tool('f1', 'WebFetch', { url: 'https://docs.example.com/a/b?c=1', prompt: 'summarise' }, { outcome: 'error' }),
+    tool('n1', 'Bash', '', { outcome: 'error', status: 'Command timed out after 2m' }),
+  ]);
+  const facts = await rows<Record<string, unknown>>(store.client, `SELECT SpanId, TraceId, InputKey, Rule, FileHash, ErrorClass, Asked, WaitedMs, ResultLength
+    FROM ${USAGE_TABLES.spans} FINAL WHERE SessionId = 's2' ORDER BY SpanId`);
+  // UInt64 as text, whatever the client makes of a small one.
+  const of = (id: string) => Object.fromEntries(Object.entries(facts.find((f) => f.SpanId === id)!).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v]));
+  // Blanks and the description are not the command: the two builds are one input.
+  expect(of('b1').InputKey).toBe(of('b2').InputKey);
+  expect(of('b1').InputKey).not.toBe('0');
+  expect(of('b3').InputKey).not.toBe(of('b1').InputKey);
+  expect(of('n1').InputKey).toBe('0');
+  expect(facts.map((f) => of(String(f.SpanId))).map((f) => [f.SpanId, f.Rule, f.ErrorClass, f.Asked, f.WaitedMs])).toEqual([
+    ['b1', 'Bash(npm run:*)', 'not_found', '0', '0'],
+    ['b2', 'Bash(npm run:*)', 'permission', '0', '0'],
+    ['b3', 'Bash(cat:*)', '', '1', '0'],
+    ['f1', 'WebFetch(domain:docs.example.com)', 'unknown', '0', '0'],
+    ['n1', 'Bash', 'timeout', '0', '0'],
+    ['r1', 'Read', 'not_found', '0', '0'],
+    ['w1', 'Write', '', '1', '4200'],
+  ]);
+  expect(of('r1').FileHash).toBe(of('w1').FileHash);
+  expect(of('r1').FileHash).not.toBe('0');
+  expect(of('b1').FileHash).toBe('0');
+  expect([of('b1').TraceId, of('b1').ResultLength]).toEqual(['trace-b1', String('Exit code 127\nsh: npm: command not found'.length)]);
+});

@@ -41,6 +41,7 @@ export const SUMMARY_EVENTS = [
   'ccotel.failure_mode.detected',
   'ccotel.cost.reported',
   'ccotel.record.skipped',
+  'ccotel.compaction.occurred',
 ] as const;
 
 /** Skipped input is a figure too, and is often of no session (a line that did not parse). */
@@ -50,7 +51,7 @@ const SKIPPED = 'ccotel.record.skipped';
  * The version of the views (their comment): a store whose views carry another is upgraded when it is opened
  * (retention/facts.ts): new columns added, the views made again, the facts of the raw rows still there rebuilt.
  */
-export const FACTS_VERSION = 'ccotel facts 4';
+export const FACTS_VERSION = 'ccotel facts 5';
 
 /** A chat's input tokens without cache reads and writes (the provider's `input_tokens`; `gen_ai.usage.input_tokens` includes them). */
 export const UNCACHED_INPUT_ATTRIBUTE = 'ccotel.usage.uncached.input_tokens';
@@ -94,6 +95,15 @@ const SPAN_COLUMNS = [
   "CostUsd Float64 COMMENT 'ccotel.cost.usd'",
   "UnknownModel UInt8 COMMENT 'ccotel.cost.unknown_model: no price known, CostUsd is 0'",
   "ReportedCostUsd Float64 COMMENT 'costUSD Claude Code wrote on the row (older releases), 0 if none'",
+  // Facts 5: what `report insights` (docs/REPORT.md) finds patterns in. Keys and classes, never the input itself.
+  "TraceId String COMMENT 'the turn (one trace per turn)' CODEC(ZSTD(1))",
+  "InputKey UInt64 COMMENT 'tool: cityHash64 of its tool and normalised input (Bash: the command, blanks collapsed; others: the input without description); 0 when the input is not stored'",
+  "Rule String COMMENT 'tool: the permissions.allow rule that would let it run unasked (Bash(program word:*), WebFetch(domain:host), else the tool), capped' CODEC(ZSTD(1))",
+  "FileHash UInt64 COMMENT 'file tools (Read, Edit, MultiEdit, Write, NotebookEdit): cityHash64 of the path; 0 otherwise'",
+  "ErrorClass LowCardinality(String) COMMENT 'tool with outcome error: not_found | permission | timeout | other | unknown (no error text stored)'",
+  "Asked UInt8 COMMENT 'tool: the user was asked to allow it (a PermissionRequest hook on the span, or Claude Code''s decision source user_*)'",
+  "WaitedMs UInt64 COMMENT 'tool: time blocked on the user (ccotel.native.blocked_on_user_ms), 0 when unknown'",
+  "ResultLength UInt64 COMMENT 'tool: characters of its result (ccotel.tool.output.length)'",
 ];
 
 const EVENT_COLUMNS = [
@@ -115,6 +125,8 @@ const EVENT_COLUMNS = [
   "State LowCardinality(String) COMMENT 'the new state of a session state change'",
   "Count UInt64 COMMENT 'input lines a skipped-input record stands for'",
   "FileHash UInt64 COMMENT 'cityHash64 of the file skipped input came from (files are counted, never named)'",
+  "PreTokens UInt64 COMMENT 'ccotel.compaction.occurred: the context size Claude Code compacted'",
+  "TraceId String COMMENT 'the turn the record belongs to, empty if none' CODEC(ZSTD(1))",
 ];
 
 const names = (columns: string[]) => columns.map((column) => column.split(' ')[0]).join(', ');
@@ -129,6 +141,41 @@ function attributionSelect(attributes: string): string {
   return `${capped(`${attributes}['vcs.repository.url.full']`)} AS Repository, ${capped(`${attributes}['vcs.ref.head.name']`)} AS Branch,
   ${capped(`${attributes}['ccotel.ticket']`)} AS Ticket,
   mapApply((k, v) -> (k, ${capped('v')}), mapFilter((k, v) -> NOT (${OWN_RESOURCE_KEYS}), ResourceAttributes)) AS Resource`;
+}
+
+/** Inside an SQL string literal: a JSON string value, its (escaped) content the first group. */
+const JSON_STRING = String.raw`"((?:[^"\\\\]|\\\\.)*)"`;
+/** Tools whose input names a file (`file_path`, NotebookEdit's `notebook_path`). */
+export const FILE_TOOLS = ['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit'];
+/** A tool error's class, by the first pattern its text matches (case-insensitive); none: `other`. */
+export const ERROR_CLASSES: [string, string][] = [
+  ['not_found', 'no such file|not found|does not exist|ENOENT|cannot find|could not find|cannot access'],
+  ['permission', 'permission denied|EACCES|EPERM|operation not permitted|read-only file system'],
+  ['timeout', 'timed out|timeout'],
+];
+
+/**
+ * The facts of a tool call `report insights` reads (facts 5), out of its masked input and error text: a key of its
+ * normalised input, the allow rule that covers it, the file it names, its error class, whether the user was asked.
+ * Extracted by pattern rather than parsed: an input cut to the configured length is no JSON any more, but its first
+ * fields (command, file_path, url come first) are still there. Empty when the content level stores no input.
+ */
+function toolFactsSelect(a: string): string {
+  const input = `${a}['ccotel.tool.input']`;
+  const field = (name: string) => `extract(${input}, '"${name}":${JSON_STRING}')`;
+  const command = `trim(replaceRegexpAll(${field('command')}, '[[:space:]]+', ' '))`;
+  const path = `if(${field('file_path')} != '', ${field('file_path')}, ${field('notebook_path')})`;
+  const errorText = `concat(StatusMessage, '\\n', leftUTF8(${a}['ccotel.tool.output'], 2000))`;
+  const tool = (expression: string, otherwise: string) => `if(Kind = 'tool', ${expression}, ${otherwise})`;
+  return `${tool(`if(${input} = '', 0, cityHash64(Name, if(Name = 'Bash', ${command}, replaceRegexpAll(${input}, ',?"description":${JSON_STRING}', ''))))`, '0')} AS InputKey,
+  ${tool(capped(`multiIf(Name = 'Bash' AND ${command} != '', concat('Bash(', extract(${command}, '^([^ ]+(?: [a-zA-Z][a-zA-Z0-9_-]*)?)(?: |$)'), ':*)'),
+    Name = 'WebFetch' AND domain(${field('url')}) != '', concat('WebFetch(domain:', domain(${field('url')}), ')'), Name)`), "''")} AS Rule,
+  ${tool(`if(Name IN (${FILE_TOOLS.map((t) => `'${t}'`).join(', ')}) AND ${path} != '', cityHash64(${path}), 0)`, '0')} AS FileHash,
+  if(Kind = 'tool' AND Outcome = 'error', multiIf(StatusMessage = '' AND ${a}['ccotel.tool.output'] = '', 'unknown',
+    ${ERROR_CLASSES.map(([name, pattern]) => `match(${errorText}, '(?i)${pattern}'), '${name}'`).join(',\n    ')}, 'other'), '') AS ErrorClass,
+  toUInt8(Kind = 'tool' AND (has(Events.Name, 'PermissionRequest') OR startsWith(${a}['ccotel.native.decision_source'], 'user'))) AS Asked,
+  ${tool(`toUInt64(greatest(0, toFloat64OrZero(${a}['ccotel.native.blocked_on_user_ms'])))`, '0')} AS WaitedMs,
+  ${tool(num(a, 'ccotel.tool.output.length'), '0')} AS ResultLength`;
 }
 
 /** SELECT turning otel_traces rows into span facts (the view's query, and the repair's). */
@@ -154,7 +201,9 @@ export function spanFactsSelect(source: string): string {
   ${num(a, 'ccotel.usage.cache_creation_1h.input_tokens')} AS CacheCreation1hTokens,
   ${num(a, 'ccotel.cost.usd', 'Float64')} AS CostUsd,
   toUInt8(${a}['ccotel.cost.unknown_model'] = 'true') AS UnknownModel,
-  ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd
+  ${num(a, 'ccotel.cost.reported_usd', 'Float64')} AS ReportedCostUsd,
+  TraceId,
+  ${toolFactsSelect(a)}
 FROM ${source}
 WHERE SessionId != ''
   AND (SpanName IN (${TURN_SPAN_LIST}) OR startsWith(SpanName, '${TOOL_SPAN_PREFIX}') OR startsWith(SpanName, '${CHAT_SPAN_PREFIX}'))`;
@@ -179,7 +228,9 @@ export function eventFactsSelect(source: string): string {
   ${capped(`if(EventName = '${SKIPPED}', ${a}['ccotel.source'], ${a}['gen_ai.tool.name'])`)} AS Name,
   ${a}['state'] AS State,
   toUInt64OrDefault(${a}['ccotel.record.count'], toUInt64(1)) AS Count,
-  if(EventName = '${SKIPPED}', cityHash64(${a}['ccotel.source.file']), 0) AS FileHash
+  if(EventName = '${SKIPPED}', cityHash64(${a}['ccotel.source.file']), 0) AS FileHash,
+  if(EventName = 'ccotel.compaction.occurred', ${num(a, 'ccotel.compaction.pre_tokens')}, 0) AS PreTokens,
+  TraceId
 FROM ${source}
 WHERE (${a}['session.id'] != '' OR EventName = '${SKIPPED}') AND EventName IN (${SUMMARY_EVENTS.map((e) => `'${e}'`).join(', ')})`;
 }

@@ -16,12 +16,15 @@ import { ReduceDataOptionsBuilder } from '@grafana/grafana-foundation-sdk/common
 import { PanelBuilder as StatBuilder } from '@grafana/grafana-foundation-sdk/stat';
 import { PanelBuilder as TableBuilder } from '@grafana/grafana-foundation-sdk/table';
 import { PanelBuilder as TimeSeriesBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
+import { DEFAULTS, INSIGHT_KEYS } from '../../sidecar/src/config.js';
+import { insightsSummarySql } from '../../sidecar/src/report/insights.js';
 import { CLICKHOUSE_PLUGIN, ClickHouseQueryBuilder, DATASOURCE } from './clickhouse-query.js';
 import {
   ALL,
   DIMENSIONS,
   DIMENSION_FILTER,
   dimensionValuesSql,
+  FACTS_TABLES,
   HOST,
   RAW_DETAIL,
   chatFacts,
@@ -199,6 +202,35 @@ FROM ${eventFacts('ccotel.session.ended', "Reason = 'abandoned'")} GROUP BY host
 }
 
 /**
+ * `report insights` as a board (docs/REPORT.md "Insights"): the same SQL over the facts, its thresholds variables
+ * that start at the configuration's defaults.
+ */
+export function insights(): Dashboard {
+  const summary = insightsSummarySql({ ...FACTS_TABLES, when: `$__timeFilter(Timestamp) AND ${DIMENSION_FILTER}` }, (name) => `\${${INSIGHT_KEYS[name]}}`);
+  return dashboard('ccotel-insights', 'ccotel: insights', [
+    ['Where time and money go', [
+      { title: 'Insights', kind: 'table', width: 24,
+        description: 'Each pattern of `ccotel report insights` (docs/REPORT.md): what it counts, its sessions and turns, the tokens and cost of those turns, its time (ms)',
+        sql: summary },
+      { title: 'Tool errors by class and tool', kind: 'table',
+        sql: `SELECT Name AS tool, ErrorClass AS class, count() AS errors
+FROM ${spanFacts('tool', "Outcome = 'error'")} GROUP BY tool, class ORDER BY errors DESC, tool, class` },
+      { title: 'Tool errors by class', kind: 'timeseries',
+        sql: `SELECT $__timeInterval(Timestamp) AS time, ErrorClass AS class, count() AS errors
+FROM ${spanFacts('tool', "Outcome = 'error'")} GROUP BY time, class ORDER BY time` },
+      { title: 'Cache read share by project and model', kind: 'table',
+        sql: `SELECT Project AS project, Name AS model, sum(InputTokens) AS input, sum(CacheReadTokens) AS cache_read, sum(CacheCreationTokens) AS cache_creation,
+  round(sum(CacheReadTokens) / greatest(1, sum(InputTokens + CacheReadTokens + CacheCreationTokens)), 4) AS read_share
+FROM ${chatFacts()} GROUP BY project, model ORDER BY project, model` },
+    ]],
+  ], (d) => {
+    for (const [name, key] of Object.entries(INSIGHT_KEYS)) {
+      d.withVariable(new TextBoxVariableBuilder(key).label(key).defaultValue(String(DEFAULTS.insights[name as keyof typeof DEFAULTS.insights])));
+    }
+  });
+}
+
+/**
  * Sidecar metrics this board reads (DESIGN §4 `ccotel.sidecar.*`): ccotel.sidecar.records (sum; source,
  * result), ccotel.sidecar.lag (gauge, bytes; source), ccotel.sidecar.export.failures (sum; sink).
  */
@@ -235,6 +267,7 @@ export const DASHBOARDS: Record<string, () => Dashboard> = {
   'session-drilldown': sessionDrilldown,
   'tools-and-permissions': toolsAndPermissions,
   'failure-modes': failureModes,
+  insights,
   'sidecar-health': sidecarHealth,
 };
 

@@ -61,6 +61,9 @@ export const DIMENSION_FILTER = DIMENSIONS.map(({ variable, column }) => `(${ALL
 export const dimensionValuesSql = (column: string): string =>
   `SELECT DISTINCT ${column} AS value FROM ccotel_span_facts WHERE $__timeFilter(Timestamp) AND ${column} != '' ORDER BY value`;
 
+/** The facts tables as the boards name them (the database the datasource is set to). */
+export const FACTS_TABLES = { spans: 'ccotel_span_facts', events: 'ccotel_event_facts' };
+
 /**
  * Span facts of one kind (`turn`, `tool`, `chat`) from the summaries kept at insert (schemas/usage.ts): all history,
  * also past the raw tables' window, each span once (FINAL); chats priced by the sidecar (`ccotel.cost.usd`).

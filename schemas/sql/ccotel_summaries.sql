@@ -98,7 +98,15 @@ CREATE TABLE IF NOT EXISTS `default`.`ccotel_span_facts` (
     CacheCreation1hTokens UInt64 COMMENT 'of those, 1-hour cache writes',
     CostUsd Float64 COMMENT 'ccotel.cost.usd',
     UnknownModel UInt8 COMMENT 'ccotel.cost.unknown_model: no price known, CostUsd is 0',
-    ReportedCostUsd Float64 COMMENT 'costUSD Claude Code wrote on the row (older releases), 0 if none'
+    ReportedCostUsd Float64 COMMENT 'costUSD Claude Code wrote on the row (older releases), 0 if none',
+    TraceId String COMMENT 'the turn (one trace per turn)' CODEC(ZSTD(1)),
+    InputKey UInt64 COMMENT 'tool: cityHash64 of its tool and normalised input (Bash: the command, blanks collapsed; others: the input without description); 0 when the input is not stored',
+    Rule String COMMENT 'tool: the permissions.allow rule that would let it run unasked (Bash(program word:*), WebFetch(domain:host), else the tool), capped' CODEC(ZSTD(1)),
+    FileHash UInt64 COMMENT 'file tools (Read, Edit, MultiEdit, Write, NotebookEdit): cityHash64 of the path; 0 otherwise',
+    ErrorClass LowCardinality(String) COMMENT 'tool with outcome error: not_found | permission | timeout | other | unknown (no error text stored)',
+    Asked UInt8 COMMENT 'tool: the user was asked to allow it (a PermissionRequest hook on the span, or Claude Code''s decision source user_*)',
+    WaitedMs UInt64 COMMENT 'tool: time blocked on the user (ccotel.native.blocked_on_user_ms), 0 when unknown',
+    ResultLength UInt64 COMMENT 'tool: characters of its result (ccotel.tool.output.length)'
 ) ENGINE = ReplacingMergeTree()
 PARTITION BY toYYYYMM(Timestamp)
 ORDER BY (SessionId, Kind, SpanId)
@@ -125,7 +133,9 @@ CREATE TABLE IF NOT EXISTS `default`.`ccotel_event_facts` (
     Name LowCardinality(String) COMMENT 'the tool of a permission block, the source of skipped input',
     State LowCardinality(String) COMMENT 'the new state of a session state change',
     Count UInt64 COMMENT 'input lines a skipped-input record stands for',
-    FileHash UInt64 COMMENT 'cityHash64 of the file skipped input came from (files are counted, never named)'
+    FileHash UInt64 COMMENT 'cityHash64 of the file skipped input came from (files are counted, never named)',
+    PreTokens UInt64 COMMENT 'ccotel.compaction.occurred: the context size Claude Code compacted',
+    TraceId String COMMENT 'the turn the record belongs to, empty if none' CODEC(ZSTD(1))
 ) ENGINE = ReplacingMergeTree()
 PARTITION BY toYYYYMM(Timestamp)
 ORDER BY (SessionId, EventName, RecordId)
@@ -154,11 +164,23 @@ AS SELECT
   toUInt64OrZero(SpanAttributes['ccotel.usage.cache_creation_1h.input_tokens']) AS CacheCreation1hTokens,
   toFloat64OrZero(SpanAttributes['ccotel.cost.usd']) AS CostUsd,
   toUInt8(SpanAttributes['ccotel.cost.unknown_model'] = 'true') AS UnknownModel,
-  toFloat64OrZero(SpanAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd
+  toFloat64OrZero(SpanAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd,
+  TraceId,
+  if(Kind = 'tool', if(SpanAttributes['ccotel.tool.input'] = '', 0, cityHash64(Name, if(Name = 'Bash', trim(replaceRegexpAll(extract(SpanAttributes['ccotel.tool.input'], '"command":"((?:[^"\\\\]|\\\\.)*)"'), '[[:space:]]+', ' ')), replaceRegexpAll(SpanAttributes['ccotel.tool.input'], ',?"description":"((?:[^"\\\\]|\\\\.)*)"', '')))), 0) AS InputKey,
+  if(Kind = 'tool', leftUTF8(multiIf(Name = 'Bash' AND trim(replaceRegexpAll(extract(SpanAttributes['ccotel.tool.input'], '"command":"((?:[^"\\\\]|\\\\.)*)"'), '[[:space:]]+', ' ')) != '', concat('Bash(', extract(trim(replaceRegexpAll(extract(SpanAttributes['ccotel.tool.input'], '"command":"((?:[^"\\\\]|\\\\.)*)"'), '[[:space:]]+', ' ')), '^([^ ]+(?: [a-zA-Z][a-zA-Z0-9_-]*)?)(?: |$)'), ':*)'),
+    Name = 'WebFetch' AND domain(extract(SpanAttributes['ccotel.tool.input'], '"url":"((?:[^"\\\\]|\\\\.)*)"')) != '', concat('WebFetch(domain:', domain(extract(SpanAttributes['ccotel.tool.input'], '"url":"((?:[^"\\\\]|\\\\.)*)"')), ')'), Name), 256), '') AS Rule,
+  if(Kind = 'tool', if(Name IN ('Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit') AND if(extract(SpanAttributes['ccotel.tool.input'], '"file_path":"((?:[^"\\\\]|\\\\.)*)"') != '', extract(SpanAttributes['ccotel.tool.input'], '"file_path":"((?:[^"\\\\]|\\\\.)*)"'), extract(SpanAttributes['ccotel.tool.input'], '"notebook_path":"((?:[^"\\\\]|\\\\.)*)"')) != '', cityHash64(if(extract(SpanAttributes['ccotel.tool.input'], '"file_path":"((?:[^"\\\\]|\\\\.)*)"') != '', extract(SpanAttributes['ccotel.tool.input'], '"file_path":"((?:[^"\\\\]|\\\\.)*)"'), extract(SpanAttributes['ccotel.tool.input'], '"notebook_path":"((?:[^"\\\\]|\\\\.)*)"'))), 0), 0) AS FileHash,
+  if(Kind = 'tool' AND Outcome = 'error', multiIf(StatusMessage = '' AND SpanAttributes['ccotel.tool.output'] = '', 'unknown',
+    match(concat(StatusMessage, '\n', leftUTF8(SpanAttributes['ccotel.tool.output'], 2000)), '(?i)no such file|not found|does not exist|ENOENT|cannot find|could not find|cannot access'), 'not_found',
+    match(concat(StatusMessage, '\n', leftUTF8(SpanAttributes['ccotel.tool.output'], 2000)), '(?i)permission denied|EACCES|EPERM|operation not permitted|read-only file system'), 'permission',
+    match(concat(StatusMessage, '\n', leftUTF8(SpanAttributes['ccotel.tool.output'], 2000)), '(?i)timed out|timeout'), 'timeout', 'other'), '') AS ErrorClass,
+  toUInt8(Kind = 'tool' AND (has(Events.Name, 'PermissionRequest') OR startsWith(SpanAttributes['ccotel.native.decision_source'], 'user'))) AS Asked,
+  if(Kind = 'tool', toUInt64(greatest(0, toFloat64OrZero(SpanAttributes['ccotel.native.blocked_on_user_ms']))), 0) AS WaitedMs,
+  if(Kind = 'tool', toUInt64OrZero(SpanAttributes['ccotel.tool.output.length']), 0) AS ResultLength
 FROM `default`.`otel_traces`
 WHERE SessionId != ''
   AND (SpanName IN ('invoke_agent claude-code', 'invoke_agent codex') OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
-COMMENT 'ccotel facts 4';
+COMMENT 'ccotel facts 5';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS `default`.`ccotel_event_facts_mv` TO `default`.`ccotel_event_facts`
 AS SELECT
@@ -175,7 +197,9 @@ AS SELECT
   leftUTF8(if(EventName = 'ccotel.record.skipped', LogAttributes['ccotel.source'], LogAttributes['gen_ai.tool.name']), 256) AS Name,
   LogAttributes['state'] AS State,
   toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1)) AS Count,
-  if(EventName = 'ccotel.record.skipped', cityHash64(LogAttributes['ccotel.source.file']), 0) AS FileHash
+  if(EventName = 'ccotel.record.skipped', cityHash64(LogAttributes['ccotel.source.file']), 0) AS FileHash,
+  if(EventName = 'ccotel.compaction.occurred', toUInt64OrZero(LogAttributes['ccotel.compaction.pre_tokens']), 0) AS PreTokens,
+  TraceId
 FROM `default`.`otel_logs`
-WHERE (LogAttributes['session.id'] != '' OR EventName = 'ccotel.record.skipped') AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.session.state_changed', 'ccotel.failure_mode.detected', 'ccotel.cost.reported', 'ccotel.record.skipped')
-COMMENT 'ccotel facts 4';
+WHERE (LogAttributes['session.id'] != '' OR EventName = 'ccotel.record.skipped') AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.session.state_changed', 'ccotel.failure_mode.detected', 'ccotel.cost.reported', 'ccotel.record.skipped', 'ccotel.compaction.occurred')
+COMMENT 'ccotel facts 5';

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ContentLevel } from './model.js';
 import { statePaths, type StatePaths } from './paths.js';
+import type { InsightThresholds } from './report/insight-types.js';
+
+export type { InsightThresholds } from './report/insight-types.js';
 
 export interface Config {
   /** Embedded store directory or ClickHouse server URL; '' disables the store (OTLP only). */
@@ -33,6 +36,8 @@ export interface Config {
   nativeTelemetryPort: number;
   /** Codex's home: its rollouts are read from `sessions/` under it. */
   codexHome: string;
+  /** What `report insights` counts as a pattern (docs/REPORT.md "Insights"). */
+  insights: InsightThresholds;
   paths: StatePaths;
 }
 
@@ -56,6 +61,16 @@ export const DEFAULTS = {
   managedSettingsDir: '/etc/claude-code',
   /** Not OTLP's 4318, which a local Collector holds. */
   nativeTelemetryPort: 14318,
+  insights: { retryMin: 3, permissionAsksMin: 3, compactionsMin: 2, slowToolMs: 30_000, cacheReadMinPercent: 50 } as InsightThresholds,
+};
+
+/** The config file key and environment variable of each insight threshold. */
+export const INSIGHT_KEYS: Record<keyof InsightThresholds, string> = {
+  retryMin: 'insight_retry_min',
+  permissionAsksMin: 'insight_permission_asks_min',
+  compactionsMin: 'insight_compactions_min',
+  slowToolMs: 'insight_slow_tool_ms',
+  cacheReadMinPercent: 'insight_cache_read_min_percent',
 };
 
 export class ConfigError extends Error {
@@ -146,6 +161,11 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     ticketPattern: patternOf(pick({ name: '--ticket-pattern', value: overrides.ticketPattern }, 'CCOTEL_TICKET_PATTERN', 'ticket_pattern')),
     nativeTelemetryPort: whole(pick({ name: '--telemetry-port', value: overrides.nativeTelemetryPort }, 'CCOTEL_NATIVE_TELEMETRY_PORT', 'native_telemetry_port'), DEFAULTS.nativeTelemetryPort, 0, 65_535),
     codexHome: text(pick({ name: '--codex-home', value: overrides.codexHome }, 'CODEX_HOME', 'codex_home'), join(env.HOME ?? '', '.codex')),
+    insights: Object.fromEntries(Object.entries(INSIGHT_KEYS).map(([name, key]) => {
+      const fallback = DEFAULTS.insights[name as keyof InsightThresholds];
+      const [min, max] = name === 'cacheReadMinPercent' ? [0, 100] : [1, Number.MAX_SAFE_INTEGER];
+      return [name, whole(pick({ name: key, value: undefined }, `CCOTEL_${key.toUpperCase()}`, key), fallback, min, max)];
+    })) as unknown as InsightThresholds,
     paths,
   };
   for (const key of Object.keys(file)) {

@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARDS, renderDashboardFiles } from '../../dashboards/src/dashboards.js';
+import { DEFAULTS, INSIGHT_KEYS } from '../../sidecar/src/config.js';
+import { insightsReport } from '../../sidecar/src/report/insights.js';
 import { expandMacros } from '../../dashboards/src/macros.js';
 import { ALL, ALL_VARIABLES, DIMENSIONS, RAW_DETAIL } from '../../dashboards/src/sql.js';
 import { otelTablesDdl } from '../../schemas/clickhouse.js';
@@ -17,6 +19,8 @@ import {
   chatCost, corpusRows, expectedSummary, generateSessions, healthRows, insertCorpus, insertHealth, type HealthSpec, type SessionSpec,
 } from '../../schemas/corpus.js';
 
+/** The insights board's thresholds as it opens: the configuration's defaults. */
+const INSIGHT_VARIABLES = Object.fromEntries(Object.entries(INSIGHT_KEYS).map(([name, key]) => [key, String(DEFAULTS.insights[name as keyof typeof DEFAULTS.insights])]));
 const DASHBOARD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards');
 const NOW = Date.now();
 const HOUR = 3_600_000;
@@ -62,7 +66,7 @@ const RANGE = { fromMs: NOW - 4 * 24 * HOUR, toMs: NOW + HOUR, intervalMs: 300_0
 async function runPanels(into: Map<string, Record<string, unknown>[]>, only: (panel: Panel) => boolean = () => true, chosen: Record<string, string> = {}): Promise<void> {
   for (const file of files) {
     for (const panel of queryPanels(file).filter(only)) {
-      const sql = expandMacros(panel.targets?.[0]?.rawSql ?? '', { ...RANGE, variables: { session_id: drill.id, ...ALL_VARIABLES, ...chosen } });
+      const sql = expandMacros(panel.targets?.[0]?.rawSql ?? '', { ...RANGE, variables: { session_id: drill.id, ...ALL_VARIABLES, ...INSIGHT_VARIABLES, ...chosen } });
       try {
         into.set(`${file}/${panel.title}`, await rows(store.client, sql));
       } catch (error) {
@@ -240,6 +244,20 @@ describe('failure modes', () => {
     const abandoned = specs.filter((s) => s.end?.reason === 'abandoned');
     expect(sumBy(result(key('Abandoned sessions by host')), (r) => String(r.host), (r) => Number(r.abandoned_sessions)))
       .toEqual(sumBy(abandoned, (s) => s.host));
+  });
+});
+
+describe('insights', () => {
+  it('gives each pattern the figures of report insights, from the summaries', async () => {
+    const report = await insightsReport(store.client, { timezone: 'UTC' });
+    const interrupted = specs.flatMap((s) => s.turns).filter((t) => t.outcome === 'interrupted').length;
+    expect(interrupted).toBeGreaterThan(0);
+    expect(report.insights.find((i) => i.pattern === 'interrupted_work')!.count).toBe(interrupted);
+    const panel = result('insights.json/Insights');
+    expect(panel.map((row) => [row.pattern, row.count, row.sessions, row.turns, row.tokens, row.time_ms].map(String)))
+      .toEqual(report.insights.map((i) => [i.pattern, i.count, i.sessions, i.turns, i.tokens, i.time_ms].map(String)));
+    panel.forEach((row, index) => expect(Number(row.cost_usd)).toBeCloseTo(report.insights[index].cost_usd, 8));
+    expect(result('insights.json/Tool errors by class and tool').length).toBeGreaterThan(0);
   });
 });
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, loadConfig } from '../../sidecar/src/config.js';
+import { DEFAULTS, INSIGHT_KEYS, loadConfig } from '../../sidecar/src/config.js';
 import { assertBuilt, cliEnv, runCli } from '../reliability/cli.js';
 
 const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
@@ -27,6 +27,7 @@ describe('documented defaults', () => {
     ['raw_ttl_days', DEFAULTS.rawTtlDays],
     ['summary_ttl_days', DEFAULTS.summaryTtlDays],
     ['native_telemetry_port', DEFAULTS.nativeTelemetryPort],
+    ...Object.entries(INSIGHT_KEYS).map(([name, key]) => [key, DEFAULTS.insights[name as keyof typeof DEFAULTS.insights]] as [string, number]),
   ])('README states %s = the configuration default', (key, value) => {
     expect(numbersIn(readmeDefault(key))[0]).toBe(value);
   });

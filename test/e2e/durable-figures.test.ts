@@ -1,12 +1,13 @@
 // Every figure from one durable source: history of 2025 and of two days ago read with default settings, then every
 // table merged (OPTIMIZE … FINAL) and a retention run with the clock moved 40 days on, so that the raw TTL has
-// dropped all detail. `report --json`, `report daily|session --json` and the web view's data (ui/data.ts, what its
+// dropped all detail. `report --json`, `report daily|session|insights --json` and the web view's data (ui/data.ts, what its
 // JSON API serves) are the same before and after, and the web view's tiles, per-day series and session table agree
 // with each other and with `report --json`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
+import type { InsightsReport } from '../../sidecar/src/report/insights.js';
 import type { Report } from '../../sidecar/src/report/overview.js';
 import type { UsageReport } from '../../sidecar/src/report/usage.js';
 import { runRetention } from '../../sidecar/src/retention/run-retention.js';
@@ -26,12 +27,13 @@ async function figures() {
   const report = JSON.parse(await ccotel('report', '--json')) as Report;
   const daily = JSON.parse(await ccotel('report', 'daily', '--json', '--timezone', 'UTC')) as UsageReport;
   const sessions = JSON.parse(await ccotel('report', 'session', '--json', '--timezone', 'UTC')) as UsageReport;
+  const insights = JSON.parse(await ccotel('report', 'insights', '--json', '--timezone', 'UTC')) as InsightsReport;
   const { linesSkipped } = JSON.parse(await ccotel('status', '--json')) as { linesSkipped: Record<string, number> };
   const store = await openStore(storeDir, { command: 'test', access: 'read' });
   try {
     const data = new UiData(store.client);
     const { range: _range, ...overview } = await data.overview({});
-    return { report, daily, sessions, linesSkipped, ui: { overview, sessions: await data.sessions({}) } };
+    return { report, daily, sessions, insights, linesSkipped, ui: { overview, sessions: await data.sessions({}), insights: await data.insights({}) } };
   } finally {
     await store.close();
   }
@@ -108,12 +110,15 @@ it('gives every figure the same after merges and a TTL that has passed', () => {
   expect(after.linesSkipped).toEqual(before.linesSkipped);
   expect(after.daily).toEqual(before.daily);
   expect(after.sessions).toEqual(before.sessions);
+  expect(before.insights.insights.filter((insight) => insight.count > 0).length).toBeGreaterThan(2);
+  expect(after.insights).toEqual(before.insights);
   expect(after.ui).toEqual(before.ui);
 });
 
 it("agrees in the web view: tiles are `report --json`, the per-day series and the session table sum to them", () => {
   const { report, daily, sessions, ui } = after;
   expect(ui.overview.report).toEqual(report);
+  expect(ui.insights).toEqual(after.insights);
   const [overview] = report.overview as { sessions: number; turns: number; tool_calls: number; cost_usd: number }[];
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   const days = ui.overview.days;

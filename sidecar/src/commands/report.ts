@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
+import { INSIGHT_DIMENSIONS, insightsReport, type InsightDimension, type InsightsReport } from '../report/insights.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
 import { settingsReport, type SettingsReport } from '../report/settings.js';
@@ -104,6 +105,24 @@ export function noUsage(filter: UsageFilter): string {
   return `no usage${range}${only ? ` (${only})` : ''} in the store`;
 }
 
+const money = (usd: number) => `$${usd.toFixed(2)}`;
+const duration = (ms: number) => (ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`);
+
+/** A row per insight (and value, with --by), then each found pattern's suggestion and examples. */
+export function renderInsights(report: InsightsReport): string {
+  const by = report.by === undefined ? [] : [report.by];
+  const table = plainTable(['pattern', ...by, 'count', 'sessions', 'turns', 'tokens in its turns', 'cost of its turns', 'time']);
+  for (const insight of report.insights) {
+    table.push([insight.pattern, ...(report.by === undefined ? [] : [insight.value || '(none)']), insight.count, insight.sessions, insight.turns,
+      insight.tokens.toLocaleString('en-US'), money(insight.cost_usd), duration(insight.time_ms)].map(String));
+  }
+  const found = report.insights.filter((insight) => insight.count > 0).flatMap((insight) => [
+    `${insight.pattern}${insight.value ? ` (${insight.value})` : ''}: ${insight.suggestion}`,
+    ...insight.examples.map((example) => `  ${example.time} session ${example.session} turn ${example.trace || '(between turns)'}${example.detail ? ` ${example.detail}` : ''}${example.ms > 0 ? ` ${duration(example.ms)}` : ''}`),
+  ]);
+  return [table.toString(), ...found].join('\n');
+}
+
 /** The changes as a table; with a session, the rules in force at its turns first. */
 export function renderSettings(report: SettingsReport): string {
   const parts: string[] = [];
@@ -145,7 +164,7 @@ export function registerReportCommand(program: Command): void {
   storeOption(
     program
       .command('report [period]')
-      .description(`Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); usage and cost by period: ${USAGE_PERIODS.join(' | ')}; settings: the changes of Claude Code's settings files; or telemetry: Claude Code's own figures beside ccotel's per session, and where they disagree (telemetry_gap)`)
+      .description(`Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); usage and cost by period: ${USAGE_PERIODS.join(' | ')}; insights: where time and money go to waste (retry loops, repeated reads, not-found errors, permission friction, interrupted work, compaction churn, slow tools, cache efficiency), each with its cost, examples and what to change (--since, --until, --by project|repo|user; thresholds: the insight_* settings); settings: the changes of Claude Code's settings files; or telemetry: Claude Code's own figures beside ccotel's per session, and where they disagree (telemetry_gap)`)
       .option('--json', 'print JSON instead of tables')
       .option('--since <day>', 'periods: from this day (YYYY-MM-DD)')
       .option('--until <day>', 'periods: up to this day, inclusive')
@@ -161,8 +180,8 @@ export function registerReportCommand(program: Command): void {
       .option('--host <name>', 'only usage on this host (host.name)')
       .option('--user <name>', 'only usage of this OS user (user.name)'),
   ).action(async (period: string | undefined, opts: ReportOptions) => {
-    if (period !== undefined && period !== 'settings' && period !== 'telemetry' && !(USAGE_PERIODS as readonly string[]).includes(period)) {
-      throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, settings, telemetry, or none for the overview`);
+    if (period !== undefined && !['settings', 'telemetry', 'insights'].includes(period) && !(USAGE_PERIODS as readonly string[]).includes(period)) {
+      throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, insights, settings, telemetry, or none for the overview`);
     }
     const filter: UsageFilter = {
       since: opts.since ? parseDay(opts.since) : undefined,
@@ -177,6 +196,12 @@ export function registerReportCommand(program: Command): void {
       user: opts.user,
       by: usageDimension(opts.by),
     };
+    if (period === 'insights') {
+      if (filter.by !== undefined && !(INSIGHT_DIMENSIONS as readonly string[]).includes(filter.by)) throw new Error(`report insights --by ${filter.by}: use one of ${INSIGHT_DIMENSIONS.join(', ')}`);
+      // A filter it would not apply is refused, not ignored: figures that look filtered and are not.
+      const ignored = (['project', 'model', 'agent', 'repo', 'branch', 'host', 'user', 'session', 'breakdown'] as const).filter((option) => opts[option] !== undefined);
+      if (ignored.length > 0) throw new Error(`report insights takes --since, --until, --timezone, --by and --json, not ${ignored.map((option) => `--${option}`).join(', ')}`);
+    }
     if (period === 'blocks' && filter.by !== undefined) throw new Error('--by breaks down days, weeks, months and sessions, not billing blocks');
     // A break-down or a filter of attribution without a period: usage over all history (the overview has neither).
     const usagePeriod = period ?? (filter.by ?? filter.repo ?? filter.branch ?? filter.host ?? filter.user ? 'all' : undefined);
@@ -190,6 +215,9 @@ export function registerReportCommand(program: Command): void {
       if (usagePeriod === undefined) {
         const report = await buildReport(store.client);
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      } else if (period === 'insights') {
+        const report = await insightsReport(store.client, { ...filter, by: filter.by as InsightDimension | undefined, database: store.database }, config.insights);
+        console.log(opts.json ? JSON.stringify(report, null, 2) : renderInsights(report));
       } else if (period === 'telemetry') {
         const report = await telemetryReport(store.client);
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderTelemetry(report));

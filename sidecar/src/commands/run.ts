@@ -203,7 +203,7 @@ export function registerRunCommand(program: Command): void {
     if (opts.ui) {
       if (!sidecar.store) throw new Error('--ui needs a store (it shows what the store holds): drop --store none');
       const { serveUiOf } = await import('./ui.js');
-      ui = await serveUiOf(sidecar.store, opts.uiPort, log);
+      ui = await serveUiOf(sidecar.store, opts.uiPort, log, sidecar.config.insights);
     }
   });
 }

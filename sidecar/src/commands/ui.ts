@@ -3,7 +3,7 @@
 // (then served to `report` and `query` meanwhile, as `run` does). `--export FILE` writes one HTML file instead.
 import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { loadConfig } from '../config.js';
+import { loadConfig, type InsightThresholds } from '../config.js';
 import { openStore, type Store } from '../store/open-store.js';
 import { serveStore } from '../store/query-endpoint.js';
 import { statePaths } from '../paths.js';
@@ -26,8 +26,8 @@ const LOGIN_NOTE = `the link logs one browser in, once, for ${LOGIN_LIFETIME_MS 
 const refreshMs = (): number | undefined => Number(process.env.CCOTEL_UI_REFRESH_MS) || undefined;
 
 /** `run --ui`: the web view of the store the sidecar is writing. */
-export async function serveUiOf(store: Store, port: number | undefined, log: (message: string) => void): Promise<UiServer> {
-  const ui = await startUiServer({ client: store.client, database: store.database, port, live: true, store: store.target, refreshMs: refreshMs() });
+export async function serveUiOf(store: Store, port: number | undefined, log: (message: string) => void, insights?: InsightThresholds): Promise<UiServer> {
+  const ui = await startUiServer({ client: store.client, database: store.database, port, live: true, store: store.target, refreshMs: refreshMs(), insights });
   const unrecord = recordUi(statePaths().stateDir, ui, log);
   log(`web view: open ${ui.loginUrl} (${LOGIN_NOTE})`);
   return { ...ui, close: () => ui.close().finally(unrecord) };
@@ -37,7 +37,7 @@ export function registerUiCommand(program: Command): void {
   storeOption(
     program
       .command('ui')
-      .description('Serve the web view on 127.0.0.1 (cost, sessions, turn traces, failure modes); prints a one-time login URL')
+      .description('Serve the web view on 127.0.0.1 (cost, sessions, turn traces, failure modes, insights); prints a one-time login URL')
       .option('--port <n>', 'port to listen on (default: a random free port)', portOption)
       .option('--export <file>', 'write one self-contained HTML file of the overview and sessions instead of serving')
       .option('--since <when>', 'with --export: only this recent (e.g. 7d, or a date)')
@@ -61,7 +61,7 @@ export function registerUiCommand(program: Command): void {
     }
     const endpoint = store.kind === 'embedded' ? await serveStore(store, 'ui') : undefined;
     // Through a running sidecar (or a server the collector fills), the data changes while we look.
-    const ui = await startUiServer({ client: store.client, database: store.database, port: opts.port, live: store.kind !== 'embedded', store: store.target, refreshMs: refreshMs() });
+    const ui = await startUiServer({ client: store.client, database: store.database, port: opts.port, live: store.kind !== 'embedded', store: store.target, refreshMs: refreshMs(), insights: config.insights });
     const unrecord = recordUi(statePaths().stateDir, ui, (message) => console.error(`ccotel ui: ${message}`));
     console.log(`ccotel ui: open ${ui.loginUrl}`);
     console.log(`(${LOGIN_NOTE}; Ctrl-C stops)`);

@@ -34,3 +34,20 @@ it('upgrades views of an older version and rebuilds the facts the raw rows still
   await ensureFacts(store.client);
   expect(await rows(store.client, `SELECT count() AS n FROM system.parts WHERE table = '${USAGE_TABLES.events}' AND active`)).toEqual(parts);
 });
+
+it('rebuilds a facts 4 store\'s tool calls with what report insights reads (facts 5), from the raw rows still there', async () => {
+  // A database of its own in the same store (one embedded store per process).
+  const database = 'facts4';
+  const client = store.client;
+  await runAll(client, otelTablesDdl({ rawTtlDays: 30, database }));
+  await runAll(client, usageTablesDdl({ database }).map((statement) => statement.replace(`COMMENT '${FACTS_VERSION}'`, "COMMENT 'ccotel facts 4'")));
+  const added = ['TraceId', 'InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'];
+  await client.command({ query: `ALTER TABLE ${database}.${USAGE_TABLES.spans} ${added.map((column) => `DROP COLUMN ${column}`).join(', ')}` });
+  await client.command({ query: `ALTER TABLE ${database}.${USAGE_TABLES.events} DROP COLUMN PreTokens, DROP COLUMN TraceId` });
+  const call = { Timestamp: chTime(Date.now() - 86_400_000), TraceId: 't1', SpanId: 'c1', SpanName: 'execute_tool Read', Duration: 1_000_000,
+    SpanAttributes: { 'session.id': 's1', 'gen_ai.tool.name': 'Read', 'ccotel.tool.outcome': 'error', 'ccotel.tool.input': '{"file_path":"/src/a.ts"}', 'ccotel.tool.output': 'File does not exist.' } };
+  await client.command({ query: `INSERT INTO ${database}.otel_traces FORMAT JSONEachRow\n${JSON.stringify(call)}` });
+  await ensureFacts(client, { database });
+  expect(await rows(client, `SELECT TraceId, Rule, ErrorClass, FileHash != 0 AS named, InputKey != 0 AS keyed FROM ${database}.${USAGE_TABLES.spans} FINAL`))
+    .toEqual([{ TraceId: 't1', Rule: 'Read', ErrorClass: 'not_found', named: 1, keyed: 1 }]);
+});

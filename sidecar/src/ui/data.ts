@@ -4,6 +4,8 @@
 // the views of ui/queries.ts.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
+import type { InsightThresholds } from '../config.js';
+import { insightsReport, type InsightsReport } from '../report/insights.js';
 import { buildReport, sharedAnswers } from '../report/overview.js';
 import { SHARED_QUERIES, spanGroups } from '../report/queries.js';
 import { selectRows as rows } from '../report/select.js';
@@ -118,6 +120,7 @@ export class UiData {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly database = 'default',
+    private readonly thresholds?: InsightThresholds,
   ) {}
 
   /** Changes whenever rows are added or expire: counts of a MergeTree table come from its metadata, cheaply. */
@@ -148,6 +151,11 @@ export class UiData {
     const client = withRange(this.client, range);
     const [sessions, usage] = await Promise.all([rows<FactSession>(client, SESSIONS), usageReport(client, 'session', { timezone: TIMEZONE, database: this.database })]);
     return joinSessions(sessions, usage.rows);
+  }
+
+  /** What `report insights --json` prints, for the range (days in UTC). */
+  insights(range: TimeRange): Promise<InsightsReport> {
+    return insightsReport(withRange(this.client, range), { database: this.database, timezone: TIMEZONE }, this.thresholds);
   }
 
   failures(range: TimeRange): Promise<FailureRow[]> {

@@ -1,5 +1,6 @@
 // The web view's HTTP server: 127.0.0.1 only, the bundled page and its JSON API, every request but the
 // login behind the session cookie. A failed query answers 500 with the message, which the page shows.
+import type { InsightThresholds } from '../config.js';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +23,8 @@ export interface UiServerOptions {
   live: boolean;
   store: string;
   refreshMs?: number;
+  /** The thresholds of the Insights page (the configuration's insight_* settings). */
+  insights?: InsightThresholds;
 }
 
 export interface UiServer {
@@ -53,7 +56,7 @@ export function readAsset(name: 'index.html' | 'app.js' | 'app.css'): string {
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const assets = { '/': readAsset('index.html'), '/assets/app.js': readAsset('app.js'), '/assets/app.css': readAsset('app.css') } as Record<string, string>;
   const minter = bearerSecret();
-  const data = new UiData(options.client, options.database);
+  const data = new UiData(options.client, options.database, options.insights);
   const meta: Meta = { live: options.live, store: options.store, refreshMs: options.refreshMs ?? 10_000 };
   // The same bounds as the query endpoint's; a logged-in page keeps its connection while it is answered.
   const server = guardedServer({ maxConnections: connectionCap(), headersTimeoutMs: HEADERS_TIMEOUT_MS }, (request) => login.authorized(request), (request, response) => {
@@ -76,6 +79,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     '/api/overview': cached((url) => data.overview(rangeOf(url))),
     '/api/sessions': cached((url) => data.sessions(rangeOf(url))),
     '/api/failures': cached((url) => data.failures(rangeOf(url))),
+    '/api/insights': cached((url) => data.insights(rangeOf(url))),
     '/api/session': cached((url) => data.session(url.searchParams.get('id') ?? '')),
   };
   const handle = async (request: IncomingMessage, response: ServerResponse) => {

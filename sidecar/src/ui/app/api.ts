@@ -1,4 +1,5 @@
 // Where the page's data comes from: the server's JSON API, or the data an exported file carries.
+import type { InsightsReport } from '../../report/insight-types.js';
 import type { ExportData, FailureRow, Meta, Overview, SessionDetail, SessionRow, TimeRange } from '../types.js';
 
 const exportElement = document.getElementById('ccotel-export');
@@ -30,5 +31,6 @@ export const api = {
   overview: (range: TimeRange): Promise<Overview> => (exported ? Promise.resolve(exported.overview) : get('/api/overview', rangeParams(range))),
   sessions: (range: TimeRange): Promise<SessionRow[]> => (exported ? Promise.resolve(exported.sessions) : get('/api/sessions', rangeParams(range))),
   failures: (range: TimeRange): Promise<FailureRow[]> => get('/api/failures', rangeParams(range)),
+  insights: (range: TimeRange): Promise<InsightsReport> => get('/api/insights', rangeParams(range)),
   session: (id: string): Promise<SessionDetail> => get('/api/session', { id }),
 };

@@ -1,4 +1,4 @@
-// The page: a hash router (#/overview, #/sessions, #/session/<id>, #/failures), the time range picker, the
+// The page: a hash router (#/overview, #/sessions, #/session/<id>, #/failures, #/insights), the time range picker, the
 // live refresh, and one place that turns a failed query into a message instead of a blank page.
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
@@ -6,6 +6,7 @@ import type { Meta, TimeRange } from '../types.js';
 import { api, exported } from './api.js';
 import { h } from './dom.js';
 import { FailuresPage } from './failures.js';
+import { InsightsPage } from './insights.js';
 import { OverviewPage } from './overview.js';
 import type { Page } from './page.js';
 import { SessionPage } from './session.js';
@@ -14,7 +15,7 @@ import { SessionsPage } from './sessions.js';
 const PRESETS: Record<string, number | undefined> = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000, all: undefined };
 
 interface Route {
-  name: 'overview' | 'sessions' | 'session' | 'failures';
+  name: 'overview' | 'sessions' | 'session' | 'failures' | 'insights';
   id: string;
   params: URLSearchParams;
 }
@@ -22,9 +23,9 @@ interface Route {
 function currentRoute(): Route {
   const [path, query] = location.hash.replace(/^#\/?/, '').split('?');
   const [name, ...rest] = path.split('/');
-  const known = ['overview', 'sessions', 'session', 'failures'] as const;
+  const known = ['overview', 'sessions', 'session', 'failures', 'insights'] as const;
   const route = (known as readonly string[]).includes(name) ? (name as Route['name']) : 'overview';
-  return { name: exported && (route === 'session' || route === 'failures') ? 'overview' : route, id: decodeURIComponent(rest.join('/')), params: new URLSearchParams(query ?? '') };
+  return { name: exported && (route === 'session' || route === 'failures' || route === 'insights') ? 'overview' : route, id: decodeURIComponent(rest.join('/')), params: new URLSearchParams(query ?? '') };
 }
 
 /** The range in the hash: a preset (`range=7d`) or custom bounds (`from`, `to` in ms). */
@@ -73,7 +74,7 @@ function header(route: Route, meta: Meta): HTMLElement {
     'header',
     {},
     h('strong', {}, 'ccotel'),
-    h('nav', {}, link('overview', 'Overview'), link('sessions', 'Sessions'), exported ? null : link('failures', 'Failure modes')),
+    h('nav', {}, link('overview', 'Overview'), link('sessions', 'Sessions'), exported ? null : link('failures', 'Failure modes'), exported ? null : link('insights', 'Insights')),
     exported ? null : rangePicker(route.params),
     status,
   );
@@ -87,6 +88,8 @@ function pageFor(route: Route, main: HTMLElement): Page {
       return new SessionPage(main, route.id, route.params.get('turn') ?? '');
     case 'failures':
       return new FailuresPage(main);
+    case 'insights':
+      return new InsightsPage(main);
     default:
       return new OverviewPage(main);
   }
