@@ -1,6 +1,6 @@
 // What the benchmarks that time ccotel's commands share: a command timed from outside (wall, CPU, peak memory), and
 // `ccotel run` serving a store on its endpoint while other commands ask it.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,7 +27,16 @@ export function timed(command: string, commandArgs: string[], env: NodeJS.Proces
   return { seconds, cpuSeconds: user + system, maxRssMb: rssKb / 1024, stdout: result.stdout };
 }
 
+const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
+/** CPU seconds (user + system) a running process has used so far. */
+export function processCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
 export interface RunningSidecar {
+  pid: number;
   /** The store's query endpoint, as the lock file publishes it. */
   url: string;
   token: string;
@@ -52,7 +61,7 @@ export async function withRunningSidecar<T>(store: string, env: NodeJS.ProcessEn
       sidecar.once('exit', () => reject(new Error(`ccotel run exited: ${output}`)));
     });
     const { url, token } = (JSON.parse(readFileSync(join(store, 'ccotel.lock'), 'utf8')) as { endpoint: { url: string; token: string } }).endpoint;
-    return await work({ url, token, env: quiet });
+    return await work({ pid: sidecar.pid!, url, token, env: quiet });
   } finally {
     sidecar.kill('SIGTERM');
     await new Promise((resolveExit) => sidecar.once('exit', resolveExit));
