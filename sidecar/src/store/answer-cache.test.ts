@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,5 +61,17 @@ describe('answers kept by a reader of an embedded store nothing runs on', () => 
     const second = await ask(dir, clock);
     expect([first.openedEngine, second.openedEngine]).toEqual([true, true]);
     expect(second.rows).not.toEqual(first.rows);
+  });
+
+  it('still answers when its answer cannot be kept', async () => {
+    // Where the answers go is taken by a file: keeping fails (as on a full disk), the answer does not.
+    rmSync(join(dir, ANSWERS_DIR), { recursive: true, force: true });
+    writeFileSync(join(dir, ANSWERS_DIR), 'not a directory');
+    try {
+      expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 3 }], openedEngine: true });
+      expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 3 }], openedEngine: true });
+    } finally {
+      rmSync(join(dir, ANSWERS_DIR), { force: true });
+    }
   });
 });

@@ -62,7 +62,14 @@ export class AnswerCache {
       }
     }
     const { rows, keep } = await ask();
-    if (keep && !READS_CLOCK.test(params.query)) this.keep(path, rows);
+    if (keep && !READS_CLOCK.test(params.query)) {
+      try {
+        this.keep(path, rows);
+      } catch {
+        // Not kept (a full disk): the answer stands, and the question is asked anew next time (which writes its
+        // temporary file over again).
+      }
+    }
     return rows;
   }
 
