@@ -1,4 +1,4 @@
-// Runs every benchmark of issue #18's goals, one after the other, each printing its own figures, then one table of
+// Runs every benchmark of issues #18's and #36's goals, one after the other, each printing its own figures, then one table of
 // the headline figures against their bounds. A regression is one command away from being seen:
 //
 //   npm run bench                 (builds first; about 20 minutes on 2 cores)
@@ -22,6 +22,8 @@ const benches: { name: string; command: string[] }[] = [
   { name: 'backfill, real-shaped', command: ['node', join(repo, 'dist', 'bench', 'backfill.js'), '--bytes', args.quick ? '100M' : '1G', '--scale', '5'] },
   // The reading stage alone against the floor, on the corpus just read (no bound of its own: it shows where the time is not).
   { name: 'reading stage, real-shaped', command: ['node', join(repo, 'dist', 'bench', 'read-stage.js'), '--bytes', args.quick ? '100M' : '1G', '--scale', '5'] },
+  // Answers at each history size: through a running sidecar, cold, and ccusage's re-read (its 1 GB corpus is the backfill's).
+  { name: 'report', command: ['node', join(repo, 'dist', 'bench', 'report.js'), '--sizes', args.quick ? '10M,100M' : '10M,100M,1G'] },
   { name: 'idle', command: ['node', join(repo, 'dist', 'bench', 'idle.js'), ...(args.quick ? ['--files', '2000', '--seconds', '30', '--settle', '20'] : [])] },
   { name: 'hook', command: [viteNode, join(repo, 'bench', 'hook.ts'), args.quick ? '100' : '400'] },
   { name: 'otlp', command: [viteNode, join(repo, 'bench', 'otlp.ts'), args.quick ? '20000' : '100000'] },

@@ -3,7 +3,6 @@
 // re-reads every file for every question, asked the same per-session token question. All in one run.
 //
 //   npm run build && node dist/bench/backfill.js [--bytes 1G] [--seed 1] [--dir .cache/bench]
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,11 +10,8 @@ import { parseArgs } from 'node:util';
 import { UNCACHED_INPUT_ATTRIBUTE } from '../schemas/usage.js';
 import { benchCorpus, floor, jsonlFiles } from './corpus.js';
 import { reportGoals } from './goals.js';
+import { ccusage, cli, repo, timed, withRunningSidecar } from './processes.js';
 import { median } from './stats.js';
-
-const repo = resolve(import.meta.dirname, '..', '..');
-const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
-const ccusage = join(repo, 'node_modules', 'ccusage', 'src', 'cli.js');
 
 const { values: args } = parseArgs({
   options: {
@@ -44,42 +40,14 @@ function sessionsWithLegacyAgentFiles(configDirs: string[]): Set<string> {
   return sessions;
 }
 
-interface Timed {
-  seconds: number;
-  cpuSeconds: number;
-  maxRssMb: number;
-  stdout: string;
-}
-
-/** Run a command under /usr/bin/time for wall, CPU and peak memory. */
-function timed(command: string, commandArgs: string[], env: NodeJS.ProcessEnv): Timed {
-  const started = performance.now();
-  const result = spawnSync('/usr/bin/time', ['-f', '%U %S %M', command, ...commandArgs], { env, encoding: 'utf8', maxBuffer: 1 << 30 });
-  const seconds = (performance.now() - started) / 1000;
-  if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} failed: ${result.stderr}`);
-  const [user, system, rssKb] = result.stderr.trim().split('\n').pop()!.split(' ').map(Number);
-  return { seconds, cpuSeconds: user + system, maxRssMb: rssKb / 1024, stdout: result.stdout };
-}
-
 /**
  * Median time of `ccotel query` (the per-session question) while `ccotel run` owns the store and serves it on its
- * loopback endpoint. The sidecar follows an empty transcript root, so it only serves.
+ * loopback endpoint.
  */
-async function timedThroughRunningSidecar(store: string, env: NodeJS.ProcessEnv): Promise<{ cli: number; store: number }> {
-  const quiet = { ...env, CLAUDE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ccotel-bench-empty-')), CCOTEL_STATE_DIR: mkdtempSync(join(tmpdir(), 'ccotel-bench-state-')) };
-  const sidecar = spawn(process.execPath, [cli, 'run', '--store', store], { env: quiet, stdio: ['ignore', 'ignore', 'pipe'] });
-  try {
-    await new Promise<void>((resolveServing, reject) => {
-      let output = '';
-      sidecar.stderr.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('queries served on')) resolveServing();
-      });
-      sidecar.once('exit', () => reject(new Error(`ccotel run exited: ${output}`)));
-    });
+function timedThroughRunningSidecar(store: string, env: NodeJS.ProcessEnv): Promise<{ cli: number; store: number }> {
+  return withRunningSidecar(store, env, async ({ url, token, env: quiet }) => {
     const cliSeconds = [1, 2, 3, 4, 5].map(() => timed(process.execPath, [cli, 'query', PER_SESSION_SQL, '--store', store, '--format', 'JSONEachRow'], quiet).seconds);
     // The same question straight to the endpoint: the store's own answer time, without a process start.
-    const { url, token } = (JSON.parse(readFileSync(join(store, 'ccotel.lock'), 'utf8')) as { endpoint: { url: string; token: string } }).endpoint;
     const storeSeconds: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
@@ -95,10 +63,7 @@ async function timedThroughRunningSidecar(store: string, env: NodeJS.ProcessEnv)
       storeSeconds.push((performance.now() - started) / 1000);
     }
     return { cli: median(cliSeconds), store: median(storeSeconds) };
-  } finally {
-    sidecar.kill('SIGTERM');
-    await new Promise((resolveExit) => sidecar.once('exit', resolveExit));
-  }
+  });
 }
 
 type Tokens = { input: number; output: number; cacheRead: number; cacheCreation: number };

@@ -1,87 +1,178 @@
 // Benchmark (not a test): `ccotel report daily|session|blocks --json` against ccusage 20.0.24 asked the same
-// question on the same files, in one run; and `report insights --json` against `report daily --json` on the same store
-// (issue 35: insights within the time of report daily). ccotel answers from the summaries kept at insert (the generated corpus
-// is dated August 2026, older than the 30-day raw window, so nothing else is there); ccusage re-reads every file.
+// question on the same files, at each history size, in one run:
+// - ccotel warm: `ccotel run` owns the store and serves it; the CLI asks through its endpoint. The overview
+//   (`report --json`) too, and the web view's overview (its data read through the endpoint, in this process).
+// - ccotel cold: nothing running. First answer: the CLI opens the embedded store itself (its kept answers removed
+//   before each run, as after any change of the store). Asked again: the store unchanged, the answer it kept
+//   (store/answer-cache.ts).
+// - ccusage: re-reads every file for every question.
+// - `report insights --json` against `report daily --json`, both cold, on the same store (issue 35: insights within
+//   the time of report daily).
+// ccotel answers from the summaries kept at insert (the generated corpus is dated August 2026, older than the
+// 30-day raw window, so nothing else is there). Each figure is the median of --runs, wall and CPU (user + system,
+// children included), with the load average: on a shared machine the CPU seconds are the steadier figure.
 //
-//   npm run build && node dist/bench/report.js [--bytes 200M] [--seed 1] [--dir .cache/bench]
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+//   npm run build && node dist/bench/report.js [--sizes 10M,100M,1G] [--runs 3] [--seed 1] [--dir .cache/bench]
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateCorpus } from '../test/generator/corpus.js';
-import type { Expected } from '../test/generator/expected.js';
+import { ANSWERS_DIR } from '../sidecar/src/store/answer-cache.js';
+import { openStore } from '../sidecar/src/store/open-store.js';
+import { UiData } from '../sidecar/src/ui/data.js';
+import { benchCorpus } from './corpus.js';
+import { reportGoals, type GoalFigure } from './goals.js';
+import { ccusage, cli, processCpuSeconds, repo, timed, withRunningSidecar, type Timed } from './processes.js';
+import { median } from './stats.js';
 
-const repo = resolve(import.meta.dirname, '..', '..');
-const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
-const ccusage = join(repo, 'node_modules', 'ccusage', 'src', 'cli.js');
 const { values: args } = parseArgs({
   options: {
-    bytes: { type: 'string', default: '200M' },
+    sizes: { type: 'string', default: '10M,100M,1G' },
+    runs: { type: 'string', default: '3' },
     seed: { type: 'string', default: '1' },
     dir: { type: 'string', default: join(repo, '.cache', 'bench') },
   },
 });
+const runs = Number(args.runs);
+const PERIODS = ['daily', 'session', 'blocks'] as const;
+/** Issue 36: with `run` up, every answer within this; with nothing running, ccusage's pace at 10 MB and 5× it at 1 GB. */
+const WARM_BOUND_SECONDS = 0.25;
 
-function run(command: string[], env: NodeJS.ProcessEnv): { seconds: number; stdout: string } {
-  const started = performance.now();
-  const result = spawnSync(process.execPath, command, { env, encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (result.status !== 0) throw new Error(`${command.join(' ')} failed: ${result.stderr}`);
-  return { seconds: (performance.now() - started) / 1000, stdout: result.stdout };
+interface Figure {
+  seconds: number;
+  cpuSeconds: number;
 }
 
-/** Median wall time of three runs, and the last run's output. */
-function median3(command: string[], env: NodeJS.ProcessEnv): { seconds: number; stdout: string } {
-  const runs = [run(command, env), run(command, env), run(command, env)];
-  return { seconds: runs.map((r) => r.seconds).sort((a, b) => a - b)[1], stdout: runs[2].stdout };
+const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+const load = () => round(loadavg()[0], 1);
+
+/** The median wall and CPU of `runs` runs, and the last run's output. */
+function medianOf(results: Timed[]): Figure & { stdout: string } {
+  return { seconds: round(median(results.map((r) => r.seconds))), cpuSeconds: round(median(results.map((r) => r.cpuSeconds))), stdout: results[results.length - 1].stdout };
+}
+
+/** `runs` runs, each after `before()`. */
+function repeat(command: string, commandArgs: string[], env: NodeJS.ProcessEnv, before = () => {}): Figure & { stdout: string } {
+  return medianOf(Array.from({ length: runs }, () => (before(), timed(command, commandArgs, env))));
+}
+
+/** ccotel's rows and ccusage's: ccusage lists the gaps between blocks as blocks of their own (isGap); ccotel does not. */
+function rowCounts(ours: string, theirs: string): { ccotel: number; ccusage: number } {
+  const theirList = Object.values(JSON.parse(theirs) as Record<string, unknown>).find(Array.isArray) as { isGap?: boolean }[];
+  return { ccotel: (JSON.parse(ours) as { rows: unknown[] }).rows.length, ccusage: theirList.filter((row) => !row.isGap).length };
+}
+
+type Period = (typeof PERIODS)[number];
+
+interface SizeFigures {
+  corpus: { mb: number; files: number; sessions: number; chatSpans: number };
+  backfill: { seconds: number; cpuSeconds: number; maxRssMb: number };
+  periods: Record<Period, {
+    warm: Figure; cold: Figure; coldAgain: Figure; ccusage: Figure;
+    coldSpeedupVsCcusage: number; coldAgainSpeedupVsCcusage: number; coldCpuSpeedupVsCcusage: number; rows: { ccotel: number; ccusage: number };
+  }>;
+  overview: { warm: Figure; webView: Figure };
+  insights: { cold: Figure; ratioToDaily: number; found: Record<string, number> };
+  loadAverage1m: number;
+}
+
+async function measureSize(size: string): Promise<SizeFigures> {
+  const expected = await benchCorpus({ dir: args.dir!, bytes: size, seed: Number(args.seed), scale: 1 });
+  const home = mkdtempSync(join(tmpdir(), 'ccotel-bench-home-'));
+  const env = { ...process.env, HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CLAUDE_CONFIG_DIR: expected.configDirs.join(','), TZ: 'UTC' };
+  const store = join(home, 'store');
+  try {
+    console.error(`${size}: ccotel backfill (default settings) …`);
+    const ingest = timed(process.execPath, [cli, 'backfill', '--store', store, '--json', '--no-progress'], env);
+    const reportArgs = (period?: string) => [cli, 'report', ...(period ? [period] : []), '--json', '--timezone', 'UTC', '--store', store];
+    const cold = {} as Record<Period, Figure & { stdout: string }>;
+    const coldAgain = {} as Record<Period, Figure & { stdout: string }>;
+    const theirs = {} as Record<Period, Figure & { stdout: string }>;
+    for (const period of PERIODS) {
+      console.error(`${size}: report ${period}: ccotel cold, ccusage …`);
+      cold[period] = repeat(process.execPath, reportArgs(period), env, () => rmSync(join(store, ANSWERS_DIR), { recursive: true, force: true }));
+      coldAgain[period] = repeat(process.execPath, reportArgs(period), env);
+      if (coldAgain[period].stdout !== cold[period].stdout) throw new Error(`report ${period}: the kept answer differs from the engine's`);
+      theirs[period] = repeat(process.execPath, [ccusage, period, '--json', '--offline'], env);
+    }
+    console.error(`${size}: report insights cold …`);
+    const insights = repeat(process.execPath, reportArgs('insights'), env, () => rmSync(join(store, ANSWERS_DIR), { recursive: true, force: true }));
+    console.error(`${size}: ccotel run serving the store: report through its endpoint, the web view's overview …`);
+    const warm = await withRunningSidecar(store, env, async (sidecar) => {
+      const answers = {} as Record<Period | 'overview' | 'webOverview', Figure>;
+      for (const period of PERIODS) answers[period] = repeat(process.execPath, reportArgs(period), sidecar.env);
+      answers.overview = repeat(process.execPath, reportArgs(), sidecar.env);
+      // The web view's overview as its server computes it (no page, no cache), through the endpoint.
+      const endpoint = await openStore(store, { command: 'bench', access: 'read' });
+      try {
+        const data = new UiData(endpoint.client, endpoint.database);
+        const seconds: number[] = [];
+        const cpu: number[] = [];
+        for (let i = 0; i < runs; i++) {
+          const [started, startedCpu, sidecarCpu] = [performance.now(), process.cpuUsage(), processCpuSeconds(sidecar.pid)];
+          await data.overview({});
+          const used = process.cpuUsage(startedCpu);
+          seconds.push((performance.now() - started) / 1000);
+          // Both sides: this process building the overview from the rows, the sidecar answering its queries.
+          cpu.push((used.user + used.system) / 1e6 + processCpuSeconds(sidecar.pid) - sidecarCpu);
+        }
+        answers.webOverview = { seconds: round(median(seconds)), cpuSeconds: round(median(cpu)) };
+      } finally {
+        await endpoint.close();
+      }
+      return answers;
+    });
+    const strip = ({ seconds, cpuSeconds }: Figure) => ({ seconds, cpuSeconds });
+    return {
+      corpus: { mb: round(expected.bytes / 1e6, 1), files: expected.files, sessions: expected.sessions, chatSpans: expected.chatSpans },
+      backfill: { seconds: round(ingest.seconds, 1), cpuSeconds: round(ingest.cpuSeconds, 1), maxRssMb: Math.round(ingest.maxRssMb) },
+      periods: Object.fromEntries(PERIODS.map((period) => [period, {
+        warm: strip(warm[period]),
+        cold: strip(cold[period]),
+        coldAgain: strip(coldAgain[period]),
+        ccusage: strip(theirs[period]),
+        coldSpeedupVsCcusage: round(theirs[period].seconds / cold[period].seconds, 2),
+        coldAgainSpeedupVsCcusage: round(theirs[period].seconds / coldAgain[period].seconds, 2),
+        coldCpuSpeedupVsCcusage: round(theirs[period].cpuSeconds / cold[period].cpuSeconds, 2),
+        rows: rowCounts(cold[period].stdout, theirs[period].stdout),
+      }])) as SizeFigures['periods'],
+      overview: { warm: strip(warm.overview), webView: warm.webOverview },
+      insights: {
+        cold: strip(insights),
+        ratioToDaily: round(insights.seconds / cold.daily.seconds, 2),
+        found: Object.fromEntries((JSON.parse(insights.stdout) as { insights: { pattern: string; count: number }[] }).insights.map((i) => [i.pattern, i.count])),
+      },
+      loadAverage1m: load(),
+    };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<void> {
-  const corpusDir = join(args.dir!, `corpus-report-${args.bytes}-${args.seed}`);
-  const targetBytes = Number(/^(\d+)M$/i.exec(args.bytes!)?.[1] ?? 200) * 1e6;
-  const expected: Expected = existsSync(join(corpusDir, 'expected.json'))
-    ? (JSON.parse(readFileSync(join(corpusDir, 'expected.json'), 'utf8')) as Expected)
-    : await generateCorpus({ seed: Number(args.seed), root: corpusDir, targetBytes });
-  const env = {
-    ...process.env,
-    HOME: mkdtempSync(join(tmpdir(), 'ccotel-bench-home-')),
-    CCOTEL_STATE_DIR: mkdtempSync(join(tmpdir(), 'ccotel-bench-state-')),
-    CLAUDE_CONFIG_DIR: expected.configDirs.join(','),
-    TZ: 'UTC',
-  };
-  const store = mkdtempSync(join(tmpdir(), 'ccotel-bench-store-'));
-  console.error('ccotel backfill (default settings) …');
-  const ingest = run([cli, 'backfill', '--store', store, '--json', '--no-progress'], env);
   const figures: Record<string, unknown> = {
-    machine: { cpu: cpus()[0]?.model, cores: cpus().length, loadAverage1m: Number(loadavg()[0].toFixed(1)), node: process.version },
-    corpus: { mb: Number((expected.bytes / 1e6).toFixed(1)), sessions: expected.sessions, chatSpans: expected.chatSpans },
-    backfillSeconds: Number(ingest.seconds.toFixed(2)),
+    machine: { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version },
+    loadAverage1mBefore: load(),
   };
-  for (const period of ['daily', 'session', 'blocks']) {
-    console.error(`report ${period}: ccotel, ccusage …`);
-    const ours = median3([cli, 'report', period, '--json', '--timezone', 'UTC', '--store', store], env);
-    const theirs = median3([ccusage, period, '--json', '--offline'], env);
-    const rows = (JSON.parse(ours.stdout) as { rows: unknown[] }).rows.length;
-    // ccusage lists the gaps between blocks as blocks of their own (isGap); ccotel does not.
-    const theirList = Object.values(JSON.parse(theirs.stdout) as Record<string, unknown>).find(Array.isArray) as { isGap?: boolean }[];
-    const theirRows = theirList.filter((row) => !row.isGap).length;
-    figures[period] = {
-      ccotelSeconds: Number(ours.seconds.toFixed(2)),
-      ccusageSeconds: Number(theirs.seconds.toFixed(2)),
-      speedupVsCcusage: Number((theirs.seconds / ours.seconds).toFixed(1)),
-      rows: { ccotel: rows, ccusage: theirRows },
-    };
+  const goals: GoalFigure[] = [];
+  for (const size of args.sizes!.split(',')) {
+    const measured = await measureSize(size);
+    figures[size] = measured;
+    const warmWorst = Math.max(...PERIODS.map((period) => measured.periods[period].warm.seconds), measured.overview.warm.seconds);
+    const slowest = (speedup: 'coldSpeedupVsCcusage' | 'coldAgainSpeedupVsCcusage') => Math.min(...PERIODS.map((period) => measured.periods[period][speedup]));
+    const coldBound = size.endsWith('G') ? 5 : 1;
+    goals.push(
+      { goal: `${size}: slowest report (daily, session, blocks, overview) with run up, CLI through its endpoint`, measured: warmWorst, unit: 's', bound: WARM_BOUND_SECONDS, better: 'lower' },
+      { goal: `${size}: the web view's overview with run up`, measured: measured.overview.webView.seconds, unit: 's', bound: WARM_BOUND_SECONDS, better: 'lower' },
+      // No slower than ccusage up to 100 MB, ≥ 5× faster at 1 GB and beyond.
+      { goal: `${size}: slowest report period with nothing running, first answer`, measured: slowest('coldSpeedupVsCcusage'), unit: '× faster', bound: coldBound, better: 'higher', peer: 'ccusage re-reading every file' },
+      { goal: `${size}: slowest report period with nothing running, asked again`, measured: slowest('coldAgainSpeedupVsCcusage'), unit: '× faster', bound: coldBound, better: 'higher', peer: 'ccusage re-reading every file' },
+    );
+    console.error(JSON.stringify({ [size]: measured }));
   }
-  console.error('report insights …');
-  const insights = median3([cli, 'report', 'insights', '--json', '--timezone', 'UTC', '--store', store], env);
-  const daily = figures.daily as { ccotelSeconds: number };
-  figures.insights = {
-    ccotelSeconds: Number(insights.seconds.toFixed(2)),
-    ratioToDaily: Number((insights.seconds / daily.ccotelSeconds).toFixed(2)),
-    found: Object.fromEntries((JSON.parse(insights.stdout) as { insights: { pattern: string; count: number }[] }).insights.map((i) => [i.pattern, i.count])),
-  };
-  figures.loadAverage1mAfter = Number(loadavg()[0].toFixed(1));
+  figures.loadAverage1mAfter = load();
   console.log(JSON.stringify(figures, null, 2));
+  reportGoals('report', goals);
 }
 
 await main();

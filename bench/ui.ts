@@ -8,13 +8,14 @@
 //   npm run build && node dist/bench/ui.js [--sessions 10000] [--runs 5] [--frames 300] [--store DIR]
 // (--store: reuse a store holding such a corpus; else one is generated and backfilled into a temp dir.)
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Page } from 'puppeteer-core';
 import { CLI } from '../test/reliability/cli.js';
 import { launchBrowser, newPage, serve, shown, stop } from '../test/ui/browser.js';
+import { processCpuSeconds } from './processes.js';
 import { median, percentile } from './stats.js';
 
 const { values: args } = parseArgs({
@@ -39,13 +40,6 @@ interface PageElement {
 declare const document: { createElement(tag: string): PageElement; querySelector(selector: string): PageElement | null };
 declare function requestAnimationFrame(callback: (now: number) => void): number;
 
-const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-}
-
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 /**
@@ -54,9 +48,9 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
  */
 async function settled(pid: number): Promise<void> {
   const deadline = Date.now() + 90_000;
-  for (let before = cpuSeconds(pid); Date.now() < deadline; ) {
+  for (let before = processCpuSeconds(pid); Date.now() < deadline; ) {
     await new Promise((resolveWait) => setTimeout(resolveWait, 2_000));
-    const now = cpuSeconds(pid);
+    const now = processCpuSeconds(pid);
     if (now - before < 0.05) return;
     before = now;
   }
@@ -143,10 +137,10 @@ async function main(): Promise<void> {
     const render = async (hash: string) => {
       await page.goto('about:blank');
       const started = performance.now();
-      const cpuBefore = cpuSeconds(served.child.pid!);
+      const cpuBefore = processCpuSeconds(served.child.pid!);
       await page.goto(`${served.base}/${hash}`);
       await shown(page, 'overview');
-      return { ms: performance.now() - started, cpu: cpuSeconds(served.child.pid!) - cpuBefore };
+      return { ms: performance.now() - started, cpu: processCpuSeconds(served.child.pid!) - cpuBefore };
     };
     const farFuture = Date.UTC(2100, 0, 1);
     for (let run = 0; run < Number(args.runs); run++) {

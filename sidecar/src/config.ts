@@ -1,9 +1,8 @@
 // One typed configuration with its defaults: built from (lowest to highest) defaults, the YAML config
 // file, environment variables, and command-line flags. Every key is documented in README.md.
-import { closest } from 'fastest-levenshtein';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { ContentLevel } from './model.js';
 import { statePaths, type StatePaths } from './paths.js';
 import type { InsightThresholds } from './report/insight-types.js';
@@ -72,6 +71,12 @@ export const INSIGHT_KEYS: Record<keyof InsightThresholds, string> = {
   slowToolMs: 'insight_slow_tool_ms',
   cacheReadMinPercent: 'insight_cache_read_min_percent',
 };
+
+// The YAML parser (72 modules) and the spelling suggester are loaded only when a config file is there to read: most
+// commands find none, and a `report` through a running sidecar is mostly its start-up (bench/report.ts).
+const require = createRequire(import.meta.url);
+const parseYaml = (text: string): unknown => (require('yaml') as typeof import('yaml')).parse(text);
+const closest = (word: string, words: string[]): string => (require('fastest-levenshtein') as typeof import('fastest-levenshtein')).closest(word, words);
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -11,7 +11,7 @@ import { settingsReport, type SettingsReport } from '../report/settings.js';
 import { telemetryReport, type TelemetryReport } from '../report/telemetry.js';
 import { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, usageReport, type UsageDimension, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
-import { openStore } from '../store/open-store.js';
+import { openStoreForAnswers } from '../store/open-store.js';
 import { isRealDay, storeOption, timezoneOption, type GlobalOptions } from './options.js';
 import { rulesText } from '../ui/rules-text.js';
 import { plainTable } from './table.js';
@@ -207,7 +207,7 @@ export function registerReportCommand(program: Command): void {
     const usagePeriod = period ?? (filter.by ?? filter.repo ?? filter.branch ?? filter.host ?? filter.user ? 'all' : undefined);
     if (filter.since && filter.until && filter.until < filter.since) throw new Error(`--until ${filter.until} is before --since ${filter.since}`);
     const config = loadConfig({ store: opts.store });
-    const store = await openStore(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
+    const store = await openStoreForAnswers(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
     // A running sidecar serves this store (its endpoint): its figures grow until its catch-up is done.
     const catchUp = store.kind === 'endpoint' ? catchUpRunning(config.paths.checkpointDir, resolve(config.store)) : undefined;
     if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);

@@ -2,12 +2,13 @@
 // `@clickhouse/client` API. chdb (~200 MB) is imported only here, only for a directory store, so OTLP-only
 // runs never load it. A directory holds one process at a time: the owner writes a lock file, and while
 // `ccotel run` owns it, it serves queries on a loopback endpoint that other commands use instead.
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel } from '@clickhouse/client';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { FACTS_VERSION, USAGE_TABLES } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
+import { AnswerCache, answeringClient, storeFingerprint } from './answer-cache.js';
 import { ensureFacts } from '../retention/facts.js';
 import { checkTtls } from '../retention/ttl.js';
 import { ensurePrivateDir } from '../secure-dir.js';
@@ -118,14 +119,22 @@ export interface OpenOptions {
   create?: boolean;
 }
 
-/** The client logs a failed request with its stack before throwing; the command says it in one line instead. */
-export const QUIET_CLIENT_LOG = { level: ClickHouseLogLevel.OFF };
+/**
+ * The client logs a failed request with its stack before throwing; the command says it in one line instead. (Its
+ * value, ClickHouseLogLevel.OFF: the client's 42 modules are loaded only when a client is made.)
+ */
+const OFF: typeof ClickHouseLogLevel.OFF = 127;
+export const QUIET_CLIENT_LOG = { level: OFF };
+
+async function createClient(options: ClickHouseClientConfigOptions): Promise<ClickHouseClient> {
+  return (await import('@clickhouse/client')).createClient(options);
+}
 
 export async function openStore(target: string, options: OpenOptions): Promise<Store> {
   const database = options.database ?? 'default';
   if (isServerUrl(target)) {
     const url = new URL(target);
-    const client = createClient({
+    const client = await createClient({
       url: `${url.protocol}//${url.host}`,
       username: decodeURIComponent(url.username) || 'default',
       password: decodeURIComponent(url.password),
@@ -142,7 +151,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   const lock = readLock(dir);
   if (lock && lock.pid !== process.pid) {
     if (options.access === 'read' && lock.endpoint) {
-      const client = createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database, log: QUIET_CLIENT_LOG });
+      const client = await createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database, log: QUIET_CLIENT_LOG });
       return { client, target, kind: 'endpoint', database, writers: [client], created: false, close: () => client.close() };
     }
     throw new StoreBusyError(dir, lock);
@@ -154,8 +163,8 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   // client's connection shares that engine.
   const engine = new Session(join(dir, 'chdb'), { connectionArgs: ENGINE_ARGS });
   const connect = () => createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never);
-  const client = connect();
-  const secondWriter = connect();
+  const client = await connect();
+  const secondWriter = await connect();
   const close = async () => {
     await secondWriter.close();
     await client.close();
@@ -169,6 +178,30 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     throw error;
   }
   return { client, target: dir, kind: 'embedded', database, writers: [client, secondWriter], created, close };
+}
+
+/**
+ * For a reading command that asks the same questions again (`report`): as openStore, but an embedded store nothing
+ * runs on answers what it was asked before, while unchanged, from the answers it kept (answer-cache.ts), and opens its
+ * engine only for a question it has no answer to.
+ */
+export async function openStoreForAnswers(target: string, options: OpenOptions & { access: 'read' }): Promise<Store> {
+  const dir = resolve(target);
+  if (isServerUrl(target) || !existsSync(join(dir, 'chdb')) || readLock(dir)) return openStore(target, options);
+  const cache = new AnswerCache(dir, storeFingerprint(join(dir, 'chdb')));
+  let opened: Promise<Store> | undefined;
+  const open = () => (opened ??= openStore(target, options));
+  return {
+    client: answeringClient(cache, open),
+    target: dir,
+    kind: 'embedded',
+    database: options.database ?? 'default',
+    writers: [],
+    created: false,
+    close: async () => {
+      if (opened) await (await opened).close();
+    },
+  };
 }
 
 /** Text indexes need ClickHouse 26.2+: on an older server the exporter (and we) use bloom filters. */

@@ -1,0 +1,69 @@
+// `ccotel report` through a running sidecar's endpoint is mostly its own start-up: it must load only what the
+// answer needs (the HTTP client, the report's SQL), never the engine, the OpenTelemetry SDK, the secret rules, or
+// the parsers of files it does not read (issue 36). The built CLI is run with a preload that lists every module
+// the process loads, ES module or CommonJS, against an endpoint that answers like the store's.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, CLI, cliEnv, runProcess } from '../../../test/reliability/cli.js';
+import { writeLock } from '../store/open-store.js';
+import { startQueryEndpoint, type QueryEndpoint } from '../store/query-endpoint.js';
+import type { ReadRequest } from '../store/reader.js';
+
+/** Appends the URL of every ES module loaded (from the loader's thread) and, at exit, the path of every CommonJS one. */
+const PRELOAD = `
+import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+const out = process.env.LOADED_MODULES;
+register('data:text/javascript,' + encodeURIComponent(\`
+  import { appendFileSync } from 'node:fs';
+  export async function load(url, context, next) { appendFileSync(\${JSON.stringify(out)}, url + '\\\\n'); return next(url, context); }\`));
+const cache = createRequire(import.meta.url).cache;
+process.on('exit', () => appendFileSync(out, Object.keys(cache).join('\\n') + '\\n'));
+`;
+
+/** What a report asked through the endpoint has no use for. */
+const NOT_NEEDED = ['chdb', '@chdb/', '@opentelemetry/', '@secretlint/', '@pydantic/genai-prices', 'yaml', 'fastest-levenshtein', 'cli-table3'];
+
+describe('report through a running sidecar loads only what it needs', () => {
+  let home: string;
+  let endpoint: QueryEndpoint;
+  const asked: ReadRequest[] = [];
+
+  beforeAll(async () => {
+    assertBuilt();
+    home = mkdtempSync(join(tmpdir(), 'ccotel-report-loading-'));
+    // A store directory held by a live process (this one) that serves it: the CLI goes to the endpoint.
+    mkdirSync(join(home, 'store', 'chdb'), { recursive: true });
+    endpoint = await startQueryEndpoint({
+      query: async (request) => {
+        asked.push(request);
+        return Buffer.from('');
+      },
+      close: () => {},
+    });
+    writeLock(join(home, 'store'), { pid: process.pid, command: 'run', endpoint: { url: endpoint.url, token: endpoint.token } });
+    writeFileSync(join(home, 'preload.mjs'), PRELOAD);
+  });
+
+  afterAll(async () => {
+    await endpoint?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it.each([['daily'], ['session'], ['blocks']])('report %s --json answers from the endpoint without the engine, the SDK or the config parser', async (period) => {
+    const loaded = join(home, `loaded-${period}.txt`);
+    asked.length = 0;
+    const result = await runProcess(process.execPath, ['--import', join(home, 'preload.mjs'), CLI, 'report', period, '--json', '--timezone', 'UTC', '--store', join(home, 'store')],
+      { ...cliEnv(home), LOADED_MODULES: loaded });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ period, rows: [] });
+    expect(asked.length).toBeGreaterThan(0);
+    const modules = readFileSync(loaded, 'utf8').split('\n').filter(Boolean);
+    expect(modules.some((module) => module.includes('node_modules/@clickhouse/client'))).toBe(true);
+    const packages = modules.flatMap((module) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(module)?.[1] ?? []);
+    expect([...new Set(packages.filter((name) => NOT_NEEDED.some((heavy) => name === heavy || name.startsWith(heavy))))]).toEqual([]);
+  });
+});

@@ -1,0 +1,77 @@
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWERS_DIR } from './answer-cache.js';
+import { openStore, openStoreForAnswers } from './open-store.js';
+
+const COUNT = 'SELECT count() AS n FROM default.answer_t';
+
+/** `sql`'s rows from a reader opened for answers, and whether it opened the engine (it took the store's lock to). */
+async function ask(dir: string, sql: string): Promise<{ rows: unknown[]; openedEngine: boolean }> {
+  const reader = await openStoreForAnswers(dir, { command: 'report', access: 'read' });
+  try {
+    const rows = await (await reader.client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } })).json();
+    const openedEngine = readdirSync(dir).includes('ccotel.lock');
+    return { rows, openedEngine };
+  } finally {
+    await reader.close();
+  }
+}
+
+async function insert(dir: string, values: number[]): Promise<void> {
+  const writer = await openStore(dir, { command: 'backfill', access: 'write' });
+  try {
+    await writer.client.command({ query: 'CREATE TABLE IF NOT EXISTS default.answer_t (x UInt32) ENGINE = MergeTree ORDER BY x' });
+    if (values.length > 0) await writer.client.insert({ table: 'default.answer_t', values: values.map((x) => ({ x })), format: 'JSONEachRow' });
+  } finally {
+    await writer.close();
+  }
+}
+
+describe('answers kept by a reader of an embedded store nothing runs on', () => {
+  let home: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'ccotel-answers-'));
+    dir = join(home, 'store');
+    await insert(dir, [1, 2]);
+  });
+
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('answers a question asked again from the kept answer, without the engine, while the store is unchanged', async () => {
+    expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 2 }], openedEngine: true });
+    expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 2 }], openedEngine: false });
+    const kept = readdirSync(join(dir, ANSWERS_DIR));
+    expect(kept).toHaveLength(1);
+    expect(statSync(join(dir, ANSWERS_DIR, kept[0])).mode & 0o777).toBe(0o600);
+  });
+
+  it('asks the engine again once a writer changed the store', async () => {
+    await insert(dir, [3]);
+    expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 3 }], openedEngine: true });
+    expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 3 }], openedEngine: false });
+  });
+
+  it('never keeps the answer of a statement that reads the clock', async () => {
+    const clock = 'SELECT toUnixTimestamp64Micro(now64(6)) AS t';
+    const first = await ask(dir, clock);
+    const second = await ask(dir, clock);
+    expect([first.openedEngine, second.openedEngine]).toEqual([true, true]);
+    expect(second.rows).not.toEqual(first.rows);
+  });
+
+  it('still answers when its answer cannot be kept', async () => {
+    // Where the answers go is taken by a file: keeping fails (as on a full disk), the answer does not.
+    rmSync(join(dir, ANSWERS_DIR), { recursive: true, force: true });
+    writeFileSync(join(dir, ANSWERS_DIR), 'not a directory');
+    try {
+      expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 3 }], openedEngine: true });
+      expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 3 }], openedEngine: true });
+    } finally {
+      rmSync(join(dir, ANSWERS_DIR), { force: true });
+    }
+  });
+});
