@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
-import { INSIGHT_DIMENSIONS, insightsReport, type InsightDimension, type InsightsReport } from '../report/insights.js';
+import { INSIGHT_DIMENSIONS, type InsightDimension, type InsightsReport } from '../report/insight-types.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
 import { settingsReport, type SettingsReport } from '../report/settings.js';
@@ -216,6 +216,8 @@ export function registerReportCommand(program: Command): void {
         const report = await buildReport(store.client);
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
       } else if (period === 'insights') {
+        // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
+        const { insightsReport } = await import('../report/insights.js');
         const report = await insightsReport(store.client, { ...filter, by: filter.by as InsightDimension | undefined, database: store.database }, config.insights);
         console.log(opts.json ? JSON.stringify(report, null, 2) : renderInsights(report));
       } else if (period === 'telemetry') {
