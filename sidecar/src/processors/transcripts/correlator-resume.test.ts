@@ -1,5 +1,5 @@
-// Resumed runs of older releases (docs/VERSIONS.md gaps B and C): rows shaped like test/fixtures/real/2.1.258/resume,
-// 2.1.114/compaction, 2.0.42/resume and 2.0.77/resume.
+// Resumed runs of older releases (docs/VERSIONS.md gaps B, C and H′): rows shaped like test/fixtures/real/2.1.258/resume,
+// 2.1.114/compaction, 2.0.42/resume, 2.0.77/resume and 2.0.20…2.0.29/resume.
 import { describe, expect, it } from 'vitest';
 import type { TelemetryBatch } from '../../model.js';
 import { MAIN, SESSION, assistant, correlate, prompt, spansNamed } from '../../../../test/generators/transcript-rows.js';
@@ -99,5 +99,40 @@ describe('the warmups of a resumed 2.0.x run', () => {
   it("2.0.77: a warmup asked under the fresh id and answered under the resumed session's is a chat of that session", () => {
     const batch = correlate([[MAIN, conversation], [agentFile('w2'), [warmupPrompt('w2', FRESH), warmupAnswer('w2', SESSION)]]]);
     expect(warmupChats(batch).map((span) => span.attributes['session.id'])).toEqual([SESSION]);
+  });
+});
+
+describe('a resumed 2.0.20…2.0.29 run, its Warmup under the new process’s own id (docs/VERSIONS.md gap H′)', () => {
+  const PROCESS = '0b9a5c1e-0000-4000-8000-0000000a0002';
+  const OTHER = '0b9a5c1e-0000-4000-8000-0000000a0003';
+  const cwd = '/tmp/project';
+  const row = (made: object, sessionId = SESSION) => ({ ...made, cwd, sessionId });
+  const warmup = (sessionId: string, extra: object = {}) => ({ ...prompt('Warmup'), parentUuid: null, isSidechain: true, cwd, sessionId, ...extra });
+  const agentFile = (agentId: string): TranscriptFile => ({ path: `/p/agent-${agentId}.jsonl`, kind: 'subagent', agentId });
+  const otherFile: TranscriptFile = { path: `/p/${OTHER}.jsonl`, kind: 'main' };
+
+  it('starts a resume at the prompt after a Warmup of another id in agent-*.jsonl, whichever file is read first (2.0.28, 2.0.29)', () => {
+    const firstRun = [row(prompt('Count the files.')), row(answer(1))];
+    const warmupFiles: [TranscriptFile, object[]][] = ['w1', 'w2'].map((agentId) => [agentFile(agentId), [warmup(PROCESS, { agentId })]]);
+    const rows = [...firstRun, row(prompt('And what did you find before?')), row(answer(2))];
+    expect(starts(correlate([...warmupFiles, [MAIN, rows]]))).toEqual(['startup', 'resume']);
+    expect(starts(correlate([[MAIN, rows], ...warmupFiles]))).toEqual(['startup', 'resume']);
+  });
+
+  it('starts a resume at the prompt after an inline Warmup of another id in the session’s own file (2.0.20)', () => {
+    const rows = [row(prompt('Count the files.')), row(answer(1)), warmup(PROCESS), row(prompt('And what did you find before?')), row(answer(2))];
+    expect(starts(correlate([[MAIN, rows]]))).toEqual(['startup', 'resume']);
+  });
+
+  it('takes no resume from a next prompt with no such Warmup, a fresh session’s Warmup, or a Warmup in another directory', () => {
+    const next = [row(prompt('one')), row(answer(1)), row(prompt('two')), row(answer(2))];
+    expect(starts(correlate([[MAIN, next]]))).toEqual(['startup']);
+    const first = [row(prompt('one')), row(answer(1))];
+    const fresh = [warmup(OTHER), row(prompt('Another session.'), OTHER), row(answer(3), OTHER)];
+    const second = [row(prompt('two')), row(answer(2))];
+    expect(starts(correlate([[MAIN, [...first, ...second]], [otherFile, fresh]]))).toEqual(['startup', 'startup']);
+    expect(starts(correlate([[otherFile, fresh], [MAIN, [...first, ...second]]]))).toEqual(['startup', 'startup']);
+    const elsewhere = [row(prompt('one')), row(answer(1)), warmup(PROCESS, { cwd: '/tmp/elsewhere' }), row(prompt('two')), row(answer(2))];
+    expect(starts(correlate([[MAIN, elsewhere]]))).toEqual(['startup']);
   });
 });

@@ -12,7 +12,7 @@ import { Conversation } from './conversation.js';
 import { MainThread } from './main-thread.js';
 import { Output } from './output.js';
 import { oldestOpenOffsets } from './resume-offsets.js';
-import { SessionStarts, startsResumedProcess } from './session-starts.js';
+import { opensWarmup, SessionStarts, startsResumedProcess } from './session-starts.js';
 import { Sessions } from './sessions.js';
 import { Subagents } from './subagents.js';
 import { ToolCalls } from './tool-calls.js';
@@ -106,6 +106,7 @@ export class TranscriptCorrelator {
       return;
     }
     if (session.started && startsResumedProcess(entry)) session.nextRunResumes = true;
+    if (opensWarmup(entry)) starts.warmup(entry);
     const row = { entry, file, offset };
     const agentId = file.kind === 'subagent' ? (file.agentId ?? entry.agentId) : entry.isSidechain ? (entry.agentId ?? this.parts.agents.inlineAgentId(session, entry)) : undefined;
     if (agentId !== undefined) this.parts.agents.add(row, session, agentId);

@@ -5,6 +5,7 @@ import { recordIdOf } from '../../ids.js';
 import { realPromptText, userInput, userText } from '../classify.js';
 import type { TranscriptEntry } from '../transcript-entry.js';
 import { ResumeMarks, ROWS_BEFORE_OPENING } from './resume-marks.js';
+import { ResumeWarmups } from './resume-warmups.js';
 import { WARMUP_PROMPT } from './subagents.js';
 import type { Parts, Session, Turn } from './types.js';
 
@@ -19,6 +20,7 @@ export class SessionStarts {
   private readonly promptFirstSessions = new IdSet();
   /** By session id: an opening must not keep a session alive that was forgotten (`Sessions.retire`). */
   private readonly resumeMarks = new ResumeMarks<{ sessionId: string; entry: StartingRow }>();
+  private readonly resumeWarmups = new ResumeWarmups<{ sessionId: string; entry: StartingRow }>((id) => this.parts.sessions.find(id)?.started === true);
 
   constructor(private readonly parts: Parts) {}
 
@@ -51,9 +53,14 @@ export class SessionStarts {
     this.resumeMarks.conversationIn(path);
   }
 
-  /** Tell the resumes a summary named after their first row was read. */
+  /** The first row of a Warmup chain: under an id not the session's own, a resumed process's (`ResumeWarmups`). */
+  warmup(entry: TranscriptEntry): void {
+    if (entry.cwd !== undefined) this.resumeWarmups.warmup({ processId: entry.sessionId, cwd: entry.cwd, timeMs: entry.timeMs });
+  }
+
+  /** Tell the resumes a summary or a warmup marked after their first row was read. */
   startResumed(): void {
-    for (const { sessionId, entry } of this.resumeMarks.takeResumed()) this.start(this.parts.sessions.get(sessionId), entry, 'resume');
+    for (const { sessionId, entry } of [...this.resumeMarks.takeResumed(), ...this.resumeWarmups.takeResumed()]) this.start(this.parts.sessions.get(sessionId), entry, 'resume');
   }
 
   start(session: Session, entry: StartingRow, source: string): void {
@@ -73,20 +80,32 @@ export class SessionStarts {
   /**
    * A resumed run appends to the same file; without `turnPosition` (before 2.1.3xx) only a mark before it tells its
    * first row from a next prompt: print mode (2.0.42 on) queues each run's prompt; 1.0.x / 2.0.0 write a summary
-   * naming the last row before it (`ResumeMarks`). In interactive use a queue means a prompt typed while Claude
-   * worked: no resume.
+   * naming the last row before it (`ResumeMarks`); 2.0.19…2.0.29 write the new process's Warmup, under the
+   * session's id (`startsResumedProcess`) or under one of its own (`ResumeWarmups`). In interactive use a queue
+   * means a prompt typed while Claude worked: no resume.
    */
   noteRunStart(session: Session, entry: TranscriptEntry): void {
     if (opensRun(entry)) {
       const unnumbered = entry.turnPosition === undefined;
       if (session.nextRunResumes && unnumbered && entry.entrypoint !== 'cli') this.start(session, entry, 'resume');
-      else if (session.started && unnumbered) this.resumeMarks.opening(session.rowsBeforeOpening, { sessionId: session.id, entry: startingRow(entry) });
+      else if (session.started && unnumbered) this.noteLaterRun(session, entry);
       session.nextRunResumes = false;
       session.rowsBeforeOpening = [];
     }
     if (session.started && this.resumeMarks.isLeaf(entry.uuid)) session.nextRunResumes = true;
     session.rowsBeforeOpening.push(entry.uuid);
     if (session.rowsBeforeOpening.length > ROWS_BEFORE_OPENING) session.rowsBeforeOpening.shift();
+  }
+
+  /** A run after the first with no mark read before it: a warmup read before may mark it, or a mark read later. */
+  private noteLaterRun(session: Session, entry: TranscriptEntry): void {
+    const start = { sessionId: session.id, entry: startingRow(entry) };
+    const afterMs = session.lastRowMs.get('main');
+    if (entry.cwd !== undefined && afterMs !== undefined && this.resumeWarmups.opening({ sessionId: session.id, cwd: entry.cwd, afterMs, timeMs: entry.timeMs, start })) {
+      this.start(session, entry, 'resume');
+      return;
+    }
+    this.resumeMarks.opening(session.rowsBeforeOpening, start);
   }
 }
 
@@ -138,7 +157,12 @@ const NO_RESPONSE_REQUESTED = 'No response requested.';
  * output), the synthetic "No response requested." answer a resumed process adds before its prompt.
  */
 export function startsResumedProcess(entry: TranscriptEntry): boolean {
-  if (entry.isSidechain && entry.agentId === undefined && entry.parentUuid === null) return userText(entry) === WARMUP_PROMPT;
+  if (entry.agentId === undefined && opensWarmup(entry)) return true;
   return entry.type === 'assistant' && entry.message.model === '<synthetic>' && userText(entry) === NO_RESPONSE_REQUESTED;
 }
 
+
+/** The first row of a process's Warmup chain (inline, or in an agent-*.jsonl file from 2.0.28 on). */
+export function opensWarmup(entry: TranscriptEntry): boolean {
+  return entry.isSidechain && entry.parentUuid === null && userText(entry) === WARMUP_PROMPT;
+}
