@@ -168,6 +168,12 @@ export class Pipeline {
     this.noteInput();
   }
 
+  /** Records made beside the correlator (a detector reading what was delivered): out with the next batch. */
+  add(batch: TelemetryBatch): void {
+    this.pending = concatBatches(this.pending, batch);
+    this.noteInput();
+  }
+
   /** A file that could not be read at all is reported, and the others go on. */
   reportUnreadable(path: string, error: Error): void {
     this.stats.unreadableFiles.set(path, error.message);
