@@ -48,7 +48,7 @@ describe('who may post to the receiver', () => {
     const receiver = await startTelemetryReceiver({ host: '127.0.0.1', port: 0, token: TOKEN, deliver: async (batch) => void delivered.push(batch) });
     try {
       const post = (headers: Record<string, string>) => fetch(`${receiver.url}/v1/logs`, { method: 'POST', body: LOGS, headers: { 'content-type': 'application/json', ...headers } });
-      for (const headers of [{}, { authorization: `Bearer ${randomBytes(32).toString('hex')}` }]) {
+      for (const headers of [{}, { authorization: `Bearer ${randomBytes(32).toString('hex')}` }] as Record<string, string>[]) {
         const answer = await post(headers);
         expect(answer.status).toBe(401);
         expect(await answer.json()).toMatchObject({ code: 16 });
