@@ -165,8 +165,10 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const settingsJoin = new SettingsJoin(settings);
   // The pipeline runs each join after those publishing the events it consumes (join-chain.ts).
   const joins = [hooks, shell, detector, sessionState, settingsJoin];
-  // Sessions begun from now on (reading once, Claude Code's own telemetry is not received).
-  const telemetryGaps = follow ? new TelemetryGapDetector(Date.now(), Math.max(1_000, Math.min(GAP_SETTLE_MS, config.idleMs))) : undefined;
+  // Sessions begun from now on (reading once, Claude Code's own telemetry is not received). Quiet for the idle time, a
+  // session's open turn is closed (its last chats go out), then for as long again (at most GAP_SETTLE_MS) Claude
+  // Code's last exports may still come.
+  const telemetryGaps = follow ? new TelemetryGapDetector(Date.now(), Math.max(1_000, config.idleMs + Math.min(GAP_SETTLE_MS, config.idleMs))) : undefined;
   const processors = buildProcessors(config, installationKey, telemetryGaps ? [telemetryGaps] : []);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));

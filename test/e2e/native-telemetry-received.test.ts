@@ -94,8 +94,9 @@ const gapsOf = (client: ClickHouseClient, sessionId: string) =>
  */
 const EXPORT_ENV = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS: '20000' };
 /** Sessions are compared once quiet for the idle time (CCOTEL_IDLE_MS below; on this loaded machine Claude Code's exit export is stored seconds late), looked at every 5 s. */
-const GAP_IDLE_MS = 20_000;
-const GAP_LOOK_MS = GAP_IDLE_MS + 2 * 5_000;
+const GAP_IDLE_MS = 10_000;
+/** Quiet for the idle time (the open turn closed), then as long again, then the next look. */
+const GAP_LOOK_MS = 2 * GAP_IDLE_MS + 2 * 5_000;
 
 /**
  * A suite's temporary dir (removed after it) and a `ccotel run` on its store receiving on a free port: `prepare` gives
