@@ -169,6 +169,9 @@ describe.skipIf(skipWithout(claudeBinaryProblem()))("Claude Code's own telemetry
     expect(new Set(apiRequests)).toEqual(new Set((await chats()).map((row) => row.request)));
     expect(new Set((await native()).map((row) => row.event))).toEqual(expect.objectContaining(new Set(['api_request', 'tool_decision', 'tool_result', 'user_prompt'])));
 
+    // The interaction span ends last, and is exported as Claude Code exits.
+    await waitFor('the native interaction span', async () => (await rowsOf(client, `SELECT 1 FROM otel_traces WHERE ServiceName = 'claude-code' AND SpanName = 'claude_code.interaction'
+      AND SpanAttributes['session.id'] = '${sessionId}'`)).length > 0, 60_000);
     const spans = await rowsOf<{ name: string; version: string; scope: string }>(client, `SELECT SpanName AS name, ResourceAttributes['service.version'] AS version, ScopeName AS scope
       FROM otel_traces WHERE ServiceName = 'claude-code' AND SpanAttributes['session.id'] = '${sessionId}'`);
     expect(new Set(spans.map((span) => span.name))).toEqual(
