@@ -57,7 +57,8 @@ export interface SessionSpec {
   /** Sources of `ccotel.session.started` records after the first (startup) one, e.g. ['resume']. */
   restarts: Array<{ atMs: number; source: 'resume' | 'clear' | 'compact' | 'fork' }>;
   turns: TurnSpec[];
-  failureModes: Array<{ atMs: number; mode: string }>;
+  /** `cause` and `detail` (the record's body) as a detector tells them, when it does. */
+  failureModes: Array<{ atMs: number; mode: string; cause?: string; detail?: string }>;
   /** `ccotel.session.ended` reason, undefined while the session is open. */
   end?: { atMs: number; reason: string };
   /** Other records a SIEM rule reads, attached to the session (e.g. ccotel.secret.detected). */
@@ -146,7 +147,7 @@ export function sessionRows(spec: SessionSpec): CorpusRows {
     });
   });
   for (const failure of spec.failureModes) {
-    log(spec.startMs + failure.atMs, 'ccotel.failure_mode.detected', 'WARN', { mode: failure.mode });
+    log(spec.startMs + failure.atMs, 'ccotel.failure_mode.detected', 'WARN', { mode: failure.mode, ...(failure.cause ? { cause: failure.cause } : {}) }, '', '', failure.detail);
   }
   for (const extra of spec.extraLogs ?? []) {
     log(spec.startMs + extra.atMs, extra.eventName, extra.severity, extra.attributes, '', '', extra.body ?? '');

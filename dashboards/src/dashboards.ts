@@ -193,6 +193,10 @@ FROM ${eventFacts('ccotel.failure_mode.detected')} GROUP BY mode, host ORDER BY 
       { title: 'Recent detections', kind: 'table', width: 24,
         sql: `SELECT Timestamp AS time, SessionId AS session, Host AS host, Mode AS mode
 FROM ${eventFacts('ccotel.failure_mode.detected')} ORDER BY time DESC LIMIT 100` },
+      { title: 'Telemetry gaps', kind: 'table', width: 24,
+        description: `Sessions where Claude Code's own telemetry disagrees with the transcript (ccotel run: requests not exported and from when, exported twice, a model renamed, tokens). ${RAW_DETAIL}`,
+        sql: `SELECT Timestamp AS time, LogAttributes['session.id'] AS session, ${HOST} AS host, LogAttributes['cause'] AS differs, Body AS detail
+FROM ${events('ccotel.failure_mode.detected', "LogAttributes['mode'] = 'telemetry_gap'")} ORDER BY time DESC LIMIT 100` },
       { title: 'Abandoned sessions by host', kind: 'table',
         description: 'Sessions that went idle with no SessionEnd (terminal loss, kill -9, crash)',
         sql: `SELECT Host AS host, uniqExact(SessionId) AS abandoned_sessions

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { Driver } from './driver.js';
 import { closeIdleSessions, scheduleIdleWork } from './idle-clock.js';
-import { isTextMasker, type Processor, type Sink } from './model.js';
+import { batchSize, isTextMasker, type Processor, type Sink } from './model.js';
 import { FLUSH_ITEMS, Pipeline } from './pipeline.js';
 import { Places } from './processors/attribution.js';
 import { CapProcessor } from './processors/cap.js';
@@ -26,6 +26,7 @@ import { FailureModeDetector } from './processors/detectors/index.js';
 import { loadOrCreateInstallationKey } from './processors/installation-key.js';
 import { fingerprintOf, MaskProcessor } from './processors/mask.js';
 import { NativeJoin } from './processors/native-join.js';
+import { GAP_SETTLE_MS, TelemetryGapDetector } from './processors/detectors/telemetry-gap.js';
 import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { SessionStateTracker } from './processors/session-state.js';
@@ -45,11 +46,11 @@ import type { Store } from './store/open-store.js';
 
 /**
  * The join of Claude Code's own request records to ccotel's chats first, and pricing (they read only ids, times
- * and token counts). Masking before capping, always, so a cap can never cut a secret in half and leave its head
+ * and token counts), then `watchers` (which read what goes by as it was made: the telemetry_gap detector). Masking before capping, always, so a cap can never cut a secret in half and leave its head
  * readable.
  */
-export function buildProcessors(config: Config, installationKey?: Buffer): Processor[] {
-  const first = [new NativeJoin(), new PriceChatsProcessor()];
+export function buildProcessors(config: Config, installationKey?: Buffer, watchers: Processor[] = []): Processor[] {
+  const first = [new NativeJoin(), new PriceChatsProcessor(), ...watchers];
   const cap = new CapProcessor(config.contentMaxLength);
   if (config.contentLevel === 'raw') return [...first, cap];
   const mask = new MaskProcessor(createSecretDetector(), installationKey ?? loadOrCreateInstallationKey(config.paths.keyPath));
@@ -105,6 +106,8 @@ export interface BuiltPipeline {
   shell: ShellCorrelator;
   /** Failure modes: fed by the telemetry, the hooks and (following) the process watcher's scans. */
   detector: FailureModeDetector;
+  /** Following: telemetry_gap, from Claude Code's own telemetry and ccotel's chats as they are delivered. */
+  telemetryGaps?: TelemetryGapDetector;
   /** The pipeline's masking for text kept outside telemetry (dead-letter files); as is at content level raw. */
   maskText: (text: string) => Promise<string>;
   spool: HookSpoolSource;
@@ -171,7 +174,11 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const settingsJoin = new SettingsJoin(settings);
   // The pipeline runs each join after those publishing the events it consumes (join-chain.ts).
   const joins = [hooks, shell, detector, sessionState, settingsJoin];
-  const processors = buildProcessors(config, installationKey);
+  // Sessions begun from now on (reading once, Claude Code's own telemetry is not received). Quiet for the idle time, a
+  // session's open turn is closed (its last chats go out), then for as long again (at most GAP_SETTLE_MS) Claude
+  // Code's last exports may still come.
+  const telemetryGaps = follow ? new TelemetryGapDetector(Date.now(), Math.max(1_000, config.idleMs + Math.min(GAP_SETTLE_MS, config.idleMs))) : undefined;
+  const processors = buildProcessors(config, installationKey, telemetryGaps ? [telemetryGaps] : []);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
   // Every agent's source tells the same correlation events (DESIGN §12); Claude Code's is the transcript correlator.
@@ -197,7 +204,7 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
     log,
     ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes } : {}),
   });
-  return { pipeline, storeSink, hooks, shell, detector, maskText, spool, shellLog, settings };
+  return { pipeline, storeSink, hooks, shell, detector, telemetryGaps, maskText, spool, shellLog, settings };
 }
 
 function readingOnce(built: BuiltPipeline): OncePipeline {
@@ -215,6 +222,8 @@ function readingOnce(built: BuiltPipeline): OncePipeline {
 const STATUS_EVERY_MS = 5_000;
 /** How often the settings files are looked at (a stat each): a change is recorded within about a second. */
 const SETTINGS_POLL_MS = 500;
+/** How often sessions are looked at for a telemetry_gap (a settled one is compared once per change). */
+const GAP_CHECK_MS = 5_000;
 /** How often the catch-up is looked at until it is done. */
 const CATCH_UP_CHECK_MS = 1_000;
 
@@ -335,6 +344,10 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
   };
   driver.every(STATUS_EVERY_MS, () => void writeStatus());
   driver.every(CATCH_UP_CHECK_MS, followCatchUp);
+  driver.every(GAP_CHECK_MS, () => {
+    const found = built.telemetryGaps?.check();
+    if (found && batchSize(found) > 0) pipeline.add(found);
+  });
   return {
     ...built,
     tailer,

@@ -33,6 +33,10 @@ export interface Config {
   ticketPattern?: RegExp;
   /** Loopback port `run` receives the agent's own OTLP on (install-telemetry points Claude Code at it); 0: none. */
   nativeTelemetryPort: number;
+  /** HOST:PORT the receiver listens on instead of 127.0.0.1:nativeTelemetryPort ('' for that): a team's receiver. */
+  receiverListen: string;
+  /** A file holding the receiver's token (owner-only); '' for none (CCOTEL_RECEIVER_TOKEN may give it instead). */
+  receiverTokenFile: string;
   /** Codex's home: its rollouts are read from `sessions/` under it. */
   codexHome: string;
   /** What `report insights` counts as a pattern (docs/REPORT.md "Insights"). */
@@ -116,6 +120,8 @@ export interface ConfigOverrides {
   scanIntervalMs?: number;
   ticketPattern?: string;
   nativeTelemetryPort?: number;
+  receiverListen?: string;
+  receiverTokenFile?: string;
   codexHome?: string;
 }
 
@@ -165,6 +171,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     managedSettingsDir: text(pick({ name: 'managed settings dir', value: undefined }, 'CCOTEL_MANAGED_SETTINGS_DIR', 'managed_settings_dir'), DEFAULTS.managedSettingsDir),
     ticketPattern: patternOf(pick({ name: '--ticket-pattern', value: overrides.ticketPattern }, 'CCOTEL_TICKET_PATTERN', 'ticket_pattern')),
     nativeTelemetryPort: whole(pick({ name: '--telemetry-port', value: overrides.nativeTelemetryPort }, 'CCOTEL_NATIVE_TELEMETRY_PORT', 'native_telemetry_port'), DEFAULTS.nativeTelemetryPort, 0, 65_535),
+    receiverListen: text(pick({ name: '--listen', value: overrides.receiverListen }, 'CCOTEL_RECEIVER_LISTEN', 'receiver_listen'), ''),
+    receiverTokenFile: text(pick({ name: '--token-file', value: overrides.receiverTokenFile }, 'CCOTEL_RECEIVER_TOKEN_FILE', 'receiver_token_file'), ''),
     codexHome: text(pick({ name: '--codex-home', value: overrides.codexHome }, 'CODEX_HOME', 'codex_home'), join(env.HOME ?? '', '.codex')),
     insights: Object.fromEntries(Object.entries(INSIGHT_KEYS).map(([name, key]) => {
       const fallback = DEFAULTS.insights[name as keyof InsightThresholds];

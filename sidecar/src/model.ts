@@ -36,7 +36,14 @@ export interface SpanOrigin extends Origin {
   /** `SPAN_KIND_*`; `kind` is only its nearest. */
   spanKind: string;
   traceState: string;
-  links: { traceId: string; spanId: string; traceState: string; attributes: Attributes }[];
+  links: SpanLink[];
+}
+
+export interface SpanLink {
+  traceId: string;
+  spanId: string;
+  traceState: string;
+  attributes: Attributes;
 }
 
 export interface SpanRecord {
@@ -57,6 +64,8 @@ export interface SpanRecord {
   statusMessage: string;
   attributes: Attributes;
   events: SpanEvent[];
+  /** ccotel's span linked to another trace's span (a shell span to Claude Code's tool.execution); received: origin. */
+  links?: SpanLink[];
 }
 
 export type Severity = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';

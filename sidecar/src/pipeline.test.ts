@@ -138,6 +138,31 @@ describe('Pipeline: bounded batches', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(MAX_PART_ITEMS);
   });
 
+  it('writes a batch received whole between the parts of a long flush, not after all of them', async () => {
+    const written: string[] = [];
+    const release: (() => void)[] = [];
+    // A slow store: each write waits until the test lets it go.
+    const sink: Sink = { name: 'slow', write: (batch) => new Promise((done) => release.push(() => done(void written.push(batch.logs[0]?.eventName === 'received' ? 'received' : `part of ${batchSize(batch)}`)))), close: async () => {} };
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink]);
+    const prompts = Array.from({ length: MAX_PART_ITEMS }, (_, i) =>
+      JSON.stringify({ type: 'user', uuid: `u${i}`, sessionId: `s${i}`, timestamp: '2026-11-01T10:00:05.000Z', message: { role: 'user', content: 'hi' } }),
+    );
+    await pipeline.addLines({ path: '/p/s.jsonl', kind: 'main' }, lines(...prompts));
+    const finished = pipeline.finish();
+    const tick = () => new Promise((settled) => setImmediate(settled));
+    while (release.length === 0) await tick(); // the first part is being written
+    const received = pipeline.deliver({ spans: [], metrics: [], logs: [{ id: 'r', timeMs: 0, eventName: 'received', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: {} }] });
+    let done = false;
+    const both = Promise.all([finished, received]).then(() => (done = true));
+    while (!done) {
+      release.shift()?.();
+      await tick();
+    }
+    await both;
+    expect(written.length).toBeGreaterThan(3); // the flush came in parts
+    expect(written[1]).toBe('received');
+  });
+
   it('gives a sink a batch that overshoots FLUSH_ITEMS whole (its metric points are not an insert of their own)', async () => {
     const sizes = await deliveredAtEnd(Math.ceil(FLUSH_ITEMS * 0.6)); // a turn span and a turn point each
     expect(sizes).toHaveLength(1);

@@ -64,6 +64,11 @@ export class Pipeline {
   onInput: () => void = () => {};
   /** Flushes run one at a time (the driver's, and those of a caller: backfill, tests). */
   private flushing: Promise<void> = Promise.resolve();
+  /**
+   * The processors and sinks take one batch at a time: a flush's part, or a batch received whole (`deliver`), which
+   * so waits for the part being written, not for the rest of a long flush (Claude Code's exporter gives up after 10 s).
+   */
+  private writing: Promise<void> = Promise.resolve();
   /** Time of the last record read per file: skipped lines get it, so a re-read stamps them the same. */
   private readonly lastTimeMs = new Map<string, number>();
   private readonly skipped: SkippedLines;
@@ -168,6 +173,12 @@ export class Pipeline {
   /** A `ccotel.sidecar.*` point about the sidecar's own health (deterministic id: a re-read reports it once). */
   addHealth(point: MetricPoint): void {
     this.pending.metrics.push(point);
+    this.noteInput();
+  }
+
+  /** Records made beside the correlator (a detector reading what was delivered): out with the next batch. */
+  add(batch: TelemetryBatch): void {
+    this.pending = concatBatches(this.pending, batch);
     this.noteInput();
   }
 
@@ -276,11 +287,7 @@ export class Pipeline {
     if (batchSize(taken) > 0) {
       try {
         // In parts: what the end of input closes at once (every session's last turn) is not one batch.
-        for (const part of partsOf(taken, MAX_PART_ITEMS)) {
-          let batch = part;
-          for (const processor of this.processors) batch = await processor.process(batch);
-          for (const sink of this.sinks) await sink.write(batch);
-        }
+        for (const part of partsOf(taken, MAX_PART_ITEMS)) await this.write(part);
       } catch (error) {
         // Keep the batch for the next flush: the lines it came from are read already (a sink that took it
         // in part drops the repeats by id).
@@ -294,16 +301,21 @@ export class Pipeline {
 
   /**
    * Deliver a batch that came whole from outside (the agent's own OTLP, received) through the processors to the
-   * sinks, one write at a time with the flushes; resolves once every sink accepted it. Nothing is kept when a sink
+   * sinks, between the parts of a flush; resolves once every sink accepted it. Nothing is kept when a sink
    * fails: the sender is told, and retries.
    */
   deliver(batch: TelemetryBatch): Promise<void> {
-    const run = this.flushing.then(async () => {
+    return this.write(batch);
+  }
+
+  /** Through the processors to every sink, after the batch being written. */
+  private write(batch: TelemetryBatch): Promise<void> {
+    const run = this.writing.then(async () => {
       let processed = batch;
       for (const processor of this.processors) processed = await processor.process(processed);
       for (const sink of this.sinks) await sink.write(processed);
     });
-    this.flushing = run.catch(() => undefined);
+    this.writing = run.catch(() => undefined);
     return run;
   }
 

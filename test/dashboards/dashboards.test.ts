@@ -37,7 +37,10 @@ const drill: SessionSpec = {
       chats: [{ model: 'claude-opus-4-5', input: 10, output: 20, cacheRead: 0, cacheCreation: 0 }],
       tools: [{ name: 'Bash', outcome: 'interrupted', command: 'sleep 600', durationMs: 2000 }] },
   ],
-  failureModes: [{ atMs: 2 * HOUR + 10_000, mode: 'signal_propagation' }],
+  failureModes: [
+    { atMs: 2 * HOUR + 10_000, mode: 'signal_propagation' },
+    { atMs: 2 * HOUR + 20_000, mode: 'telemetry_gap', cause: 'not_exported', detail: '1 of 2 requests of the transcript not exported (from 2026-11-20T12:00:10.000Z)' },
+  ],
   end: { atMs: 3 * HOUR, reason: 'abandoned' },
 };
 const specs = [drill, ...generateSessions(30, NOW, 3, 11)];
@@ -198,7 +201,7 @@ describe('session drill-down', () => {
     expect(result(key('Tool calls')).map((r) => [r.tool, r.outcome]))
       .toEqual(drill.turns.flatMap((t) => t.tools.map((tool) => [tool.name, tool.outcome])));
     expect(result(key('Shell commands')).map((r) => r.command)).toEqual(['npm test', 'sleep 600']);
-    expect(result(key('Failure modes')).map((r) => r.mode)).toEqual(['signal_propagation']);
+    expect(result(key('Failure modes')).map((r) => r.mode)).toEqual(['signal_propagation', 'telemetry_gap']);
     const want = expectedSummary(drill);
     expect(result(key('Tokens by model')).map((r) => [r.model, Number(r.input), Number(r.cache_read)]))
       .toEqual(Object.keys(want.InputTokens).sort().map((m) => [m, want.InputTokens[m], want.CacheReadTokens[m]]));
@@ -238,6 +241,10 @@ describe('failure modes', () => {
     expect(sumBy(result(key('Detections by mode')), (r) => String(r.mode), (r) => Number(r.detections)))
       .toEqual(sumBy(detections, (d) => d.mode));
     expect(result(key('Recent detections')).map((r) => r.session).sort()).toEqual(detections.map((d) => d.session).sort());
+  });
+
+  it('lists the telemetry gaps with what differs and from when', () => {
+    expect(result(key('Telemetry gaps'))).toEqual([expect.objectContaining({ session: drill.id, host: drill.host, differs: 'not_exported', detail: drill.failureModes[1].detail })]);
   });
 
   it('counts abandoned sessions per host', () => {

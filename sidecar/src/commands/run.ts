@@ -20,6 +20,7 @@ import { isServerUrl, openStore, readLock, StoreBusyError, type Store } from '..
 import { serveStore, type QueryEndpoint } from '../store/query-endpoint.js';
 import type { UiServer } from '../ui/server.js';
 import { startTelemetryReceiver, type TelemetryReceiver } from '../sources/otlp-receiver.js';
+import { isLoopback, loadReceiverToken, parseListen, type ListenAddress } from '../sources/receiver-access.js';
 import { DEFAULT_READER_LIMITS } from '../store/reader.js';
 import { readerSessions } from '../store/threadpool.js';
 import { codexHomeOption, exportOption, portOption, storeOption, type GlobalOptions } from './options.js';
@@ -30,6 +31,8 @@ export interface RunOptions extends GlobalOptions {
   scanIntervalMs?: number;
   polling?: boolean;
   telemetryPort?: number;
+  listen?: string;
+  tokenFile?: string;
   codexHome?: string;
 }
 
@@ -59,9 +62,12 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     idleMs: options.idleMs,
     scanIntervalMs: options.scanIntervalMs,
     nativeTelemetryPort: options.telemetryPort,
+    receiverListen: options.listen,
+    receiverTokenFile: options.tokenFile,
     codexHome: options.codexHome,
   });
   requireDestination(config);
+  const access = receiverAccess(config);
   ensureStateDirs(config.paths);
   const store = config.store === '' ? undefined : await openStoreWhenAvailable(config, log, signal);
   let endpoint: QueryEndpoint | undefined;
@@ -81,7 +87,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, configDirs: candidateRoots().map((root) => dirname(root)), checkpoints, polling: options.polling, log, status, nativeTelemetry });
     const { tailer, spool, shellLog } = built;
     await built.start();
-    const receiver = (started.receiver = await receiveNativeTelemetry(config, built.pipeline, log));
+    const receiver = (started.receiver = await receiveNativeTelemetry(access, built.pipeline, log));
     return {
       config,
       tailer,
@@ -108,16 +114,40 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
   }
 }
 
+interface ReceiverAccess {
+  /** Undefined: no receiver (native_telemetry_port 0 and no --listen). */
+  address?: ListenAddress;
+  token?: string;
+  /** Given with --listen (receiver_listen): not being able to listen there is an error, not a log line. */
+  explicit: boolean;
+}
+
+/** Where the receiver listens, and its token; refused (before anything starts) beyond loopback without a token. */
+function receiverAccess(config: Config): ReceiverAccess {
+  const token = loadReceiverToken(config.receiverTokenFile, process.env);
+  if (config.receiverListen !== '') {
+    const address = parseListen(config.receiverListen);
+    if (!isLoopback(address.host) && token === undefined) {
+      throw new Error(`--listen ${config.receiverListen} is beyond loopback: give the receiver a token (--token-file, receiver_token_file or CCOTEL_RECEIVER_TOKEN), which senders send as Authorization: Bearer <token>`);
+    }
+    return { address, token, explicit: true };
+  }
+  return { address: config.nativeTelemetryPort === 0 ? undefined : { host: '127.0.0.1', port: config.nativeTelemetryPort }, token, explicit: false };
+}
+
 /**
- * The receiver of Claude Code's own OTLP, delivering through the pipeline's processors and sinks. A port another
- * process holds (a second `run`, a Collector) is logged, and the sidecar goes on following transcripts without it.
+ * The receiver of Claude Code's own OTLP (and, on --listen, other hosts' sidecars'), delivering through the pipeline's
+ * processors and sinks. A loopback port another process holds (a second `run`, a Collector) is logged, and the sidecar
+ * goes on following transcripts without it.
  */
-async function receiveNativeTelemetry(config: Config, pipeline: Pipeline, log: (message: string) => void): Promise<TelemetryReceiver | undefined> {
-  if (config.nativeTelemetryPort === 0) return undefined;
+async function receiveNativeTelemetry(access: ReceiverAccess, pipeline: Pipeline, log: (message: string) => void): Promise<TelemetryReceiver | undefined> {
+  if (!access.address) return undefined;
   try {
-    return await startTelemetryReceiver({ port: config.nativeTelemetryPort, deliver: (batch) => pipeline.deliver(batch), log });
+    return await startTelemetryReceiver({ ...access.address, token: access.token, deliver: (batch) => pipeline.deliver(batch), log });
   } catch (error) {
-    log(`not receiving Claude Code's own telemetry: 127.0.0.1:${config.nativeTelemetryPort} is not available (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    const why = `${access.address.host}:${access.address.port} is not available (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    if (access.explicit) throw new Error(`cannot receive on ${why}`);
+    log(`not receiving Claude Code's own telemetry: ${why}`);
     return undefined;
   }
 }
@@ -174,6 +204,8 @@ export function registerRunCommand(program: Command): void {
       .option('--scan-interval <ms>', `read the process table this often for the failure-mode detectors (default ${DEFAULTS.scanIntervalMs})`, (value) => Number(value))
       .option('--polling', 'poll files instead of using inotify (network filesystems)')
       .option('--telemetry-port <n>', `receive Claude Code's own OTLP/HTTP on this loopback port, 0 for none (default ${DEFAULTS.nativeTelemetryPort})`, portOption)
+      .option('--listen <host:port>', "receive OTLP/HTTP there instead (a team's receiver for other hosts' sidecars; beyond loopback it needs a token)")
+      .option('--token-file <path>', 'file (mode 600) holding the token senders must give (Authorization: Bearer); or CCOTEL_RECEIVER_TOKEN')
       .option('--ui', 'also serve the web view (ccotel ui) of the store on 127.0.0.1')
       .option('--ui-port <n>', 'port of the web view (default: a random free port)', portOption),
   ))).action(async (opts: RunOptions & { idle?: number; scanInterval?: number; ui?: boolean; uiPort?: number }) => {

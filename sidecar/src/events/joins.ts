@@ -114,6 +114,8 @@ export interface FailureDetected extends SpanContext, InSession {
   agentPid?: number;
   /** A listener's port. */
   port?: number;
+  /** What was found, in words (telemetry_gap: what differs and from when): the record's body. */
+  detail?: string;
 }
 
 /** A session's state changed (idle, running, waiting_for_input, resumed, ended, abandoned); `id` names its record. */

@@ -245,7 +245,8 @@ function bashSpanOf(call: ToolCallEnded): BashSpan {
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
-function parseTraceparent(value: string | undefined): { traceId: string; spanId: string } | undefined {
+/** A W3C traceparent's trace and span (of Claude Code's tool.execution span, in its Bash tool's processes). */
+export function parseTraceparent(value: string | undefined): { traceId: string; spanId: string } | undefined {
   const match = value ? TRACEPARENT.exec(value.trim()) : null;
   return match ? { traceId: match[1], spanId: match[2] } : undefined;
 }

@@ -28,10 +28,13 @@ const METRIC_COLUMNS = [
 ] as const;
 export const SUM_COLUMNS = [...METRIC_COLUMNS, 'Value', 'IsMonotonic'] as const;
 export const HISTOGRAM_COLUMNS = [...METRIC_COLUMNS, 'Count', 'Sum', 'BucketCounts', 'ExplicitBounds', 'Min', 'Max'] as const;
-/** Received spans may carry what ccotel's never do: a trace state and links. */
+/** Received spans may carry a trace state and links, and a few of ccotel's links (`withLinks`). */
 export const RECEIVED_SPAN_COLUMNS = [...SPAN_COLUMNS, 'TraceState', 'Links.TraceId', 'Links.SpanId', 'Links.TraceState', 'Links.Attributes'] as const;
 /** A gauge row has no temporality. */
 export const GAUGE_COLUMNS = [...METRIC_COLUMNS.filter((column) => column !== 'AggregationTemporality'), 'Value'] as const;
+
+/** A span written with the link columns: a received one, or one of ccotel's that has links. */
+export const withLinks = (span: SpanRecord): boolean => span.origin !== undefined || (span.links?.length ?? 0) > 0;
 
 export function stringMap(attributes: Attributes): Record<string, string> {
   const map: Record<string, string> = {};
@@ -87,7 +90,7 @@ export class RowMapper {
     return { resource, service: resource['service.name'] ?? '', scopeName: origin.scopeName, scopeVersion: origin.scopeVersion };
   }
 
-  /** A span's values in SPAN_COLUMNS order (a received span's in RECEIVED_SPAN_COLUMNS order). */
+  /** A span's values in SPAN_COLUMNS order (one `withLinks` in RECEIVED_SPAN_COLUMNS order). */
   span(span: SpanRecord): unknown[] {
     const { origin } = span;
     const source = this.source(origin);
@@ -110,9 +113,9 @@ export class RowMapper {
       span.events.map((event) => event.name),
       span.events.map((event) => stringMap(event.attributes)),
     ];
-    if (!origin) return values;
-    const { links } = origin;
-    values.push(origin.traceState, links.map((l) => l.traceId), links.map((l) => l.spanId), links.map((l) => l.traceState), links.map((l) => stringMap(l.attributes)));
+    if (!withLinks(span)) return values;
+    const links = origin?.links ?? span.links ?? [];
+    values.push(origin?.traceState ?? '', links.map((l) => l.traceId), links.map((l) => l.spanId), links.map((l) => l.traceState), links.map((l) => stringMap(l.attributes)));
     return values;
   }
 

@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import type { MetricPoint, Sink, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
-import { clickhouseTime, GAUGE_COLUMNS, HISTOGRAM_COLUMNS, LOG_COLUMNS, pointRows, RECEIVED_SPAN_COLUMNS, RowMapper, SPAN_COLUMNS, SUM_COLUMNS } from './clickhouse-rows.js';
+import { clickhouseTime, GAUGE_COLUMNS, HISTOGRAM_COLUMNS, LOG_COLUMNS, pointRows, RECEIVED_SPAN_COLUMNS, RowMapper, SPAN_COLUMNS, SUM_COLUMNS, withLinks } from './clickhouse-rows.js';
 import { IdSet } from '../id-set.js';
 
 /** Ids remembered in memory instead of asked from the store (about 40 MB at the bound, id-set.ts). */
@@ -86,8 +86,8 @@ export class ClickHouseSink implements Sink {
     // overlaps an insert still running (its rows would not be remembered yet, and would be stored twice).
     const lanes: ((writer: ClickHouseClient) => Promise<void>)[][] = [
       [
-        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans.filter((span) => !span.origin), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
-        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: RECEIVED_SPAN_COLUMNS, items: spans.filter((span) => span.origin), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans.filter((span) => !withLinks(span)), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
+        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: RECEIVED_SPAN_COLUMNS, items: spans.filter(withLinks), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
         (writer) => this.insert(writer, { table: OTEL_TABLES.logs, columns: LOG_COLUMNS, items: logs, valuesOf: (log) => this.mapper.log(log), idsOf: (log) => [log.id] }),
       ],
       [

@@ -132,7 +132,7 @@ export class OtlpEncoder {
       duration: millisToHrTime(Math.max(0, span.endMs - span.startMs)),
       status: { code: STATUS_CODE[span.status], ...(span.statusMessage ? { message: span.statusMessage } : {}) },
       attributes: span.attributes,
-      links: (origin?.links ?? []).map((link) => ({ context: { traceId: link.traceId, spanId: link.spanId, traceFlags: TraceFlags.NONE }, attributes: link.attributes, droppedAttributesCount: 0 })),
+      links: (origin?.links ?? span.links ?? []).map((link) => ({ context: { traceId: link.traceId, spanId: link.spanId, traceFlags: TraceFlags.NONE }, attributes: link.attributes, droppedAttributesCount: 0 })),
       events: span.events.map((event) => ({ name: event.name, time: millisToHrTime(event.timeMs), attributes: event.attributes })),
       ended: true,
       resource,

@@ -1,16 +1,18 @@
 // The agent's own telemetry, received: an OTLP/HTTP receiver on loopback (Claude Code's exporter with
-// OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or http/json), /v1/traces, /v1/metrics and /v1/logs, gzip or not.
+// OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or http/json), /v1/traces, /v1/metrics and /v1/logs, gzip or not; or, with
+// a token, on another address for other hosts' sidecars (receiver-access.ts).
 // What it receives is handed to `deliver` (the pipeline's processors and sinks) and answered only once that
 // resolves, so a request is acknowledged only when it is stored: a store that fails gets a 503, which OTLP
 // exporters retry. Answers follow OTLP/HTTP: 200 with an ExportXServiceResponse in the request's encoding
 // (partial success when some points have no table), 400 for a body that is not a request, 413 for one too
-// large, 415 for another encoding; errors carry a google.rpc.Status.
+// large, 415 for another encoding, 401 without the token; errors carry a google.rpc.Status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectionCap, guardedServer, HEADERS_TIMEOUT_MS, type ConnectionLimits } from '../connection-guard.js';
 import { batchSize, type TelemetryBatch } from '../model.js';
 import { BodyError, readBody } from '../request-body.js';
 import { decodeOtlpProtobuf } from './otlp-protobuf.js';
+import { authorized, isLoopback, urlOf } from './receiver-access.js';
 import { receivedLogs, receivedMetrics, receivedSpans, type Received } from './otlp-received.js';
 
 type Signal = 'traces' | 'metrics' | 'logs';
@@ -47,6 +49,10 @@ export interface TelemetryReceiver {
 export interface ReceiverOptions {
   /** 0: a free port. */
   port: number;
+  /** Default 127.0.0.1; any other than loopback needs a `token`. */
+  host?: string;
+  /** Required of every request (`Authorization: Bearer <token>`) when set. */
+  token?: string;
   /** Resolves once every sink accepted the batch. */
   deliver: (batch: TelemetryBatch) => Promise<void>;
   limits?: ReceiverLimits;
@@ -62,13 +68,22 @@ function encodingOf(request: IncomingMessage): Encoding | undefined {
   return undefined;
 }
 
-/** Listen on 127.0.0.1:`port`; rejects when the port is taken. */
+/** Listen on `host` (127.0.0.1):`port`; rejects when the port is taken, or beyond loopback without a token. */
 export async function startTelemetryReceiver(options: ReceiverOptions): Promise<TelemetryReceiver> {
   const limits = options.limits ?? DEFAULT_RECEIVER_LIMITS;
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopback(host) && !options.token) throw new Error(`receiving on ${host}, beyond loopback, needs a token (receiver_token_file or CCOTEL_RECEIVER_TOKEN)`);
   const stats: ReceiverStats = { requests: { traces: 0, metrics: 0, logs: 0 }, items: { traces: 0, metrics: 0, logs: 0 }, refused: 0 };
+  const allowed = (request: IncomingMessage) => options.token === undefined || authorized(request.headers.authorization, options.token);
   // An export in progress keeps its connection while the store takes it; anything else may be closed for a newcomer.
-  const trusted = (request: IncomingMessage) => request.method === 'POST' && SIGNALS[pathOf(request)] !== undefined && encodingOf(request) !== undefined;
+  const trusted = (request: IncomingMessage) => request.method === 'POST' && SIGNALS[pathOf(request)] !== undefined && encodingOf(request) !== undefined && allowed(request);
   const server = guardedServer(limits, trusted, (request, response) => {
+    if (!allowed(request)) {
+      stats.refused++;
+      request.resume();
+      reply(response, encodingOf(request) ?? 'json', 401, status(16, 'a valid token is required: Authorization: Bearer <token>'));
+      return;
+    }
     handle(request, response, options, limits, stats).catch((error: Error) => {
       stats.refused++;
       reply(response, encodingOf(request) ?? 'json', 500, status(13, error.message));
@@ -76,12 +91,12 @@ export async function startTelemetryReceiver(options: ReceiverOptions): Promise<
   });
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
-    server.listen(options.port, '127.0.0.1', () => resolveListen());
+    server.listen(options.port, host, () => resolveListen());
   });
   server.on('error', () => {});
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: urlOf({ host, port }),
     port,
     stats,
     close: () =>
@@ -104,7 +119,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     request.resume();
     reply(response, encoding ?? 'json', code, status(rpcCode, message));
   };
-  // google.rpc codes: 3 INVALID_ARGUMENT, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 12 UNIMPLEMENTED, 14 UNAVAILABLE.
+  // google.rpc codes: 3 INVALID_ARGUMENT, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 12 UNIMPLEMENTED, 14 UNAVAILABLE, 16 UNAUTHENTICATED.
   if (!route) return refuse(404, 5, `no OTLP signal at ${pathOf(request)}: /v1/traces, /v1/metrics or /v1/logs`);
   if (request.method !== 'POST') return refuse(405, 12, 'OTLP/HTTP exports are POSTed');
   if (!encoding) return refuse(415, 3, 'OTLP/HTTP bodies are application/x-protobuf or application/json');

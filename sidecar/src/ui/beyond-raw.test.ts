@@ -13,13 +13,14 @@ const RECENT = Date.UTC(2026, 9, 5, 10);
 
 describe('the web view beyond the raw window', () => {
   let store: TempChdb;
+  const GAP_DETAIL = '2 of 3 requests of the transcript not exported (from 2026-11-20T10:01:00.000Z)';
   let data: UiData;
 
   beforeAll(async () => {
     store = openTempChdb();
     await runAll(store.client, [...otelTablesDdl({ database: 'default', rawTtlDays: 0 }), ...usageTablesDdl({ database: 'default' })]);
-    const record = (atMs: number, event: string, session: string, attributes: Record<string, string>) => ({
-      Timestamp: chTime(atMs), EventName: event, TraceId: `trace-${session}`,
+    const record = (atMs: number, event: string, session: string, attributes: Record<string, string>, body = '') => ({
+      Timestamp: chTime(atMs), EventName: event, TraceId: `trace-${session}`, Body: body,
       LogAttributes: { 'ccotel.record.id': `${event}-${session}-${atMs}`, 'session.id': session, ...attributes },
     });
     const detected = (atMs: number, session: string) => record(atMs, 'ccotel.failure_mode.detected', session, {
@@ -28,6 +29,7 @@ describe('the web view beyond the raw window', () => {
     const values = [
       record(OLD, 'ccotel.session.started', 'old', { source: 'startup' }), detected(OLD + 1000, 'old'), record(OLD + 2000, 'ccotel.session.ended', 'old', { reason: 'exit' }),
       record(RECENT, 'ccotel.session.started', 'recent', { source: 'resume' }), detected(RECENT + 1000, 'recent'),
+      record(RECENT + 3000, 'ccotel.failure_mode.detected', 'recent', { mode: 'telemetry_gap', cause: 'not_exported' }, GAP_DETAIL),
     ];
     // Twice: a repeat (at-least-once delivery) is one record.
     for (let copy = 0; copy < 2; copy++) await store.client.insert({ table: 'otel_logs', values, format: 'JSONEachRow' });
@@ -53,8 +55,9 @@ describe('the web view beyond the raw window', () => {
   it('lists every detection: the old one from the facts, the recent one with its detail', async () => {
     const failures = await data.failures({});
     expect(failures).toEqual([
-      { time_ms: RECENT + 1000, mode: 'orphan_process', session: 'recent', tool_use_id: 'toolu_recent', pid: '4242', command_line: 'python -m http.server', port: '8080', cause: '', trace_id: 'trace-recent' },
-      { time_ms: OLD + 1000, mode: 'orphan_process', session: 'old', tool_use_id: '', pid: '', command_line: '', port: '', cause: '', trace_id: '' },
+      { time_ms: RECENT + 3000, mode: 'telemetry_gap', session: 'recent', tool_use_id: '', pid: '', command_line: '', port: '', cause: 'not_exported', detail: GAP_DETAIL, trace_id: 'trace-recent' },
+      { time_ms: RECENT + 1000, mode: 'orphan_process', session: 'recent', tool_use_id: 'toolu_recent', pid: '4242', command_line: 'python -m http.server', port: '8080', cause: '', detail: '', trace_id: 'trace-recent' },
+      { time_ms: OLD + 1000, mode: 'orphan_process', session: 'old', tool_use_id: '', pid: '', command_line: '', port: '', cause: '', detail: '', trace_id: '' },
     ]);
     expect(await data.failures({ toMs: RECENT })).toHaveLength(1);
   });
@@ -67,9 +70,10 @@ describe('the web view beyond the raw window', () => {
       [OLD + 2000, 'ccotel.session.ended', { 'session.id': 'old', reason: 'exit' }],
     ]);
     const recent = await data.session('recent');
-    expect(recent.logs.map((log) => [log.event, log.trace_id, log.attributes.tool_use_id ?? ''])).toEqual([
-      ['ccotel.session.started', 'trace-recent', ''],
-      ['ccotel.failure_mode.detected', 'trace-recent', 'toolu_recent'],
+    expect(recent.logs.map((log) => [log.event, log.trace_id, log.attributes.tool_use_id ?? '', log.attributes.detail ?? ''])).toEqual([
+      ['ccotel.session.started', 'trace-recent', '', ''],
+      ['ccotel.failure_mode.detected', 'trace-recent', 'toolu_recent', ''],
+      ['ccotel.failure_mode.detected', 'trace-recent', '', GAP_DETAIL], // what differs, on the session page
     ]);
   });
 

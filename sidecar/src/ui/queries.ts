@@ -72,11 +72,14 @@ export const SESSION_SPANS = `SELECT TraceId AS trace_id, SpanId AS span_id, Par
 const factsBeyondRaw = (facts: string, raw: string) => `(SELECT * FROM ${USAGE_TABLES.events} FINAL
   WHERE ${facts} AND RecordId NOT IN (SELECT ${LOG_RECORD_ID} FROM otel_logs WHERE ${raw}))`;
 
+const DETECTED = `EventName = 'ccotel.failure_mode.detected'`;
+
 const SESSION_EVENTS = `EventName IN ('ccotel.session.started', 'ccotel.session.ended', 'ccotel.permission.blocked', 'ccotel.failure_mode.detected')`;
 
 export const SESSION_LOGS = `SELECT * FROM (
     SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, EventName AS event, TraceId AS trace_id, SpanId AS span_id,
-      LogAttributes AS attributes
+      -- a failure mode's body says what was found (telemetry_gap: what differs, from when)
+      if(${DETECTED} AND Body != '', mapUpdate(LogAttributes, map('detail', Body)), LogAttributes) AS attributes
     FROM ${uniqueLogs(`LogAttributes['session.id'] = {session:String} AND (${SESSION_EVENTS} OR EventName IN ('ccotel.session.state_changed', 'ccotel.settings.effective'))`)}
     UNION ALL
     -- the settings files changed while it ran (they name the sessions that ran under them)
@@ -88,14 +91,12 @@ export const SESSION_LOGS = `SELECT * FROM (
     FROM ${factsBeyondRaw(`SessionId = {session:String} AND ${SESSION_EVENTS}`, `LogAttributes['session.id'] = {session:String} AND ${SESSION_EVENTS}`)}
   ) ORDER BY time_ms, event LIMIT 10000`;
 
-const DETECTED = `EventName = 'ccotel.failure_mode.detected'`;
-
 export const FAILURES = `SELECT * FROM (
     SELECT toUnixTimestamp64Milli(Timestamp) AS time_ms, LogAttributes['mode'] AS mode,
       LogAttributes['session.id'] AS session, LogAttributes['tool_use_id'] AS tool_use_id, LogAttributes['process.pid'] AS pid,
       LogAttributes['process.command_line'] AS command_line, LogAttributes['network.local.port'] AS port,
-      LogAttributes['cause'] AS cause, TraceId AS trace_id
+      LogAttributes['cause'] AS cause, Body AS detail, TraceId AS trace_id
     FROM ${uniqueLogs(DETECTED)}
     UNION ALL
-    SELECT toUnixTimestamp64Milli(Timestamp), Mode, SessionId, '', '', '', '', '', '' FROM ${factsBeyondRaw(DETECTED, DETECTED)}
+    SELECT toUnixTimestamp64Milli(Timestamp), Mode, SessionId, '', '', '', '', '', '', '' FROM ${factsBeyondRaw(DETECTED, DETECTED)}
   ) ORDER BY time_ms DESC, session LIMIT 10000`;

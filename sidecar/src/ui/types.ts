@@ -114,6 +114,8 @@ export interface FailureRow {
   command_line: string;
   port: string;
   cause: string;
+  /** What was found, in words (telemetry_gap: what differs and from when); '' beyond the raw window. */
+  detail: string;
   trace_id: string;
 }
 

@@ -16,7 +16,7 @@ export function encodeFailure(failure: FailureDetected, out: TelemetryBatch): vo
   if (failure.agentPid !== undefined) attributes['process.pid'] = failure.agentPid;
   if (failure.port !== undefined) attributes['network.local.port'] = failure.port;
   if (failure.cause) attributes.cause = failure.cause;
-  out.logs.push({ id, timeMs, eventName: EVENTS.failureModeDetected, severity: 'WARN', body: '', attributes, traceId, spanId });
+  out.logs.push({ id, timeMs, eventName: EVENTS.failureModeDetected, severity: 'WARN', body: failure.detail ?? '', attributes, traceId, spanId });
   out.metrics.push(metricPoint(METRICS.failureModes, { id: pointIdOf(METRICS.failureModes, id), timeMs, attributes: { mode }, traceId, spanId }));
 }
 

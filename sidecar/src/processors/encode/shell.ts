@@ -1,8 +1,12 @@
 // A shell command of the shell log: its `shell {program}` span (an error when it exited non-zero) and its
-// `ccotel.shell.command` log record, both in the trace of the Bash call it ran under.
+// `ccotel.shell.command` log record, both in the trace of the Bash call it ran under. The TRACEPARENT Claude Code
+// handed the command (its own `claude_code.tool.execution` span, with beta tracing on) becomes a span link, so the
+// shell span is tied to both traces: ccotel's tool span as its parent, Claude Code's tool.execution by the link.
 import type { ShellCommandEnded } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
 import { ATTRS, commonAttributes, EVENTS } from '../../semconv.js';
+import { parseTraceparent } from '../correlate-shell.js';
+import { LINK_TYPE } from '../native-join.js';
 import { logRecord } from './records.js';
 
 export function encodeShellCommand(command: ShellCommandEnded, out: TelemetryBatch): void {
@@ -27,6 +31,9 @@ export function encodeShellCommand(command: ShellCommandEnded, out: TelemetryBat
   ];
   for (const [key, value] of optional) if (value !== undefined) attributes[key] = value;
   const failed = command.ended && exitStatus !== 0;
+  // Under no ccotel tool span, the TRACEPARENT's span is already the parent (correlate-shell.ts).
+  const native = parseTraceparent(process.traceparent);
+  const links = native && native.spanId !== command.parentSpanId ? [{ ...native, traceState: '', attributes: { [LINK_TYPE]: 'tool_execution' } }] : undefined;
   out.spans.push({
     traceId,
     spanId,
@@ -39,6 +46,7 @@ export function encodeShellCommand(command: ShellCommandEnded, out: TelemetryBat
     statusMessage: failed ? `exit status ${exitStatus}` : '',
     attributes,
     events: [],
+    ...(links ? { links } : {}),
   });
   const logAttributes: Attributes = { 'process.command_line': commandLine, 'process.pid': command.pid, cwd: process.cwd ?? '' };
   if (exitStatus !== undefined) logAttributes['process.exit.code'] = exitStatus;

@@ -1,4 +1,5 @@
-// Failure modes: every detection in the range with its session, tool call and process, linked to its turn.
+// Failure modes: every detection in the range with its session, tool call and process, linked to its turn, and what
+// was found in words (telemetry_gap: what differs and from when).
 import type { TimeRange } from '../types.js';
 import { api } from './api.js';
 import { h, utc } from './dom.js';
@@ -9,7 +10,7 @@ export class FailuresPage implements Page {
 
   async load(range: TimeRange): Promise<void> {
     const rows = await api.failures(range);
-    const head = ['time (UTC)', 'mode', 'cause', 'session', 'tool call', 'pid', 'port', 'command', 'turn'];
+    const head = ['time (UTC)', 'mode', 'cause', 'session', 'tool call', 'pid', 'port', 'command', 'turn', 'detail'];
     // Each cell names its column: on a phone a row is a card of labelled lines (style.css).
     const cell = (column: number, content: Node | string, className?: string) => h('td', { class: className, 'data-label': head[column] }, content || null);
     const body = rows.map((row) => {
@@ -18,7 +19,7 @@ export class FailuresPage implements Page {
         cell(0, utc(row.time_ms)), cell(1, row.mode, 'failure'), cell(2, row.cause),
         cell(3, h('a', { href: `#/session/${session}` }, row.session)), cell(4, row.tool_use_id), cell(5, row.pid, 'number'),
         cell(6, row.port, 'number'), cell(7, row.command_line ? h('code', {}, row.command_line) : ''),
-        cell(8, row.trace_id ? h('a', { href: `#/session/${session}?turn=${row.trace_id}` }, 'turn') : ''));
+        cell(8, row.trace_id ? h('a', { href: `#/session/${session}?turn=${row.trace_id}` }, 'turn') : ''), cell(9, row.detail));
     });
     this.main.replaceChildren(
       h('h1', {}, 'Failure modes'),

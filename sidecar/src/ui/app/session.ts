@@ -101,7 +101,7 @@ function factRow(log: LogRow, session: string): HTMLElement {
   const a = log.attributes;
   const what =
     log.event === 'ccotel.failure_mode.detected'
-      ? [a.mode, a.cause && `(${a.cause})`, a['process.pid'] && `pid ${a['process.pid']}`, a['network.local.port'] && `port ${a['network.local.port']}`, a.tool_use_id && `call ${a.tool_use_id}`, a['process.command_line']]
+      ? [a.mode, a.cause && `(${a.cause})`, a['process.pid'] && `pid ${a['process.pid']}`, a['network.local.port'] && `port ${a['network.local.port']}`, a.tool_use_id && `call ${a.tool_use_id}`, a['process.command_line'], a.detail]
       : log.event === 'ccotel.session.state_changed'
         ? [a.previous_state && `${a.previous_state} →`, a.state, a.reason && `(${a.reason})`]
         : log.event === 'ccotel.settings.effective'
