@@ -23,19 +23,25 @@ export interface GatewayOptions {
    * of the file-exporter overlay; outputLines() is then empty.
    */
   clickhouseEndpoint?: string;
+  /** Without the file-exporter overlay (a config that exports elsewhere, e.g. scale-out.yaml). */
+  noFileExport?: boolean;
+  /** The bearer token (default: a random one); a fleet's tiers share one. */
+  token?: string;
 }
 
 export class Gateway {
-  readonly token = randomBytes(16).toString('hex');
+  readonly token: string;
   readonly outputPath: string;
   readonly logPath: string;
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private env: Record<string, string> = {};
   httpEndpoint = '';
+  grpcEndpoint = '';
   private healthEndpoint = '';
 
   constructor(private readonly options: GatewayOptions) {
+    this.token = options.token ?? randomBytes(16).toString('hex');
     mkdirSync(options.dir, { recursive: true });
     this.outputPath = join(options.dir, 'output.jsonl');
     this.logPath = join(options.dir, 'collector.log');
@@ -62,7 +68,7 @@ export class Gateway {
       this.env = {
         CCOTEL_GATEWAY_TOKEN: this.token,
         CCOTEL_GATEWAY_HTTP_ENDPOINT: this.httpEndpoint,
-        CCOTEL_GATEWAY_GRPC_ENDPOINT: `127.0.0.1:${await freePort()}`,
+        CCOTEL_GATEWAY_GRPC_ENDPOINT: (this.grpcEndpoint = `127.0.0.1:${await freePort()}`),
         CCOTEL_HEALTH_ENDPOINT: this.healthEndpoint,
         CCOTEL_METRICS_PORT: String(await freePort()),
         CCOTEL_STORAGE_DIR: join(this.options.dir, 'storage'),
@@ -81,7 +87,7 @@ export class Gateway {
       requireCollectorBinary(),
       [
         this.options.config ?? join(collectorConfigDir, 'gateway.yaml'),
-        ...(this.options.clickhouseEndpoint ? [] : [join(collectorConfigDir, 'test-overlay-file.yaml')]),
+        ...(this.options.clickhouseEndpoint || this.options.noFileExport ? [] : [join(collectorConfigDir, 'test-overlay-file.yaml')]),
         ...(this.options.extraConfigs ?? []),
       ].flatMap((file) => ['--config', file]),
       { env: { PATH: process.env.PATH ?? '', HOME: this.options.dir, ...this.env }, stdio: ['ignore', log, log] },
