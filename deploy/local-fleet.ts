@@ -30,6 +30,8 @@ export interface FleetOptions {
   gatewayEnv?: Record<string, string>;
   /** More `ccotel run` arguments (e.g. --idle). */
   runArgs?: string[];
+  /** Each host also keeps its own embedded store (HOME/store): what the fleet's store must equal the union of. */
+  hostStores?: boolean;
 }
 
 /** One agent host: a `ccotel run` sidecar with its own HOME and host name. */
@@ -46,6 +48,11 @@ export class FleetHost {
   ) {
     this.home = join(dir, 'hosts', name);
     mkdirSync(join(this.home, '.claude', 'projects'), { recursive: true });
+  }
+
+  /** Its own embedded store, when the fleet keeps one per host. */
+  get store(): string {
+    return join(this.home, 'store');
   }
 
   /** Where its transcripts go, as Claude Code writes them (HOME/.claude/projects/<project>/<session>.jsonl). */
@@ -72,7 +79,7 @@ export class FleetHost {
 
   start(): void {
     const log = createWriteStream(join(this.home, 'sidecar.log'), { flags: 'a' });
-    const child = spawn(process.execPath, [CLI, 'run', '--store', 'none', ...this.args()], { env: this.hostEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', ...this.args()], { env: this.hostEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
     this.child = child;
@@ -111,7 +118,7 @@ export class LocalFleet {
           name,
           options.dir,
           () => ({ OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${this.token}` }),
-          () => ['--otlp', this.scaleOut!.url, ...(options.runArgs ?? [])],
+          () => ['--store', options.hostStores ? join(options.dir, 'hosts', name, 'store') : 'none', '--otlp', this.scaleOut!.url, ...(options.runArgs ?? [])],
         ),
     );
   }
