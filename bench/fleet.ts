@@ -5,8 +5,8 @@
 //     /proc, both gateways, start to the last row), and the wall-clock rate;
 //   - end-to-end delay from an appended row to its row in the fleet's store, p50 / p99 over the turns' root
 //     spans: the store is polled every --poll-ms for new spans; a span's delay is the time it was first seen
-//     less the time the row that completes it (the last appended row whose transcript timestamp is not after
-//     the span's end) was appended. The gateways' exporter batches for up to 5 s (gateway.yaml), which bounds
+//     less the time the row that completes it (the last appended row of its session whose transcript timestamp is
+//     not after the span's end) was appended. The gateways' exporter batches for up to 5 s (gateway.yaml), which bounds
 //     the delay from below; the poll adds up to --poll-ms.
 // Every process shares the machine (say its load with the figures); the test front's inserts run on the same cores.
 //
@@ -66,18 +66,21 @@ try {
   const client = createClient({ url: fleet.storeUrl, request_timeout: 120_000 });
   const cpuAtStart = fleet.gateways.map((gateway) => cpuSeconds(gateway.pid));
 
-  /** Transcript row time (ms) → when the row was appended (wall ms). */
-  const appendedAt: { rowMs: number; wallMs: number }[] = [];
-  const seen = new Map<string, { endMs: number; seenMs: number }>();
+  /** Per session: each row's transcript time (ms) and when it was appended (wall ms). */
+  const appendedAt = new Map<string, { rowMs: number; wallMs: number }[]>();
+  const seen = new Map<string, { session: string; endMs: number; seenMs: number }>();
   let polling = true;
   const poller = (async () => {
     while (polling) {
       const result = await client.query({
-        query: `SELECT SpanId AS id, intDiv(toUnixTimestamp64Nano(Timestamp) + Duration, 1000000) AS end FROM otel_traces WHERE SpanName = 'invoke_agent claude-code'`,
+        query: `SELECT SpanId AS id, SpanAttributes['session.id'] AS session, intDiv(toUnixTimestamp64Nano(Timestamp) + Duration, 1000000) AS end
+                FROM otel_traces WHERE SpanName = 'invoke_agent claude-code'`,
         format: 'JSONEachRow',
       });
       const now = Date.now();
-      for (const row of await result.json<{ id: string; end: string }>()) if (!seen.has(row.id)) seen.set(row.id, { endMs: Number(row.end), seenMs: now });
+      for (const row of await result.json<{ id: string; session: string; end: string }>()) {
+        if (!seen.has(row.id)) seen.set(row.id, { session: row.session, endMs: Number(row.end), seenMs: now });
+      }
       await pause(POLL_MS);
     }
   })();
@@ -92,7 +95,8 @@ try {
       appendFileSync(path, part.join(''));
       for (const line of part) {
         const rowMs = Date.parse(/"timestamp":"([^"]+)"/.exec(line)?.[1] ?? '');
-        if (Number.isFinite(rowMs)) appendedAt.push({ rowMs, wallMs });
+        const session = /"sessionId":"([^"]+)"/.exec(line)?.[1];
+        if (Number.isFinite(rowMs) && session) appendedAt.set(session, [...(appendedAt.get(session) ?? []), { rowMs, wallMs }]);
       }
     }
     await pause(Math.max(0, wallMs + SLICE_MS - Date.now()));
@@ -116,17 +120,14 @@ try {
   const cpu = fleet.gateways.reduce((sum, gateway, i) => sum + cpuSeconds(gateway.pid) - cpuAtStart[i]!, 0);
   await client.close();
 
-  appendedAt.sort((a, b) => a.rowMs - b.rowMs);
-  const appendWall = (endMs: number): number | undefined => {
+  /** When the last row of the session at or before the span's end was appended: the row that completes the turn. */
+  const appendWall = (session: string, endMs: number): number | undefined => {
     let found: number | undefined;
-    for (const { rowMs, wallMs } of appendedAt) {
-      if (rowMs > endMs) break;
-      found = Math.max(found ?? 0, wallMs);
-    }
+    for (const { rowMs, wallMs } of appendedAt.get(session) ?? []) if (rowMs <= endMs) found = Math.max(found ?? 0, wallMs);
     return found;
   };
-  const delays = [...seen.values()].flatMap(({ endMs, seenMs }) => {
-    const wall = appendWall(endMs);
+  const delays = [...seen.values()].flatMap(({ session, endMs, seenMs }) => {
+    const wall = appendWall(session, endMs);
     return wall === undefined ? [] : [(seenMs - wall) / 1000];
   });
   delays.sort((a, b) => a - b);
