@@ -27,6 +27,8 @@ const benches: { name: string; command: string[] }[] = [
   { name: 'idle', command: ['node', join(repo, 'dist', 'bench', 'idle.js'), ...(args.quick ? ['--files', '2000', '--seconds', '30', '--settle', '20'] : [])] },
   { name: 'hook', command: [viteNode, join(repo, 'bench', 'hook.ts'), args.quick ? '100' : '400'] },
   { name: 'otlp', command: [viteNode, join(repo, 'bench', 'otlp.ts'), args.quick ? '20000' : '100000'] },
+  // The fleet path with the real clickhouse exporter (needs the built Collector): spans per gateway core, row → store delay.
+  { name: 'fleet', command: [viteNode, join(repo, 'bench', 'fleet.ts'), ...(args.quick ? ['--sessions', '20', '--slices', '10'] : [])] },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'ccotel-bench-all-'));

@@ -18,19 +18,30 @@ export interface GatewayOptions {
   extraConfigs?: string[];
   /** Another gateway config in place of collector-config/gateway.yaml (benchmarks: an earlier version). */
   config?: string;
+  /**
+   * Export through the shipped clickhouse exporter to this endpoint (e.g. test/helpers' ClickHouse front) instead
+   * of the file-exporter overlay; outputLines() is then empty.
+   */
+  clickhouseEndpoint?: string;
+  /** Without the file-exporter overlay (a config that exports elsewhere, e.g. scale-out.yaml). */
+  noFileExport?: boolean;
+  /** The bearer token (default: a random one); a fleet's tiers share one. */
+  token?: string;
 }
 
 export class Gateway {
-  readonly token = randomBytes(16).toString('hex');
+  readonly token: string;
   readonly outputPath: string;
   readonly logPath: string;
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private env: Record<string, string> = {};
   httpEndpoint = '';
+  grpcEndpoint = '';
   private healthEndpoint = '';
 
   constructor(private readonly options: GatewayOptions) {
+    this.token = options.token ?? randomBytes(16).toString('hex');
     mkdirSync(options.dir, { recursive: true });
     this.outputPath = join(options.dir, 'output.jsonl');
     this.logPath = join(options.dir, 'collector.log');
@@ -57,11 +68,12 @@ export class Gateway {
       this.env = {
         CCOTEL_GATEWAY_TOKEN: this.token,
         CCOTEL_GATEWAY_HTTP_ENDPOINT: this.httpEndpoint,
-        CCOTEL_GATEWAY_GRPC_ENDPOINT: `127.0.0.1:${await freePort()}`,
+        CCOTEL_GATEWAY_GRPC_ENDPOINT: (this.grpcEndpoint = `127.0.0.1:${await freePort()}`),
         CCOTEL_HEALTH_ENDPOINT: this.healthEndpoint,
         CCOTEL_METRICS_PORT: String(await freePort()),
         CCOTEL_STORAGE_DIR: join(this.options.dir, 'storage'),
         CCOTEL_FILE_EXPORT_PATH: this.outputPath,
+        ...(this.options.clickhouseEndpoint ? { CCOTEL_CLICKHOUSE_ENDPOINT: this.options.clickhouseEndpoint } : {}),
         CCOTEL_MEMORY_LIMIT_MIB: '512',
         CCOTEL_MEMORY_SPIKE_MIB: '100',
         CCOTEL_TRACE_SAMPLE_PERCENT: '100',
@@ -73,7 +85,11 @@ export class Gateway {
     const log = openSync(this.logPath, 'a');
     const child = spawn(
       requireCollectorBinary(),
-      [this.options.config ?? join(collectorConfigDir, 'gateway.yaml'), join(collectorConfigDir, 'test-overlay-file.yaml'), ...(this.options.extraConfigs ?? [])].flatMap((file) => ['--config', file]),
+      [
+        this.options.config ?? join(collectorConfigDir, 'gateway.yaml'),
+        ...(this.options.clickhouseEndpoint || this.options.noFileExport ? [] : [join(collectorConfigDir, 'test-overlay-file.yaml')]),
+        ...(this.options.extraConfigs ?? []),
+      ].flatMap((file) => ['--config', file]),
       { env: { PATH: process.env.PATH ?? '', HOME: this.options.dir, ...this.env }, stdio: ['ignore', log, log] },
     );
     this.child = child;
@@ -107,6 +123,12 @@ export class Gateway {
 
   logTail(): string {
     return existsSync(this.logPath) ? readFileSync(this.logPath, 'utf8').split('\n').slice(-30).join('\n') : '';
+  }
+
+  /** The log's warnings and errors (the last 30), for failure messages. */
+  logProblems(): string {
+    const lines = existsSync(this.logPath) ? readFileSync(this.logPath, 'utf8').split('\n') : [];
+    return lines.filter((line) => /\t(warn|error)\t|retry/i.test(line)).slice(-30).join('\n');
   }
 
   /** Output files of earlier runs, oldest first, then the current one. */
