@@ -205,6 +205,11 @@ FROM ${eventFacts('ccotel.session.ended', "Reason = 'abandoned'")} GROUP BY host
   ]);
 }
 
+/** The insights board's thresholds as it opens: the configuration's defaults, by variable name. */
+export const INSIGHT_VARIABLES: Record<string, string> = Object.fromEntries(
+  Object.entries(INSIGHT_KEYS).map(([name, key]) => [key, String(DEFAULTS.insights[name as keyof typeof DEFAULTS.insights])]),
+);
+
 /**
  * `report insights` as a board (docs/REPORT.md "Insights"): the same SQL over the facts, its thresholds variables
  * that start at the configuration's defaults.
@@ -228,9 +233,7 @@ FROM ${spanFacts('tool', "Outcome = 'error'")} GROUP BY time, class ORDER BY tim
 FROM ${chatFacts()} GROUP BY project, model ORDER BY project, model` },
     ]],
   ], (d) => {
-    for (const [name, key] of Object.entries(INSIGHT_KEYS)) {
-      d.withVariable(new TextBoxVariableBuilder(key).label(key).defaultValue(String(DEFAULTS.insights[name as keyof typeof DEFAULTS.insights])));
-    }
+    for (const [key, value] of Object.entries(INSIGHT_VARIABLES)) d.withVariable(new TextBoxVariableBuilder(key).label(key).defaultValue(value));
   });
 }
 

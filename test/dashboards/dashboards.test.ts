@@ -7,8 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARDS, renderDashboardFiles } from '../../dashboards/src/dashboards.js';
-import { DEFAULTS, INSIGHT_KEYS } from '../../sidecar/src/config.js';
+import { DASHBOARDS, INSIGHT_VARIABLES, renderDashboardFiles } from '../../dashboards/src/dashboards.js';
 import { insightsReport } from '../../sidecar/src/report/insights.js';
 import { expandMacros } from '../../dashboards/src/macros.js';
 import { ALL, ALL_VARIABLES, DIMENSIONS, RAW_DETAIL } from '../../dashboards/src/sql.js';
@@ -19,8 +18,6 @@ import {
   chatCost, corpusRows, expectedSummary, generateSessions, healthRows, insertCorpus, insertHealth, type HealthSpec, type SessionSpec,
 } from '../../schemas/corpus.js';
 
-/** The insights board's thresholds as it opens: the configuration's defaults. */
-const INSIGHT_VARIABLES = Object.fromEntries(Object.entries(INSIGHT_KEYS).map(([name, key]) => [key, String(DEFAULTS.insights[name as keyof typeof DEFAULTS.insights])]));
 const DASHBOARD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards');
 const NOW = Date.now();
 const HOUR = 3_600_000;
