@@ -104,6 +104,8 @@ interface SessionSides {
   started: boolean;
   /** Wall-clock time a record of it last came. */
   lastSeenMs: number;
+  /** The id of the gaps last told (kept with the session, so forgotten with it: bounded by MAX_SESSIONS). */
+  toldId?: string;
 }
 
 const text = (attributes: Attributes, key: string) => {
@@ -121,7 +123,6 @@ const count = (attributes: Attributes, key: string) => Number(attributes[key] ??
 export class TelemetryGapDetector implements Processor {
   readonly name = 'telemetry-gap';
   private readonly sessions = new Map<string, SessionSides>();
-  private readonly told = new Set<string>();
 
   constructor(
     /** Sessions started before this (record time) are not followed. */
@@ -158,8 +159,8 @@ export class TelemetryGapDetector implements Processor {
       if (gaps.length === 0) continue;
       const kinds = [...new Set(gaps.map((gap) => gap.kind))];
       const id = recordIdOf('failure-mode', 'telemetry_gap', sessionId, kinds.join(','), String(missingFromMs ?? ''));
-      if (this.told.has(id)) continue;
-      this.told.add(id);
+      if (sides.toldId === id) continue;
+      sides.toldId = id;
       const from = missingFromMs === undefined ? '' : ` (from ${new Date(missingFromMs).toISOString()})`;
       const detail = `${gaps.map((gap) => gap.text).join('; ')}${from}`;
       const timeMs = missingFromMs ?? chats.at(-1)?.timeMs ?? now;
