@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CorrelationEvent } from '../../sidecar/src/events.js';
 import { CodexRollouts } from '../../sidecar/src/sources/codex/rollouts.js';
-import { cachedCodex, CODEX_VERSIONS } from '../harness/codex-releases.js';
+import { codexForTests, CODEX_VERSIONS } from '../harness/codex-releases.js';
 import { startResponsesServer } from '../harness/responses-server.js';
 import { rolloutFiles, runCodex, writeCodexConfig } from '../harness/run-codex.js';
 import { skipWithout } from '../helpers/real-parts.js';
@@ -21,7 +21,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: cachedCodex(version) })))('a compaction on Codex $version', ({ version, binary }) => {
+describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))('a compaction on Codex $version', ({ version, binary }) => {
   it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(
     'is told once, on its turn, and its summary request is a chat of the turn',
     async () => {

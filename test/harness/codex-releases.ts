@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,18 +20,40 @@ export function cachedCodex(version: string): string | undefined {
   return [join(dir, 'bin', 'codex'), join(dir, 'codex', 'codex')].find((path) => existsSync(path));
 }
 
-/** Fetches a release with `npm pack` into the cache (once), unpacks it, and returns its binary. */
+/**
+ * Fetches a release with `npm pack` into the cache (once), unpacks it, and returns its binary. Unpacked beside the
+ * cache's folder and renamed into place, so test files fetching the same release at once never see half of it.
+ */
 export function fetchCodex(version: string): string {
   const cached = cachedCodex(version);
   if (cached) return cached;
   const dir = join(CODEX_CACHE, version);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  execFileSync('npm', ['pack', `@openai/codex@${version}-linux-x64`, '--silent'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-  const [tarball] = readdirSync(dir).filter((f) => f.endsWith('.tgz'));
-  execFileSync('tar', ['xzf', tarball], { cwd: dir });
-  rmSync(join(dir, tarball));
+  const unpacking = `${dir}.${process.pid}`;
+  rmSync(unpacking, { recursive: true, force: true });
+  mkdirSync(unpacking, { recursive: true });
+  try {
+    execFileSync('npm', ['pack', `@openai/codex@${version}-linux-x64`, '--silent'], { cwd: unpacking, stdio: ['ignore', 'ignore', 'inherit'] });
+    const [tarball] = readdirSync(unpacking).filter((f) => f.endsWith('.tgz'));
+    execFileSync('tar', ['xzf', tarball], { cwd: unpacking });
+    rmSync(join(unpacking, tarball));
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(unpacking, dir);
+  } catch (error) {
+    // Another process put the same release in place first: theirs is as good.
+    if (!cachedCodex(version)) throw error;
+  } finally {
+    rmSync(unpacking, { recursive: true, force: true });
+  }
   const binary = cachedCodex(version);
   if (!binary) throw new Error(`@openai/codex@${version}-linux-x64 unpacked into ${dir} but holds no codex binary`);
   return binary;
+}
+
+/**
+ * A release's binary for a test: the cached one; under CI, fetched (CI installs what its tests need, as the Claude
+ * Code releases are); elsewhere undefined, so the suite says how to fetch it and skips.
+ */
+export function codexForTests(version: string): string | undefined {
+  const ci = process.env.CI === 'true' || process.env.CI === '1';
+  return ci ? fetchCodex(version) : cachedCodex(version);
 }
