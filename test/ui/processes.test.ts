@@ -32,7 +32,7 @@ describe('ccotel ui: a failure mode with its process', () => {
     await ui.page.goto(`${ui.served.base}/#/failures`);
     await shown(ui.page, 'failures');
     const cells = await ui.page.$$eval('table.failures tbody tr[data-mode="orphan_process"] td', (tds) => tds.map((td) => td.textContent));
-    expect(cells).toEqual([expect.any(String), 'orphan_process', '', turn.session, turn.tool, '4242', '8080', 'node server.js', 'turn']);
+    expect(cells).toEqual([expect.any(String), 'orphan_process', '', turn.session, turn.tool, '4242', '8080', 'node server.js', 'turn', '']);
   });
 
   it("shows it on the session's page, with pid and port, next to the turn it belongs to", async () => {
