@@ -6,7 +6,6 @@ import { createClient } from '@clickhouse/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,28 +25,36 @@ interface Flood {
   stop(): void;
 }
 
+// A flood runs in a process of its own, as another user's would: in the test's process its thousands of reconnects
+// queued ahead of the test's own client, which then sent its request late (the client's delay, not the server's).
+const FLOOD = `
+const { connect } = require('node:net');
+const [port, count, reconnect, max] = process.argv.slice(1).map(Number);
+const sockets = new Set();
+let closed = 0;
+const open = () => {
+  const socket = connect(port, '127.0.0.1');
+  sockets.add(socket);
+  socket.on('error', () => {});
+  socket.on('close', () => {
+    sockets.delete(socket);
+    closed++;
+    if (reconnect && closed < max) open();
+  });
+};
+for (let i = 0; i < count; i++) open();
+setInterval(() => process.send(closed), 20);
+process.on('disconnect', () => process.exit(0));
+`;
+
 /** `count` idle connections to `port`; with `reconnect`, each one the server closes is opened again at once. */
 function flood(port: number, count: number, reconnect: boolean): Flood {
-  const sockets = new Set<Socket>();
   let closed = 0;
-  let stopped = false;
-  const open = () => {
-    const socket = connect(port, '127.0.0.1');
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      sockets.delete(socket);
-      closed++;
-      if (reconnect && !stopped && closed < MAX_RECONNECTS) open();
-    });
-  };
-  for (let i = 0; i < count; i++) open();
+  const child = spawn(process.execPath, ['-e', FLOOD, String(port), String(count), reconnect ? '1' : '0', String(MAX_RECONNECTS)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  child.on('message', (reported) => (closed = Number(reported)));
   return {
     closed: () => closed,
-    stop: () => {
-      stopped = true;
-      for (const socket of sockets) socket.destroy();
-    },
+    stop: () => child.kill('SIGKILL'),
   };
 }
 
