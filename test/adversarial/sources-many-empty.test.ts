@@ -31,7 +31,9 @@ describe('row 10: 100 000 empty transcript files (slow: the real CLI)', () => {
   let h: HostileHome;
   afterEach(() => h.cleanup());
 
-  it('a session written just after the start is exported within 10 s', async () => {
+  // The bound guards against the catch-up that took 97 s before row 10's fix, not a speed figure (bench/ has those):
+  // on today's machine the same export takes 9-10.4 s at the base commit as at this one, so 10 s failed both by chance.
+  it('a session written just after the start is exported within 30 s (97 s before the fix)', async () => {
     assertBuilt();
     h = await hostileHome('many-empty');
     emptyTranscripts(h.projects);
@@ -45,7 +47,7 @@ describe('row 10: 100 000 empty transcript files (slow: the real CLI)', () => {
     const elapsedMs = Date.now() - startedMs;
     const cpu = cpuSeconds(sidecar.child.pid!);
     console.log(`row 10: new session exported ${elapsedMs} ms after the start, ${cpu.toFixed(1)} CPU-s so far`);
-    expect(elapsedMs).toBeLessThanOrEqual(10_000);
+    expect(elapsedMs).toBeLessThanOrEqual(30_000);
     // Every file is followed (the empty ones wait for their first write), as status counts them.
     await waitFor('status to count every file', async () => (await transcriptStatus(h.env, 'none'))?.filesFollowed === FILES + 1, 30_000);
     expect(await terminate(sidecar)).toBe(0);
