@@ -43,9 +43,10 @@ interface Context extends InsightSource {
   value: string;
 }
 
-/** Span facts of one kind in the time asked for, FINAL (one row per span id). */
-const facts = (c: InsightSource, kind: string) =>
-  `(SELECT *, toUInt64(greatest(0, dateDiff('millisecond', Timestamp, EndTime))) AS Ms FROM ${c.spans} FINAL WHERE Kind = '${kind}' AND ${c.when})`;
+/** Span facts of one kind in the time asked for, FINAL (one row per span id), with the columns the patterns read. */
+const facts = (c: InsightSource, kind: string, columns: string[] = []) =>
+  `(SELECT ${['SessionId', 'TraceId', 'SpanId', 'Timestamp', "toUInt64(greatest(0, dateDiff('millisecond', Timestamp, EndTime))) AS Ms", 'Name', 'Outcome', ...columns].join(', ')}
+    FROM ${c.spans} FINAL WHERE Kind = '${kind}' AND ${c.when})`;
 
 /**
  * Each pattern's hits: SessionId, TraceId, Timestamp, Ms, Key, Detail, Amount, After. `tools`, `turns`, `chats` and
@@ -53,8 +54,8 @@ const facts = (c: InsightSource, kind: string) =>
  */
 export const INSIGHT_SQL: Record<InsightPattern, string> = {
   retry_loop: `SELECT SessionId, TraceId, Timestamp, Ms, concat(SessionId, ' ', toString(InputKey)) AS Key, Rule AS Detail, 0 AS Amount, 0 AS After
-    FROM tools WHERE Outcome = 'error' AND InputKey != 0 AND (SessionId, InputKey) IN (
-      SELECT SessionId, InputKey FROM tools WHERE Outcome = 'error' AND InputKey != 0 GROUP BY SessionId, InputKey HAVING count() >= {retryMin:UInt32})`,
+    FROM (SELECT *, count() OVER (PARTITION BY SessionId, InputKey) AS Repeats FROM tools WHERE Outcome = 'error' AND InputKey != 0)
+    WHERE Repeats >= {retryMin:UInt32}`,
   // A read is repeated when the same read (file and range) came before it with no change of the file between.
   repeated_read: `SELECT SessionId, TraceId, Timestamp, Ms, concat(SessionId, ' ', toString(FileHash)) AS Key, Name AS Detail, ResultLength AS Amount, 0 AS After FROM (
       SELECT *, row_number() OVER (PARTITION BY SessionId, FileHash, Changes, InputKey ORDER BY Timestamp, SpanId) AS Nth FROM (
@@ -63,21 +64,21 @@ export const INSIGHT_SQL: Record<InsightPattern, string> = {
     WHERE Name = 'Read' AND Nth > 1`,
   not_found: `SELECT SessionId, TraceId, Timestamp, Ms, Name AS Key, Name AS Detail, 0 AS Amount, 0 AS After FROM tools WHERE Outcome = 'error' AND ErrorClass = 'not_found'`,
   permission_friction: `SELECT SessionId, TraceId, Timestamp, WaitedMs AS Ms, Rule AS Key, Rule AS Detail, 0 AS Amount, 0 AS After
-    FROM tools WHERE Asked = 1 AND Outcome != 'denied' AND Rule IN (
-      SELECT Rule FROM tools WHERE Asked = 1 AND Outcome != 'denied' GROUP BY Rule HAVING count() >= {permissionAsksMin:UInt32})`,
+    FROM (SELECT *, count() OVER (PARTITION BY Rule) AS Asks FROM tools WHERE Asked = 1 AND Outcome != 'denied') WHERE Asks >= {permissionAsksMin:UInt32}`,
   interrupted_work: `SELECT SessionId, TraceId, Timestamp, Ms, TraceId AS Key, '' AS Detail, 0 AS Amount, 0 AS After FROM turns WHERE Outcome = 'interrupted'`,
   // Tokens after: the context of the session's first response after the compaction.
   compaction_churn: `SELECT e.SessionId AS SessionId, e.TraceId AS TraceId, e.Timestamp AS Timestamp, 0 AS Ms, e.SessionId AS Key, '' AS Detail,
       e.PreTokens AS Amount, c.Context AS After
-    FROM (SELECT * FROM compactions WHERE SessionId IN (SELECT SessionId FROM compactions GROUP BY SessionId HAVING count() >= {compactionsMin:UInt32})) AS e
+    FROM (SELECT * FROM (SELECT *, count() OVER (PARTITION BY SessionId) AS Compactions FROM compactions) WHERE Compactions >= {compactionsMin:UInt32}) AS e
     ASOF LEFT JOIN (SELECT SessionId, Timestamp, InputTokens + CacheReadTokens + CacheCreationTokens AS Context FROM chats) AS c
       ON e.SessionId = c.SessionId AND c.Timestamp > e.Timestamp`,
   slow_tools: `SELECT SessionId, TraceId, Timestamp, Ms, Name AS Key, if(WaitedMs > 0, concat(Name, ', ', toString(WaitedMs), ' ms of it waiting on the user'), Name) AS Detail,
     WaitedMs AS Amount, 0 AS After FROM tools WHERE Ms >= {slowToolMs:UInt64}`,
   // The responses of a project and model whose cache reads are less than the threshold's share of their input.
   cache_efficiency: `SELECT SessionId, TraceId, Timestamp, 0 AS Ms, concat(SessionProject, ' ', Name) AS Key, Name AS Detail, InputTokens AS Amount, CacheReadTokens AS After
-    FROM chats WHERE (SessionProject, Name) IN (SELECT SessionProject, Name FROM chats GROUP BY SessionProject, Name
-      HAVING sum(CacheReadTokens) * 100 < {cacheReadMinPercent:UInt32} * sum(InputTokens + CacheReadTokens + CacheCreationTokens))`,
+    FROM (SELECT *, sum(CacheReadTokens) OVER w AS Read, sum(InputTokens + CacheReadTokens + CacheCreationTokens) OVER w AS Input
+      FROM chats WINDOW w AS (PARTITION BY SessionProject, Name))
+    WHERE Read * 100 < {cacheReadMinPercent:UInt32} * Input`,
 };
 
 function contextOf(filter: InsightFilter): Context & { timezone: string } {
@@ -93,24 +94,32 @@ function contextOf(filter: InsightFilter): Context & { timezone: string } {
   };
 }
 
-/** The CTEs every pattern reads: the facts in the time asked for, and each session's place. */
-function commonSql(c: InsightSource): string {
-  return `places AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS project, argMaxIf(Repository, Timestamp, Repository != '') AS repo,
+/**
+ * The CTEs every pattern reads: the facts in the time asked for, and each session's place. `materialized`: each read
+ * once per statement (the report's one statement reads them for every pattern); the dashboard's SQL inlines them,
+ * as a ClickHouse server older than materialized CTEs needs.
+ */
+function commonSql(c: InsightSource, materialized = false): string {
+  const as = materialized ? 'AS MATERIALIZED' : 'AS';
+  return `places ${as} (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS project, argMaxIf(Repository, Timestamp, Repository != '') AS repo,
              argMaxIf(User, Timestamp, User != '') AS user FROM ${c.spans} GROUP BY SessionId),
-  tools AS ${facts(c, 'tool')},
-  turns AS ${facts(c, 'turn')},
-  chats AS (SELECT f.*, p.project AS SessionProject FROM ${facts(c, 'chat')} AS f LEFT JOIN places AS p USING (SessionId)),
-  compactions AS (SELECT * FROM ${c.events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${c.when})`;
+  tools ${as} ${facts(c, 'tool', ['InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'])},
+  turns ${as} ${facts(c, 'turn')},
+  chats ${as} (SELECT f.*, p.project AS SessionProject FROM ${facts(c, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens'])} AS f LEFT JOIN places AS p USING (SessionId)),
+  compactions ${as} (SELECT SessionId, TraceId, Timestamp, PreTokens FROM ${c.events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${c.when})`;
 }
+
+/** Every pattern's hits, one UNION ALL: Pattern, SessionId, TraceId, Ms and what `columns` adds. */
+const unionOfHits = (columns: string) =>
+  INSIGHT_PATTERNS.map((pattern) => `SELECT '${pattern}' AS Pattern, SessionId, TraceId, toUInt64(Ms) AS Ms${columns} FROM (${INSIGHT_SQL[pattern]})`).join('\n  UNION ALL ');
 
 /**
  * Each pattern's count, sessions, turns, time and its turns' tokens and cost in one statement (the dashboard's
  * Insights panel): the patterns' SQL as the report runs it, its thresholds put in by `threshold` (a Grafana variable).
  */
 export function insightsSummarySql(source: InsightSource, threshold: (name: keyof InsightThresholds) => string): string {
-  const hits = INSIGHT_PATTERNS.map((pattern) => `SELECT '${pattern}' AS Pattern, SessionId, TraceId, toUInt64(Ms) AS Ms FROM (${INSIGHT_SQL[pattern]})`).join('\n  UNION ALL ');
   return `WITH ${commonSql(source)},
-  hits AS (${hits}),
+  hits AS (${unionOfHits('')}),
   usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
             FROM ${source.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId),
   figures AS (SELECT Pattern, count() AS Count, uniqExact(SessionId) AS Sessions, uniqExactIf(TraceId, TraceId != '') AS Turns, sum(Ms) AS TimeMs FROM hits GROUP BY Pattern),
@@ -124,39 +133,58 @@ ORDER BY indexOf([${INSIGHT_PATTERNS.map((pattern) => `'${pattern}'`).join(', ')
     .replace(/(?<!\$)\{(\w+):\w+\}/g, (_, name: string) => threshold(name as keyof InsightThresholds));
 }
 
-async function hitsOf(client: ClickHouseClient, c: Context, pattern: InsightPattern): Promise<Hit[]> {
-  return selectRows<Hit>(client,
-    `WITH ${commonSql(c)},
-       hits AS (${INSIGHT_SQL[pattern]}),
-       usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
-                 FROM ${c.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)
-     SELECT ${c.value} AS value, h.SessionId AS session, h.TraceId AS trace, toUnixTimestamp64Milli(h.Timestamp) AS time_ms, h.Ms AS ms,
-       h.Key AS key, h.Detail AS detail, h.Amount AS amount, h.After AS after, u.Tokens AS tokens, u.Cost AS cost
-     FROM hits AS h${c.value === "''" ? '' : ' LEFT JOIN places AS s USING (SessionId)'} LEFT JOIN usage AS u USING (TraceId)
-     ORDER BY time_ms, session, trace`, c.params);
-}
-
 /** Rows of `source` with the value of their session's place. */
 const placed = (c: Context, source: string) => `(SELECT f.*, ${c.value} AS value FROM ${source} AS f LEFT JOIN places AS s USING (SessionId))`;
 
-/** The breakdowns some patterns show beside their hits: a row per value and what the pattern breaks down by. */
-const BREAKDOWNS: Partial<Record<InsightPattern, (c: Context) => string>> = {
-  not_found: (c) => `SELECT value, Name AS tool, count() AS errors, countIf(ErrorClass = 'not_found') AS not_found
-    FROM ${placed(c, 'tools')} WHERE Outcome = 'error' GROUP BY value, tool ORDER BY value, not_found DESC, tool`,
-  permission_friction: (c) => `SELECT value, Source AS source, Name AS tool, count() AS refusals
-    FROM ${placed(c, `(SELECT * FROM ${c.events} FINAL WHERE EventName = 'ccotel.permission.blocked' AND ${c.when})`)}
-    GROUP BY value, source, tool ORDER BY value, refusals DESC, source, tool`,
-  slow_tools: (c) => `SELECT value, Name AS tool, count() AS calls, quantileExact(0.5)(Ms) AS p50_ms, quantileExact(0.95)(Ms) AS p95_ms, max(Ms) AS max_ms,
-      sum(WaitedMs) AS waited_ms
-    FROM ${placed(c, 'tools')} GROUP BY value, tool ORDER BY value, p95_ms DESC, tool`,
-  cache_efficiency: (c) => `SELECT value, SessionProject AS project, Name AS model, sum(InputTokens) AS input_tokens, sum(CacheReadTokens) AS cache_read_tokens,
-      sum(CacheCreationTokens) AS cache_creation_tokens, toUnixTimestamp64Milli(max(Timestamp)) AS last_ms
-    FROM ${placed(c, 'chats')} GROUP BY value, project, model ORDER BY value, project, model`,
+/** The breakdowns some patterns show beside their hits: a row per value and what the pattern breaks down by, in `order`. */
+const BREAKDOWNS: Partial<Record<InsightPattern, { sql: (c: Context) => string; order: string }>> = {
+  not_found: {
+    sql: (c) => `SELECT value, Name AS tool, count() AS errors, countIf(ErrorClass = 'not_found') AS not_found
+      FROM ${placed(c, 'tools')} WHERE Outcome = 'error' GROUP BY value, tool`,
+    order: 'value, not_found DESC, tool',
+  },
+  permission_friction: {
+    sql: (c) => `SELECT value, Source AS source, Name AS tool, count() AS refusals
+      FROM ${placed(c, `(SELECT SessionId, Source, Name FROM ${c.events} FINAL WHERE EventName = 'ccotel.permission.blocked' AND ${c.when})`)}
+      GROUP BY value, source, tool`,
+    order: 'value, refusals DESC, source, tool',
+  },
+  slow_tools: {
+    sql: (c) => `SELECT value, Name AS tool, count() AS calls, quantileExact(0.5)(Ms) AS p50_ms, quantileExact(0.95)(Ms) AS p95_ms, max(Ms) AS max_ms,
+        sum(WaitedMs) AS waited_ms
+      FROM ${placed(c, 'tools')} GROUP BY value, tool`,
+    order: 'value, p95_ms DESC, tool',
+  },
+  cache_efficiency: {
+    sql: (c) => `SELECT value, SessionProject AS project, Name AS model, sum(InputTokens) AS input_tokens, sum(CacheReadTokens) AS cache_read_tokens,
+        sum(CacheCreationTokens) AS cache_creation_tokens, toUnixTimestamp64Milli(max(Timestamp)) AS last_ms
+      FROM ${placed(c, 'chats')} GROUP BY value, project, model`,
+    order: 'value, project, model',
+  },
 };
 
-async function breakdownOf(client: ClickHouseClient, c: Context, pattern: InsightPattern): Promise<Record<string, unknown>[]> {
-  const sql = BREAKDOWNS[pattern];
-  return sql === undefined ? [] : selectRows(client, `WITH ${commonSql(c)} ${sql(c)}`, c.params);
+type Found = Hit & { pattern: InsightPattern; nth: number; breakdown: string };
+
+/**
+ * Everything the report reads, in one statement, so that the facts are read once for all patterns: every hit with
+ * its turn's tokens and cost (in time order), then every breakdown row as JSON (`breakdown`, in its `nth` place).
+ */
+async function findAll(client: ClickHouseClient, c: Context): Promise<Found[]> {
+  const breakdowns = Object.entries(BREAKDOWNS).map(([pattern, { sql, order }]) =>
+    `SELECT '${pattern}' AS Pattern, toString(value) AS Value, row_number() OVER (ORDER BY ${order}) AS Nth, formatRowNoNewline('JSONEachRow', *) AS Row FROM (${sql(c)})`);
+  return selectRows(client,
+    `WITH ${commonSql(c, true)},
+       hits AS MATERIALIZED (${unionOfHits(', Timestamp, Key, Detail, toUInt64(Amount) AS Amount, toUInt64(After) AS After')}),
+       usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
+                 FROM ${c.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)
+     SELECT * FROM (
+       SELECT h.Pattern AS pattern, ${c.value} AS value, h.SessionId AS session, h.TraceId AS trace, toUnixTimestamp64Milli(h.Timestamp) AS time_ms, h.Ms AS ms,
+         h.Key AS key, h.Detail AS detail, h.Amount AS amount, h.After AS after, u.Tokens AS tokens, u.Cost AS cost, 0 AS nth, '' AS breakdown
+       FROM hits AS h${c.value === "''" ? '' : ' LEFT JOIN places AS s USING (SessionId)'} LEFT JOIN usage AS u USING (TraceId)
+       UNION ALL
+       SELECT Pattern, Value, '', '', 0, 0, '', '', 0, 0, 0, 0, Nth, Row FROM (${breakdowns.join('\n         UNION ALL ')}))
+     ORDER BY breakdown != '', nth, time_ms, session, trace
+     SETTINGS enable_materialized_cte = 1`, c.params);
 }
 
 const round = (usd: number) => Math.round(usd * 1e9) / 1e9;
@@ -191,7 +219,11 @@ function sums(hits: Hit[], order?: (a: Hit, b: Hit) => number): Omit<Insight, 'p
 /** Hits by their occurrence key, largest first. */
 function byKey(hits: Hit[]): { key: string; hits: Hit[] }[] {
   const groups = new Map<string, Hit[]>();
-  for (const hit of hits) groups.set(hit.key, [...(groups.get(hit.key) ?? []), hit]);
+  for (const hit of hits) {
+    const group = groups.get(hit.key);
+    if (group === undefined) groups.set(hit.key, [hit]);
+    else group.push(hit);
+  }
   return [...groups].map(([key, group]) => ({ key, hits: group })).sort((a, b) => b.hits.length - a.hits.length || a.key.localeCompare(b.key));
 }
 
@@ -296,9 +328,12 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
 export async function insightsReport(client: ClickHouseClient, filter: InsightFilter = {}, thresholds: InsightThresholds = DEFAULTS.insights): Promise<InsightsReport> {
   const c = contextOf(filter);
   c.params = { ...c.params, ...thresholds };
+  const found = await findAll(client, c);
   const insights: Insight[] = [];
   for (const pattern of INSIGHT_PATTERNS) {
-    const [hits, breakdown] = await Promise.all([hitsOf(client, c, pattern), breakdownOf(client, c, pattern)]);
+    const ofPattern = found.filter((row) => row.pattern === pattern);
+    const hits = ofPattern.filter((row) => row.breakdown === '');
+    const breakdown = ofPattern.filter((row) => row.breakdown !== '').map((row) => JSON.parse(row.breakdown) as Record<string, unknown>);
     // Without --by: every pattern, found or not; with it, each value it was found in (or has figures for).
     const values = filter.by === undefined ? [''] : [...new Set([...hits.map((hit) => hit.value), ...breakdown.map((row) => String(row.value))])].sort();
     for (const value of values) {
