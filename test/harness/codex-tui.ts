@@ -97,7 +97,8 @@ export async function recordCodexTui(binary: string, version: string, out: strin
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
     cpSync(join(codexHome, 'sessions'), join(out, 'sessions'), { recursive: true });
-    for (const { payload } of readHookPayloads(hookDir)) appendFileSync(join(out, 'hooks.jsonl'), JSON.stringify(payload) + '\n');
+    // Each with the time it fired (the copying hook names its file by it).
+    for (const { file, payload } of readHookPayloads(hookDir)) appendFileSync(join(out, 'hooks.jsonl'), JSON.stringify({ firedAtNs: file.split('-')[0], payload }) + '\n');
     for (const exported of receiver.exports.filter((e) => e.signal === 'logs')) appendFileSync(join(out, 'otel-logs.jsonl'), JSON.stringify(exported.body) + '\n');
     const answered = server.requests.filter((request) => request.step !== undefined).map(({ step, responseId, callIds }) => ({ step, responseId, callIds }));
     writeFileSync(join(out, 'server.json'), JSON.stringify({ version, scenario: TUI_SCENARIO, exitStatus: status, answered }, null, 2) + '\n');
