@@ -10,6 +10,7 @@ import { spanIdOf, traceIdOf } from '../../ids.js';
 import type { AgentRows, RowRead } from '../../records/agent-rows.js';
 import type { TranscriptFile } from '../../records/transcript.js';
 import { toolSpanId } from '../../semconv.js';
+import { codexResponseKey } from './native-telemetry.js';
 import { contentText, objectField, outputText, parseRolloutLine, stringField, usageOf, type CodexUsage, type RolloutRow } from './rollout-row.js';
 
 const AGENT = 'codex';
@@ -464,6 +465,8 @@ export class CodexRollouts implements AgentRows {
       sessionId: thread.id,
       model,
       messageId: thread.responseIds.shift() ?? '',
+      // What Codex's own telemetry knows the response by (it names none): joined on it (native-telemetry.ts).
+      requestId: codexResponseKey(thread.id, { input: last.input_tokens, cached: last.cached_input_tokens, output: last.output_tokens }),
       startMs,
       endMs: timeMs,
       tokens: tokensOf(last),
