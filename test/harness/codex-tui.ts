@@ -35,16 +35,27 @@ const HOOK_TIMEOUT_S = 3;
 const PROMPT_BOX = new RegExp(`for shortcuts|${CODEX_MODEL.replaceAll('.', '\\.')} \\S+ ·`);
 const APPROVAL = /Would you like to run the following command\?|Allow command\?/;
 
-/** config.toml for the session: the scripted provider, approvals on request, the project trusted, OTel logs out. */
-function writeTuiConfig(codexHome: string, project: string, modelUrl: string, otlpUrl: string, hooksPath: string, hookCommand: string): void {
+/** What else the session's config.toml holds: Codex's OTel log export, and a hook on every event (trusted). */
+export interface TuiExtras {
+  otlpUrl?: string;
+  hookCommand?: string;
+}
+
+/** config.toml for the session: the scripted provider, approvals on request, the project trusted, and `extras`. */
+export function writeTuiConfig(codexHome: string, project: string, modelUrl: string, extras: TuiExtras = {}): void {
   writeCodexConfig(codexHome, modelUrl);
   const path = join(codexHome, 'config.toml');
-  const trust = CODEX_HOOK_EVENTS.flatMap((event) => [`[hooks.state.${JSON.stringify(`${hooksPath}:${eventLabel(event)}:0:0`)}]`, `trusted_hash = ${JSON.stringify(codexHookTrustHash(event, { type: 'command', command: hookCommand, timeout: HOOK_TIMEOUT_S }))}`]);
+  const hooksPath = join(codexHome, 'hooks.json');
   const text = readFileSync(path, 'utf8').replace('approval_policy = "never"', 'approval_policy = "on-request"\nsandbox_mode = "workspace-write"');
-  const otel = ['[otel]', 'environment = "test"', 'log_user_prompt = true', '[otel.exporter.otlp-http]', `endpoint = "${otlpUrl}/v1/logs"`, 'protocol = "json"'];
-  writeFileSync(path, [text, `[projects.${JSON.stringify(project)}]`, 'trust_level = "trusted"', '', ...otel, '', ...trust, ''].join('\n'));
-  const hooks = Object.fromEntries(CODEX_HOOK_EVENTS.map((event) => [event, [{ hooks: [{ type: 'command', command: hookCommand, timeout: HOOK_TIMEOUT_S }] }]]));
-  writeFileSync(hooksPath, JSON.stringify({ hooks }, null, 2) + '\n');
+  const lines = [text, `[projects.${JSON.stringify(project)}]`, 'trust_level = "trusted"', ''];
+  if (extras.otlpUrl) lines.push('[otel]', 'environment = "test"', 'log_user_prompt = true', '[otel.exporter.otlp-http]', `endpoint = "${extras.otlpUrl}/v1/logs"`, 'protocol = "json"', '');
+  const { hookCommand } = extras;
+  if (hookCommand) {
+    const handler = { type: 'command', command: hookCommand, timeout: HOOK_TIMEOUT_S };
+    lines.push(...CODEX_HOOK_EVENTS.flatMap((event) => [`[hooks.state.${JSON.stringify(`${hooksPath}:${eventLabel(event)}:0:0`)}]`, `trusted_hash = ${JSON.stringify(codexHookTrustHash(event, handler))}`]), '');
+    writeFileSync(hooksPath, JSON.stringify({ hooks: Object.fromEntries(CODEX_HOOK_EVENTS.map((event) => [event, [{ hooks: [handler] }]])) }, null, 2) + '\n');
+  }
+  writeFileSync(path, lines.join('\n'));
 }
 
 /** Types a prompt once the input box is there and sends it; Codex starts the turn. */
@@ -56,24 +67,16 @@ async function submit(pane: TmuxPane, prompt: string): Promise<void> {
   await pane.press('Enter');
 }
 
-/** Runs the session with the TUI `binary` of `version` and leaves its folder in `out` (emptied first). */
-export async function recordCodexTui(binary: string, version: string, out: string): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'ccotel-codex-tui-'));
-  const server = await startResponsesServer([]);
-  const receiver = await startOtlpReceiver();
-  let pane: TmuxPane | undefined;
+/**
+ * Drives the TUI `binary` of `version` (CODEX_HOME `codexHome`, config written, the server holding TUI_SCENARIO's
+ * steps) through the session: the screens after each step, and its exit status.
+ */
+export async function driveCodexTui(binary: string, version: string, codexHome: string, project: string): Promise<{ screens: string[]; exitStatus: number }> {
+  const args = compareVersions(version, FIRST_DAEMON) >= 0 ? ['--no-daemon'] : [];
+  const env = { PATH: process.env.PATH ?? '', HOME: codexHome, CODEX_HOME: codexHome, TMPDIR: process.env.TMPDIR ?? tmpdir(), LANG: 'C.UTF-8', TERM: 'xterm-256color', RUST_LOG: 'error' };
+  const pane = await startPane({ command: [binary, ...args], env, cwd: project, label: `Codex ${version}`, columns: 140, rows: 50 });
   const screens: string[] = [];
   try {
-    const codexHome = join(work, 'codex-home');
-    const project = join(work, 'project');
-    const hookDir = join(work, 'hooks');
-    mkdirSync(project, { recursive: true });
-    mkdirSync(hookDir);
-    writeTuiConfig(codexHome, project, server.url, receiver.url, join(codexHome, 'hooks.json'), copyStdinHookCommand(hookDir));
-    for (const { steps } of TUI_SCENARIO) server.addSteps(steps);
-    const args = compareVersions(version, FIRST_DAEMON) >= 0 ? ['--no-daemon'] : [];
-    const env = { PATH: process.env.PATH ?? '', HOME: codexHome, CODEX_HOME: codexHome, TMPDIR: process.env.TMPDIR ?? tmpdir(), LANG: 'C.UTF-8', TERM: 'xterm-256color', RUST_LOG: 'error' };
-    pane = await startPane({ command: [binary, ...args], env, cwd: project, label: `Codex ${version}`, columns: 140, rows: 50 });
     const [hello, declined, approved] = TUI_SCENARIO;
     await submit(pane, hello.prompt);
     screens.push(await pane.waitFor('Hello there.'));
@@ -88,10 +91,30 @@ export async function recordCodexTui(binary: string, version: string, out: strin
     await pane.waitFor(PROMPT_BOX);
     // Ctrl-C at an empty prompt quits (0.171; an older release may ask for it twice).
     await pane.press('C-c');
-    const status = await pane.waitForExit(5_000).catch(async () => {
-      await pane!.press('C-c');
-      return pane!.waitForExit(30_000);
+    const exitStatus = await pane.waitForExit(5_000).catch(async () => {
+      await pane.press('C-c');
+      return pane.waitForExit(30_000);
     });
+    return { screens, exitStatus };
+  } finally {
+    await pane.kill();
+  }
+}
+
+/** Runs the session with the TUI `binary` of `version` and leaves its folder in `out` (emptied first). */
+export async function recordCodexTui(binary: string, version: string, out: string): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'ccotel-codex-tui-'));
+  const server = await startResponsesServer([]);
+  const receiver = await startOtlpReceiver();
+  try {
+    const codexHome = join(work, 'codex-home');
+    const project = join(work, 'project');
+    const hookDir = join(work, 'hooks');
+    mkdirSync(project, { recursive: true });
+    mkdirSync(hookDir);
+    writeTuiConfig(codexHome, project, server.url, { otlpUrl: receiver.url, hookCommand: copyStdinHookCommand(hookDir) });
+    for (const { steps } of TUI_SCENARIO) server.addSteps(steps);
+    const { screens, exitStatus } = await driveCodexTui(binary, version, codexHome, project);
     await sleep(1500); // the last log export after the exit
     if (server.remainingSteps() !== 0) throw new Error(`codex ${version} TUI: ${server.remainingSteps()} steps left:\n${screens.at(-1)}`);
     rmSync(out, { recursive: true, force: true });
@@ -101,10 +124,9 @@ export async function recordCodexTui(binary: string, version: string, out: strin
     for (const { file, payload } of readHookPayloads(hookDir)) appendFileSync(join(out, 'hooks.jsonl'), JSON.stringify({ firedAtNs: file.split('-')[0], payload }) + '\n');
     for (const exported of receiver.exports.filter((e) => e.signal === 'logs')) appendFileSync(join(out, 'otel-logs.jsonl'), JSON.stringify(exported.body) + '\n');
     const answered = server.requests.filter((request) => request.step !== undefined).map(({ step, responseId, callIds }) => ({ step, responseId, callIds }));
-    writeFileSync(join(out, 'server.json'), JSON.stringify({ version, scenario: TUI_SCENARIO, exitStatus: status, answered }, null, 2) + '\n');
+    writeFileSync(join(out, 'server.json'), JSON.stringify({ version, scenario: TUI_SCENARIO, exitStatus, answered }, null, 2) + '\n');
     writeFileSync(join(out, 'screens.txt'), screens.map((screen) => screen.replace(/\s+$/gm, '').trim()).join('\n\n-----\n\n') + '\n');
   } finally {
-    await pane?.kill();
     await server.close();
     await receiver.close();
     rmSync(work, { recursive: true, force: true });
