@@ -1,7 +1,8 @@
-// The failure mode `telemetry_gap` (DESIGN §6): a session whose Claude Code exported its own telemetry, where that
-// telemetry disagrees with the transcript — requests of the transcript no `api_request` event names (the export
-// stopped: from the first such request), requests exported twice (a duplicated exporter), exported requests the
-// transcript lacks, a model named otherwise, token totals (`claude_code.token.usage`) that differ.
+// The failure mode `telemetry_gap` (DESIGN §6): a session whose agent exported its own telemetry, where that
+// telemetry disagrees with the transcript — requests of the transcript no exported request names (Claude Code's
+// `api_request`, Codex's `response.completed`, as their dialects read them: the export stopped, from the first such
+// request), requests exported twice (a duplicated exporter), exported requests the transcript lacks, a model named
+// otherwise, token totals (Claude Code's `claude_code.token.usage`) that differ.
 // `telemetryGaps` compares the two sides; `ccotel report telemetry` gives it what the store holds, and
 // `TelemetryGapDetector` what flows through `run`'s pipeline, telling each gap as a failure-mode record once the
 // session has been quiet long enough for both exporters to have sent what they had.
