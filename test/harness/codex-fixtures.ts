@@ -49,6 +49,8 @@ export function codexFixtures(): CodexFixture[] {
 /** A recorded TUI session (codex-tui.ts): the rollouts and what the server, the hooks, the OTel export and the screen saw. */
 export interface CodexTuiFixture {
   version: string;
+  /** Its folder: `sessions/` holds the rollouts (a CODEX_HOME, as the exec fixtures' folders are). */
+  home: string;
   rollouts: string[];
   /** The prompts typed and the server's answers to each. */
   scenario: { prompt: string; steps: ResponsesStep[] }[];
@@ -71,6 +73,7 @@ export function codexTuiFixtures(): CodexTuiFixture[] {
       const server = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as Pick<CodexTuiFixture, 'scenario' | 'answered'>;
       return {
         version,
+        home: dir,
         rollouts: filesUnder(join(dir, 'sessions')),
         scenario: server.scenario,
         answered: server.answered,
