@@ -65,21 +65,24 @@ export interface CodexTuiFixture {
 
 const jsonLines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/** One TUI session's folder (codex-tui.ts writes them). */
+export function codexTuiFixture(dir: string): CodexTuiFixture {
+  const server = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as Pick<CodexTuiFixture, 'version' | 'scenario' | 'answered'>;
+  return {
+    version: server.version,
+    home: dir,
+    rollouts: filesUnder(join(dir, 'sessions')),
+    scenario: server.scenario,
+    answered: server.answered,
+    hooks: jsonLines(join(dir, 'hooks.jsonl')) as CodexTuiFixture['hooks'],
+    otelLogs: jsonLines(join(dir, 'otel-logs.jsonl')),
+    screens: readFileSync(join(dir, 'screens.txt'), 'utf8'),
+  };
+}
+
+/** The committed TUI sessions: each release's `tui/`. */
 export function codexTuiFixtures(): CodexTuiFixture[] {
   return readdirSync(CODEX_FIXTURES)
     .filter((name) => existsSync(join(CODEX_FIXTURES, name, 'tui', 'server.json')))
-    .map((version) => {
-      const dir = join(CODEX_FIXTURES, version, 'tui');
-      const server = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as Pick<CodexTuiFixture, 'scenario' | 'answered'>;
-      return {
-        version,
-        home: dir,
-        rollouts: filesUnder(join(dir, 'sessions')),
-        scenario: server.scenario,
-        answered: server.answered,
-        hooks: jsonLines(join(dir, 'hooks.jsonl')) as CodexTuiFixture['hooks'],
-        otelLogs: jsonLines(join(dir, 'otel-logs.jsonl')),
-        screens: readFileSync(join(dir, 'screens.txt'), 'utf8'),
-      };
-    });
+    .map((name) => codexTuiFixture(join(CODEX_FIXTURES, name, 'tui')));
 }
