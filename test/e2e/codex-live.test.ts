@@ -1,12 +1,13 @@
 // `ccotel run` follows Codex rollouts as Codex writes them — a home that appears after the start, the files written
 // row by row in the order of their times (a subagent's thread beside its parent's), a resume appended to its file,
-// the sidecar restarted while a turn is open — and stores exactly what a backfill of the same files stores. The
+// the sidecar restarted while a turn is open (in the TUI session: after the declined call, before its output) — and
+// stores exactly what a backfill of the same files stores. The
 // rows' times are moved to now (by one offset): recorded times would be older than the idle time, which closes turns.
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codexFixtures } from '../harness/codex-fixtures.js';
+import { codexFixtures, codexTuiFixtures } from '../harness/codex-fixtures.js';
 import { assertBuilt, cliEnv, startRun } from '../reliability/cli.js';
 import { storeCli } from './store-cli.js';
 
@@ -25,7 +26,23 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, outpu
   }
 }
 
-describe.each(codexFixtures())('ccotel run on Codex $version', (fixture) => {
+/** A folder of recorded rollouts, and the calls and chats they hold (the server's answers). */
+interface Sample {
+  name: string;
+  home: string;
+  rollouts: string[];
+  calls: number;
+  chats: number;
+}
+
+const steps = (runs: { steps: { calls?: unknown[] }[] }[]) => runs.flatMap((run) => run.steps);
+const SAMPLES: Sample[] = [
+  ...codexFixtures().map(({ version, home, rollouts, runs }) => ({ name: `${version} exec`, home, rollouts, calls: steps(runs).flatMap((step) => step.calls ?? []).length, chats: steps(runs).length })),
+  // The TUI session: the sidecar is stopped after the declined call, whose verdict waits for the next turn's rows.
+  ...codexTuiFixtures().map(({ version, home, rollouts, scenario }) => ({ name: `${version} TUI`, home, rollouts, calls: steps(scenario).flatMap((step) => step.calls ?? []).length, chats: steps(scenario).length })),
+];
+
+describe.each(SAMPLES)('ccotel run on Codex $name', (fixture) => {
   it('follows the rollouts as written, across a restart in the middle of a turn, and stores what a backfill stores', async () => {
     assertBuilt();
     const home = mkdtempSync(join(tmpdir(), 'ccotel-codex-live-'));
@@ -78,8 +95,7 @@ describe.each(codexFixtures())('ccotel run on Codex $version', (fixture) => {
     let turns = 0;
     await runUntil(async () => (turns += await append((part) => part.first)), turnsStored);
     await runUntil(async () => (turns += await append((part) => part.rest)), async (n) => {
-      const calls = fixture.runs.flatMap((r) => r.steps.flatMap((s) => s.calls ?? [])).length;
-      const chats = fixture.runs.flatMap((r) => r.steps).length;
+      const { calls, chats } = fixture;
       const [rows] = await live.query<{ tools: number; chats: number }>(`SELECT countIf(startsWith(SpanName, 'execute_tool ')) AS tools, countIf(startsWith(SpanName, 'chat ')) AS chats FROM (SELECT * FROM otel_traces LIMIT 1 BY SpanId)`);
       return (await turnsStored(n)) && rows.tools === calls && rows.chats === chats;
     });

@@ -1,18 +1,19 @@
 // The committed Codex fixtures are what the real CLI writes: each release found in the cache (codex-releases.ts;
 // none: skipped, as on a machine that never fetched one) is driven through the scenario again, and its new rollouts
-// tell the same turns, calls and usage as the committed ones (ids and times aside).
+// tell the same turns, calls and usage as the committed ones (ids and times aside); so does the TUI session.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CorrelationEvent } from '../../sidecar/src/events.js';
 import { CodexRollouts } from '../../sidecar/src/sources/codex/rollouts.js';
-import { codexFixture, codexFixtures, type CodexFixture } from './codex-fixtures.js';
+import { codexFixture, codexFixtures, codexTuiFixture, codexTuiFixtures, type CodexFixture } from './codex-fixtures.js';
+import { recordCodexTui } from './codex-tui.js';
 import { cachedCodex } from './codex-releases.js';
 import { recordCodex } from './codex-scenario.js';
 
 /** What the rollouts tell, without ids or times: per event kind, its facts in order. */
-function told(fixture: CodexFixture) {
+function told(fixture: Pick<CodexFixture, 'rollouts'>) {
   const rollouts = new CodexRollouts();
   for (const path of fixture.rollouts) {
     for (const line of readFileSync(path, 'utf8').split('\n')) if (line) rollouts.add(line, { path, kind: 'main', agent: 'codex' });
@@ -38,6 +39,21 @@ describe.each(codexFixtures().map((fixture) => ({ fixture, binary: cachedCodex(f
       const again = codexFixture(out, fixture.version);
       expect(again.rollouts).toHaveLength(fixture.rollouts.length);
       expect(told(again)).toEqual(told(fixture));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe.each(codexTuiFixtures().map((fixture) => ({ fixture, binary: cachedCodex(fixture.version) })))('Codex $fixture.version TUI session recorded again', ({ fixture, binary }) => {
+  it.skipIf(binary === undefined)('tells what the committed fixture tells', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-codex-again-'));
+    try {
+      const out = join(dir, 'tui');
+      await recordCodexTui(binary!, fixture.version, out);
+      const again = codexTuiFixture(out);
+      expect(told(again)).toEqual(told(fixture));
+      expect(again.hooks.map((hook) => hook.payload.hook_event_name)).toEqual(fixture.hooks.map((hook) => hook.payload.hook_event_name));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

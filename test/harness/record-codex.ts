@@ -1,9 +1,11 @@
-// Records the Codex fixtures (test/fixtures/codex/<version>/, see codex-scenario.ts), fetching each release once.
+// Records the Codex fixtures (test/fixtures/codex/<version>/, see codex-scenario.ts; its interactive session in tui/,
+// codex-tui.ts), fetching each release once.
 //   npx vite-node test/harness/record-codex.ts [version…]
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODEX_VERSIONS, fetchCodex } from './codex-releases.js';
 import { recordCodex } from './codex-scenario.js';
+import { recordCodexTui } from './codex-tui.js';
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/codex');
 
@@ -11,5 +13,6 @@ const versions = process.argv.slice(2);
 for (const version of versions.length > 0 ? versions : CODEX_VERSIONS) {
   const out = join(FIXTURES, version);
   await recordCodex(fetchCodex(version), version, out);
+  await recordCodexTui(fetchCodex(version), version, join(out, 'tui'));
   console.log(`codex ${version} → ${out}`);
 }

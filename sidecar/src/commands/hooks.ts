@@ -19,7 +19,7 @@ const AGENTS = ['claude-code', 'codex'];
 /** The agent option of the install commands: Claude Code's settings.json, or Codex's home. */
 export function withAgentOptions(command: Command): Command {
   return command
-    .option('--agent <name>', `the agent whose hooks to edit: ${AGENTS.join(' or ')}`, 'claude-code')
+    .option('--agent <name>', `the agent to set up: ${AGENTS.join(' or ')}`, 'claude-code')
     .option('--codex-home <dir>', "with --agent codex: Codex's home (default: $CODEX_HOME, codex_home in the config file, ~/.codex)");
 }
 

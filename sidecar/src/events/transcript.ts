@@ -47,6 +47,11 @@ export interface ToolCallEnded extends SpanContext, InSession {
   permissionMode?: string;
   /** Who blocked the call (hook, rule, user, classifier), when its result tells a permission block. */
   blockedBy?: string;
+  /**
+   * The source cannot tell a user's refusal from an interrupt (the outcome it gives is `interrupted`): the hooks
+   * decide, a PermissionRequest with no PostToolUse telling a refusal.
+   */
+  refusalUnknown?: true;
   startMs: number;
   /** The span's end: never before its start. */
   endMs: number;

@@ -176,8 +176,10 @@ export class HookCorrelator implements Join {
     const evidence = this.evidence.get(toolUseId);
     this.evidence.delete(toolUseId);
     // The transcript's own verdict wins: a refusal it saw, a call cut short while running (a PermissionRequest
-    // with no PostToolUse then is an allowed call the user interrupted), or a call never decided.
-    if (evidence && outcome !== 'denied' && outcome !== 'interrupted' && outcome !== 'unanswered') this.emitBlock(hookPermissionBlock({ toolUseId, evidence, context, timeMs: call.endMs }));
+    // with no PostToolUse then is an allowed call the user interrupted), or a call never decided. Where the source
+    // cannot tell an interrupt from a refusal (refusalUnknown), the hooks do.
+    const decided = outcome === 'denied' || (outcome === 'interrupted' && !call.refusalUnknown) || outcome === 'unanswered';
+    if (evidence && !decided) this.emitBlock(hookPermissionBlock({ toolUseId, evidence, context, timeMs: call.endMs }));
   }
 
   private attachToTurn(turn: TurnEnded): void {

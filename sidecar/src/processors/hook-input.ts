@@ -1,6 +1,7 @@
 // Hook events as the correlation reads them: the fields it needs pulled out of the payload, the span event /
 // log attributes (no content) and the log body. A PermissionRequest carries no tool_use_id: it is paired with the
-// PreToolUse just before it in the same session, same tool and input.
+// PreToolUse just before it in the same session, same tool and input (or an input that holds that call's input and
+// more: Codex's adds the escalation's `description`).
 import type { Attributes, ContentLevel } from '../model.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { ATTRS } from '../semconv.js';
@@ -22,8 +23,8 @@ export interface Hook {
 
 /** Turns spool events into `Hook`s; remembers each session's PreToolUse calls to pair PermissionRequest. */
 export class HookReader {
-  /** Per session: PreToolUse calls by tool name + input. */
-  private readonly lastPreToolUse = new Map<string, Map<string, string>>();
+  /** Per session: PreToolUse calls by tool name + input, and the input itself. */
+  private readonly lastPreToolUse = new Map<string, Map<string, { toolUseId: string; toolName?: string; input: unknown }>>();
 
   constructor(private readonly contentLevel: ContentLevel) {}
 
@@ -38,9 +39,10 @@ export class HookReader {
     if (name === 'PreToolUse' && toolUseId) {
       let calls = this.lastPreToolUse.get(sessionId);
       if (!calls) this.lastPreToolUse.set(sessionId, (calls = new Map()));
-      calls.set(inputKey, toolUseId);
+      calls.delete(inputKey); // the latest last
+      calls.set(inputKey, { toolUseId, toolName, input: p.tool_input });
     }
-    if (name === 'PermissionRequest' && !toolUseId) toolUseId = this.lastPreToolUse.get(sessionId)?.get(inputKey);
+    if (name === 'PermissionRequest' && !toolUseId) toolUseId = this.pairedCall(sessionId, inputKey, toolName, p.tool_input);
     const attributes: Attributes = { 'hook.event': name, 'ccotel.hook.fired_at_ns': event.firedAtNs };
     const copy = (from: string, to = from) => {
       const value = p[from];
@@ -75,6 +77,22 @@ export class HookReader {
       body: this.contentLevel === 'none' ? '' : bodyOf(name, p),
     };
   }
+
+  /** The PreToolUse a PermissionRequest asks about: the same input, else the latest whose input this one holds. */
+  private pairedCall(sessionId: string, inputKey: string, toolName: string | undefined, input: unknown): string | undefined {
+    const calls = this.lastPreToolUse.get(sessionId);
+    const exact = calls?.get(inputKey);
+    if (exact) return exact.toolUseId;
+    const held = [...(calls?.values() ?? [])].findLast((call) => call.toolName === toolName && holds(input, call.input));
+    return held?.toolUseId;
+  }
+}
+
+/** Every field of the object `part` is in the object `whole`, with the same value. */
+function holds(whole: unknown, part: unknown): boolean {
+  if (typeof whole !== 'object' || whole === null || typeof part !== 'object' || part === null) return false;
+  const fields = Object.entries(part);
+  return fields.length > 0 && fields.every(([key, value]) => JSON.stringify((whole as Record<string, unknown>)[key]) === JSON.stringify(value));
 }
 
 /**

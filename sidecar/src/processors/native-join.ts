@@ -1,12 +1,13 @@
-// Claude Code's own records joined to ccotel's spans (DESIGN §13), whichever reaches the pipeline first (the
-// receiver and the transcripts deliver one at a time, pipeline.ts). A model request by `request_id`, a tool call by
-// `tool_use_id`:
+// An agent's own records joined to ccotel's spans (DESIGN §13), whichever reaches the pipeline first (the
+// receiver and the transcripts deliver one at a time, pipeline.ts). A model request by the `request_id` of ccotel's
+// chat span, a tool call by its call id, as each agent's dialect reads its events (sources/native-telemetry.ts):
 //   native first: ccotel's span gets what only Claude Code measures — a chat the API duration and time to first
 //     token (api_request event or llm_request span), a tool call the permission decision and its source
 //     (tool_decision event) and the time blocked on the user (tool.blocked_on_user span);
 //   ccotel's span first: the native span (claude_code.llm_request, claude_code.tool) gets a span link to it.
 // Rows are never updated, so each pair is joined one way or the other; what either side remembers is bounded.
 import type { Attributes, LogRecord, Processor, SpanRecord, TelemetryBatch } from '../model.js';
+import { nativeDialects, readNative } from '../sources/native-telemetry.js';
 
 export const NATIVE_ATTRIBUTES = {
   apiDurationMs: 'ccotel.native.api_duration_ms',
@@ -64,6 +65,8 @@ export class NativeJoin implements Processor {
   private readonly ours: Record<Kind, Recent<{ traceId: string; spanId: string }>> = { chat: new Recent(), tool: new Recent() };
   /** Claude Code's tool spans by span id: a blocked_on_user span names its call through its parent. */
   private readonly toolSpans = new Recent<string>();
+  /** Each agent's own events, read as what they tell about ccotel's chats and calls. */
+  private readonly dialects = nativeDialects();
 
   async process(batch: TelemetryBatch): Promise<TelemetryBatch> {
     for (const log of batch.logs) if (log.origin) this.noteEvent(log);
@@ -80,9 +83,9 @@ export class NativeJoin implements Processor {
   }
 
   private noteEvent(log: LogRecord): void {
-    const a = log.attributes;
-    if (a['event.name'] === 'api_request') this.tell('chat', keyOf(a, 'request_id'), facts([[NATIVE_ATTRIBUTES.apiDurationMs, a.duration_ms], [NATIVE_ATTRIBUTES.ttftMs, a.ttft_ms]]));
-    if (a['event.name'] === 'tool_decision') this.tell('tool', keyOf(a, 'tool_use_id'), facts([[NATIVE_ATTRIBUTES.decision, a.decision], [NATIVE_ATTRIBUTES.decisionSource, a.source]]));
+    const fact = readNative(this.dialects, log);
+    if (fact?.kind === 'chat') this.tell('chat', fact.key, facts([[NATIVE_ATTRIBUTES.apiDurationMs, fact.apiDurationMs], [NATIVE_ATTRIBUTES.ttftMs, fact.ttftMs]]));
+    if (fact?.kind === 'tool') this.tell('tool', fact.key, facts([[NATIVE_ATTRIBUTES.decision, fact.decision], [NATIVE_ATTRIBUTES.decisionSource, fact.decisionSource]]));
   }
 
   private nativeSpan(span: SpanRecord): SpanRecord {

@@ -1,7 +1,8 @@
-// The failure mode `telemetry_gap` (DESIGN §6): a session whose Claude Code exported its own telemetry, where that
-// telemetry disagrees with the transcript — requests of the transcript no `api_request` event names (the export
-// stopped: from the first such request), requests exported twice (a duplicated exporter), exported requests the
-// transcript lacks, a model named otherwise, token totals (`claude_code.token.usage`) that differ.
+// The failure mode `telemetry_gap` (DESIGN §6): a session whose agent exported its own telemetry, where that
+// telemetry disagrees with the transcript — requests of the transcript no exported request names (Claude Code's
+// `api_request`, Codex's `response.completed`, as their dialects read them: the export stopped, from the first such
+// request), requests exported twice (a duplicated exporter), exported requests the transcript lacks, a model named
+// otherwise, token totals (Claude Code's `claude_code.token.usage`) that differ.
 // `telemetryGaps` compares the two sides; `ccotel report telemetry` gives it what the store holds, and
 // `TelemetryGapDetector` what flows through `run`'s pipeline, telling each gap as a failure-mode record once the
 // session has been quiet long enough for both exporters to have sent what they had.
@@ -10,6 +11,7 @@ import { UNCACHED_INPUT_ATTRIBUTE } from '../../../../schemas/usage.js';
 import { recordIdOf } from '../../ids.js';
 import { emptyBatch, type Attributes, type LogRecord, type MetricPoint, type Processor, type SpanRecord, type TelemetryBatch } from '../../model.js';
 import { ATTRS, EVENTS } from '../../semconv.js';
+import { nativeDialects, readNative } from '../../sources/native-telemetry.js';
 import { encodeFailure } from '../encode/failures.js';
 
 export const TOKEN_TYPES = ['input', 'output', 'cacheRead', 'cacheCreation'] as const;
@@ -123,6 +125,7 @@ const count = (attributes: Attributes, key: string) => Number(attributes[key] ??
 export class TelemetryGapDetector implements Processor {
   readonly name = 'telemetry-gap';
   private readonly sessions = new Map<string, SessionSides>();
+  private readonly dialects = nativeDialects();
 
   constructor(
     /** Sessions started before this (record time) are not followed. */
@@ -134,8 +137,8 @@ export class TelemetryGapDetector implements Processor {
   async process(batch: TelemetryBatch): Promise<TelemetryBatch> {
     for (const span of batch.spans) if (!span.origin && span.name.startsWith('chat ')) this.noteChat(span);
     for (const log of batch.logs) {
-      if (log.origin?.resource['service.name'] === NATIVE_SERVICE) this.noteApiRequest(log);
-      else if (!log.origin && log.eventName === EVENTS.sessionStarted) this.noteStart(log);
+      if (log.origin) this.noteApiRequest(log);
+      else if (log.eventName === EVENTS.sessionStarted) this.noteStart(log);
     }
     for (const point of batch.metrics) if (point.origin && point.origin.resource['service.name'] === NATIVE_SERVICE) this.notePoint(point);
     return batch;
@@ -197,14 +200,15 @@ export class TelemetryGapDetector implements Processor {
     sides.chats.set(request, { request, model: text(a, 'gen_ai.request.model'), timeMs: span.startMs, tokens, costUsd: count(a, 'ccotel.cost.usd') });
   }
 
+  /** A model request the agent exported (its dialect reads it: sources/native-telemetry.ts). */
   private noteApiRequest(log: LogRecord): void {
-    const a = log.attributes;
-    if (a['event.name'] !== 'api_request' || a.query_source === 'auxiliary') return;
-    const sides = this.sides(text(a, ATTRS.sessionId), log.timeMs);
-    const request = text(a, 'request_id');
-    if (!sides || !request) return;
+    const fact = readNative(this.dialects, log);
+    if (fact?.kind !== 'chat' || fact.auxiliary) return;
+    const sides = this.sides(fact.sessionId, log.timeMs);
+    const request = fact.key;
+    if (!sides) return;
     sides.native = true;
-    const seen = sides.requests.get(request) ?? { model: text(a, 'model'), records: new Set<string>() };
+    const seen = sides.requests.get(request) ?? { model: fact.model, records: new Set<string>() };
     seen.records.add(log.id); // a resent export has the same id: stored once, counted once
     sides.requests.set(request, seen);
   }

@@ -7,7 +7,19 @@ import { attachHooks } from './hooks.js';
 import { encodeBlock } from './permission-blocks.js';
 import { logRecord, point } from './records.js';
 
-export function encodeToolCall(call: ToolCallEnded, out: TelemetryBatch, hooks: readonly HookAttached[] | undefined): void {
+/**
+ * A call whose source could not tell a refusal from an interrupt (refusalUnknown), decided by its hooks: asked for
+ * permission (PermissionRequest) and never run (no PostToolUse / PostToolUseFailure) is the user's refusal.
+ */
+function settledByHooks(call: ToolCallEnded, hooks: readonly HookAttached[] | undefined): ToolCallEnded {
+  if (!call.refusalUnknown || !hooks) return call;
+  const fired = new Set(hooks.map((hook) => hook.event.name));
+  const refused = fired.has('PermissionRequest') && !fired.has('PostToolUse') && !fired.has('PostToolUseFailure');
+  return refused ? { ...call, outcome: 'denied', blockedBy: 'user' } : call;
+}
+
+export function encodeToolCall(told: ToolCallEnded, out: TelemetryBatch, hooks: readonly HookAttached[] | undefined): void {
+  const call = settledByHooks(told, hooks);
   const { traceId, spanId, sessionId, toolName, toolUseId, outcome, output, endedAtMs } = call;
   const attributes: Attributes = {
     ...commonAttributes(sessionId, 'execute_tool'),

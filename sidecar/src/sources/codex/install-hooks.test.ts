@@ -1,4 +1,4 @@
-// The edits `install-hooks --agent codex` (and `install-shell --agent codex`) make to Codex's home: hooks.json and config.toml changed in part only, a
+// The edits `install-hooks --agent codex` (and `install-shell`, `install-telemetry --agent codex`) make to Codex's home: hooks.json and config.toml changed in part only, a
 // second install changing nothing, a user's own trust entry for the same key left alone, uninstall giving both files
 // back byte for byte. (That the real Codex runs the hooks so trusted: test/e2e/codex-hooks.test.ts.)
 import { createHash } from 'node:crypto';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CODEX_HOOK_EVENTS, codexHookTrustHash, installCodexHooks, uninstallCodexHooks } from './install-hooks.js';
 import { installCodexShell, uninstallCodexShell } from './install-shell.js';
+import { installCodexTelemetry, uninstallCodexTelemetry } from './install-telemetry.js';
 
 let home: string;
 let codexHome: string;
@@ -108,5 +109,28 @@ describe('install-shell --agent codex', () => {
     // A policy table without `set` of its own: the block's table goes beside it.
     writeFileSync(join(codexHome, 'config.toml'), '[shell_environment_policy]\ninherit = "core"\n');
     expect(installCodexShell(options()).warnings).toEqual([]);
+  });
+});
+
+describe('install-telemetry --agent codex', () => {
+  it('points [otel]’s log exporter at the receiver in a block of its own, taken out again byte for byte; leaves the user’s own [otel] alone', () => {
+    writeFileSync(join(codexHome, 'config.toml'), CONFIG);
+    installCodexTelemetry({ ...options(), port: 4319 });
+    const config = read('config.toml');
+    expect(config.startsWith(`${CONFIG}\n\n`)).toBe(true);
+    expect(config).toContain('[otel]\nlog_user_prompt = false\n[otel.exporter.otlp-http]\nendpoint = "http://127.0.0.1:4319/v1/logs"\nprotocol = "binary"\n');
+    expect(installCodexTelemetry({ ...options(), port: 4319 }).change.changed).toBe(false);
+    installCodexTelemetry({ ...options(), port: 4320, logPrompts: true });
+    expect(read('config.toml').match(/^\[otel\]/gm)).toHaveLength(1);
+    expect(read('config.toml')).toContain('log_user_prompt = true');
+    uninstallCodexTelemetry(options());
+    expect(read('config.toml')).toBe(CONFIG);
+
+    for (const theirs of ['[otel]\nenvironment = "prod"\n', '[otel.exporter.otlp-grpc]\nendpoint = "https://collector:4317"\n', 'otel.environment = "prod"\n']) {
+      writeFileSync(join(codexHome, 'config.toml'), theirs);
+      const report = installCodexTelemetry({ ...options(), port: 4319 });
+      expect(report.warnings.join('\n')).toContain('http://127.0.0.1:4319/v1/logs');
+      expect(read('config.toml')).toBe(theirs);
+    }
   });
 });

@@ -43,7 +43,7 @@ export interface CodexInstallOptions {
 }
 
 /** `PreToolUse` → `pre_tool_use`: the event's name in Codex's state keys and hashes. */
-const eventLabel = (event: string) => event.replace(/[A-Z]/g, (letter, at: number) => `${at === 0 ? '' : '_'}${letter.toLowerCase()}`);
+export const eventLabel = (event: string) => event.replace(/[A-Z]/g, (letter, at: number) => `${at === 0 ? '' : '_'}${letter.toLowerCase()}`);
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

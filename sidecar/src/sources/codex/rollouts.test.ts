@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compareVersions } from '../../../../test/harness/claude-releases.js';
-import { codexFixtures, type CodexFixture } from '../../../../test/harness/codex-fixtures.js';
+import { codexFixtures, codexTuiFixtures, type CodexFixture } from '../../../../test/harness/codex-fixtures.js';
 import type { ChatCompleted, CorrelationEvent, ToolCallEnded, TurnEnded } from '../../events.js';
 import { CodexRollouts, toolOutcome } from './rollouts.js';
 
-function readAll(fixture: CodexFixture, rollouts = new CodexRollouts()): CorrelationEvent[] {
+function readAll(fixture: Pick<CodexFixture, 'rollouts'>, rollouts = new CodexRollouts()): CorrelationEvent[] {
   for (const path of fixture.rollouts) {
     rollouts.readingFromStart(path);
     for (const line of readFileSync(path, 'utf8').split('\n')) if (line) rollouts.add(line, { path, kind: 'main', agent: 'codex' });
@@ -167,6 +167,49 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
   });
 });
 
+// The TUI session with approvals (codex-tui.ts): a plain prompt, an escalation the user declined (Esc), one approved (y).
+describe.each(codexTuiFixtures())('Codex $version TUI session with approvals', (fixture) => {
+  const events = readAll(fixture);
+  const tools = ofKind(events, 'ToolCallEnded');
+  const [, declinedStep, approvedStep] = fixture.answered;
+  const declined = tools.find((call) => call.toolUseId === declinedStep.callIds[0])!;
+  const approved = tools.find((call) => call.toolUseId === approvedStep.callIds[0])!;
+  const payloads = fixture.hooks.map((hook) => hook.payload);
+  const hooksOf = (callId: string) => {
+    const pre = payloads.find((hook) => hook.hook_event_name === 'PreToolUse' && hook.tool_use_id === callId)!;
+    const command = (pre.tool_input as { command: string }).command;
+    // PermissionRequest names no call: the one of the same turn asking for the same command.
+    const asked = payloads.some((hook) => hook.hook_event_name === 'PermissionRequest' && hook.turn_id === pre.turn_id && (hook.tool_input as { command?: string }).command === command);
+    return { command, asked, ran: payloads.some((hook) => hook.hook_event_name === 'PostToolUse' && hook.tool_use_id === callId) };
+  };
+
+  it('agree with the hooks and the screen on what the user decided: asked for both, one declined, one run', () => {
+    expect(hooksOf(declined.toolUseId)).toEqual({ command: 'touch declined.txt', asked: true, ran: false });
+    expect(hooksOf(approved.toolUseId)).toEqual({ command: 'touch approved.txt', asked: true, ran: true });
+    expect(fixture.screens).toContain('You canceled the request to run touch declined.txt');
+    expect(fixture.screens).toContain('You approved codex to run touch approved.txt');
+  });
+
+  it('tell the approved call a success and the declined one denied by the user where the rollout can tell (it never ran), else left to the hooks', () => {
+    expect(approved).toMatchObject({ toolName: 'exec_command', shellCommand: 'touch approved.txt', outcome: 'success' });
+    expect(approved.blockedBy).toBeUndefined();
+    expect(declined).toMatchObject({ toolName: 'exec_command', shellCommand: 'touch declined.txt' });
+    // Both releases write "aborted by user" for it, as for Ctrl-C during a command; 0.171 writes an item for each
+    // command that ran (the interrupted one of the exec fixture has one), so one without was declined.
+    expect(declined.output).toMatch(/aborted by user/);
+    const itemsWritten = compareVersions(fixture.version, '0.171.0') >= 0;
+    expect([declined.outcome, declined.blockedBy, declined.refusalUnknown]).toEqual(itemsWritten ? ['denied', 'user', undefined] : ['interrupted', undefined, true]);
+  });
+
+  it('tell three turns of one session started once (the TUI’s settings row before each turn is no resume), a chat per answer', () => {
+    const turns = ofKind(events, 'TurnEnded');
+    expect(turns.map((turn) => [turn.promptText, turn.outcome])).toEqual([['say hello', 'completed'], ['make declined.txt', 'interrupted'], ['make approved.txt', 'completed']]);
+    expect(ofKind(events, 'SessionStarted').map((start) => start.source)).toEqual(['startup']);
+    const steps = fixture.scenario.flatMap((prompt) => prompt.steps);
+    expect(ofKind(events, 'ChatCompleted').map((chat) => chat.tokens.output)).toEqual(steps.map((step) => step.usage.output_tokens));
+  });
+});
+
 describe('Codex rollout lines', () => {
   const file = { path: '/x/sessions/2026/01/01/rollout-2026-01-01T00-00-00-01a242e6-0000-7000-8000-000000000001.jsonl', kind: 'main' as const, agent: 'codex' as const };
 
@@ -191,8 +234,10 @@ describe('Codex rollout lines', () => {
     expect(toolOutcome('Chunk ID: 1\nProcess exited with code 0\nOutput:\nok')).toEqual({ outcome: 'success' });
     expect(toolOutcome('Process exited with code 2\n')).toEqual({ outcome: 'error' });
     expect(toolOutcome('Process exited with code -1\n')).toEqual({ outcome: 'interrupted' });
-    expect(toolOutcome('aborted by user after 2.6s')).toEqual({ outcome: 'interrupted' });
-    expect(toolOutcome('Wall time: 2.6 seconds\naborted by user')).toEqual({ outcome: 'interrupted' });
+    // "aborted by user": an interrupt or a declined escalation; told apart by whether the command ran, where known.
+    expect(toolOutcome('aborted by user after 2.6s')).toEqual({ outcome: 'interrupted', refusalUnknown: true });
+    expect(toolOutcome('Wall time: 2.6 seconds\naborted by user', 'ran')).toEqual({ outcome: 'interrupted' });
+    expect(toolOutcome('Wall time: 2.6 seconds\naborted by user', 'never_ran')).toEqual({ outcome: 'denied', blockedBy: 'user' });
     expect(toolOutcome('{"output":"x","metadata":{"exit_code":1,"duration_seconds":0.1}}')).toEqual({ outcome: 'error' });
     expect(toolOutcome('Success. Updated the following files:\nM a.txt')).toEqual({ outcome: 'success' });
   });

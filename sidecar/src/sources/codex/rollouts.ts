@@ -10,6 +10,7 @@ import { spanIdOf, traceIdOf } from '../../ids.js';
 import type { AgentRows, RowRead } from '../../records/agent-rows.js';
 import type { TranscriptFile } from '../../records/transcript.js';
 import { toolSpanId } from '../../semconv.js';
+import { codexResponseKey } from './native-telemetry.js';
 import { contentText, objectField, outputText, parseRolloutLine, stringField, usageOf, type CodexUsage, type RolloutRow } from './rollout-row.js';
 
 const AGENT = 'codex';
@@ -40,6 +41,16 @@ interface OpenCall {
   name: string;
   input: unknown;
   startMs: number;
+  /** An item of its run was written (0.171's CommandExecution, whose id is the call's): the command ran. */
+  ran: boolean;
+}
+
+/** An "aborted by user" call waiting for its item (AbortedCall). */
+interface AbortedRun {
+  turn: Turn;
+  call: OpenCall;
+  output: string;
+  timeMs: number;
 }
 
 interface Turn {
@@ -69,6 +80,15 @@ interface Thread {
   cwd?: string;
   model?: string;
   forked: boolean;
+  /** The client that started the thread (`session_meta.originator`: `codex_exec`, `codex-tui`). */
+  originator?: string;
+  /** Its rows include items (`item_completed`, 0.171 on): a command that ran has one, so one without never ran. */
+  writesItems: boolean;
+  /**
+   * Calls "aborted by user" whose item may still come: an interrupted command's is written after its turn's
+   * `turn_aborted`. Told when it comes (interrupted), or at the thread's next turn or its end without it (declined).
+   */
+  aborted: Map<string, AbortedRun>;
   /** A subagent's thread (spawned by another: `source.subagent` in 0.130, `parent_thread_id` in 0.171). */
   subagent: boolean;
   /** A subagent's role (`agent_role`; none: `default`, as Codex calls it). */
@@ -103,14 +123,25 @@ function threadIdFromPath(path: string): string {
   return match ? match[1] : path;
 }
 
+/** The TUI writes a `thread_settings_applied` before each of its turns: there it tells no resume. */
+const TUI_ORIGINATOR = 'codex-tui';
+
+/** Whether the "aborted by user" call ran: known where the thread writes items (a run leaves one), else unknown. */
+export type AbortedCall = 'ran' | 'never_ran' | 'unknown';
+
 /**
  * A call's outcome from its output: the exec tools end their output with the exit code ("Process exited with code
- * N"; older shell tools give `metadata.exit_code` in JSON). A call stopped by an interrupt says "aborted by user"
- * (recorded: Ctrl-C during the call); so does an escalation the user declines, which only its hooks tell apart.
+ * N"; older shell tools give `metadata.exit_code` in JSON). "aborted by user" is written both for a call stopped by an
+ * interrupt (Ctrl-C while it runs) and for an escalation the user declines (Esc at the approval prompt, recorded in
+ * the TUI): a call that never ran was declined; where that is not known (0.130 writes no items), it reads as
+ * interrupted and the hooks decide (`refusalUnknown`).
  */
-export function toolOutcome(output: string | undefined): { outcome: string } {
+export function toolOutcome(output: string | undefined, aborted: AbortedCall = 'unknown'): Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown'> {
   if (output === undefined) return { outcome: 'success' };
-  if (/^aborted by user/m.test(output)) return { outcome: 'interrupted' };
+  if (/^aborted by user/m.test(output)) {
+    if (aborted === 'never_ran') return { outcome: 'denied', blockedBy: 'user' };
+    return aborted === 'unknown' ? { outcome: 'interrupted', refusalUnknown: true } : { outcome: 'interrupted' };
+  }
   const stated = /Process exited with code (-?\d+)/.exec(output)?.[1] ?? exitCodeInJson(output);
   if (stated === undefined) return { outcome: 'success' };
   const code = Number(stated);
@@ -165,6 +196,7 @@ export class CodexRollouts implements AgentRows {
     thread.starting = false;
     thread.resuming = false;
     thread.turn = undefined;
+    thread.aborted.clear();
     thread.lastTotal = undefined;
     thread.outputSinceCount = false;
     thread.responseIds = [];
@@ -212,6 +244,7 @@ export class CodexRollouts implements AgentRows {
     for (const thread of this.threads.values()) {
       if (thread.lastMs >= idleBeforeMs) continue;
       this.closeTurn(thread, 'abandoned', thread.turn?.lastMs ?? thread.lastMs);
+      this.tellNeverRan(thread);
       thread.active = false;
     }
     if (idleBeforeMs === Number.POSITIVE_INFINITY) return;
@@ -255,7 +288,7 @@ export class CodexRollouts implements AgentRows {
     }
     let thread = this.threads.get(id);
     if (!thread) {
-      thread = { id, path, forked: false, subagent: false, starting: false, resuming: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
+      thread = { id, path, forked: false, writesItems: false, aborted: new Map(), subagent: false, starting: false, resuming: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
       this.threads.set(id, thread);
     }
     return thread;
@@ -266,6 +299,7 @@ export class CodexRollouts implements AgentRows {
     thread.version = stringField(payload, 'cli_version') ?? thread.version;
     thread.cwd = stringField(payload, 'cwd') ?? thread.cwd;
     if (stringField(payload, 'forked_from_id')) thread.forked = true;
+    thread.originator = stringField(payload, 'originator') ?? thread.originator;
     const spawn = objectField(objectField(objectField(payload, 'source') ?? {}, 'subagent') ?? {}, 'thread_spawn');
     if (stringField(payload, 'parent_thread_id') || spawn) {
       thread.subagent = true;
@@ -300,8 +334,9 @@ export class CodexRollouts implements AgentRows {
         this.closeTurn(thread, 'interrupted', timeMs);
         break;
       case 'thread_settings_applied':
-        // A new thread's comes with its session_meta (starting) or inside its first turn: neither is a resume.
-        if (!thread.turn && !thread.starting) thread.resuming = true;
+        // A new thread's comes with its session_meta (starting) or inside its first turn: neither is a resume; nor is
+        // the TUI's before each of its turns (its resume is told by the SessionStart hook).
+        if (!thread.turn && !thread.starting && thread.originator !== TUI_ORIGINATOR) thread.resuming = true;
         break;
       case 'error':
         if (turn) turn.error = true;
@@ -309,8 +344,15 @@ export class CodexRollouts implements AgentRows {
       case 'user_message':
         this.prompt(thread, turn, stringField(payload, 'message'), timeMs);
         break;
+      case 'item_started':
       case 'item_completed': {
+        thread.writesItems = true;
         const item = objectField(payload, 'item');
+        const itemId = stringField(item ?? {}, 'id') ?? '';
+        const call = turn?.calls.get(itemId);
+        if (call) call.ran = true;
+        const aborted = thread.aborted.get(itemId);
+        if (aborted) this.tellAborted(thread, itemId, aborted, 'ran');
         if (item && stringField(item, 'type') === 'UserMessage') this.prompt(thread, turn, contentText(item.content), timeMs);
         break;
       }
@@ -335,7 +377,7 @@ export class CodexRollouts implements AgentRows {
       const callId = stringField(payload, 'call_id');
       if (turn && callId) {
         const input = type === 'function_call' ? parseArguments(payload.arguments) : { input: payload.input };
-        turn.calls.set(callId, { name: stringField(payload, 'name') ?? 'unknown', input, startMs: timeMs });
+        turn.calls.set(callId, { name: stringField(payload, 'name') ?? 'unknown', input, startMs: timeMs, ran: false });
       }
     } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       const callId = stringField(payload, 'call_id');
@@ -354,6 +396,7 @@ export class CodexRollouts implements AgentRows {
   private openTurn(thread: Thread, turnId: string, timeMs: number): void {
     // A turn still open when the next starts was cut off (its process ended without a word).
     if (thread.turn) this.closeTurn(thread, 'abandoned', thread.turn.lastMs);
+    this.tellNeverRan(thread);
     thread.turn = {
       id: turnId,
       traceId: traceIdOf(thread.id, turnId),
@@ -422,6 +465,8 @@ export class CodexRollouts implements AgentRows {
       sessionId: thread.id,
       model,
       messageId: thread.responseIds.shift() ?? '',
+      // What Codex's own telemetry knows the response by (it names none): joined on it (native-telemetry.ts).
+      requestId: codexResponseKey(thread.id, { input: last.input_tokens, cached: last.cached_input_tokens, output: last.output_tokens }),
       startMs,
       endMs: timeMs,
       tokens: tokensOf(last),
@@ -433,12 +478,26 @@ export class CodexRollouts implements AgentRows {
     const call = turn.calls.get(callId);
     if (!call) return;
     turn.calls.delete(callId);
-    this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output), output, timeMs }));
+    if (output !== undefined && thread.writesItems && !call.ran && toolOutcome(output).outcome === 'interrupted') {
+      thread.aborted.set(callId, { turn, call, output, timeMs }); // its item may come after the turn's end
+      return;
+    }
+    this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output, call.ran ? 'ran' : 'unknown'), output, timeMs }));
     const spawned = call.name === 'spawn_agent' ? /"agent_id"\s*:\s*"([^"]+)"/.exec(output ?? '')?.[1] : undefined;
     if (spawned) {
       this.spawns.set(spawned, { traceId: turn.traceId, toolSpanId: toolSpanId(callId), callId, sessionId: thread.id });
       this.tellSubagent(spawned);
     }
+  }
+
+  private tellAborted(thread: Thread, callId: string, { turn, call, output, timeMs }: AbortedRun, aborted: AbortedCall): void {
+    thread.aborted.delete(callId);
+    this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output, aborted), output, timeMs }));
+  }
+
+  /** The aborted calls whose item did not come before the thread went on (or ended): they never ran. */
+  private tellNeverRan(thread: Thread): void {
+    for (const [callId, aborted] of thread.aborted) this.tellAborted(thread, callId, aborted, 'never_ran');
   }
 
   /** A chat or call, held while it belongs under a subagent's span not told yet. */
@@ -492,7 +551,7 @@ export class CodexRollouts implements AgentRows {
     this.nestedHeld.delete(threadId);
   }
 
-  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: { outcome: string; output?: string; timeMs: number }): ToolCallEnded {
+  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown' | 'output'> & { timeMs: number }): ToolCallEnded {
     const shellCommand = SHELL_TOOLS.has(call.name) ? (call.input as { cmd?: unknown } | null)?.cmd : undefined;
     return {
       kind: 'ToolCallEnded',
@@ -505,6 +564,8 @@ export class CodexRollouts implements AgentRows {
       input: call.input,
       ...(typeof shellCommand === 'string' ? { shellCommand } : {}),
       outcome: end.outcome,
+      ...(end.blockedBy ? { blockedBy: end.blockedBy } : {}),
+      ...(end.refusalUnknown ? { refusalUnknown: true } : {}),
       output: end.output,
       startMs: call.startMs,
       endMs: Math.max(call.startMs, end.timeMs),

@@ -1,0 +1,116 @@
+// The recorded Codex TUI session with approvals (codex-tui.ts) through the pipeline as `ccotel run` builds it: the
+// rollouts, the hooks and Codex's own OTel together. The user declined one escalation and approved another; ccotel
+// tells the first denied by the user (one permission block, source user), the second a success — from the rollout
+// where it can tell (0.171: the declined command never ran), from the hooks where it cannot (0.130: its "aborted by
+// user" is an interrupt's too).
+import { describe, expect, it } from 'vitest';
+import type { SpanRecord, TelemetryBatch } from '../../sidecar/src/model.js';
+import { Pipeline } from '../../sidecar/src/pipeline.js';
+import { HookCorrelator } from '../../sidecar/src/processors/correlate-hooks.js';
+import { TelemetryGapDetector } from '../../sidecar/src/processors/detectors/telemetry-gap.js';
+import { NATIVE_ATTRIBUTES, NativeJoin } from '../../sidecar/src/processors/native-join.js';
+import { receivedLogs } from '../../sidecar/src/sources/otlp-received.js';
+import { flattenLogs } from '../harness/otlp-receiver.js';
+import { TranscriptCorrelator } from '../../sidecar/src/processors/transcripts/correlator.js';
+import type { HookEvent } from '../../sidecar/src/records/hook-spool.js';
+import { EVENTS } from '../../sidecar/src/semconv.js';
+import { CodexRollouts } from '../../sidecar/src/sources/codex/rollouts.js';
+import { textLines } from '../../sidecar/src/sources/line-reader.js';
+import { readFileSync } from 'node:fs';
+import { codexTuiFixtures, type CodexTuiFixture } from '../harness/codex-fixtures.js';
+import { MemorySink } from '../helpers/memory-sink.js';
+
+function hookEvents(fixture: CodexTuiFixture): HookEvent[] {
+  return fixture.hooks.map(({ firedAtNs, payload }, index) => ({
+    file: `${firedAtNs}-${index}-00000000.json`,
+    firedAtMs: Number(BigInt(firedAtNs) / 1_000_000n),
+    firedAtNs,
+    hookPid: index,
+    payload,
+    ack: () => undefined,
+  }));
+}
+
+interface Inputs {
+  hooks?: boolean;
+  /** Codex's own log exports, received before the rollouts are read (as `run`'s receiver gets them live). */
+  otelLogs?: unknown[];
+}
+
+/** The hooks and Codex's telemetry first, then the rollouts, then the end of input; the gaps found once all is in. */
+async function throughPipeline(fixture: CodexTuiFixture, inputs: Inputs): Promise<TelemetryBatch & { gaps: TelemetryBatch }> {
+  const sink = new MemorySink();
+  const hooks = new HookCorrelator({ contentLevel: 'masked', lateHooks: false });
+  const gaps = new TelemetryGapDetector(0, 0);
+  const pipeline = new Pipeline(new TranscriptCorrelator(), [new NativeJoin(), gaps], [sink], inputs.hooks ? [hooks] : [], { codex: new CodexRollouts() });
+  if (inputs.hooks) for (const event of hookEvents(fixture)) hooks.add(event);
+  for (const body of inputs.otelLogs ?? []) pipeline.add(receivedLogs(body).batch);
+  for (const path of fixture.rollouts) await pipeline.addLines({ path, kind: 'main', agent: 'codex' }, textLines(readFileSync(path, 'utf8').split('\n').filter(Boolean)));
+  await pipeline.finish();
+  return { ...sink.received, gaps: gaps.check() };
+}
+
+const toolSpan = (batch: TelemetryBatch, callId: string): SpanRecord | undefined =>
+  batch.spans.find((span) => span.name.startsWith('execute_tool ') && span.attributes['gen_ai.tool.call.id'] === callId);
+const blocks = (batch: TelemetryBatch) => [...new Map(batch.logs.filter((log) => log.eventName === EVENTS.permissionBlocked).map((log) => [log.id, log])).values()];
+
+describe.each(codexTuiFixtures())('the Codex $version TUI session through the pipeline', (fixture) => {
+  const [, declinedStep, approvedStep] = fixture.answered;
+  const [declined, approved] = [declinedStep.callIds[0], approvedStep.callIds[0]];
+
+  it('tells the declined escalation denied by the user (one block) and the approved one a success, with its hooks', async () => {
+    const received = await throughPipeline(fixture, { hooks: true });
+    expect(toolSpan(received, declined)?.attributes['ccotel.tool.outcome']).toBe('denied');
+    expect(toolSpan(received, approved)?.attributes['ccotel.tool.outcome']).toBe('success');
+    expect(blocks(received).map((log) => [log.attributes.tool_use_id, log.attributes.source])).toEqual([[declined, 'user']]);
+    // The hooks are on their calls: the PermissionRequest (which names no call) on the one it asked about.
+    const hookNames = (callId: string) => toolSpan(received, callId)?.events.map((event) => event.name);
+    expect(hookNames(declined)).toEqual(['PreToolUse', 'PermissionRequest']);
+    expect(hookNames(approved)).toEqual(['PreToolUse', 'PermissionRequest', 'PostToolUse']);
+  });
+
+  it('without the hooks, tells the refusal only where the rollout can (0.171), never a refusal for the approved call', async () => {
+    const received = await throughPipeline(fixture, {});
+    const rolloutTells = fixture.version !== '0.130.0';
+    expect(toolSpan(received, declined)?.attributes['ccotel.tool.outcome']).toBe(rolloutTells ? 'denied' : 'interrupted');
+    expect(blocks(received).map((log) => log.attributes.tool_use_id)).toEqual(rolloutTells ? [declined] : []);
+    expect(toolSpan(received, approved)?.attributes['ccotel.tool.outcome']).toBe('success');
+  });
+
+  it('joins every response Codex exported to its chat and every tool decision to its call, which agrees with the user’s; no telemetry gap', async () => {
+    const received = await throughPipeline(fixture, { hooks: true, otelLogs: fixture.otelLogs });
+    const chats = received.spans.filter((span) => span.name.startsWith('chat '));
+    expect(chats).toHaveLength(fixture.answered.length);
+    // Codex's own: a request per answer of the server in this thread, and its response's counts (the title
+    // request of the TUI is another conversation, which no rollout holds).
+    const thread = chats[0].attributes['session.id'];
+    const events = flattenLogs(fixture.otelLogs).map((log) => log.attributes).filter((a) => a['conversation.id'] === thread);
+    const requests = events.filter((a) => a['event.name'] === 'codex.api_request');
+    expect(requests).toHaveLength(fixture.answered.length);
+    for (const [n, chat] of chats.entries()) expect(chat.attributes[NATIVE_ATTRIBUTES.apiDurationMs]).toBe(Number(requests[n].duration_ms));
+    const decisions = events.filter((a) => a['event.name'] === 'codex.tool_decision');
+    // The approval is Codex's one decision; the refusal (Esc: abort) it does not log as one.
+    expect(decisions.map((a) => [a.call_id, a.decision, a.source])).toEqual([[approved, 'approved', 'User']]);
+    expect(toolSpan(received, approved)?.attributes).toMatchObject({ [NATIVE_ATTRIBUTES.decision]: 'approved', [NATIVE_ATTRIBUTES.decisionSource]: 'User', 'ccotel.tool.outcome': 'success' });
+    expect(toolSpan(received, declined)?.attributes[NATIVE_ATTRIBUTES.decision]).toBeUndefined();
+    expect(received.gaps.logs).toEqual([]);
+  });
+
+  it('tells a telemetry gap when a response’s events never came', async () => {
+    // The counts of the approved call's first response lost from the export.
+    const lost = fixture.otelLogs.map((body) => dropLogs(body, (a) => a['event.name'] !== 'codex.user_prompt' && a['input_token_count'] === '1500'));
+    const received = await throughPipeline(fixture, { otelLogs: lost });
+    expect(received.gaps.logs.map((log) => log.attributes.cause)).toEqual(['not_exported']);
+  });
+});
+
+/** An OTLP/JSON logs body without the records `drop` picks (by their attributes). */
+function dropLogs(body: unknown, drop: (attributes: Record<string, unknown>) => boolean): unknown {
+  const copy = structuredClone(body) as { resourceLogs: { scopeLogs: { logRecords: { attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[] };
+  for (const resource of copy.resourceLogs) {
+    for (const scope of resource.scopeLogs) {
+      scope.logRecords = scope.logRecords.filter((record) => !drop(Object.fromEntries(record.attributes.map((kv) => [kv.key, kv.value.stringValue ?? kv.value]))));
+    }
+  }
+  return copy;
+}
