@@ -10,6 +10,7 @@ import { spanIdOf, traceIdOf } from '../../ids.js';
 import type { AgentRows, RowRead } from '../../records/agent-rows.js';
 import type { TranscriptFile } from '../../records/transcript.js';
 import { toolSpanId } from '../../semconv.js';
+import { firesSessionEnd } from './processes.js';
 import { contentText, objectField, outputText, parseRolloutLine, stringField, usageOf, type CodexUsage, type RolloutRow } from './rollout-row.js';
 
 const AGENT = 'codex';
@@ -554,6 +555,7 @@ export class CodexRollouts implements AgentRows {
       endMs: Math.max(turn.startMs, timeMs),
       ...(turn.cwd ? { place: { cwd: turn.cwd } } : {}),
       version: thread.version,
+      ...(firesSessionEnd(thread.version) ? {} : { endsUntold: true as const }),
       ...(turn.compactions.length > 0 ? { compactions: turn.compactions } : {}),
     });
   }
