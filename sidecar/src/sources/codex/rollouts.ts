@@ -232,6 +232,10 @@ export class CodexRollouts implements AgentRows {
     for (const threadId of [...this.nestedHeld.keys()]) this.releaseNested(threadId);
   }
 
+  holdsSession(sessionId: string): boolean {
+    return this.threads.has(sessionId);
+  }
+
   sessionCounts(): { open: number; held: number; revived: number } {
     let open = 0;
     for (const thread of this.threads.values()) if (thread.active) open++;
