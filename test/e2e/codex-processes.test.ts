@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codexForTests, CODEX_VERSIONS } from '../harness/codex-releases.js';
+import { codexReleasesForTests } from '../harness/codex-releases.js';
 import { startResponsesServer, type ResponsesServer } from '../harness/responses-server.js';
 import { runCodex, threadIdOf, writeCodexConfig } from '../harness/run-codex.js';
 import { skipWithout } from '../helpers/real-parts.js';
@@ -62,8 +62,8 @@ function startCodex(binary: string, codexHome: string, cwd: string, prompt: stri
   return { child, stdout: () => stdout, exited: new Promise((resolve) => child.on('exit', resolve)) };
 }
 
-describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))('failure modes on Codex $version, ccotel run live beside it', ({ version, binary }) => {
-  it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(
+describe.each(codexReleasesForTests())('failure modes on Codex $version, ccotel run live beside it', ({ binary, missing }) => {
+  it.skipIf(skipWithout(missing))(
     'reports a server left listening after its call under its thread and call, and a killed Codex as abandoned; a normal exit is not',
     async () => {
       assertBuilt();

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareVersions } from '../harness/claude-releases.js';
-import { codexForTests, CODEX_VERSIONS } from '../harness/codex-releases.js';
+import { codexReleasesForTests } from '../harness/codex-releases.js';
 import { FIRST_SPAWNED, SPAWNED, startResponsesServer, type FunctionCall } from '../harness/responses-server.js';
 import { rolloutFiles, runCodex, threadIdOf, writeCodexConfig } from '../harness/run-codex.js';
 import { skipWithout } from '../helpers/real-parts.js';
@@ -23,8 +23,8 @@ afterAll(() => {
 
 interface Span { span: string; parent: string; trace: string; name: string; agent: string; call: string; session: string }
 
-describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))('a Codex $version subagent sent a second message', ({ version, binary }) => {
-  it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(
+describe.each(codexReleasesForTests())('a Codex $version subagent sent a second message', ({ version, binary, missing }) => {
+  it.skipIf(skipWithout(missing))(
     'has each of its turns under the call that started it, in the parent’s trace, in either file order',
     async () => {
       assertBuilt();
