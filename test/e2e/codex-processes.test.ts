@@ -110,7 +110,7 @@ describe.each(codexReleasesForTests())('failure modes on Codex $version, ccotel 
         });
         const orphan = found.find((row) => row.mode === 'orphan_process')!;
         const scope = found.find((row) => row.mode === 'approval_scope')!;
-        expect(orphan).toMatchObject({ sessionId: thread, toolUseId: callId, pid });
+        expect(orphan).toMatchObject({ sessionId: thread, toolUseId: callId, pid, port });
         expect(orphan.commandLine).toContain('createServer');
         expect(scope).toMatchObject({ sessionId: thread, toolUseId: callId, pid, port, cause: 'listening' });
 

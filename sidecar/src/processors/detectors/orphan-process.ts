@@ -14,7 +14,8 @@ export function detectOrphanProcesses(scan: ProcessScan, facts: Facts): Detectio
     const sessionOver = session?.endedAtMs !== undefined && scan.timeMs - session.endedAtMs >= OUTLIVE_GRACE_MS;
     if (!callOver && !sessionOver) continue;
     if (underItsAgent(scan, process)) continue;
-    detections.push({ mode: 'orphan_process', sessionId: process.sessionId, timeMs: scan.timeMs, toolUseId: found.call?.toolUseId, process });
+    // A port it listens on: an orphaned listener (the alert dashboards/alerts/sigma/ccotel_orphaned_listener.yml).
+    detections.push({ mode: 'orphan_process', sessionId: process.sessionId, timeMs: scan.timeMs, toolUseId: found.call?.toolUseId, process, port: process.listeningPorts[0] });
   }
   return detections;
 }
