@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { priceChat } from '../sidecar/src/processors/price-chats.js';
+import { DEFAULT_AGENT, turnSpanName, type AgentName } from '../sidecar/src/semconv.js';
 import { OTEL_TABLES, ident } from './clickhouse.js';
 import { UNCACHED_INPUT_ATTRIBUTE } from './usage.js';
 
@@ -53,6 +54,8 @@ export interface SessionSpec {
   repo?: string;
   branch?: string;
   team?: string;
+  /** The agent whose session it is (default claude-code): its turns' `gen_ai.agent.name`. */
+  agent?: AgentName;
   startMs: number;
   /** Sources of `ccotel.session.started` records after the first (startup) one, e.g. ['resume']. */
   restarts: Array<{ atMs: number; source: 'resume' | 'clear' | 'compact' | 'fork' }>;
@@ -110,8 +113,9 @@ export function sessionRows(spec: SessionSpec): CorpusRows {
     const start = spec.startMs + turn.atMs;
     const traceId = hex(`${spec.id}:turn:${t}`, 32);
     const root = hex(`${traceId}:root`, 16);
-    span(traceId, root, '', 'invoke_agent claude-code', start, turn.durationMs, 'invoke_agent', {
-      'gen_ai.agent.name': 'claude-code', 'ccotel.turn.outcome': turn.outcome, 'ccotel.cwd': spec.project,
+    const agent = spec.agent ?? DEFAULT_AGENT;
+    span(traceId, root, '', turnSpanName(agent), start, turn.durationMs, 'invoke_agent', {
+      'gen_ai.agent.name': agent, 'ccotel.turn.outcome': turn.outcome, 'ccotel.cwd': spec.project,
       'message.uuid': hex(`${traceId}:prompt`, 32),
     }, turn.outcome === 'error');
     turn.chats.forEach((chat, c) =>

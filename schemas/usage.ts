@@ -28,6 +28,8 @@ const TURN_SPAN_LIST = TURN_SPANS.map((name) => `'${name}'`).join(', ');
  * A session's agent, as an aggregate over its span facts: its latest turn's. A session whose turns name none (facts
  * before version 3, or no turn at all) is Claude Code's, the only agent then.
  */
+/** The agent of a turn fact: its Name (empty in facts before version 4: Claude Code's). */
+export const TURN_AGENT = `if(Name = '', '${DEFAULT_AGENT}', Name)`;
 export const SESSION_AGENT = `if(argMaxIf(Name, Timestamp, Kind = 'turn') = '', '${DEFAULT_AGENT}', argMaxIf(Name, Timestamp, Kind = 'turn'))`;
 export const TOOL_SPAN_PREFIX = 'execute_tool ';
 export const CHAT_SPAN_PREFIX = 'chat ';

@@ -77,10 +77,10 @@ function dashboard(uid: string, title: string, rows: Array<[string, PanelSpec[]]
     .time({ from: 'now-24h', to: 'now' })
     .timezone('browser')
     .withVariable(new DatasourceVariableBuilder('datasource').label('ClickHouse').type(CLICKHOUSE_PLUGIN));
-  // A board whose figures read the facts can be narrowed to hosts, users, repositories, branches, teams.
+  // A board whose figures read the facts can be narrowed to hosts, users, repositories, branches, teams, agents.
   if (rows.some(([, panels]) => panels.some((spec) => spec.sql.includes(DIMENSION_FILTER)))) {
-    for (const { variable, label, column } of DIMENSIONS) {
-      builder.withVariable(new QueryVariableBuilder(variable).label(label).datasource(DATASOURCE).query(dimensionValuesSql(column))
+    for (const dimension of DIMENSIONS) {
+      builder.withVariable(new QueryVariableBuilder(dimension.variable).label(dimension.label).datasource(DATASOURCE).query(dimensionValuesSql(dimension))
         .multi(true).includeAll(true).allValue(ALL).current({ text: 'All', value: '$__all' }).refresh(VariableRefresh.OnTimeRangeChanged));
     }
   }

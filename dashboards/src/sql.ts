@@ -5,7 +5,7 @@
  * no macro does (pipeline-reference §1.1).
  */
 
-import { TURN_SPANS } from '../../schemas/usage.js';
+import { TURN_AGENT, TURN_SPANS } from '../../schemas/usage.js';
 
 /** Spans in the dashboard's time range matching `where`, one row per SpanId. */
 export function spans(...conditions: Array<string | undefined>): string {
@@ -40,26 +40,38 @@ export const sessionIdOf = (attributes: 'SpanAttributes' | 'LogAttributes') => `
 export const HOST = "ResourceAttributes['host.name']";
 
 /**
- * The attribution variables (DESIGN §11) of the boards that read the facts: each a multi-value choice of the values
- * the facts hold. "All" is the custom value ALL, which Grafana puts in as it is (no quoting), and which lets every
- * row through, one that names no value too; a choice of values lets through the rows with one of them.
+ * The attribution variables (DESIGN §11) and the agent (§12) of the boards that read the facts: each a multi-value
+ * choice of the values the facts hold. "All" is the custom value ALL, which Grafana puts in as it is (no quoting),
+ * and which lets every row through, one that names no value too; a choice of values lets through the rows with one
+ * of them. The agent is the session's (its turn facts name it): it lets through every row of the sessions chosen.
  */
-export const DIMENSIONS = [
+interface Dimension {
+  variable: string;
+  label: string;
+  column: string;
+  /** The value is the session's, on its turn facts only. */
+  ofSession?: true;
+}
+export const DIMENSIONS: readonly Dimension[] = [
   { variable: 'host', label: 'Host', column: 'Host' },
   { variable: 'user', label: 'User', column: 'User' },
   { variable: 'repo', label: 'Repository', column: 'Repository' },
   { variable: 'branch', label: 'Branch', column: 'Branch' },
   { variable: 'team', label: 'Team', column: "Resource['team']" },
-] as const;
+  { variable: 'agent', label: 'Agent', column: TURN_AGENT, ofSession: true },
+];
 export const ALL = "'__all__'";
 const chosen = (variable: string) => `\${${variable}:singlequote}`;
 /** The attribution variables as a board opens (each at All), formatted as Grafana puts them in. */
 export const ALL_VARIABLES: Record<string, string> = Object.fromEntries(DIMENSIONS.map(({ variable }) => [variable, ALL]));
 /** The facts rows the dashboard's attribution variables let through. */
-export const DIMENSION_FILTER = DIMENSIONS.map(({ variable, column }) => `(${ALL} IN (${chosen(variable)}) OR ${column} IN (${chosen(variable)}))`).join(' AND ');
-/** The query listing a variable's values: those the span facts hold in the dashboard's time range. */
-export const dimensionValuesSql = (column: string): string =>
-  `SELECT DISTINCT ${column} AS value FROM ccotel_span_facts WHERE $__timeFilter(Timestamp) AND ${column} != '' ORDER BY value`;
+export const DIMENSION_FILTER = DIMENSIONS.map(({ variable, column, ofSession }) => {
+  const rows = `${column} IN (${chosen(variable)})`;
+  return `(${ALL} IN (${chosen(variable)}) OR ${ofSession ? `SessionId IN (SELECT SessionId FROM ccotel_span_facts WHERE Kind = 'turn' AND ${rows})` : rows})`;
+}).join(' AND ');
+/** The query listing a variable's values: those the span facts (a session's: its turn facts) hold in the dashboard's time range. */
+export const dimensionValuesSql = ({ column, ofSession }: Dimension): string =>
+  `SELECT DISTINCT ${column} AS value FROM ccotel_span_facts WHERE $__timeFilter(Timestamp)${ofSession ? " AND Kind = 'turn'" : ''} AND ${column} != '' ORDER BY value`;
 
 /** The facts tables as the boards name them (the database the datasource is set to). */
 export const FACTS_TABLES = { spans: 'ccotel_span_facts', events: 'ccotel_event_facts' };

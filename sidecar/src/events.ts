@@ -38,6 +38,11 @@ export type CorrelationEvent =
   | SettingsChangeTold
   | RulesApplied;
 
+/** The call ran a shell command: Claude Code's Bash, or a source's own shell tool (it tells `shellCommand`). */
+export function ranShellCommand(call: ToolCallEnded): boolean {
+  return call.toolName === 'Bash' || call.shellCommand !== undefined;
+}
+
 export type EventKind = CorrelationEvent['kind'];
 
 /** What a join publishes: events, and what to run once the sinks accepted their telemetry. */

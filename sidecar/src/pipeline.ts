@@ -11,6 +11,7 @@ import { ResumeAcks } from './ordered-acks.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { encode } from './processors/encode/index.js';
 import type { AgentRows } from './records/agent-rows.js';
+import type { AgentName } from './semconv.js';
 import type { TranscriptFile } from './records/transcript.js';
 import { isUnknownDenialKind } from './processors/classify.js';
 import { ignoredRowType, parseRow } from './processors/parse-transcript.js';
@@ -75,7 +76,7 @@ export class Pipeline {
   private inputBytes = 0;
   private readonly joins: JoinChain;
   /** The sources of the other agents, by the agent their files name. */
-  private readonly agents: Map<string, AgentRows>;
+  private readonly agents: Map<AgentName, AgentRows>;
 
   constructor(
     correlator: TranscriptCorrelator,
@@ -84,7 +85,7 @@ export class Pipeline {
     joins: Join[] = [],
     agents: Partial<Record<NonNullable<TranscriptFile['agent']>, AgentRows>> = {},
   ) {
-    this.agents = new Map(Object.entries(agents));
+    this.agents = new Map(Object.entries(agents) as [AgentName, AgentRows][]);
     this.correlator = correlator;
     this.skipped = new SkippedLines(Math.max(0, ...processors.map((processor) => processor.maxTextLength ?? 0)));
     this.joins = new JoinChain(joins);
@@ -330,7 +331,13 @@ export class Pipeline {
     for (const agent of this.agents.values()) told.push(...agent.drain());
     const joined = this.joins.run(told);
     this.pendingAcks.push(...joined.acks);
-    this.pending = concatBatches(this.pending, encode(joined.events, (sessionId) => this.correlator.placeOf(sessionId)));
+    this.pending = concatBatches(this.pending, encode(joined.events, (sessionId) => this.correlator.placeOf(sessionId), (sessionId) => this.agentOf(sessionId)));
+  }
+
+  /** The agent whose source holds the session (none: Claude Code's, or one no longer held). */
+  private agentOf(sessionId: string): AgentName | undefined {
+    for (const [name, agent] of this.agents) if (agent.holdsSession(sessionId)) return name;
+    return undefined;
   }
 
   private take(): TelemetryBatch {

@@ -113,6 +113,8 @@ export const ATTRS = {
   requestModel: 'gen_ai.request.model',
   toolResponseLength: 'ccotel.tool.response.length',
   agentId: 'ccotel.agent.id',
+  /** The agent (claude-code, codex): on turn spans, and on every metric point of a session (DESIGN §4, §12). */
+  agentName: 'gen_ai.agent.name',
   permissionMode: 'ccotel.permission.mode',
   startOrigin: 'ccotel.start.origin',
   blockOrigin: 'ccotel.block.origin',

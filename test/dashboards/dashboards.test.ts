@@ -40,7 +40,8 @@ const drill: SessionSpec = {
   ],
   end: { atMs: 3 * HOUR, reason: 'abandoned' },
 };
-const specs = [drill, ...generateSessions(30, NOW, 3, 11)];
+/** Every third generated session is a Codex one. */
+const specs: SessionSpec[] = [drill, ...generateSessions(30, NOW, 3, 11).map((spec, i) => (i % 3 === 1 ? { ...spec, agent: 'codex' as const } : spec))];
 const health: HealthSpec[] = [
   { host: 'host-0', atMs: NOW - 2 * HOUR, lagBytes: 1200, unusable: [{ source: 'transcript', result: 'malformed', count: 3 }], exportFailures: 2 },
   { host: 'host-0', atMs: NOW - HOUR, lagBytes: 800, unusable: [], exportFailures: 0 },
@@ -283,7 +284,7 @@ describe('sidecar health', () => {
   });
 });
 
-describe('attribution variables (host, user, repository, branch, team)', () => {
+describe('attribution variables (host, user, repository, branch, team) and the agent', () => {
   interface Variable { name: string; type: string; query?: string; multi?: boolean; includeAll?: boolean; allValue?: string }
   const variablesOf = (file: string) => (committed(file).templating.list as Variable[]).filter((v) => v.type === 'query');
 
@@ -297,20 +298,24 @@ describe('attribution variables (host, user, repository, branch, team)', () => {
 
   it('offer the values the facts hold in the time range', async () => {
     const values = (variable: Variable) => rows<{ value: string }>(store.client, expandMacros(variable.query ?? '', RANGE)).then((r) => r.map((row) => row.value));
-    const [host, user, repo, branch, team] = variablesOf('overview.json');
+    const [host, user, repo, branch, team, agent] = variablesOf('overview.json');
     const distinct = (of: (spec: SessionSpec) => string | undefined) => [...new Set(specs.map(of).filter((v): v is string => Boolean(v)))].sort();
     expect(await values(host)).toEqual(distinct((s) => s.host));
     expect(await values(user)).toEqual(distinct((s) => s.user));
     expect(await values(repo)).toEqual(distinct((s) => s.repo));
     expect(await values(branch)).toEqual(distinct((s) => s.branch));
     expect(await values(team)).toEqual(distinct((s) => s.team));
+    expect(await values(agent)).toEqual(['claude-code', 'codex']);
   });
 
-  it('narrow every figure to the values chosen (a session that names none is left out once any is chosen)', async () => {
-    const repo = 'https://git.example.com/acme/project-1';
+  it('narrow every figure to the sessions of the agents chosen', async () => {
+    await expectNarrowed({ agent: "'codex'" }, specs.filter((s) => s.agent === 'codex'));
+  });
+
+  /** The sessions, tokens and blocks panels with `choice` made count exactly the `picked` sessions' own. */
+  const expectNarrowed = async (choice: Record<string, string>, picked: SessionSpec[]) => {
     const chosen = new Map<string, Record<string, unknown>[]>();
-    await runPanels(chosen, (panel) => ['Sessions', 'Tokens and cost by model', 'Permission blocks'].includes(panel.title), { repo: `'${repo}'`, branch: "'main','feature/PAY-1'", team: "'team-1'" });
-    const picked = specs.filter((s) => s.repo === repo && s.team === 'team-1' && ['main', 'feature/PAY-1'].includes(s.branch ?? ''));
+    await runPanels(chosen, (panel) => ['Sessions', 'Tokens and cost by model', 'Permission blocks'].includes(panel.title), choice);
     expect(picked.length).toBeGreaterThan(0);
     expect(picked.length).toBeLessThan(specs.length);
     expect(Number(Object.values(chosen.get('overview.json/Sessions')![0])[0])).toBe(picked.length);
@@ -318,5 +323,11 @@ describe('attribution variables (host, user, repository, branch, team)', () => {
     expect(Object.fromEntries(chosen.get('overview.json/Tokens and cost by model')!.map((row) => [row.model, Number(row.input)]))).toEqual(input);
     expect(Number(Object.values(chosen.get('overview.json/Permission blocks')![0])[0]))
       .toBe(picked.flatMap((s) => s.turns.flatMap((t) => t.tools)).filter((t) => t.blockedBy).length);
+  };
+
+  it('narrow every figure to the values chosen (a session that names none is left out once any is chosen)', async () => {
+    const repo = 'https://git.example.com/acme/project-1';
+    const picked = specs.filter((s) => s.repo === repo && s.team === 'team-1' && ['main', 'feature/PAY-1'].includes(s.branch ?? ''));
+    await expectNarrowed({ repo: `'${repo}'`, branch: "'main','feature/PAY-1'", team: "'team-1'" }, picked);
   });
 });

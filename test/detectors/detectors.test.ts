@@ -128,8 +128,9 @@ describe('failure-mode detectors on real processes', () => {
 
     const found = detected(received, noisy);
     expect(found.map((log) => log.attributes.mode).sort()).toEqual(['approval_scope', 'orphan_process']);
+    // Both name the port: the orphaned-listener alert (dashboards/alerts/sigma) reads it on the orphan_process record.
     for (const log of found) {
-      expect(log.attributes).toMatchObject({ tool_use_id: 'toolu_listener', 'process.pid': pid });
+      expect(log.attributes).toMatchObject({ tool_use_id: 'toolu_listener', 'process.pid': pid, 'network.local.port': port });
       expect(String(log.attributes['process.command_line'])).toContain('createServer');
     }
     expect(found.find((log) => log.attributes.mode === 'approval_scope')!.attributes['network.local.port']).toBe(port);

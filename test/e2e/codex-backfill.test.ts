@@ -99,7 +99,7 @@ describe('one store with both agents', () => {
     assertBuilt();
     const expected = await generateCorpus({ seed: 5, root: join(home, 'claude'), sessions: 4, hostLayout: 'single-root' });
     const env = cliEnv(home, { CLAUDE_CONFIG_DIR: expected.configDirs.join(',') });
-    const { ccotel } = storeCli(join(home, 'store'), () => env);
+    const { ccotel, query } = storeCli(join(home, 'store'), () => env);
     await ccotel('backfill', '--json', '--codex-home', fixture.home);
     type Figures = { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; sessions: number };
     const report = JSON.parse(await ccotel('report', 'session', '--json')) as { rows: { period: string; agent: string }[]; totals: Figures; agents: Record<string, Figures> };
@@ -120,5 +120,23 @@ describe('one store with both agents', () => {
     expect(overview.overview[0].turns).toBe(expected.turns + codexTurns.length);
     expect(overview.turns.find((row) => row.outcome === 'completed')!.turns).toBe(expected.turnsByOutcome.completed + codexTurns.filter((outcome) => outcome === 'completed').length);
     expect(new Set(overview.turns.map((row) => row.outcome)).size).toBe(overview.turns.length);
+
+    // Every metric point of a session names its agent: the turns and tokens split as the report splits them.
+    const points = await query<{ agent: string; metric: string; value: number }>(
+      `SELECT Attributes['gen_ai.agent.name'] AS agent, MetricName AS metric, sum(Value) AS value FROM otel_metrics_sum
+       WHERE MetricName IN ('ccotel.turns', 'ccotel.tokens') GROUP BY agent, metric ORDER BY agent, metric`);
+    const costs = await query<{ agent: string; usd: number }>(`SELECT Attributes['gen_ai.agent.name'] AS agent, sum(Value) AS usd FROM otel_metrics_sum WHERE MetricName = 'ccotel.cost' GROUP BY agent ORDER BY agent`);
+    const reported = JSON.parse(await ccotel('report', 'session', '--json')) as { agents: Record<string, { cost_usd: number }> };
+    expect(costs.map((row) => row.agent)).toEqual(['claude-code', 'codex']);
+    for (const row of costs) expect(row.usd).toBeCloseTo(reported.agents[row.agent].cost_usd, 6);
+    const tokens = (sums: { input: number; output: number; cacheRead: number; cacheCreation: number }[]) => sums.reduce((n, s) => n + s.input + s.output + s.cacheRead + s.cacheCreation, 0);
+    expect(points).toEqual([
+      { agent: 'claude-code', metric: 'ccotel.tokens', value: tokens(claude) },
+      { agent: 'claude-code', metric: 'ccotel.turns', value: expected.turns },
+      { agent: 'codex', metric: 'ccotel.tokens', value: tokens(codex.map((thread) => thread.tokens)) },
+      { agent: 'codex', metric: 'ccotel.turns', value: codexTurns.length },
+    ]);
+    const unnamed = await query<{ metric: string }>(`SELECT DISTINCT MetricName AS metric FROM otel_metrics_sum WHERE Attributes['gen_ai.agent.name'] = '' AND NOT startsWith(MetricName, 'ccotel.sidecar.') ORDER BY metric`);
+    expect(unnamed).toEqual([]);
   }, 240_000);
 });

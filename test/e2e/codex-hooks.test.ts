@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codexForTests, CODEX_VERSIONS } from '../harness/codex-releases.js';
+import { codexReleasesForTests } from '../harness/codex-releases.js';
 import { startResponsesServer } from '../harness/responses-server.js';
 import { runCodex, threadIdOf, writeCodexConfig } from '../harness/run-codex.js';
 import { skipWithout } from '../helpers/real-parts.js';
@@ -30,8 +30,8 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))('install-hooks --agent codex on Codex $version', ({ version, binary }) => {
-  it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(
+describe.each(codexReleasesForTests())('install-hooks --agent codex on Codex $version', ({ binary, missing }) => {
+  it.skipIf(skipWithout(missing))(
     'registers and trusts the spool hook, which Codex runs for every event, and takes it out again',
     async () => {
       assertBuilt();

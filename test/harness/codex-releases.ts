@@ -57,3 +57,11 @@ export function codexForTests(version: string): string | undefined {
   const ci = process.env.CI === 'true' || process.env.CI === '1';
   return ci ? fetchCodex(version) : cachedCodex(version);
 }
+
+/** Each recorded release with its binary for a suite, and what the suite says as it skips without one. */
+export function codexReleasesForTests(): { version: string; binary: string | undefined; missing: string | undefined }[] {
+  return CODEX_VERSIONS.map((version) => {
+    const binary = codexForTests(version);
+    return { version, binary, missing: binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined };
+  });
+}

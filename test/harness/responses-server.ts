@@ -18,6 +18,8 @@ export interface ResponsesUsage {
 
 /** In a call's arguments: the ids of the agents spawned so far (the `agent_id`s of the outputs the request holds). */
 export const SPAWNED = '$spawned';
+/** In a call's arguments: the id of the first agent spawned so far. */
+export const FIRST_SPAWNED = '$spawned[0]';
 
 export interface FunctionCall {
   name: string;
@@ -68,7 +70,8 @@ function spawnedIn(body: unknown): string[] {
 }
 
 function withSpawned(args: Record<string, unknown>, body: unknown): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(args).map(([key, value]) => [key, value === SPAWNED ? spawnedIn(body) : value]));
+  const spawned = spawnedIn(body);
+  return Object.fromEntries(Object.entries(args).map(([key, value]) => [key, value === SPAWNED ? spawned : value === FIRST_SPAWNED ? spawned[0] : value]));
 }
 
 function streamStep(res: ServerResponse, step: ResponsesStep, responseId: string, callIds: string[], body: unknown): void {

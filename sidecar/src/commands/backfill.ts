@@ -8,7 +8,8 @@ import { buildPipeline, exportSinks, requireDestination } from '../build-pipelin
 import type { IngestStats } from '../pipeline.js';
 import { readHistory } from '../read-history.js';
 import type { HookSpoolStats } from '../sources/hook-spool-source.js';
-import { codexRoot, discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
+import { codexRoot } from '../sources/codex/rollout-tree.js';
+import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { renderContext } from '../../../schemas/clickhouse.js';
 import { keepHeapNear } from '../heap-budget.js';
 import { placement, type Placement } from '../retention/placement.js';

@@ -2,7 +2,8 @@
 // ccotel's hooks there, if installed, must be trusted in its config.toml: Codex skips an untrusted hook silently.
 import { constants, existsSync, realpathSync } from 'node:fs';
 import { codexHookTrust } from '../sources/codex/install-hooks.js';
-import { codexRoot, discoverTranscripts } from '../sources/transcript-discovery.js';
+import { codexRoot } from '../sources/codex/rollout-tree.js';
+import { discoverTranscripts } from '../sources/transcript-discovery.js';
 import { result, type Check } from './check.js';
 import { unreadable as notReadable } from './transcripts.js';
 

@@ -82,6 +82,8 @@ export interface TurnEnded extends SpanContext, InSession {
   outcome: string;
   startMs: number;
   endMs: number;
+  /** The agent's release fires no SessionEnd hook: a session of it ends untold, its process exiting after a turn. */
+  endsUntold?: true;
   /** The release that wrote the prompt (its row's field; its place is the event's). */
   version?: string;
   permissionMode?: string;

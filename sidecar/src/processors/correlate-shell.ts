@@ -5,7 +5,7 @@
 // comes (no transcript, or given up) gets a trace of its own, or the TRACEPARENT's (Claude Code's native trace).
 // A command killed before its EXIT trap ran has no end: it ends with its tool call.
 import { spanIdOf, traceIdOf } from '../ids.js';
-import { type CorrelationEvent, type Join, type Joined, type ToolCallEnded } from '../events.js';
+import { ranShellCommand, type CorrelationEvent, type Join, type Joined, type ToolCallEnded } from '../events.js';
 import type { ResumeAck } from '../model.js';
 import { ResumeAcks } from '../ordered-acks.js';
 import type { ShellRead, ShellRecord, ShellRecordConsumer } from '../records/shell-log.js';
@@ -88,7 +88,7 @@ export class ShellCorrelator implements Join, ShellRecordConsumer {
   observe(events: readonly CorrelationEvent[]): void {
     const keepSpans = this.options.lateRecords !== false || this.waiting.size > 0;
     for (const event of events) {
-      if (!keepSpans || event.kind !== 'ToolCallEnded' || (event.toolName !== 'Bash' && event.shellCommand === undefined)) continue;
+      if (!keepSpans || event.kind !== 'ToolCallEnded' || !ranShellCommand(event)) continue;
       const bash = bashSpanOf(event);
       const list = this.bashSpans.get(bash.sessionId) ?? [];
       list.push(bash);

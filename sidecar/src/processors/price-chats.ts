@@ -105,6 +105,8 @@ export class PriceChatsProcessor implements Processor {
 
   async process(batch: TelemetryBatch): Promise<TelemetryBatch> {
     const points: MetricPoint[] = [];
+    // A chat's agent, as its token points name it (the encoder's): its cost points name it too.
+    const agentOf = new Map(batch.metrics.filter((point) => point.name === METRICS.tokens.name).map((point) => [point.spanId, point.attributes[ATTRS.agentName]]));
     for (const span of batch.spans) {
       // A received span (another agent's "chat …") is priced by its sender, if at all.
       if (span.origin || !span.name.startsWith(SPANS.chatPrefix)) continue;
@@ -119,7 +121,7 @@ export class PriceChatsProcessor implements Processor {
             id: `${span.spanId}:cost:${type}`,
             timeMs: span.endMs,
             value: round(usd),
-            attributes: { [ATTRS.requestModel]: model, 'gen_ai.token.type': type },
+            attributes: { [ATTRS.agentName]: agentOf.get(span.spanId) ?? DEFAULT_AGENT, [ATTRS.requestModel]: model, 'gen_ai.token.type': type },
             traceId: span.traceId,
             spanId: span.spanId,
           }),

@@ -30,6 +30,8 @@ export interface AgentRows {
   /** End of input: close everything open. */
   finish(): void;
   sessionCounts(): { open: number; held: number; revived: number };
+  /** Whether the session is one of its agent's it holds (what joins tell of it is that agent's). */
+  holdsSession(sessionId: string): boolean;
   /** Per file, where a re-read must start so what is still open is rebuilt whole. */
   oldestOpenOffsets(): Map<string, number>;
 }

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProcessScan } from '../records/process-scan.js';
 import { ProcessWatcher, scanProcesses } from './process-watcher.js';
@@ -19,6 +22,48 @@ describe('scanProcesses', () => {
     expect(scan.namedBy.has('not-running')).toBe(false);
     expect(Math.abs(scan.starts.get(child.pid!)! - Date.now())).toBeLessThan(60_000);
     expect(scanProcesses().namedBy.size).toBe(0); // nothing asked, no command line read
+  });
+});
+
+describe('scanProcesses on Codex processes', () => {
+  /** A made-up /proc: pid → program, parent and environment. */
+  function fakeProc(processes: Record<number, { comm: string; ppid: number; env: Record<string, string> }>): string {
+    const root = mkdtempSync(join(tmpdir(), 'ccotel-proc-'));
+    writeFileSync(join(root, 'uptime'), '1000.00 900.00\n');
+    for (const [pid, { comm, ppid, env }] of Object.entries(processes)) {
+      mkdirSync(join(root, pid));
+      // pid (comm) state ppid pgrp session tty_nr … starttime (field 22)
+      writeFileSync(join(root, pid, 'stat'), `${pid} (${comm}) S ${ppid} ${pid} ${pid} 0 ${Array(14).fill('0').join(' ')} 5000 0\n`);
+      writeFileSync(join(root, pid, 'environ'), Object.entries(env).map(([key, value]) => `${key}=${value}\0`).join(''));
+      writeFileSync(join(root, pid, 'cmdline'), `${comm}\0`);
+    }
+    return root;
+  }
+
+  it("tells the thread, the call, and the agent: the nearest `codex` ancestor not of the thread, none once re-parented", () => {
+    const procRoot = fakeProc({
+      100: { comm: 'codex', ppid: 1, env: { HOME: '/h' } },
+      101: { comm: 'bash', ppid: 100, env: { CODEX_THREAD_ID: 'thread-a', CODEX_TOOL_CALL_ID: 'call_1' } },
+      102: { comm: 'sleep', ppid: 101, env: { CODEX_THREAD_ID: 'thread-a', CODEX_TOOL_CALL_ID: 'call_1' } },
+      103: { comm: 'node', ppid: 1, env: { CODEX_THREAD_ID: 'thread-a', CODEX_TOOL_CALL_ID: 'call_2' } },
+      // A Codex run as a command of thread-a: its own commands' agent is that codex, not the outer one.
+      104: { comm: 'codex', ppid: 101, env: { CODEX_THREAD_ID: 'thread-a' } },
+      105: { comm: 'bash', ppid: 104, env: { CODEX_THREAD_ID: 'thread-b' } },
+    });
+    try {
+      const scan = scanProcesses({ procRoot });
+      const seen = (pid: number) => {
+        const { sessionId, agent, agentPid, toolUseId } = scan.processes.get(pid)!;
+        return { sessionId, agent, agentPid, toolUseId };
+      };
+      expect(seen(102)).toEqual({ sessionId: 'thread-a', agent: 'codex', agentPid: 100, toolUseId: 'call_1' });
+      expect(seen(103)).toEqual({ sessionId: 'thread-a', agent: 'codex', agentPid: undefined, toolUseId: 'call_2' });
+      expect(seen(105)).toMatchObject({ sessionId: 'thread-b', agentPid: 104 });
+      expect([...scan.agents.keys()].sort()).toEqual([100, 104]);
+      expect(scan.processes.has(100)).toBe(false);
+    } finally {
+      rmSync(procRoot, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,12 +1,14 @@
-// Read the process table (/proc): every process whose environment carries CLAUDE_CODE_SESSION_ID (Bash tool
-// commands and everything they started, including what was re-parented or detached with setsid/nohup), its
-// parent, process group, session, controlling terminal, start time and listening TCP sockets (the inodes of
-// /proc/net/tcp{,6} in LISTEN state matched against the process's fds). Processes whose environment cannot be
-// read (another user's, without privilege) are skipped and counted. The agent processes those commands name
-// (CLAUDE_PID) are followed too, so a vanished agent can be told apart from a live one.
+// Read the process table (/proc): every process whose environment names an agent's session (agent-processes.ts:
+// Claude Code's CLAUDE_CODE_SESSION_ID, Codex's CODEX_THREAD_ID — tool commands and everything they started,
+// including what was re-parented or detached with setsid/nohup), its parent, process group, session, controlling
+// terminal, start time and listening TCP sockets (the inodes of /proc/net/tcp{,6} in LISTEN state matched against
+// the process's fds). Processes whose environment cannot be read (another user's, without privilege) are skipped
+// and counted. The agent processes running those commands (named by CLAUDE_PID, or Codex's `codex` ancestor) are
+// followed too, so a vanished agent can be told apart from a live one.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProcessScan } from '../records/process-scan.js';
+import type { ProcessInfo, ProcessScan } from '../records/process-scan.js';
+import { AGENT_PROCESSES, type AgentProcesses } from './agent-processes.js';
 import { DescriptorRetry, isOutOfDescriptors, OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux architecture in use). */
@@ -26,7 +28,7 @@ export interface ScanOptions {
 export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessionsToName = new Set() }: ScanOptions = {}): ProcessScan {
   const bootMs = bootTimeMs(procRoot);
   const scan: ProcessScan = { timeMs: nowMs, processes: new Map(), parents: new Map(), ttys: new Map(), sids: new Map(), starts: new Map(), namedBy: new Map(), agents: new Map(), unreadable: 0 };
-  const stats = new Map<number, ReturnType<typeof readStat>>();
+  const stats = new Map<number, ProcessStat>();
   for (const name of safeReaddir(procRoot)) {
     if (!/^\d+$/.test(name)) continue;
     const pid = Number(name);
@@ -46,22 +48,30 @@ export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessions
       if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') scan.unreadable++;
       continue;
     }
-    const sessionId = envValue(environ, 'CLAUDE_CODE_SESSION_ID');
-    if (!sessionId) continue;
-    const agent = Number(envValue(environ, 'CLAUDE_PID'));
+    const env = (key: string) => envValue(environ, key);
+    const told = agentSessionOf(env);
+    if (!told) continue;
+    const { agent, sessionId } = told;
+    const agentPid = agent.agentPidVariable === undefined ? undefined : Number(env(agent.agentPidVariable));
+    const toolUseId = agent.callVariable === undefined ? undefined : env(agent.callVariable);
     scan.processes.set(pid, {
       pid,
       ...stat,
       startMs: scan.starts.get(pid)!,
       sessionId,
-      agentPid: Number.isInteger(agent) && agent > 0 ? agent : undefined,
-      hook: envValue(environ, 'CLAUDE_PROJECT_DIR') !== undefined && envValue(environ, 'CLAUDE_CODE_EXECPATH') === undefined,
+      agent: agent.agent,
+      agentPid: agentPid !== undefined && Number.isInteger(agentPid) && agentPid > 0 ? agentPid : undefined,
+      ...(toolUseId ? { toolUseId } : {}),
+      ...(agent.keepsCommandsPastCall ? { keepsCommandsPastCall: true } : {}),
+      hook: agent.isHook?.(env) ?? false,
       commandLine: readCommandLine(procRoot, pid),
       listeningPorts: [],
     });
   }
   const listening = listeningSockets(procRoot);
   for (const info of scan.processes.values()) {
+    const agentCommand = AGENT_PROCESSES.find((known) => known.agent === info.agent)?.agentCommand;
+    if (info.agentPid === undefined && agentCommand !== undefined) info.agentPid = agentAncestor(scan, stats, info, agentCommand);
     if (listening.size > 0) info.listeningPorts = socketPorts(procRoot, info.pid, listening);
     const agentPid = info.agentPid;
     const agentStat = agentPid === undefined ? undefined : stats.get(agentPid);
@@ -71,6 +81,7 @@ export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessions
         ...agentStat,
         startMs: scan.starts.get(agentPid)!,
         sessionId: '',
+        agent: info.agent,
         hook: false,
         commandLine: readCommandLine(procRoot, agentPid),
         listeningPorts: [],
@@ -78,6 +89,28 @@ export function scanProcesses({ procRoot = '/proc', nowMs = Date.now(), sessions
     }
   }
   return scan;
+}
+
+/** The agent and session an environment names, if any. */
+function agentSessionOf(env: (key: string) => string | undefined): { agent: AgentProcesses; sessionId: string } | undefined {
+  for (const agent of AGENT_PROCESSES) {
+    const sessionId = env(agent.sessionVariable);
+    if (sessionId) return { agent, sessionId };
+  }
+  return undefined;
+}
+
+/**
+ * The nearest ancestor running `command` that is not itself a process of the session (an agent started as a
+ * command of another session is that command), or undefined: re-parented away from its agent, or none.
+ */
+function agentAncestor(scan: ProcessScan, stats: Map<number, ProcessStat>, process: ProcessInfo, command: string): number | undefined {
+  let current = stats.get(process.pid)?.ppid;
+  for (let hops = 0; current !== undefined && current > 1 && hops < 1000; hops++) {
+    if (scan.processes.get(current)?.sessionId !== process.sessionId) return stats.get(current)?.comm === command ? current : undefined;
+    current = stats.get(current)?.ppid;
+  }
+  return undefined;
 }
 
 /** A command line naming a session id is the Claude Code process running it (`--resume <id>`, `--session-id <id>`). */
@@ -191,7 +224,9 @@ function bootTimeMs(procRoot: string): number {
   return match ? Number(match[1]) * 1000 : 0;
 }
 
-function readStat(procRoot: string, pid: number): { ppid: number; pgid: number; sid: number; ttyNr: number; startTicks: number } | undefined {
+type ProcessStat = Pick<ProcessInfo, 'comm' | 'ppid' | 'pgid' | 'sid' | 'ttyNr' | 'startTicks'>;
+
+function readStat(procRoot: string, pid: number): ProcessStat | undefined {
   let text: string;
   try {
     text = readFileSync(join(procRoot, String(pid), 'stat'), 'latin1');
@@ -201,7 +236,8 @@ function readStat(procRoot: string, pid: number): { ppid: number; pgid: number; 
   }
   // `pid (comm) state ppid pgrp session tty_nr …`: comm may hold spaces and parentheses; fields follow the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]), ttyNr: Number(fields[4]), startTicks: Number(fields[19]) };
+  const comm = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+  return { comm, ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]), ttyNr: Number(fields[4]), startTicks: Number(fields[19]) };
 }
 
 function readCommandLine(procRoot: string, pid: number): string {

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codexRoot, discoverTranscripts, transcriptRoots } from './transcript-discovery.js';
+import { codexRoot } from './codex/rollout-tree.js';
+import { discoverTranscripts, transcriptRoots } from './transcript-discovery.js';
 import { TranscriptTree } from './transcript-tree.js';
 
 function touch(path: string, content = '{}\n'): void {

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { classifyTranscriptPath, CODEX_SESSIONS_DIR, TranscriptTree, type DiscoveredTranscript } from './transcript-tree.js';
+import { classifyTranscriptPath, TranscriptTree, type DiscoveredTranscript } from './transcript-tree.js';
 
 export { classifyTranscriptPath, type DiscoveredTranscript };
 
@@ -24,11 +24,6 @@ export function candidateRoots(env: NodeJS.ProcessEnv = process.env, home = env.
   const xdgConfig = env.XDG_CONFIG_HOME || join(home, '.config');
   const candidates = [...configDirs, join(home, '.claude'), join(xdgConfig, 'claude')].map((dir) => join(resolve(dir), 'projects'));
   return [...new Set(candidates)];
-}
-
-/** The root of Codex's rollouts in its home (`$CODEX_HOME/sessions`), whether it exists yet or not. */
-export function codexRoot(codexHome: string): string {
-  return join(resolve(codexHome), CODEX_SESSIONS_DIR);
 }
 
 /** Every transcript under the roots (see TranscriptTree.discover). */

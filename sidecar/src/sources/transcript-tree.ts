@@ -5,29 +5,23 @@
 // (a loop such as `loop -> ..`, or a link out of the root) is reported once and skipped. A symlinked
 // transcript is not read through the link: if its target is itself a transcript inside a root, it is
 // followed there, under its own name; any other link is reported once and skipped.
-// A root named `sessions` is a Codex home's: `YYYY/MM/DD/rollout-*.jsonl` below it, followed the same way.
+// A root named `sessions` is a Codex home's: its rollouts tree (codex/rollout-tree.ts) is followed the same way.
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { TranscriptFile } from '../records/transcript.js';
+import { isRolloutName, isRolloutPath, isRolloutsRoot, rolloutChildRole, type RolloutDirRole } from './codex/rollout-tree.js';
 import { isOutOfDescriptors } from './out-of-descriptors.js';
 import { readRegularFileSync } from './regular-file.js';
 
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
-
-const ROLLOUT_FILE = /^rollout-.*\.jsonl$/;
-/** The name of a Codex home's rollouts dir, which no Claude Code root has (they are `projects`). */
-export const CODEX_SESSIONS_DIR = 'sessions';
 
 /** What a `.jsonl` path under a root is, or undefined for files that are not transcripts. */
 export function classifyTranscriptPath(projectsDir: string, path: string): TranscriptFile | undefined {
   if (!path.endsWith('.jsonl')) return undefined;
   const parts = relative(projectsDir, path).split(sep);
   const name = basename(path);
-  if (rootRole(projectsDir) === 'rollouts') {
-    // sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl
-    return parts.length === 4 && ROLLOUT_FILE.test(name) ? { path, kind: 'main', agent: 'codex' } : undefined;
-  }
+  if (rootRole(projectsDir) === 'rollouts') return isRolloutPath(parts) ? { path, kind: 'main', agent: 'codex' } : undefined;
   const agent = AGENT_FILE.exec(name);
   // <project>/<session>.jsonl or <project>/agent-<id>.jsonl (legacy subagent layout)
   if (parts.length === 2) {
@@ -61,19 +55,20 @@ export interface DiscoveredTranscript extends TranscriptFile {
 const STATS_AT_ONCE = 16;
 
 /** Claude Code's: root, project, session, subagents; Codex's: rollouts (its sessions dir), year, month, day. */
-export type DirRole = 'root' | 'project' | 'session' | 'subagents' | 'rollouts' | 'year' | 'month' | 'day';
+export type DirRole = 'root' | 'project' | 'session' | 'subagents' | RolloutDirRole;
 
 /** The role of a root: Codex's sessions dir, or a Claude Code projects dir. */
 export function rootRole(root: string): 'root' | 'rollouts' {
-  return basename(root) === CODEX_SESSIONS_DIR ? 'rollouts' : 'root';
+  return isRolloutsRoot(root) ? 'rollouts' : 'root';
+}
+
+function isRolloutRole(role: DirRole): role is RolloutDirRole {
+  return role === 'rollouts' || role === 'year' || role === 'month' || role === 'day';
 }
 
 export function isRootRole(role: DirRole): boolean {
   return role === 'root' || role === 'rollouts';
 }
-
-const DATE_PART = { rollouts: /^\d{4}$/, year: /^\d{2}$/, month: /^\d{2}$/ } as const;
-const CODEX_CHILD = { rollouts: 'year', year: 'month', month: 'day' } as const;
 
 export interface TreeDir {
   path: string;
@@ -82,7 +77,7 @@ export interface TreeDir {
 
 /** The role of a subdirectory `name` of a `role` dir, or undefined when no transcript can be below it. */
 export function childRole(role: DirRole, name: string): DirRole | undefined {
-  if (role === 'rollouts' || role === 'year' || role === 'month') return DATE_PART[role].test(name) ? CODEX_CHILD[role] : undefined;
+  if (isRolloutRole(role)) return rolloutChildRole(role, name);
   if (role === 'root') return 'project';
   if (role === 'project') return 'session';
   if (role === 'session' && name === 'subagents') return 'subagents';
@@ -91,7 +86,7 @@ export function childRole(role: DirRole, name: string): DirRole | undefined {
 
 /** Whether a file `name` directly in a `role` dir is a transcript (or a rollout). */
 export function isTranscriptName(role: DirRole, name: string): boolean {
-  if (role === 'day') return ROLLOUT_FILE.test(name);
+  if (isRolloutRole(role)) return isRolloutName(role, name);
   return (role === 'project' || role === 'subagents') && name.endsWith('.jsonl');
 }
 

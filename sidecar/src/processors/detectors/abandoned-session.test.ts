@@ -3,7 +3,7 @@ import { detectAbandonedSessions } from './abandoned-session.js';
 import type { Facts, SessionFacts } from './facts.js';
 
 function factsWith(session: Partial<SessionFacts>): Facts {
-  const full: SessionFacts = { id: 's1', hooked: true, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, openCalls: new Set(), interruptedPrompts: new Set(), ...session };
+  const full: SessionFacts = { id: 's1', hooked: true, lastEventMs: 0, endsUntold: false, resumedAtMs: [], agents: new Map(), abandoned: false, openCalls: new Set(), interruptedPrompts: new Set(), ...session };
   return { sessions: new Map([[full.id, full]]) } as unknown as Facts;
 }
 
@@ -21,5 +21,11 @@ describe('abandoned_session from silence', () => {
     expect(detectAbandonedSessions(undefined, factsWith({ lastEventMs }), lastEventMs + idleMs - 1, idleMs)).toEqual([]);
     expect(detectAbandonedSessions(undefined, factsWith({ lastEventMs, endedAtMs: lastEventMs }), lastEventMs + 2 * idleMs, idleMs)).toEqual([]);
     expect(detectAbandonedSessions(undefined, factsWith({ lastEventMs, hooked: false }), lastEventMs + 2 * idleMs, idleMs)).toEqual([]);
+  });
+
+  it('of an agent release that fires no SessionEnd (Codex 0.130): not after its turn\'s Stop, only in the middle of a turn', () => {
+    const silentAfter = (lastHook: string) => detectAbandonedSessions(undefined, factsWith({ lastEventMs, endsUntold: true, lastHook }), lastEventMs + 2 * idleMs, idleMs);
+    expect(silentAfter('Stop')).toEqual([]);
+    expect(silentAfter('PreToolUse')).toMatchObject([{ mode: 'abandoned_session', cause: 'no_session_end' }]);
   });
 });

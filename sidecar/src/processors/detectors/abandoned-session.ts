@@ -1,4 +1,5 @@
-// abandoned_session: a session that stopped producing events with no SessionEnd. The likely cause: its current
+// abandoned_session: a session that stopped producing events with no SessionEnd (where its agent's release fires
+// one: one that does not is over once it went away after a turn's Stop). The likely cause: its current
 // Claude Code process (since its last start: a resume is judged by the resumed CLI, not the exited one before
 // it) vanished and the terminal it ran on is gone (tty_gone: terminal closed, SSH dropped), or vanished with
 // its terminal still there (killed: kill -9, OOM, crash); or, with no process known, it went silent for the
@@ -15,6 +16,8 @@ export function detectAbandonedSessions(scan: ProcessScan | undefined, facts: Fa
   const detections: Detection[] = [];
   for (const session of facts.sessions.values()) {
     if (!session.hooked || session.abandoned || session.endedAtMs !== undefined) continue;
+    // An agent that fires no SessionEnd (Codex before 0.145) exits after a turn's Stop: that is its end.
+    if (session.endsUntold && session.lastHook === 'Stop') continue;
     const gone = scan !== undefined && agentsGone(scan, session);
     if (!gone) session.agentsGoneAtMs = undefined;
     else session.agentsGoneAtMs ??= nowMs;

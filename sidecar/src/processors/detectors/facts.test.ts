@@ -14,7 +14,7 @@ describe('Facts: what the detectors remember stays bounded over a long history',
     expect(facts.tools.get('toolu_0')?.endMs).toBe(10);
     expect(facts.tools.has('toolu_1')).toBe(false);
     expect(facts.tools.has(`toolu_${REMEMBERED_CALLS}`)).toBe(true);
-    expect(facts.callById('toolu_1', { sessionId: 's1', name: 'Bash', startMs: 1 }).traceId).toBe(''); // a hook names it again
+    expect(facts.callById('toolu_1', { sessionId: 's1', name: 'Bash', runsCommand: true, startMs: 1 }).traceId).toBe(''); // a hook names it again
     expect(facts.tools.size).toBe(REMEMBERED_CALLS);
   });
 

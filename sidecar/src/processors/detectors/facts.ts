@@ -1,6 +1,6 @@
 // What the failure-mode detectors know, gathered from the telemetry stream (tool spans, shell spans, turn roots)
 // and the hook events, and how a process found in /proc is tied to the tool call that started it.
-import type { ProcessInfo, ProcessScan } from '../../records/process-scan.js';
+import { descendsFrom, type ProcessInfo, type ProcessScan } from '../../records/process-scan.js';
 
 export type FailureMode = 'orphan_process' | 'approval_scope' | 'signal_propagation' | 'output_truncation' | 'replay_divergence' | 'abandoned_session';
 
@@ -23,6 +23,8 @@ export interface ToolCall {
   toolUseId: string;
   sessionId: string;
   name: string;
+  /** It runs a shell command (Claude Code's Bash, Codex's exec_command): what a process without a shell log is tied to. */
+  runsCommand?: boolean;
   traceId: string;
   spanId: string;
   startMs: number;
@@ -58,6 +60,10 @@ export interface SessionFacts {
   /** Seen a hook for it: hooks are installed, so a missing SessionEnd means something. */
   hooked: boolean;
   lastEventMs: number;
+  /** The name of its latest hook. */
+  lastHook?: string;
+  /** Its agent's release fires no SessionEnd (TurnEnded tells): it ends by exiting after a turn's Stop. */
+  endsUntold: boolean;
   /** The last SessionStart (startup, resume, clear, compact): agents are those since then. */
   startedAtMs?: number;
   endedAtMs?: number;
@@ -113,14 +119,14 @@ export class Facts {
   session(id: string): SessionFacts {
     let facts = this.sessions.get(id);
     if (!facts) {
-      facts = { id, hooked: false, lastEventMs: 0, resumedAtMs: [], agents: new Map(), abandoned: false, openCalls: new Set(), interruptedPrompts: new Set() };
+      facts = { id, hooked: false, lastEventMs: 0, endsUntold: false, resumedAtMs: [], agents: new Map(), abandoned: false, openCalls: new Set(), interruptedPrompts: new Set() };
       this.sessions.set(id, facts);
     }
     return facts;
   }
 
   /** The call of that id, known from its span or hooks; a new one from what a hook says of it. */
-  callById(toolUseId: string, seen: { sessionId: string; name: string; startMs: number }): ToolCall {
+  callById(toolUseId: string, seen: { sessionId: string; name: string; runsCommand: boolean; startMs: number }): ToolCall {
     let call = this.tools.get(toolUseId);
     if (!call) this.tools.set(toolUseId, (call = { toolUseId, traceId: '', spanId: '', ...seen }));
     return call;
@@ -140,10 +146,12 @@ export class Facts {
   callOf(process: ProcessInfo): { call?: ToolCall; shell?: ShellRun } {
     const mine = this.shells.filter((shell) => shell.sessionId === process.sessionId);
     const shell = mine.find((run) => run.pid === process.pid || run.pid === process.pgid || run.pid === process.sid) ?? runningAt(mine, process.startMs);
-    if (shell?.toolUseId) return { call: this.tools.get(shell.toolUseId), shell };
+    // The agent named the call in the command's environment (Codex's CODEX_TOOL_CALL_ID): that one, once known.
+    const toolUseId = process.toolUseId ?? shell?.toolUseId;
+    if (toolUseId) return { call: this.tools.get(toolUseId), shell };
     if (shell) return { shell };
-    // No shell log: the Bash call of the session open when the process started.
-    return { call: runningAt([...this.tools.values()].filter((tool) => tool.sessionId === process.sessionId && tool.name === 'Bash'), process.startMs) };
+    // No shell log: the command-running call of the session open when the process started.
+    return { call: runningAt([...this.tools.values()].filter((tool) => tool.sessionId === process.sessionId && tool.runsCommand), process.startMs) };
   }
 
   /** When the call (or, without one, the shell) of a process ended; undefined while it runs. */
@@ -169,6 +177,12 @@ export function agentAlive(scan: ProcessScan, pid: number, agent: AgentFacts): b
   const startMs = scan.starts.get(pid);
   if (startMs === undefined) return false;
   return agent.startMs !== undefined ? Math.abs(startMs - agent.startMs) <= START_SKEW_MS : startMs <= agent.seenAtMs + START_SKEW_MS;
+}
+
+/** Whether the process is still in the tree of the agent process that ran it. */
+export function underItsAgent(scan: ProcessScan, process: ProcessInfo): boolean {
+  const agent = process.agentPid;
+  return agent !== undefined && scan.parents.has(agent) && descendsFrom(scan, process.pid, agent);
 }
 
 /** Processes of a scan that tool calls of a session started (not the agents themselves, nor their hooks). */

@@ -4,7 +4,7 @@
 // log record naming the session, tool call, pid, command and (listeners) port).
 // Ids are derived from mode + session + call + process (pid and start ticks): a re-scan reports nothing twice.
 import { recordIdOf } from '../../ids.js';
-import { hooksBySpan, type CorrelationEvent, type Join, type Joined } from '../../events.js';
+import { hooksBySpan, ranShellCommand, type CorrelationEvent, type Join, type Joined } from '../../events.js';
 import type { ProcessScan } from '../../records/process-scan.js';
 import type { Hook } from '../hook-input.js';
 import { ABANDON_GRACE_MS, detectAbandonedSessions } from './abandoned-session.js';
@@ -51,6 +51,7 @@ export class FailureModeDetector implements Join {
   readonly onHook = (hook: Hook): void => {
     const session = this.facts.session(hook.sessionId);
     session.hooked = true;
+    if (hook.timeMs >= session.lastEventMs) session.lastHook = hook.name;
     session.lastEventMs = Math.max(session.lastEventMs, hook.timeMs);
     if (hook.name === 'SessionEnd') session.endedAtMs = hook.timeMs;
     if (hook.name === 'SessionStart') {
@@ -67,7 +68,8 @@ export class FailureModeDetector implements Join {
     if (delayMs !== undefined) this.requestScan(delayMs);
     if (hook.toolUseId === undefined) return;
     // A call is known from its PreToolUse while it runs (its span comes once it is over).
-    const call = () => this.facts.callById(hook.toolUseId!, { sessionId: hook.sessionId, name: hook.toolName ?? 'unknown', startMs: hook.timeMs });
+    const name = hook.toolName ?? 'unknown';
+    const call = () => this.facts.callById(hook.toolUseId!, { sessionId: hook.sessionId, name, runsCommand: name === 'Bash', startMs: hook.timeMs });
     if (hook.name === 'PreToolUse') {
       session.openCalls.add(hook.toolUseId);
       call();
@@ -84,7 +86,8 @@ export class FailureModeDetector implements Join {
         const known = this.facts.tools.get(event.toolUseId);
         const { toolUseId, sessionId, traceId, spanId, startMs, endMs, outcome } = event;
         const interruptedAtMs = known?.interruptedAtMs ?? (outcome === 'interrupted' ? endMs : undefined);
-        this.facts.tools.set(toolUseId, { toolUseId, sessionId, name: event.toolName, traceId, spanId, startMs, endMs, outcome, interruptedAtMs });
+        const runsCommand = ranShellCommand(event);
+        this.facts.tools.set(toolUseId, { toolUseId, sessionId, name: event.toolName, runsCommand, traceId, spanId, startMs, endMs, outcome, interruptedAtMs });
         this.report(detectOutputTruncation(event, hooksOn.get(spanId) ?? []));
         this.requestScan(SCAN_AFTER.PostToolUse);
       } else if (event.kind === 'ShellCommandEnded') {
@@ -92,6 +95,7 @@ export class FailureModeDetector implements Join {
         this.facts.shells.push({ sessionId, pid, startMs, endMs, toolUseId });
         if (event.parentPid !== undefined) this.facts.addAgent(this.facts.session(sessionId), event.parentPid, startMs);
       } else if (event.kind === 'TurnEnded') {
+        if (event.endsUntold) this.facts.session(event.sessionId).endsUntold = true;
         this.report(detectTurnRerun(event, this.facts));
       }
     }

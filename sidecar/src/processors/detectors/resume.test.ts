@@ -191,7 +191,7 @@ describe('the call a process belongs to', () => {
     };
     run('toolu_before_resume', T0, T0 + 50);
     run('toolu_after_resume', T0 + 1_000, T0 + 1_100);
-    const left = { pid: 9, ppid: 1, pgid: 9, sid: 9, ttyNr: 0, startMs: T0 + 30, startTicks: 0, sessionId: SESSION, hook: false, commandLine: 'sleep 300', listeningPorts: [] };
+    const left = { pid: 9, comm: 'sleep', ppid: 1, pgid: 9, sid: 9, ttyNr: 0, startMs: T0 + 30, startTicks: 0, sessionId: SESSION, agent: 'claude-code' as const, hook: false, commandLine: 'sleep 300', listeningPorts: [] };
     expect(facts.callOf(left).call?.toolUseId).toBe('toolu_before_resume');
     expect(facts.callOf({ ...left, startMs: T0 + 1_050 }).call?.toolUseId).toBe('toolu_after_resume');
   });

@@ -5,7 +5,7 @@
 import { hooksBySpan, rulesBySpan, type CorrelationEvent, type HookAttached, type Place, type RulesApplied, type SessionStartConfirmed } from '../../events.js';
 import { placeAttributes } from '../attribution.js';
 import { emptyBatch, type TelemetryBatch } from '../../model.js';
-import { sessionStartSeed } from '../../semconv.js';
+import { ATTRS, DEFAULT_AGENT, sessionStartSeed, type AgentName } from '../../semconv.js';
 import { encodeChat } from './chats.js';
 import { encodeCost } from './costs.js';
 import { encodeFailure, encodeStateChange } from './failures.js';
@@ -21,17 +21,26 @@ import { encodeCompaction, encodeTurn } from './turns.js';
 /**
  * @param placeOf where a session is now, for an event that does not say (a join's: hooks, shell commands,
  * detections know the session, not its branch)
+ * @param agentOf the agent of a session, for an event that does not name it (undefined: Claude Code)
  */
-export function encode(events: readonly CorrelationEvent[], placeOf: (sessionId: string) => Place | undefined = () => undefined): TelemetryBatch {
+export function encode(
+  events: readonly CorrelationEvent[],
+  placeOf: (sessionId: string) => Place | undefined = () => undefined,
+  agentOf: (sessionId: string) => AgentName | undefined = () => undefined,
+): TelemetryBatch {
   const out = emptyBatch();
   const hooks = hooksBySpan(events);
   const rules = rulesBySpan(events);
   const confirmed = confirmationsOf(events.filter((event): event is SessionStartConfirmed => event.kind === 'SessionStartConfirmed'));
   for (const event of events) {
-    const [spans, logs] = [out.spans.length, out.logs.length];
+    const [spans, logs, points] = [out.spans.length, out.logs.length, out.metrics.length];
     encodeEvent(event, out, hooks, rules, confirmed);
+    if (!('sessionId' in event)) continue;
+    // Every point of a session names its agent, so each figure splits by agent (DESIGN §12).
+    const agent = ('agent' in event ? event.agent : undefined) ?? agentOf(event.sessionId) ?? DEFAULT_AGENT;
+    for (let i = points; i < out.metrics.length; i++) out.metrics[i].attributes = { [ATTRS.agentName]: agent, ...out.metrics[i].attributes };
     // Every span and log record of a session says where it came from (DESIGN §11); what the item set itself stays.
-    const place = 'sessionId' in event ? placeAttributes(event.place ?? placeOf(event.sessionId)) : undefined;
+    const place = placeAttributes(event.place ?? placeOf(event.sessionId));
     if (place === undefined) continue;
     for (let i = spans; i < out.spans.length; i++) out.spans[i].attributes = { ...place, ...out.spans[i].attributes };
     for (let i = logs; i < out.logs.length; i++) out.logs[i].attributes = { ...place, ...out.logs[i].attributes };

@@ -10,13 +10,13 @@ describe('encoding session starts', () => {
     const { logs, metrics } = encode([start, { kind: 'SessionStartConfirmed', sessionId: 's1', messageUuid: 'prompt-row', source: 'compact' }]);
     expect(logs).toHaveLength(1);
     expect(logs[0].attributes).toEqual({ 'session.id': 's1', source: 'compact', 'message.uuid': 'prompt-row', 'prompt.id': 'p1', 'ccotel.start.origin': 'hook' });
-    expect(metrics.map((point) => point.attributes)).toEqual([{ source: 'compact' }]);
+    expect(metrics.map((point) => point.attributes)).toEqual([{ 'gen_ai.agent.name': 'claude-code', source: 'compact' }]);
   });
 
   it('leaves a start no hook confirmed as the transcript told it', () => {
     const { logs, metrics } = encode([start, { kind: 'SessionStartConfirmed', sessionId: 's1', messageUuid: 'another-prompt', source: 'compact' }]);
     expect(logs[0].attributes).toEqual({ 'session.id': 's1', source: 'resume', 'message.uuid': 'prompt-row', 'prompt.id': 'p1' });
-    expect(metrics.map((point) => point.attributes)).toEqual([{ source: 'resume' }]);
+    expect(metrics.map((point) => point.attributes)).toEqual([{ 'gen_ai.agent.name': 'claude-code', source: 'resume' }]);
   });
 
   it('gives a start only the hook told at a prompt the id the transcript gives the same start', () => {

@@ -2,15 +2,17 @@
 // (its id is `session.id`), a task_started … task_complete is a turn (`invoke_agent codex`), each model response
 // that reported usage is a `chat {model}` with that response's own figures, each function call paired with its
 // output by call id is an `execute_tool` with the outcome its exit code tells, and a subagent's first turn an
-// `invoke_agent {role}` span under the spawn_agent call that started it. Ids come from the thread, turn and call
-// ids, so reading a file again tells the same items. A subagent's first turn's chats and calls go under that span,
-// in the parent's trace; a turn after `thread_settings_applied` outside a turn is a resumed run's (0.171).
+// `invoke_agent {role}` span under the spawn_agent call that started it (a later turn of it: under the send_input
+// call that did). Ids come from the thread, turn and call ids, so reading a file again tells the same items. A
+// subagent turn's chats and calls go under its span, in the parent's trace; a turn after `thread_settings_applied`
+// outside a turn is a resumed run's (0.171).
 import type { ChatCompleted, CorrelationEvent, ToolCallEnded } from '../../events.js';
 import { spanIdOf, traceIdOf } from '../../ids.js';
 import type { AgentRows, RowRead } from '../../records/agent-rows.js';
 import type { TranscriptFile } from '../../records/transcript.js';
 import { toolSpanId } from '../../semconv.js';
 import { codexResponseKey } from './native-telemetry.js';
+import { firesSessionEnd } from './processes.js';
 import { contentText, objectField, outputText, parseRolloutLine, stringField, usageOf, type CodexUsage, type RolloutRow } from './rollout-row.js';
 
 const AGENT = 'codex';
@@ -19,7 +21,7 @@ const SHELL_TOOLS = new Set(['exec_command']);
 /** A thread silent this much longer than the idle time is forgotten (a later resume reads as a thread read anew). */
 const RETIRE_AFTER_MS = 24 * 3_600_000;
 
-/** The spawn_agent call that started a subagent thread (its output names the thread). */
+/** The call that started a subagent's turn: spawn_agent (its output names the thread) or send_input (its target). */
 interface Spawn {
   traceId: string;
   toolSpanId: string;
@@ -27,14 +29,14 @@ interface Spawn {
   sessionId: string;
 }
 
-/** A subagent thread's first turn: the span of the subagent under its spawn call. */
+/** A subagent thread's turn: the span of the subagent under the call that started it. */
 interface SubagentRun {
   agentType: string;
   startMs: number;
   endMs: number;
 }
 
-/** What a subagent's first turn tells inside its span: held until the span is told (its spawn call read). */
+/** What a subagent's turn tells inside its span: held until the span is told (its starting call read). */
 type NestedItem = ChatCompleted | ToolCallEnded;
 
 interface OpenCall {
@@ -67,8 +69,8 @@ interface Turn {
   calls: Map<string, OpenCall>;
   compactions: { timeMs: number; trigger?: string }[];
   error: boolean;
-  /** A subagent's first turn: its chats and calls belong under the subagent's span, held until it is told. */
-  nested: boolean;
+  /** A subagent's turn (its n-th): its chats and calls belong under the subagent's span, held until it is told. */
+  subagentTurn?: number;
   /** The session start this turn is (its source), told at its prompt: a SessionStart hook fires before that. */
   startSource?: string;
 }
@@ -93,6 +95,8 @@ interface Thread {
   subagent: boolean;
   /** A subagent's role (`agent_role`; none: `default`, as Codex calls it). */
   agentType?: string;
+  /** Turns opened since its first row: a subagent's n-th turn is started by the n-th call aimed at it. */
+  turnsOpened: number;
   /** Its session_meta was read and no turn since: the next turn is the session's start. */
   starting: boolean;
   /**
@@ -118,6 +122,10 @@ interface Thread {
 }
 
 /** `rollout-<time>-<thread id>.jsonl`: the thread id, for rows read before (or without) the session_meta. */
+/** A subagent's n-th turn (0: the one spawn_agent started). */
+const runKey = (threadId: string, n: number): string => `${threadId} ${n}`;
+const isRunOf = (key: string, threadId: string): boolean => key.startsWith(`${threadId} `);
+
 function threadIdFromPath(path: string): string {
   const match = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(path);
   return match ? match[1] : path;
@@ -179,14 +187,16 @@ export class CodexRollouts implements AgentRows {
   /** Thread of each file (a rollout is one thread; a resume appends to it). */
   private readonly threadOfFile = new Map<string, string>();
   /**
-   * A subagent's span needs its spawn call (in the parent's file) and its first turn (in its own), read in either
-   * order: what is known of each, by the subagent's thread id, until the span is told (once).
+   * A subagent turn's span needs the call that started it (in the parent's file) and the turn (in its own), read in
+   * either order: what is known of each, by run key (runKey), until the span is told (once).
    */
   private readonly spawns = new Map<string, Spawn>();
   private readonly subagentRuns = new Map<string, SubagentRun>();
   private readonly subagentsTold = new Set<string>();
-  /** A subagent's first-turn chats and calls, by its thread id, until its span is told. */
+  /** A subagent turn's chats and calls, by run key, until its span is told. */
   private readonly nestedHeld = new Map<string, NestedItem[]>();
+  /** send_input calls read per subagent thread: the n-th starts its turn n. */
+  private readonly inputsSent = new Map<string, number>();
 
   readingFromStart(path: string): void {
     const id = this.threadOfFile.get(path);
@@ -201,6 +211,7 @@ export class CodexRollouts implements AgentRows {
     thread.outputSinceCount = false;
     thread.responseIds = [];
     thread.compactionHalf = undefined;
+    thread.turnsOpened = 0;
     this.forgetSubagents(thread.id);
   }
 
@@ -254,14 +265,20 @@ export class CodexRollouts implements AgentRows {
       this.threadOfFile.delete(thread.path);
       this.releaseNested(id);
       this.forgetSubagents(id);
-      this.spawns.delete(id); // the parent's call that spawned it (read anew, a thread keeps it: its parent's fact)
+      // The parent's calls that started it (read anew, a thread keeps them: its parent's facts).
+      for (const key of this.spawns.keys()) if (isRunOf(key, id)) this.spawns.delete(key);
+      this.inputsSent.delete(id);
     }
   }
 
   finish(): void {
     this.closeIdle(Number.POSITIVE_INFINITY);
     // Subagents whose spawn call was never read (its parent's file is gone): their items in their own traces.
-    for (const threadId of [...this.nestedHeld.keys()]) this.releaseNested(threadId);
+    for (const key of [...this.nestedHeld.keys()]) this.releaseNested(key.slice(0, key.indexOf(' ')));
+  }
+
+  holdsSession(sessionId: string): boolean {
+    return this.threads.has(sessionId);
   }
 
   sessionCounts(): { open: number; held: number; revived: number } {
@@ -288,7 +305,7 @@ export class CodexRollouts implements AgentRows {
     }
     let thread = this.threads.get(id);
     if (!thread) {
-      thread = { id, path, forked: false, writesItems: false, aborted: new Map(), subagent: false, starting: false, resuming: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
+      thread = { id, path, forked: false, writesItems: false, aborted: new Map(), subagent: false, turnsOpened: 0, starting: false, resuming: false, lastMs: row.timeMs, active: true, outputSinceCount: false, responseIds: [] };
       this.threads.set(id, thread);
     }
     return thread;
@@ -409,8 +426,9 @@ export class CodexRollouts implements AgentRows {
       calls: new Map(),
       compactions: [],
       error: false,
-      nested: thread.subagent && !this.subagentRuns.has(thread.id) && !this.subagentsTold.has(thread.id),
     };
+    const n = thread.turnsOpened++;
+    if (thread.subagent && !this.subagentsTold.has(runKey(thread.id, n))) thread.turn.subagentTurn = n;
     // The start is told where the session_meta is read: a read from the middle of a file (a resume appended after the
     // thread was forgotten) is no start, as a read of the whole file has none there.
     if (thread.starting || thread.resuming) {
@@ -483,10 +501,14 @@ export class CodexRollouts implements AgentRows {
       return;
     }
     this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output, call.ran ? 'ran' : 'unknown'), output, timeMs }));
+    const started = { traceId: turn.traceId, toolSpanId: toolSpanId(callId), callId, sessionId: thread.id };
     const spawned = call.name === 'spawn_agent' ? /"agent_id"\s*:\s*"([^"]+)"/.exec(output ?? '')?.[1] : undefined;
-    if (spawned) {
-      this.spawns.set(spawned, { traceId: turn.traceId, toolSpanId: toolSpanId(callId), callId, sessionId: thread.id });
-      this.tellSubagent(spawned);
+    if (spawned) this.startedSubagentTurn(spawned, 0, started);
+    const target = call.name === 'send_input' ? (call.input as { target?: unknown } | null)?.target : undefined;
+    if (typeof target === 'string') {
+      const n = (this.inputsSent.get(target) ?? 0) + 1;
+      this.inputsSent.set(target, n);
+      this.startedSubagentTurn(target, n, started);
     }
   }
 
@@ -500,39 +522,54 @@ export class CodexRollouts implements AgentRows {
     for (const [callId, aborted] of thread.aborted) this.tellAborted(thread, callId, aborted, 'never_ran');
   }
 
+  private startedSubagentTurn(threadId: string, n: number, call: Spawn): void {
+    this.spawns.set(runKey(threadId, n), call);
+    this.tellSubagent(threadId, n);
+  }
+
   /** A chat or call, held while it belongs under a subagent's span not told yet. */
   private tell(thread: Thread, turn: Turn | undefined, item: NestedItem): void {
-    if (!turn?.nested) {
+    if (turn?.subagentTurn === undefined) {
       this.out.push(item);
       return;
     }
-    const held = this.nestedHeld.get(thread.id);
+    const key = runKey(thread.id, turn.subagentTurn);
+    const held = this.nestedHeld.get(key);
     if (held) held.push(item);
-    else this.nestedHeld.set(thread.id, [item]);
+    else this.nestedHeld.set(key, [item]);
   }
 
-  /** A subagent's held items in the trace of its own turn, as they were told (no span of it will come). */
+  /** A subagent's held items in the traces of its own turns, as they were told (no span of them will come). */
   private releaseNested(threadId: string): void {
-    this.out.push(...(this.nestedHeld.get(threadId) ?? []));
-    this.nestedHeld.delete(threadId);
+    for (const [key, items] of this.nestedHeld) {
+      if (!isRunOf(key, threadId)) continue;
+      this.out.push(...items);
+      this.nestedHeld.delete(key);
+    }
   }
 
-  /** What is kept for the subagent spans of a thread forgotten or read anew: its own run as a subagent, and those it spawned. */
+  /** What is kept for the subagent spans of a thread forgotten or read anew: its own runs as a subagent, and those it started. */
   private forgetSubagents(threadId: string): void {
-    this.nestedHeld.delete(threadId);
-    this.subagentRuns.delete(threadId);
-    this.subagentsTold.delete(threadId);
+    for (const key of this.nestedHeld.keys()) if (isRunOf(key, threadId)) this.nestedHeld.delete(key);
+    for (const key of this.subagentRuns.keys()) if (isRunOf(key, threadId)) this.subagentRuns.delete(key);
+    for (const key of this.subagentsTold) if (isRunOf(key, threadId)) this.subagentsTold.delete(key);
     // A span already told stays told: read anew, the subagent's own thread tells it again (with its nested items).
-    for (const [spawned, spawn] of this.spawns) if (spawn.sessionId === threadId) this.spawns.delete(spawned);
+    for (const [key, spawn] of this.spawns) {
+      if (spawn.sessionId !== threadId) continue;
+      this.spawns.delete(key);
+      this.inputsSent.delete(key.slice(0, key.indexOf(' ')));
+    }
   }
 
-  /** The subagent's span, once both its spawn call and its first turn are read. */
-  private tellSubagent(threadId: string): void {
-    const spawn = this.spawns.get(threadId);
-    const run = this.subagentRuns.get(threadId);
-    if (!spawn || !run || this.subagentsTold.has(threadId)) return;
-    this.subagentsTold.add(threadId);
-    const spanId = spanIdOf('agent', spawn.sessionId, threadId);
+  /** The span of a subagent's turn n, once both the call that started it and the turn are read. */
+  private tellSubagent(threadId: string, n: number): void {
+    const key = runKey(threadId, n);
+    const spawn = this.spawns.get(key);
+    const run = this.subagentRuns.get(key);
+    if (!spawn || !run || this.subagentsTold.has(key)) return;
+    this.subagentsTold.add(key);
+    // The first turn's id as before later turns were nested (stored spans keep theirs).
+    const spanId = n === 0 ? spanIdOf('agent', spawn.sessionId, threadId) : spanIdOf('agent', spawn.sessionId, threadId, String(n));
     this.out.push({
       kind: 'SubagentEnded',
       agent: AGENT,
@@ -546,9 +583,9 @@ export class CodexRollouts implements AgentRows {
       startMs: run.startMs,
       endMs: Math.max(run.startMs, run.endMs),
     });
-    // Its first turn's chats and calls: under its span, in the parent's trace (their own ids unchanged).
-    for (const item of this.nestedHeld.get(threadId) ?? []) this.out.push({ ...item, traceId: spawn.traceId, parentSpanId: spanId, agentId: threadId });
-    this.nestedHeld.delete(threadId);
+    // The turn's chats and calls: under its span, in the parent's trace (their own ids unchanged).
+    for (const item of this.nestedHeld.get(key) ?? []) this.out.push({ ...item, traceId: spawn.traceId, parentSpanId: spanId, agentId: threadId });
+    this.nestedHeld.delete(key);
   }
 
   private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown' | 'output'> & { timeMs: number }): ToolCallEnded {
@@ -597,9 +634,9 @@ export class CodexRollouts implements AgentRows {
     for (const [callId, call] of turn.calls) {
       this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { outcome: outcome === 'interrupted' ? 'interrupted' : 'unanswered', timeMs }));
     }
-    if (thread.subagent && !this.subagentRuns.has(thread.id)) {
-      this.subagentRuns.set(thread.id, { agentType: thread.agentType ?? 'default', startMs: turn.startMs, endMs: Math.max(turn.startMs, timeMs) });
-      this.tellSubagent(thread.id);
+    if (turn.subagentTurn !== undefined) {
+      this.subagentRuns.set(runKey(thread.id, turn.subagentTurn), { agentType: thread.agentType ?? 'default', startMs: turn.startMs, endMs: Math.max(turn.startMs, timeMs) });
+      this.tellSubagent(thread.id, turn.subagentTurn);
     }
     this.out.push({
       kind: 'TurnEnded',
@@ -615,6 +652,7 @@ export class CodexRollouts implements AgentRows {
       endMs: Math.max(turn.startMs, timeMs),
       ...(turn.cwd ? { place: { cwd: turn.cwd } } : {}),
       version: thread.version,
+      ...(firesSessionEnd(thread.version) ? {} : { endsUntold: true as const }),
       ...(turn.compactions.length > 0 ? { compactions: turn.compactions } : {}),
     });
   }
