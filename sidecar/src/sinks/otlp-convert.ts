@@ -94,7 +94,7 @@ export class OtlpEncoder {
         }
       });
     }
-    return writer.finish();
+    return requestBody(writer);
   }
 
   /** ExportLogsServiceRequest: ResourceLogs per resource, ScopeLogs per scope, in the order first met. */
@@ -109,7 +109,7 @@ export class OtlpEncoder {
         }
       });
     }
-    return writer.finish();
+    return requestBody(writer);
   }
 
   /** Items grouped by resource, then by scope (name and version), each group in the order first met. */
@@ -154,7 +154,7 @@ export class OtlpEncoder {
       writeSchemaUrl(writer, resource.schemaUrl); // ResourceMetrics.schema_url
       end(writer, resourceMetrics);
     }
-    return writer.finish();
+    return requestBody(writer);
   }
 }
 
@@ -177,6 +177,11 @@ export function partialRejection(signal: Signal, body: Uint8Array): PartialRejec
     message = partial?.errorMessage ?? '';
   }
   return rejected > 0 || message ? { rejected, message } : undefined;
+}
+
+/** The request's bytes, copied out of the writer's larger buffer: a queued request holds only its own bytes. */
+function requestBody(writer: ByteWriter): Uint8Array {
+  return new Uint8Array(writer.finish());
 }
 
 function begin(writer: ByteWriter): { at: number; from: number } {
