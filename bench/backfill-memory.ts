@@ -1,4 +1,5 @@
-// Benchmark (not a test): peak memory of `ccotel backfill` (issue #18, goal 2: ≤ 400 MB whatever the history),
+// Benchmark (not a test): peak memory of `ccotel backfill` (issue #36: ≤ 450 MB into the embedded store at 1 GB, ≤ 300 MB
+// OTLP-only at 5 GB),
 // into the embedded store and OTLP-only (to a stand-in receiver that accepts every export), for this build and
 // optionally another one (`--before`, run in the same minutes). Each backfill is sampled every 200 ms:
 // RSS split into anonymous and file-backed (the embedded engine's library pages), and Node's own heap.
@@ -7,13 +8,12 @@
 //   node dist/bench/backfill-memory.js --corpus /tmp/corpus-1G [--before <other build>/dist/sidecar/src/cli.js]
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Expected } from '../test/generator/corpus.js';
 import { reportGoals } from './goals.js';
+import { standInReceiver } from './stand-in-receiver.js';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
@@ -90,17 +90,6 @@ async function measure(cliPath: string, extra: string[], env: NodeJS.ProcessEnv,
   };
 }
 
-/** An OTLP/HTTP receiver that accepts every export (an empty protobuf response is a full success). */
-async function standInReceiver(): Promise<{ url: string; received: { bytes: number }; close: () => void }> {
-  const received = { bytes: 0 };
-  const server = createServer((request, response) => {
-    request.on('data', (chunk: Buffer) => (received.bytes += chunk.length));
-    request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
-  });
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, close: () => server.close() };
-}
-
 const MODES = ['otlp-only', 'embedded'] as const;
 const modes = args.modes!.split(',') as Array<(typeof MODES)[number]>;
 const unknownMode = modes.find((mode) => !MODES.includes(mode));
@@ -140,10 +129,10 @@ async function main(): Promise<void> {
   };
   console.log(JSON.stringify(figures, null, 2));
   const ours = results['this build'];
-  const goals = { 'otlp-only': 'peak RSS, OTLP-only', embedded: 'peak RSS, embedded store' } as const;
+  const goals = { 'otlp-only': { goal: 'peak RSS, OTLP-only', bound: 300 }, embedded: { goal: 'peak RSS, embedded store', bound: 450 } } as const;
   reportGoals(
     `backfill memory ${figures.corpus.mb} MB`,
-    Object.entries(ours).map(([mode, peak]) => ({ goal: goals[mode as keyof typeof goals], measured: peak.rssMb, unit: 'MB', bound: 400, better: 'lower' as const })),
+    Object.entries(ours).map(([mode, peak]) => ({ ...goals[mode as keyof typeof goals], measured: peak.rssMb, unit: 'MB', better: 'lower' as const })),
   );
 }
 

@@ -1,10 +1,10 @@
 // Map the shared model onto the rows the Collector's ClickHouse exporter writes (pinned v0.161.0), so the
 // embedded store and a Collector-fed server hold the same rows (metric points: see pointRows). Value spellings follow the exporter:
 // SpanKind `SPAN_KIND_*`, StatusCode `STATUS_CODE_*`, maps of strings, delta sums with temporality 1.
-// Rows go to the engine as JSONCompactEachRow: each row is its values in the order of its table's column
-// list, which leaves out the columns ccotel always leaves empty (links, schema URLs, trace state, scope
-// attributes, flags): the engine fills them with the same empty defaults, and neither side spends time on
-// keys or on empty values.
+// Each row is its values in the order of its table's column list (written as RowBinary, row-binary.ts), which leaves
+// out the columns ccotel always leaves empty (links, schema URLs, trace state, scope attributes, flags): the engine
+// fills them with the same empty defaults, and neither side spends time on empty values. Times are StoreTimes: the
+// column's type says how one is written; as JSON (readers, tests) one is the text ClickHouse parses.
 import type { Attributes, LogRecord, MetricPoint, Origin, Resource, SpanRecord } from '../model.js';
 import { histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCOPE_NAME } from '../semconv.js';
 
@@ -74,6 +74,21 @@ function clickhouseSeconds(ms: number): string {
   return secondText(Math.floor(ms / 1000));
 }
 
+/** A time in a row: epoch milliseconds, for a DateTime64(9) column (`wholeSeconds`: a DateTime column). */
+export class StoreTime {
+  constructor(
+    readonly ms: number,
+    private readonly wholeSeconds = false,
+  ) {}
+
+  toJSON(): string {
+    return this.wholeSeconds ? clickhouseSeconds(this.ms) : clickhouseTime(this.ms);
+  }
+}
+
+const nanoTime = (ms: number): StoreTime => new StoreTime(ms);
+const secondTime = (ms: number): StoreTime => new StoreTime(ms, true);
+
 export class RowMapper {
   private readonly resource: Record<string, string>;
   private readonly serviceName: string;
@@ -95,7 +110,7 @@ export class RowMapper {
     const { origin } = span;
     const source = this.source(origin);
     const values = [
-      clickhouseTime(span.startMs),
+      nanoTime(span.startMs),
       span.traceId,
       span.spanId,
       span.parentSpanId,
@@ -109,7 +124,7 @@ export class RowMapper {
       Math.max(0, Math.round((span.endMs - span.startMs) * 1e6)),
       STATUS_CODE[span.status],
       span.statusMessage,
-      span.events.map((event) => clickhouseTime(event.timeMs)),
+      span.events.map((event) => nanoTime(event.timeMs)),
       span.events.map((event) => event.name),
       span.events.map((event) => stringMap(event.attributes)),
     ];
@@ -126,7 +141,7 @@ export class RowMapper {
     const { origin } = log;
     const source = this.source(origin);
     return [
-      clickhouseTime(log.timeMs),
+      nanoTime(log.timeMs),
       log.traceId,
       log.spanId,
       origin ? origin.traceFlags : log.traceId ? 1 : 0,
@@ -155,10 +170,10 @@ export class RowMapper {
       first.description,
       first.unit,
       stringMap(first.attributes),
-      clickhouseSeconds(bucketStart),
-      clickhouseSeconds(bucketStart + 60_000),
+      secondTime(bucketStart),
+      secondTime(bucketStart + 60_000),
       points.map((point) => ({ [POINT_ID_KEY]: point.id })),
-      points.map((point) => clickhouseSeconds(point.timeMs)),
+      points.map((point) => secondTime(point.timeMs)),
       points.map((point) => point.value),
       points.map((point) => point.spanId),
       points.map((point) => point.traceId),
@@ -182,10 +197,10 @@ export class RowMapper {
       point.description,
       point.unit,
       stringMap(point.attributes),
-      clickhouseSeconds(origin.startMs),
-      clickhouseSeconds(point.timeMs),
+      secondTime(origin.startMs),
+      secondTime(point.timeMs),
       [{ [POINT_ID_KEY]: point.id }],
-      [clickhouseSeconds(point.timeMs)],
+      [secondTime(point.timeMs)],
       [point.value],
       [''],
       [''],

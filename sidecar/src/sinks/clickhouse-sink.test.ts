@@ -1,10 +1,9 @@
-import type { ClickHouseClient, CommandParams } from '@clickhouse/client';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricPoint, TelemetryBatch } from '../model.js';
-import { openStore, type Store } from '../store/open-store.js';
+import { INSERT_SETTINGS, openStore, type Store, type StoreWriter } from '../store/open-store.js';
 import { RowMapper } from './clickhouse-rows.js';
 import { ClickHouseSink } from './clickhouse-sink.js';
 
@@ -105,23 +104,22 @@ describe('ClickHouseSink: a row id is stored once', () => {
     let running = 0;
     let mostAtOnce = 0;
     // The store's writers, but the first logs insert is refused and every sums insert takes 200 ms.
-    const flaky = (client: ClickHouseClient) =>
-      ({
-        query: client.query.bind(client),
-        command: async (params: CommandParams) => {
-          mostAtOnce = Math.max(mostAtOnce, ++running);
-          try {
-            if (params.query.includes('.otel_logs ') && refuseLogs) {
-              refuseLogs = false;
-              throw new Error('insert refused');
-            }
-            if (params.query.includes('.otel_metrics_sum ')) await new Promise((wait) => setTimeout(wait, 200));
-            return await client.command(params);
-          } finally {
-            running--;
+    const flaky = (writer: StoreWriter): StoreWriter => ({
+      ...writer,
+      insertRows: async (into, rows) => {
+        mostAtOnce = Math.max(mostAtOnce, ++running);
+        try {
+          if (into.includes('.otel_logs ') && refuseLogs) {
+            refuseLogs = false;
+            throw new Error('insert refused');
           }
-        },
-      }) as unknown as ClickHouseClient;
+          if (into.includes('.otel_metrics_sum ')) await new Promise((wait) => setTimeout(wait, 200));
+          return await writer.insertRows(into, rows);
+        } finally {
+          running--;
+        }
+      },
+    });
     const { spans, metrics } = batch(3, Date.parse('2026-11-02T10:00:00Z'));
     const fresh: TelemetryBatch = {
       spans: spans.map((span, i) => ({ ...span, spanId: `f${i.toString(16).padStart(15, '0')}` })),
@@ -135,5 +133,94 @@ describe('ClickHouseSink: a row id is stored once', () => {
     expect(mostAtOnce).toBe(2);
     await lanes.write(fresh);
     expect(await rows()).toBe(before + 5);
+  });
+});
+
+describe('ClickHouseSink: RowBinary into the embedded engine', () => {
+  let store: Store;
+  afterAll(async () => store?.close());
+
+  it('stores the same rows as JSON rows did, odd strings (unicode, NUL, control characters, empty lines, long values), maps, arrays and sub-millisecond times included', async () => {
+    const at = Date.parse('2026-10-05T06:07:08.123Z') + 0.456789;
+    const odd = {
+      unicode: 'héllo — 日本語 🚀',
+      nul: 'a\u0000b',
+      controls: 'line 1\nline 2\r\n\t"quoted" \\ back\u0001',
+      // Binary rows holding an empty line ("\n\n"): a blank line in a text, a length of 10 before a newline.
+      blankLine: 'paragraph 1\n\nparagraph 2',
+      ten: '\n234567890',
+      long: `${'ü'.repeat(60_000)}end`,
+      empty: '',
+      number: 42.5,
+      integer: -7,
+      flag: true,
+    };
+    const received = { resource: { 'service.name': 'claude-code', 'os.type': 'linux' }, scopeName: 'com.anthropic.claude_code', scopeVersion: '2.1.0' };
+    const span = (spanId: string, over: Partial<TelemetryBatch['spans'][number]> = {}): TelemetryBatch['spans'][number] => ({
+      traceId: 'a'.repeat(32), spanId, parentSpanId: '', name: 'execute_tool Bash', kind: 'internal', startMs: at, endMs: at + 1234.5678,
+      status: 'error', statusMessage: odd.controls, attributes: odd, events: [], ...over,
+    });
+    const point = (id: string, over: Partial<MetricPoint> = {}): MetricPoint => ({
+      id, name: 'ccotel.tool.calls', unit: '{call}', description: odd.unicode, kind: 'sum', timeMs: at, value: 1.5, attributes: { outcome: odd.unicode, 'gen_ai.tool.name': 'Bash' }, traceId: 'a'.repeat(32), spanId: '1'.repeat(16), ...over,
+    });
+    const content: TelemetryBatch = {
+      spans: [
+        span('1'.repeat(16), { events: [{ name: 'PreToolUse', timeMs: at + 0.001, attributes: odd }, { name: odd.unicode, timeMs: at + 2, attributes: {} }] }),
+        span('2'.repeat(16), { parentSpanId: '1'.repeat(16), name: odd.long, kind: 'client', status: 'ok', statusMessage: '', attributes: {} }),
+        span('3'.repeat(16), { links: [{ traceId: 'b'.repeat(32), spanId: 'c'.repeat(16), traceState: '', attributes: { 'ccotel.link.type': 'tool_execution' } }] }),
+        span('4'.repeat(16), { kind: 'server', origin: { ...received, spanKind: 'SPAN_KIND_PRODUCER', traceState: 'k=v', links: [{ traceId: 'd'.repeat(32), spanId: 'e'.repeat(16), traceState: 't=1', attributes: odd }] } }),
+      ],
+      logs: [
+        { id: 'f'.repeat(32), timeMs: at, eventName: 'ccotel.tool.decided', severity: 'WARN', traceId: 'a'.repeat(32), spanId: '1'.repeat(16), body: odd.long, attributes: odd },
+        { id: 'e'.repeat(32), timeMs: at + 1, eventName: '', severity: 'DEBUG', traceId: '', spanId: '', body: odd.nul, attributes: {} },
+        { id: 'd'.repeat(32), timeMs: at + 2, eventName: 'claude_code.api_request', severity: 'INFO', traceId: '', spanId: '', body: odd.controls, attributes: { cost: 0.25 }, origin: { ...received, severityText: 'info', severityNumber: 9, traceFlags: 1 } },
+      ],
+      metrics: [
+        point('9'.repeat(32)),
+        point('8'.repeat(32), { timeMs: at + 5_000, value: 2 }),
+        point('7'.repeat(32), { name: 'ccotel.tool.duration', unit: 's', kind: 'histogram', value: 0.3 }),
+        point('6'.repeat(32), { name: 'ccotel.tool.duration', unit: 's', kind: 'histogram', value: 42, timeMs: at + 1_000 }),
+        point('5'.repeat(32), { name: 'claude_code.cost.usage', value: 0.125, origin: { ...received, startMs: at - 60_000, temporality: 2, monotonic: false } }),
+        point('4'.repeat(32), { name: 'claude_code.session.count', kind: 'gauge', value: 3, origin: { ...received, startMs: at - 1, temporality: 0, monotonic: false } }),
+        point('3'.repeat(32), { name: 'claude_code.latency', kind: 'histogram', value: 7.5, origin: { ...received, startMs: at - 10_000, temporality: 1, monotonic: false, histogram: { count: 3, bucketCounts: [1, 2, 0], bounds: [1, 5], min: 0.5, max: 6 } } }),
+      ],
+    };
+    store = await openStore(mkdtempSync(join(tmpdir(), 'ccotel-rowbinary-')), { command: 'test', access: 'write', rawTtlDays: 0 });
+    expect(store.writers.map((writer) => writer.format)).toEqual(['RowBinary', 'RowBinary']);
+    const tables = { otel_traces: 4, otel_logs: 3, otel_metrics_sum: 2, otel_metrics_histogram: 2, otel_metrics_gauge: 1 };
+    const dump = async () => {
+      const rows: Record<string, string[]> = {};
+      for (const table of Object.keys(tables)) {
+        const result = await store.client.query({ query: `SELECT * FROM ${table}`, format: 'JSONEachRow' });
+        rows[table] = (await result.text()).split('\n').filter(Boolean).sort();
+      }
+      return rows;
+    };
+    const mapper = new RowMapper({ 'service.name': 'ccotel', 'host.name': odd.unicode }, 'test');
+    // The JSON rows the sink inserted before, on the same engine, then the binary ones.
+    const jsonWriter: StoreWriter = {
+      client: store.client,
+      format: 'JSONCompactEachRow',
+      insertRows: async (into, rows) => void (await store.client.command({ query: `INSERT INTO ${into} SETTINGS ${INSERT_SETTINGS} FORMAT JSONCompactEachRow\n${String(rows)}` })),
+    };
+    await new ClickHouseSink([jsonWriter, jsonWriter], mapper, 'default', true).write(content);
+    const fromJson = await dump();
+    for (const table of Object.keys(tables)) await store.client.command({ query: `TRUNCATE TABLE ${table}` });
+    await new ClickHouseSink(store.writers, mapper, 'default', true).write(content);
+    const fromBinary = await dump();
+    expect(Object.fromEntries(Object.entries(fromBinary).map(([table, rows]) => [table, rows.length]))).toEqual(tables);
+    expect(fromBinary).toEqual(fromJson);
+    // And the odd strings are the strings sent.
+    const attributes = await store.client.query({ query: `SELECT SpanAttributes AS a, StatusMessage AS m FROM otel_traces WHERE SpanId = '${'1'.repeat(16)}'`, format: 'JSONEachRow' });
+    const [row] = await attributes.json<{ a: Record<string, string>; m: string }>();
+    expect(row).toEqual({ a: { ...odd, number: '42.5', integer: '-7', flag: 'true' }, m: odd.controls });
+  });
+
+  it('stores a lone surrogate (a string cut inside a surrogate pair) as U+FFFD, where JSON rows refused the whole insert', async () => {
+    const cut = '🚀🚀'.slice(0, 3); // '🚀' and half of the second
+    const span = { ...batch(1, Date.parse('2026-10-06T00:00:00Z')).spans[0], spanId: '5'.repeat(16), statusMessage: cut, attributes: { text: `x${cut}` } };
+    await new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', false).write({ spans: [span], logs: [], metrics: [] });
+    const result = await store.client.query({ query: `SELECT StatusMessage AS m, SpanAttributes['text'] AS t FROM otel_traces WHERE SpanId = '${'5'.repeat(16)}'`, format: 'JSONEachRow' });
+    expect(await result.json()).toEqual([{ m: '🚀\ufffd', t: 'x🚀\ufffd' }]);
   });
 });

@@ -6,13 +6,16 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
 import type { MetricPoint, Sink, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
+import type { StoreWriter } from '../store/open-store.js';
+import { ByteWriter } from './byte-writer.js';
 import { clickhouseTime, GAUGE_COLUMNS, HISTOGRAM_COLUMNS, LOG_COLUMNS, pointRows, RECEIVED_SPAN_COLUMNS, RowMapper, SPAN_COLUMNS, SUM_COLUMNS, withLinks } from './clickhouse-rows.js';
 import { IdSet } from '../id-set.js';
+import { valueWriter, writeRow, type ValueWriter } from './row-binary.js';
 
 /** Ids remembered in memory instead of asked from the store (about 40 MB at the bound, id-set.ts). */
 const MAX_OWN_IDS = 1_000_000;
-/** JSON bytes per INSERT statement: large enough for the engine to insert fast, small enough to bound memory. */
-export const INSERT_CHARS = 8 << 20;
+/** RowBinary bytes per INSERT: large enough for the engine to insert fast, small enough to bound memory. */
+const INSERT_BYTES = 8 << 20;
 /** Ids per existence query: keeps the query (and, on a server, its URL) small. */
 const IDS_PER_QUERY = 2000;
 
@@ -50,20 +53,22 @@ export class ClickHouseSink implements Sink {
   private ownIds?: IdSet;
   private started = false;
 
-  /** Asks which ids are stored: the first writer. */
+  /** Asks which ids are stored, and the tables' column types: the first writer's client. */
   private readonly client: ClickHouseClient;
+  /** Each table's writers of the columns inserted, by table and column list. */
+  private readonly columnWriters = new Map<string, Promise<ValueWriter[]>>();
 
   /**
    * `writers` each take one insert at a time (the store's `writers`): the tables are inserted in two lanes at once,
    * each on its own writer, so an engine that writes one part per query uses both cores.
    */
   constructor(
-    private readonly writers: ClickHouseClient[],
+    private readonly writers: StoreWriter[],
     private readonly mapper: RowMapper,
     private readonly database: string,
     private readonly singleWriter = false,
   ) {
-    this.client = writers[0];
+    this.client = writers[0].client;
   }
 
   async write(batch: TelemetryBatch): Promise<void> {
@@ -80,11 +85,11 @@ export class ClickHouseSink implements Sink {
     const received = async (kind: MetricPoint['kind'], table: string) =>
       this.fresh(batch.metrics.filter((point) => point.origin && point.kind === kind), (point) => point.id, (point) => point.timeMs, metricIds(table));
     const [receivedSums, receivedGauges, receivedHistograms] = [await received('sum', OTEL_TABLES.sum), await received('gauge', OTEL_TABLES.gauge), await received('histogram', OTEL_TABLES.histogram)];
-    const pointInsert = (table: string, columns: readonly string[], points: MetricPoint[]) => (writer: ClickHouseClient) =>
+    const pointInsert = (table: string, columns: readonly string[], points: MetricPoint[]) => (writer: StoreWriter) =>
       this.insert(writer, { table, columns, items: points, valuesOf: (point) => this.mapper.receivedPoint(point), idsOf: (point) => [point.id] });
     // Two lanes of about the same JSON size; both are waited for even when one fails, so a retry of the batch never
     // overlaps an insert still running (its rows would not be remembered yet, and would be stored twice).
-    const lanes: ((writer: ClickHouseClient) => Promise<void>)[][] = [
+    const lanes: ((writer: StoreWriter) => Promise<void>)[][] = [
       [
         (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans.filter((span) => !withLinks(span)), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
         (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: RECEIVED_SPAN_COLUMNS, items: spans.filter(withLinks), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
@@ -134,26 +139,48 @@ export class ClickHouseSink implements Sink {
   }
 
   /**
-   * Rows go inline after `FORMAT JSONCompactEachRow` in one statement: on chdb this is several times faster than
-   * the client's streaming insert, and a server reads it the same way over HTTP. Tables are partitioned by day,
-   * and a backfill of a year of history puts rows of hundreds of days in one insert: ClickHouse's default limit
-   * of 100 partitions per insert would refuse it, so it is lifted for these inserts. Rows are turned into JSON
-   * and sent INSERT_CHARS at a time, so a batch never exists as rows or text all at once. The ids of each part
-   * are remembered once it is stored: a batch retried after a failure repeats none of it.
+   * Rows go in the writer's format: RowBinary into the embedded engine (row-binary.ts: each column's binary form, which
+   * it copies with next to no parsing), JSONCompactEachRow to a server. Rows are encoded and inserted INSERT_BYTES at a
+   * time, so a batch never exists as rows or bytes all at once. The ids of each part are remembered once it is stored:
+   * a batch retried after a failure repeats none of it.
    */
-  private async insert<T>(writer: ClickHouseClient, rows: TableInsert<T>): Promise<void> {
-    const statement = `INSERT INTO ${this.database}.${rows.table} (${rows.columns.map((column) => `\`${column}\``).join(', ')}) SETTINGS max_partitions_per_insert_block = 0 FORMAT JSONCompactEachRow`;
+  private async insert<T>(writer: StoreWriter, rows: TableInsert<T>): Promise<void> {
     const { items } = rows;
+    if (items.length === 0) return;
+    const into = `${this.database}.${rows.table} (${rows.columns.map((column) => `\`${column}\``).join(', ')})`;
+    const encoded = writer.format === 'RowBinary' ? new BinaryRows(await this.writersOf(rows.table, rows.columns)) : new JsonRows();
     let from = 0;
-    let text = statement;
     for (let to = 0; to < items.length; ) {
-      text += `\n${JSON.stringify(rows.valuesOf(items[to++]))}`;
-      if (text.length - statement.length < INSERT_CHARS && to < items.length) continue;
-      await writer.command({ query: text });
+      encoded.add(rows.valuesOf(items[to++]));
+      if (encoded.size() < INSERT_BYTES && to < items.length) continue;
+      await writer.insertRows(into, encoded.take());
       for (let i = from; i < to; i++) for (const id of rows.idsOf(items[i])) this.remember(id);
       from = to;
-      text = statement;
     }
+  }
+
+  /** Writers of a table's columns, from their types in the store (asked once). */
+  private writersOf(table: string, columns: readonly string[]): Promise<ValueWriter[]> {
+    const key = `${table} ${columns.join(',')}`;
+    let writers = this.columnWriters.get(key);
+    if (!writers) {
+      writers = (async () => {
+        const result = await this.client.query({
+          query: 'SELECT name, type FROM system.columns WHERE database = {database:String} AND table = {table:String}',
+          query_params: { database: this.database, table },
+          format: 'JSONEachRow',
+        });
+        const types = new Map((await result.json<{ name: string; type: string }>()).map((column) => [column.name, column.type]));
+        return columns.map((column) => {
+          const type = types.get(column);
+          if (type === undefined) throw new Error(`the store's table ${this.database}.${table} has no column ${column}`);
+          return valueWriter(type);
+        });
+      })();
+      writers.catch(() => this.columnWriters.delete(key)); // asked again on the next write
+      this.columnWriters.set(key, writers);
+    }
+    return writers;
   }
 
   /** The items of `items` whose id is neither repeated earlier in the batch nor already stored. */
@@ -187,6 +214,47 @@ export class ClickHouseSink implements Sink {
       for (const row of await result.json<{ id: string }>()) stored.add(row.id);
     }
     return stored;
+  }
+}
+
+/** Rows as RowBinary, in one buffer written again once the engine has taken its bytes. */
+class BinaryRows {
+  private readonly bytes = new ByteWriter(1 << 20);
+
+  constructor(private readonly columns: ValueWriter[]) {}
+
+  add(values: unknown[]): void {
+    writeRow(this.bytes, this.columns, values);
+  }
+
+  size(): number {
+    return this.bytes.pos;
+  }
+
+  /** The rows so far; valid until the next add (the insert is awaited before it). */
+  take(): Uint8Array {
+    const rows = this.bytes.finish();
+    this.bytes.pos = 0;
+    return rows;
+  }
+}
+
+/** Rows as JSONCompactEachRow text: a JSON array of values a line (a StoreTime as its text). */
+class JsonRows {
+  private text = '';
+
+  add(values: unknown[]): void {
+    this.text += `${JSON.stringify(values)}\n`;
+  }
+
+  size(): number {
+    return this.text.length;
+  }
+
+  take(): string {
+    const rows = this.text;
+    this.text = '';
+    return rows;
   }
 }
 

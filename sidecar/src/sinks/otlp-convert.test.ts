@@ -1,6 +1,13 @@
+import { SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
+import { SeverityNumber } from '@opentelemetry/api-logs';
+import { millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
+import { ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes, type Resource as OtelResource } from '@opentelemetry/resources';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { keyValues, Message } from '../../../test/collector/otlp-wire.js';
-import type { LogRecord, MetricPoint, SpanRecord } from '../model.js';
+import type { LogRecord, MetricPoint, Origin, SpanRecord } from '../model.js';
 import { HISTOGRAM_BOUNDS, histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCHEMA_URL } from '../semconv.js';
 import { OtlpEncoder, partialRejection } from './otlp-convert.js';
 
@@ -112,6 +119,50 @@ describe('OtlpEncoder', () => {
     }
   });
 
+  it('writes spans and logs as the official serializers write them from ReadableSpan / ReadableLogRecord, odd strings and received items included', () => {
+    const odd = {
+      unicode: 'héllo wörld — 日本語 🚀',
+      nul: 'a\u0000b',
+      lone: 'x\ud800y',
+      newline: 'line 1\nline 2\r\n\t',
+      long: 'ü'.repeat(10_000), // a 20 kB value: a three-byte length, and messages around it that grow past their reserved byte
+      empty: '',
+      integer: -42,
+      big: 2 ** 53,
+      float: 0.1,
+      yes: true,
+      no: false,
+    };
+    const received: Origin = { resource: { 'service.name': 'claude-code', 'host.arch': 'amd64' }, scopeName: 'com.anthropic.claude_code', scopeVersion: '2.1.0' };
+    const spans: SpanRecord[] = [
+      span({ attributes: odd, statusMessage: odd.unicode }),
+      span({ spanId: CHILD, parentSpanId: ROOT, name: 'execute_tool Bash ✓', kind: 'client', status: 'error', statusMessage: odd.nul, events: [{ name: 'PreToolUse', timeMs: T0 + 10, attributes: odd }, { name: 'e2', timeMs: T0 + 0.001, attributes: {} }] }),
+      span({ spanId: 'aaaaaaaaaaaaaaaa', endMs: T0 - 5, status: 'ok', links: [{ traceId: 'f'.repeat(32), spanId: 'e'.repeat(16), traceState: '', attributes: { linked: 'yes' } }] }),
+      span({ spanId: 'bbbbbbbbbbbbbbbb', kind: 'server', origin: { ...received, spanKind: 'SPAN_KIND_PRODUCER', traceState: 'k=v', links: [{ traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), traceState: '', attributes: {} }] } }),
+      span({ spanId: 'cccccccccccccccc', origin: { ...received, spanKind: 'SPAN_KIND_UNSPECIFIED', traceState: '', links: [] } }),
+      span({ spanId: 'dddddddddddddddd', origin: { ...received, scopeVersion: '2.1.1', spanKind: 'SPAN_KIND_SERVER', traceState: '', links: [] } }),
+      span({ spanId: 'eeeeeeeeeeeeeeee', attributes: { after: 'received' } }),
+    ];
+    const logs: LogRecord[] = [
+      { id: 'r-1', timeMs: T0, eventName: 'ccotel.tool.decided', severity: 'WARN', traceId: TRACE, spanId: CHILD, body: odd.long, attributes: odd },
+      { id: 'r-2', timeMs: T0 + 1, eventName: '', severity: 'DEBUG', traceId: '', spanId: '', body: '', attributes: {} },
+      { id: 'r-3', timeMs: T0 + 2, eventName: 'e', severity: 'ERROR', traceId: TRACE, spanId: '', body: odd.lone, attributes: { [RECORD_ID_KEY]: 'overwritten', z: 1 } },
+      { id: 'r-4', timeMs: T0 + 3, eventName: 'claude_code.api_request', severity: 'INFO', traceId: '', spanId: '', body: 'x', attributes: { n: 1 }, origin: { ...received, severityText: '', severityNumber: 0, traceFlags: 0 } },
+      { id: 'r-5', timeMs: T0 + 4, eventName: 'claude_code.tool_result', severity: 'INFO', traceId: TRACE, spanId: ROOT, body: 'y', attributes: {}, origin: { ...received, severityText: 'info', severityNumber: 9, traceFlags: 1 } },
+    ];
+    const official = new OfficialPath();
+    const sameMessage = (ours: Uint8Array, theirs: Uint8Array) => {
+      // Plain Uint8Arrays on both sides (ours are Buffers): decoded field by field, then byte for byte.
+      expect(new Message(Uint8Array.from(ours)).fields).toEqual(new Message(Uint8Array.from(theirs)).fields);
+      expect(Buffer.from(ours).equals(Buffer.from(theirs))).toBe(true);
+    };
+    sameMessage(encoder.traces(spans), ProtobufTraceSerializer.serializeRequest(spans.map((s) => official.span(s)))!);
+    sameMessage(encoder.logs(logs), ProtobufLogsSerializer.serializeRequest(logs.map((l) => official.log(l)))!);
+    // What the strings decode to: the official UTF-8 (a lone surrogate as U+FFFD).
+    const [first] = new Message(encoder.traces(spans)).message(1).message(2).messages(2);
+    expect(keyValues(first.messages(9))).toMatchObject({ unicode: odd.unicode, nul: odd.nul, lone: 'x\ufffdy', long: odd.long, big: 2 ** 53 });
+  });
+
   it('reads partial-success answers', () => {
     // ExportTraceServiceResponse { partial_success (1) { rejected_spans (1) = 3, error_message (2) = "bad" } }
     const answer = Uint8Array.from([0x0a, 0x07, 0x08, 0x03, 0x12, 0x03, ...Buffer.from('bad')]);
@@ -119,3 +170,73 @@ describe('OtlpEncoder', () => {
     expect(partialRejection('logs', new Uint8Array())).toBeUndefined();
   });
 });
+
+/**
+ * How spans and logs went through @opentelemetry/otlp-transformer's serializers before ccotel wrote them itself, as the
+ * reference: the model as ReadableSpan / ReadableLogRecord. One resource and one scope object per source, since the
+ * serializers group items by object.
+ */
+class OfficialPath {
+  private readonly resources = new Map<string, OtelResource>();
+  private readonly scopes = new Map<string, InstrumentationScope>();
+  private readonly own: { resource: OtelResource; scope: InstrumentationScope };
+
+  constructor() {
+    this.own = { resource: resourceFromAttributes(resource, { schemaUrl: SCHEMA_URL }), scope: { name: 'ccotel', version: '9.9.9', schemaUrl: SCHEMA_URL } };
+  }
+
+  private source(origin: Origin | undefined): { resource: OtelResource; scope: InstrumentationScope } {
+    if (!origin) return this.own;
+    const resourceKey = JSON.stringify(origin.resource);
+    if (!this.resources.has(resourceKey)) this.resources.set(resourceKey, resourceFromAttributes(origin.resource));
+    const scopeKey = `${origin.scopeName} ${origin.scopeVersion}`;
+    if (!this.scopes.has(scopeKey)) this.scopes.set(scopeKey, { name: origin.scopeName, version: origin.scopeVersion });
+    return { resource: this.resources.get(resourceKey)!, scope: this.scopes.get(scopeKey)! };
+  }
+
+  span(span: SpanRecord): ReadableSpan {
+    const kinds: Record<string, SpanKind> = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, server: SpanKind.SERVER, SPAN_KIND_SERVER: SpanKind.SERVER, SPAN_KIND_CLIENT: SpanKind.CLIENT, SPAN_KIND_PRODUCER: SpanKind.PRODUCER, SPAN_KIND_CONSUMER: SpanKind.CONSUMER };
+    const codes = { unset: SpanStatusCode.UNSET, ok: SpanStatusCode.OK, error: SpanStatusCode.ERROR };
+    const { origin } = span;
+    const { resource: spanResource, scope } = this.source(origin);
+    return {
+      name: span.name,
+      kind: kinds[origin ? origin.spanKind : span.kind] ?? SpanKind.INTERNAL,
+      spanContext: () => ({ traceId: span.traceId, spanId: span.spanId, traceFlags: TraceFlags.SAMPLED }),
+      parentSpanContext: span.parentSpanId ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: TraceFlags.SAMPLED } : undefined,
+      startTime: millisToHrTime(span.startMs),
+      endTime: millisToHrTime(Math.max(span.endMs, span.startMs)),
+      duration: millisToHrTime(Math.max(0, span.endMs - span.startMs)),
+      status: { code: codes[span.status], ...(span.statusMessage ? { message: span.statusMessage } : {}) },
+      attributes: span.attributes,
+      links: (origin?.links ?? span.links ?? []).map((link) => ({ context: { traceId: link.traceId, spanId: link.spanId, traceFlags: TraceFlags.NONE }, attributes: link.attributes, droppedAttributesCount: 0 })),
+      events: span.events.map((event) => ({ name: event.name, time: millisToHrTime(event.timeMs), attributes: event.attributes })),
+      ended: true,
+      resource: spanResource,
+      instrumentationScope: scope,
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+    };
+  }
+
+  log(log: LogRecord): ReadableLogRecord {
+    const severities = { DEBUG: SeverityNumber.DEBUG, INFO: SeverityNumber.INFO, WARN: SeverityNumber.WARN, ERROR: SeverityNumber.ERROR };
+    const time = millisToHrTime(log.timeMs);
+    const { origin } = log;
+    const { resource: logResource, scope } = this.source(origin);
+    return {
+      hrTime: time,
+      hrTimeObserved: time,
+      spanContext: log.traceId ? { traceId: log.traceId, spanId: log.spanId, traceFlags: TraceFlags.SAMPLED } : undefined,
+      severityText: origin ? origin.severityText : log.severity,
+      severityNumber: origin ? (origin.severityNumber as SeverityNumber) : severities[log.severity],
+      body: log.body,
+      eventName: log.eventName,
+      resource: logResource,
+      instrumentationScope: scope,
+      attributes: { ...log.attributes, [RECORD_ID_KEY]: log.id },
+      droppedAttributesCount: 0,
+    };
+  }
+}

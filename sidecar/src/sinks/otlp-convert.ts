@@ -4,28 +4,29 @@
 // each metric point is one delta data point in its one-minute bucket, with one exemplar holding the
 // point id (`ccotel.point.id`), its event time and its trace/span id.
 //
-// Spans and logs go through the official serializers of @opentelemetry/otlp-transformer (from
-// ReadableSpan / ReadableLogRecord). Metrics cannot: the SDK's data points have no exemplars, and the
-// exemplar is where the point id travels. So metrics are written here with the same package's
-// protobuf writer, field by field as opentelemetry/proto/metrics/v1/metrics.proto defines them.
-import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext } from '@opentelemetry/api';
+// Every message is written here, field by field as opentelemetry/proto defines it, into a ByteWriter (byte-writer.ts),
+// with @opentelemetry/otlp-transformer's writers of attributes, resources and scopes. Spans and logs are written as
+// that package's serializers write them from ReadableSpan / ReadableLogRecord (otlp-convert.test.ts decodes both to
+// equal messages), without building those objects and without its character-by-character string encoding, which
+// was a quarter of an OTLP backfill's time. Metrics never could go through it: the SDK's data points have no
+// exemplars, and the exemplar is where the point id travels.
+import { SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
 import { ProtobufLogsSerializer, ProtobufMetricsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 // The package has no "exports" map; these internals are pinned with it (0.223.0).
 import { hexToBinary } from '@opentelemetry/otlp-transformer/build/src/common/hex-to-binary.js';
 import {
+  writeAnyValue,
   writeAttributes,
   writeHrTimeAsFixed64,
   writeInstrumentationScope,
   writeResource,
 } from '@opentelemetry/otlp-transformer/build/src/common/protobuf/common-serializer.js';
-import { ProtobufWriter } from '@opentelemetry/otlp-transformer/build/src/common/protobuf/protobuf-writer.js';
 import { resourceFromAttributes, type Resource as OtelResource } from '@opentelemetry/resources';
-import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { LogRecord, MetricPoint, Origin, PointOrigin, Resource, SpanRecord } from '../model.js';
+import type { LogRecord, MetricPoint, Origin, PointOrigin, Resource, SpanEvent, SpanLink, SpanRecord } from '../model.js';
 import { histogramBounds, POINT_ID_KEY, RECORD_ID_KEY, SCHEMA_URL, SCOPE_NAME } from '../semconv.js';
+import { ByteWriter } from './byte-writer.js';
 
 export type Signal = 'traces' | 'logs' | 'metrics';
 
@@ -38,6 +39,9 @@ const BUCKET_MS = 60_000;
 const VARINT = 0;
 const FIXED64 = 1;
 const LENGTH_DELIMITED = 2;
+const FIXED32 = 5;
+/** SpanFlags: the span's context says whether it is remote (it is not). */
+const HAS_IS_REMOTE = 0x100;
 
 export interface PartialRejection {
   rejected: number;
@@ -78,17 +82,54 @@ export class OtlpEncoder {
     return { resource, scope: { name: origin.scopeName, version: origin.scopeVersion } };
   }
 
+  /** ExportTraceServiceRequest: ResourceSpans per resource, ScopeSpans per scope, in the order first met. */
   traces(spans: SpanRecord[]): Uint8Array {
-    return ProtobufTraceSerializer.serializeRequest(spans.map((span) => this.readableSpan(span)))!;
+    const writer = new ByteWriter(1024 + spans.length * 512);
+    for (const [resource, scopes] of this.bySource(spans)) {
+      writer.writeTag(1, LENGTH_DELIMITED); // resource_spans
+      writeResourceItems(writer, resource, scopes, (scopeSpans) => {
+        for (const span of scopeSpans) {
+          writer.writeTag(2, LENGTH_DELIMITED); // spans
+          writeSpan(writer, span);
+        }
+      });
+    }
+    return requestBody(writer);
   }
 
+  /** ExportLogsServiceRequest: ResourceLogs per resource, ScopeLogs per scope, in the order first met. */
   logs(logs: LogRecord[]): Uint8Array {
-    return ProtobufLogsSerializer.serializeRequest(logs.map((log) => this.readableLog(log)))!;
+    const writer = new ByteWriter(1024 + logs.length * 512);
+    for (const [resource, scopes] of this.bySource(logs)) {
+      writer.writeTag(1, LENGTH_DELIMITED); // resource_logs
+      writeResourceItems(writer, resource, scopes, (scopeLogs) => {
+        for (const log of scopeLogs) {
+          writer.writeTag(2, LENGTH_DELIMITED); // log_records
+          writeLogRecord(writer, log);
+        }
+      });
+    }
+    return requestBody(writer);
+  }
+
+  /** Items grouped by resource, then by scope (name and version), each group in the order first met. */
+  private bySource<T extends { origin?: Origin }>(items: T[]): Map<OtelResource, Map<string, { scope: InstrumentationScope; items: T[] }>> {
+    const groups = new Map<OtelResource, Map<string, { scope: InstrumentationScope; items: T[] }>>();
+    for (const item of items) {
+      const { resource, scope } = this.sourceOf(item.origin);
+      let scopes = groups.get(resource);
+      if (!scopes) groups.set(resource, (scopes = new Map()));
+      const key = `${scope.name}\u0000${scope.version ?? ''}`;
+      const group = scopes.get(key);
+      if (group) group.items.push(item);
+      else scopes.set(key, { scope, items: [item] });
+    }
+    return groups;
   }
 
   /** ExportMetricsServiceRequest: one Metric per name and kind, one data point per MetricPoint; received ones under their own resource and scope. */
   metrics(points: MetricPoint[]): Uint8Array {
-    const writer = new ProtobufWriter(1024 + points.length * 256);
+    const writer = new ByteWriter(1024 + points.length * 256);
     const sources = new Map<string, MetricPoint[]>();
     for (const point of points) {
       const key = point.origin ? JSON.stringify([point.origin.resource, point.origin.scopeName, point.origin.scopeVersion]) : '';
@@ -113,54 +154,7 @@ export class OtlpEncoder {
       writeSchemaUrl(writer, resource.schemaUrl); // ResourceMetrics.schema_url
       end(writer, resourceMetrics);
     }
-    return writer.finish();
-  }
-
-  private readableSpan(span: SpanRecord): ReadableSpan {
-    const context: SpanContext = { traceId: span.traceId, spanId: span.spanId, traceFlags: TraceFlags.SAMPLED };
-    const startTime = millisToHrTime(span.startMs);
-    const endTime = millisToHrTime(Math.max(span.endMs, span.startMs));
-    const { origin } = span;
-    const { resource, scope } = this.sourceOf(origin);
-    return {
-      name: span.name,
-      kind: origin ? (RECEIVED_KIND[origin.spanKind] ?? SpanKind.INTERNAL) : SPAN_KIND[span.kind],
-      spanContext: () => context,
-      parentSpanContext: span.parentSpanId ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: TraceFlags.SAMPLED } : undefined,
-      startTime,
-      endTime,
-      duration: millisToHrTime(Math.max(0, span.endMs - span.startMs)),
-      status: { code: STATUS_CODE[span.status], ...(span.statusMessage ? { message: span.statusMessage } : {}) },
-      attributes: span.attributes,
-      links: (origin?.links ?? span.links ?? []).map((link) => ({ context: { traceId: link.traceId, spanId: link.spanId, traceFlags: TraceFlags.NONE }, attributes: link.attributes, droppedAttributesCount: 0 })),
-      events: span.events.map((event) => ({ name: event.name, time: millisToHrTime(event.timeMs), attributes: event.attributes })),
-      ended: true,
-      resource,
-      instrumentationScope: scope,
-      droppedAttributesCount: 0,
-      droppedEventsCount: 0,
-      droppedLinksCount: 0,
-    };
-  }
-
-  private readableLog(log: LogRecord): ReadableLogRecord {
-    const time = millisToHrTime(log.timeMs);
-    const { origin } = log;
-    const { resource, scope } = this.sourceOf(origin);
-    return {
-      hrTime: time,
-      // Observed = event time too: a backfill must look exactly like live data.
-      hrTimeObserved: time,
-      spanContext: log.traceId ? { traceId: log.traceId, spanId: log.spanId, traceFlags: TraceFlags.SAMPLED } : undefined,
-      severityText: origin ? origin.severityText : log.severity,
-      severityNumber: origin ? (origin.severityNumber as SeverityNumber) : SEVERITY_NUMBER[log.severity],
-      body: log.body,
-      eventName: log.eventName,
-      resource,
-      instrumentationScope: scope,
-      attributes: { ...log.attributes, [RECORD_ID_KEY]: log.id },
-      droppedAttributesCount: 0,
-    };
+    return requestBody(writer);
   }
 }
 
@@ -185,13 +179,157 @@ export function partialRejection(signal: Signal, body: Uint8Array): PartialRejec
   return rejected > 0 || message ? { rejected, message } : undefined;
 }
 
-function begin(writer: ProtobufWriter): { at: number; from: number } {
+/** The request's bytes, copied out of the writer's larger buffer: a queued request holds only its own bytes. */
+function requestBody(writer: ByteWriter): Uint8Array {
+  return new Uint8Array(writer.finish());
+}
+
+function begin(writer: ByteWriter): { at: number; from: number } {
   const at = writer.startLengthDelimited();
   return { at, from: writer.pos };
 }
 
-function end(writer: ProtobufWriter, mark: { at: number; from: number }): void {
+function end(writer: ByteWriter, mark: { at: number; from: number }): void {
   writer.finishLengthDelimited(mark.at, writer.pos - mark.from);
+}
+
+/** The resource's ResourceSpans/ResourceLogs body: its resource, each scope's items (written by `writeItems`), the schema URLs. */
+function writeResourceItems<T>(writer: ByteWriter, resource: OtelResource, scopes: Map<string, { scope: InstrumentationScope; items: T[] }>, writeItems: (items: T[]) => void): void {
+  const mark = begin(writer);
+  writeResource(writer, resource, 1);
+  for (const { scope, items } of scopes.values()) {
+    writer.writeTag(2, LENGTH_DELIMITED); // scope_spans / scope_logs
+    const scopeMark = begin(writer);
+    writeInstrumentationScope(writer, scope, 1);
+    writeItems(items);
+    writeSchemaUrl(writer, scope.schemaUrl);
+    end(writer, scopeMark);
+  }
+  writeSchemaUrl(writer, resource.schemaUrl);
+  end(writer, mark);
+}
+
+/**
+ * Span { trace_id=1, span_id=2, parent_span_id=4, name=5, kind=6, start=7, end=8, attributes=9, dropped_attributes_count=10,
+ * events=11, dropped_events_count=12, links=13, dropped_links_count=14, status=15, flags=16 }: sampled, not remote.
+ */
+function writeSpan(writer: ByteWriter, span: SpanRecord): void {
+  const mark = begin(writer);
+  writer.writeTag(1, LENGTH_DELIMITED);
+  writer.writeBytes(hexToBinary(span.traceId));
+  writer.writeTag(2, LENGTH_DELIMITED);
+  writer.writeBytes(hexToBinary(span.spanId));
+  if (span.parentSpanId) {
+    writer.writeTag(4, LENGTH_DELIMITED);
+    writer.writeBytes(hexToBinary(span.parentSpanId));
+  }
+  writer.writeTag(5, LENGTH_DELIMITED);
+  writer.writeString(span.name);
+  const { origin } = span;
+  writer.writeTag(6, VARINT);
+  writer.writeVarint((origin ? (RECEIVED_KIND[origin.spanKind] ?? SpanKind.INTERNAL) : SPAN_KIND[span.kind]) + 1); // the proto's enum is the API's + 1
+  writeTime(writer, 7, span.startMs);
+  writeTime(writer, 8, Math.max(span.endMs, span.startMs));
+  writeAttributes(writer, span.attributes, 9);
+  writeZero(writer, 10);
+  for (const event of span.events) {
+    writer.writeTag(11, LENGTH_DELIMITED);
+    writeEvent(writer, event);
+  }
+  writeZero(writer, 12);
+  for (const link of origin?.links ?? span.links ?? []) {
+    writer.writeTag(13, LENGTH_DELIMITED);
+    writeLink(writer, link);
+  }
+  writeZero(writer, 14);
+  writer.writeTag(15, LENGTH_DELIMITED); // Status { message=2, code=3 }
+  const status = begin(writer);
+  if (span.statusMessage) {
+    writer.writeTag(2, LENGTH_DELIMITED);
+    writer.writeString(span.statusMessage);
+  }
+  writer.writeTag(3, VARINT);
+  writer.writeVarint(STATUS_CODE[span.status]);
+  end(writer, status);
+  writer.writeTag(16, FIXED32);
+  writer.writeFixed32(TraceFlags.SAMPLED | HAS_IS_REMOTE);
+  end(writer, mark);
+}
+
+/** Span.Event { time=1, name=2, attributes=3, dropped_attributes_count=4 }. */
+function writeEvent(writer: ByteWriter, event: SpanEvent): void {
+  const mark = begin(writer);
+  writeTime(writer, 1, event.timeMs);
+  writer.writeTag(2, LENGTH_DELIMITED);
+  writer.writeString(event.name);
+  writeAttributes(writer, event.attributes, 3);
+  writeZero(writer, 4);
+  end(writer, mark);
+}
+
+/** Span.Link { trace_id=1, span_id=2, attributes=4, dropped_attributes_count=5, flags=6 }: not sampled, not remote. */
+function writeLink(writer: ByteWriter, link: SpanLink): void {
+  const mark = begin(writer);
+  writer.writeTag(1, LENGTH_DELIMITED);
+  writer.writeBytes(hexToBinary(link.traceId));
+  writer.writeTag(2, LENGTH_DELIMITED);
+  writer.writeBytes(hexToBinary(link.spanId));
+  writeAttributes(writer, link.attributes, 4);
+  writeZero(writer, 5);
+  writer.writeTag(6, FIXED32);
+  writer.writeFixed32(TraceFlags.NONE | HAS_IS_REMOTE);
+  end(writer, mark);
+}
+
+/**
+ * LogRecord { time=1, severity_number=2, severity_text=3, body=5, attributes=6, dropped_attributes_count=7, flags=8,
+ * trace_id=9, span_id=10, observed_time=11, event_name=12 }. Observed = event time too: a backfill must look exactly
+ * like live data.
+ */
+function writeLogRecord(writer: ByteWriter, log: LogRecord): void {
+  const mark = begin(writer);
+  const { origin } = log;
+  writeTime(writer, 1, log.timeMs);
+  const severityNumber = origin ? origin.severityNumber : SEVERITY_NUMBER[log.severity];
+  if (severityNumber) {
+    writer.writeTag(2, VARINT);
+    writer.writeVarint(severityNumber);
+  }
+  const severityText = origin ? origin.severityText : log.severity;
+  if (severityText) {
+    writer.writeTag(3, LENGTH_DELIMITED);
+    writer.writeString(severityText);
+  }
+  if (log.body !== undefined) {
+    writer.writeTag(5, LENGTH_DELIMITED);
+    const body = begin(writer);
+    writeAnyValue(writer, log.body);
+    end(writer, body);
+  }
+  writeAttributes(writer, { ...log.attributes, [RECORD_ID_KEY]: log.id }, 6);
+  writeZero(writer, 7);
+  if (log.traceId) {
+    writer.writeTag(8, FIXED32);
+    writer.writeFixed32(TraceFlags.SAMPLED);
+    writer.writeTag(9, LENGTH_DELIMITED);
+    writer.writeBytes(hexToBinary(log.traceId));
+    if (log.spanId) {
+      writer.writeTag(10, LENGTH_DELIMITED);
+      writer.writeBytes(hexToBinary(log.spanId));
+    }
+  }
+  writeTime(writer, 11, log.timeMs);
+  if (log.eventName) {
+    writer.writeTag(12, LENGTH_DELIMITED);
+    writer.writeString(log.eventName);
+  }
+  end(writer, mark);
+}
+
+/** A dropped-count field: always written, as the package writes it. */
+function writeZero(writer: ByteWriter, field: number): void {
+  writer.writeTag(field, VARINT);
+  writer.writeVarint(0);
 }
 
 function groupByMetric(points: MetricPoint[]): MetricPoint[][] {
@@ -206,7 +344,7 @@ function groupByMetric(points: MetricPoint[]): MetricPoint[][] {
 }
 
 /** Metric { name=1, description=2, unit=3, gauge=5 | sum=7 | histogram=9 }; Sum/Histogram { data_points=1, temporality=2, is_monotonic=3 }; Gauge { data_points=1 }. */
-function writeMetric(writer: ProtobufWriter, points: MetricPoint[]): void {
+function writeMetric(writer: ByteWriter, points: MetricPoint[]): void {
   const first = points[0];
   const metric = begin(writer);
   writer.writeTag(1, LENGTH_DELIMITED);
@@ -246,13 +384,13 @@ function bucketOf(point: MetricPoint): { start: number; end: number } {
   return { start, end: start + BUCKET_MS };
 }
 
-function writeTime(writer: ProtobufWriter, field: number, ms: number): void {
+function writeTime(writer: ByteWriter, field: number, ms: number): void {
   writer.writeTag(field, FIXED64);
   writeHrTimeAsFixed64(writer, millisToHrTime(ms));
 }
 
 /** NumberDataPoint { start=2, time=3, as_double=4, exemplars=5, attributes=7 }. */
-function writeNumberPoint(writer: ProtobufWriter, point: MetricPoint): void {
+function writeNumberPoint(writer: ByteWriter, point: MetricPoint): void {
   const mark = begin(writer);
   const bucket = bucketOf(point);
   writeTime(writer, 2, bucket.start);
@@ -269,7 +407,7 @@ function writeNumberPoint(writer: ProtobufWriter, point: MetricPoint): void {
  * One observation as HistogramDataPoint { start=2, time=3, count=4, sum=5, bucket_counts=6, explicit_bounds=7,
  * exemplars=8, attributes=9, min=11, max=12 }, with the bounds the ClickHouse rows use, so points merge.
  */
-function writeHistogramPoint(writer: ProtobufWriter, point: MetricPoint): void {
+function writeHistogramPoint(writer: ByteWriter, point: MetricPoint): void {
   const mark = begin(writer);
   const bucket = bucketOf(point);
   writeTime(writer, 2, bucket.start);
@@ -298,7 +436,7 @@ function writeHistogramPoint(writer: ProtobufWriter, point: MetricPoint): void {
 }
 
 /** Field 3 (schema_url) of ResourceMetrics and ScopeMetrics, when there is one. */
-function writeSchemaUrl(writer: ProtobufWriter, schemaUrl: string | undefined): void {
+function writeSchemaUrl(writer: ByteWriter, schemaUrl: string | undefined): void {
   if (!schemaUrl) return;
   writer.writeTag(3, LENGTH_DELIMITED);
   writer.writeString(schemaUrl);
@@ -316,7 +454,7 @@ function observation({ name, value }: MetricPoint): NonNullable<PointOrigin['his
  * Exemplar { time=2, as_double=3, span_id=4, trace_id=5, filtered_attributes=7 }. Its time is the event
  * time to the second, as ClickHouseSink stores it.
  */
-function writeExemplar(writer: ProtobufWriter, point: MetricPoint): void {
+function writeExemplar(writer: ByteWriter, point: MetricPoint): void {
   const mark = begin(writer);
   writeTime(writer, 2, Math.floor(point.timeMs / 1000) * 1000);
   writer.writeTag(3, FIXED64);

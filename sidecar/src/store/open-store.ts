@@ -12,6 +12,7 @@ import { AnswerCache, answeringClient, storeFingerprint } from './answer-cache.j
 import { ensureFacts } from '../retention/facts.js';
 import { checkTtls } from '../retention/ttl.js';
 import { ensurePrivateDir } from '../secure-dir.js';
+import { chdbWriter } from './chdb-writer.js';
 import { ENGINE_ARGS } from './engine-args.js';
 
 export interface Store {
@@ -20,14 +21,41 @@ export interface Store {
   target: string;
   kind: 'server' | 'embedded' | 'endpoint';
   /**
-   * Clients to insert with, each one insert at a time (the ClickHouse sink's lanes): a chdb connection runs one query
-   * at a time, so an embedded store opens a second one to its engine; a server takes concurrent requests on one client.
+   * What inserts, each one insert at a time (the ClickHouse sink's lanes): a chdb connection runs one query at a time,
+   * so an embedded store opens a second one to its engine; a server takes concurrent requests on one client.
    */
-  writers: ClickHouseClient[];
+  writers: StoreWriter[];
   database: string;
   /** An embedded store this open made: the directory held none before. */
   created: boolean;
   close(): Promise<void>;
+}
+
+/** Runs the ClickHouse sink's inserts, one at a time. */
+export interface StoreWriter {
+  /** The store's client: the sink asks it which ids are stored and what types the columns have. */
+  client: ClickHouseClient;
+  /** The rows' format: the embedded engine takes binary rows; a server gets text (also what a stand-in of one reads). */
+  format: 'RowBinary' | 'JSONCompactEachRow';
+  /** Inserts `rows` (in `format`) into `into`: a table and its column list. */
+  insertRows(into: string, rows: Uint8Array | string): Promise<void>;
+}
+
+/**
+ * Tables are partitioned by day, and a backfill of a year of history puts rows of hundreds of days in one insert:
+ * ClickHouse's default limit of 100 partitions per insert would refuse it, so it is lifted for the sink's inserts.
+ */
+export const INSERT_SETTINGS = 'max_partitions_per_insert_block = 0';
+
+/** A server's writer: the rows inline after the statement, as one request. */
+function serverWriter(client: ClickHouseClient): StoreWriter {
+  return {
+    client,
+    format: 'JSONCompactEachRow',
+    insertRows: async (into, rows) => {
+      await client.command({ query: `INSERT INTO ${into} SETTINGS ${INSERT_SETTINGS} FORMAT JSONCompactEachRow\n${String(rows)}` });
+    },
+  };
 }
 
 export interface StoreLock {
@@ -142,7 +170,8 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       log: QUIET_CLIENT_LOG,
     });
     await ensureSchema(client, database, options, await serverHasFullTextSearch(client));
-    return { client, target, kind: 'server', database, writers: [client, client], created: false, close: () => client.close() };
+    const writer = serverWriter(client);
+    return { client, target, kind: 'server', database, writers: [writer, writer], created: false, close: () => client.close() };
   }
   const dir = resolve(target);
   const created = !existsSync(join(dir, 'chdb'));
@@ -152,7 +181,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   if (lock && lock.pid !== process.pid) {
     if (options.access === 'read' && lock.endpoint) {
       const client = await createClient({ url: lock.endpoint.url, username: 'ccotel', password: lock.endpoint.token, database, log: QUIET_CLIENT_LOG });
-      return { client, target, kind: 'endpoint', database, writers: [client], created: false, close: () => client.close() };
+      return { client, target, kind: 'endpoint', database, writers: [serverWriter(client)], created: false, close: () => client.close() };
     }
     throw new StoreBusyError(dir, lock);
   }
@@ -162,11 +191,13 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
   // The first connection to a directory starts its engine: this one gives the engine its configuration, and the
   // client's connection shares that engine.
   const engine = new Session(join(dir, 'chdb'), { connectionArgs: ENGINE_ARGS });
-  const connect = () => createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never);
-  const client = await connect();
-  const secondWriter = await connect();
+  const client = await createClient({ connection: createChdbConnection({ path: join(dir, 'chdb') }) } as never);
+  // The two insert lanes: the engine's first connection and one more.
+  const secondConnection = new Session(join(dir, 'chdb'));
+  const writers = [engine, secondConnection].map((session, lane) => chdbWriter(client, session, join(dir, `insert-${lane}.rowbinary`)));
   const close = async () => {
-    await secondWriter.close();
+    for (const writer of writers) writer.removeFile();
+    secondConnection.close();
     await client.close();
     engine.close();
     releaseLock(dir);
@@ -177,7 +208,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     await close();
     throw error;
   }
-  return { client, target: dir, kind: 'embedded', database, writers: [client, secondWriter], created, close };
+  return { client, target: dir, kind: 'embedded', database, writers, created, close };
 }
 
 /**
