@@ -15,7 +15,7 @@ import { join } from 'node:path';
 export const ANSWERS_DIR = 'answers';
 const MAX_ANSWERS = 64;
 /** SQL whose answer changes with the time it is asked. */
-const READS_CLOCK = /\b(?:now|now64|today|yesterday|currentDate|nowInBlock)\s*\(/i;
+export const READS_CLOCK = /\b(?:now|now64|today|yesterday|currentDate|nowInBlock)\s*\(/i;
 
 /** The modification times of every table directory and table definition of the engine's data directory, as one digest. */
 export function storeFingerprint(chdbDir: string): string {

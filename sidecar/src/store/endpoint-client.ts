@@ -2,7 +2,7 @@
 // (42 CommonJS modules) cost `ccotel report` ~0.07 s of CPU, a quarter of its answer (issue 36). The report calls only
 // `query` with JSONEachRow and `json()` on its result (report/select.ts), so this sends what the client would send
 // for that — the SQL with ` FORMAT JSONEachRow`, `param_*` and settings as URL parameters, the token as Basic
-// authentication — with the client's own formatting of parameters and parsing of errors (two of its modules that
+// authentication, the headers it is given — with the client's own formatting of parameters and parsing of errors (two of its modules that
 // require nothing else), and reads the rows the same way.
 import type { ClickHouseClient, QueryParams } from '@clickhouse/client';
 import { request } from 'node:http';
@@ -35,7 +35,7 @@ function post(address: EndpointAddress, params: QueryParams): Promise<string> {
   return new Promise((resolveText, reject) => {
     const sent = request(url, {
       method: 'POST',
-      headers: { Authorization: `Basic ${Buffer.from(`ccotel:${address.token}`).toString('base64')}`, 'Content-Length': Buffer.byteLength(body) },
+      headers: { ...params.http_headers, Authorization: `Basic ${Buffer.from(`ccotel:${address.token}`).toString('base64')}`, 'Content-Length': Buffer.byteLength(body) },
     }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
