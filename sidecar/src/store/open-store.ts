@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { FACTS_VERSION, USAGE_TABLES } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
-import { AnswerCache, answeringClient, storeFingerprint } from './answer-cache.js';
+import { AnswerCache, answeringClient, storeState } from './answer-cache.js';
 import { endpointClient } from './endpoint-client.js';
 import { ensureFacts } from '../retention/facts.js';
 import { checkTtls } from '../retention/ttl.js';
@@ -196,7 +196,7 @@ export async function openStoreForAnswers(target: string, options: OpenOptions &
     return { client, target, kind: 'endpoint', database: options.database ?? 'default', writers: [], created: false, close: () => client.close() };
   }
   if (lock) return openStore(target, options);
-  const cache = new AnswerCache(dir, storeFingerprint(join(dir, 'chdb')));
+  const cache = new AnswerCache(dir, storeState(join(dir, 'chdb')));
   let opened: Promise<Store> | undefined;
   const open = () => (opened ??= openStore(target, options));
   return {

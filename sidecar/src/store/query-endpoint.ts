@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { BodyError, readBody } from '../request-body.js';
 import { connectionCap, guardedServer, HEADERS_TIMEOUT_MS, type ConnectionLimits } from '../connection-guard.js';
-import { storeFingerprint } from './answer-cache.js';
+import { storeState } from './answer-cache.js';
 import { KEEP_ANSWER_HEADER, KeptAnswers } from './kept-answers.js';
 import { writeLock, type Store } from './open-store.js';
 import { DEFAULT_READER_LIMITS, openReader, type ReaderLimits, type StoreReader } from './reader.js';
@@ -78,7 +78,7 @@ export async function startQueryEndpoint(reader: StoreReader, limits: EndpointLi
 export async function serveStore(store: Store, command: string, limits: EndpointLimits = DEFAULT_ENDPOINT_LIMITS): Promise<QueryEndpoint> {
   const chdbDir = join(store.target, 'chdb');
   const reader = await openReader(chdbDir, limits);
-  const endpoint = await startQueryEndpoint(reader, limits, new KeptAnswers(() => storeFingerprint(chdbDir)));
+  const endpoint = await startQueryEndpoint(reader, limits, new KeptAnswers((sql) => storeState(chdbDir)(sql)));
   writeLock(store.target, { pid: process.pid, command, endpoint: { url: endpoint.url, token: endpoint.token } });
   return {
     ...endpoint,
