@@ -1,7 +1,9 @@
 // Benchmark (not a test): `ccotel report daily|session|blocks --json` against ccusage 20.0.24 asked the same
 // question on the same files, at each history size, in one run:
 // - ccotel warm: `ccotel run` owns the store and serves it; the CLI asks through its endpoint. The overview
-//   (`report --json`) too, and the web view's overview (its data read through the endpoint, in this process).
+//   (`report --json`) too, and the web view's overview (its data read through the endpoint, in this process). The
+//   sidecar keeps an answer while the store is unchanged (store/kept-answers.ts): the first run's figure is given
+//   beside the median (warmFirst).
 // - ccotel cold: nothing running. First answer: the CLI opens the embedded store itself (its kept answers removed
 //   before each run, as after any change of the store). Asked again: the store unchanged, the answer it kept
 //   (store/answer-cache.ts).
@@ -46,13 +48,16 @@ interface Figure {
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 const load = () => round(loadavg()[0], 1);
 
-/** The median wall and CPU of `runs` runs, and the last run's output. */
-function medianOf(results: Timed[]): Figure & { stdout: string } {
-  return { seconds: round(median(results.map((r) => r.seconds))), cpuSeconds: round(median(results.map((r) => r.cpuSeconds))), stdout: results[results.length - 1].stdout };
+/** The median wall and CPU of `runs` runs, the first run's (with `run` up: before the sidecar kept the answer), and the last run's output. */
+function medianOf(results: Timed[]): Figure & { first: Figure; stdout: string } {
+  return {
+    seconds: round(median(results.map((r) => r.seconds))), cpuSeconds: round(median(results.map((r) => r.cpuSeconds))),
+    first: { seconds: round(results[0].seconds), cpuSeconds: round(results[0].cpuSeconds) }, stdout: results[results.length - 1].stdout,
+  };
 }
 
 /** `runs` runs, each after `before()`. */
-function repeat(command: string, commandArgs: string[], env: NodeJS.ProcessEnv, before = () => {}): Figure & { stdout: string } {
+function repeat(command: string, commandArgs: string[], env: NodeJS.ProcessEnv, before = () => {}): ReturnType<typeof medianOf> {
   return medianOf(Array.from({ length: runs }, () => (before(), timed(command, commandArgs, env))));
 }
 
@@ -68,10 +73,10 @@ interface SizeFigures {
   corpus: { mb: number; files: number; sessions: number; chatSpans: number };
   backfill: { seconds: number; cpuSeconds: number; maxRssMb: number };
   periods: Record<Period, {
-    warm: Figure; cold: Figure; coldAgain: Figure; ccusage: Figure;
+    warm: Figure; warmFirst: Figure; cold: Figure; coldAgain: Figure; ccusage: Figure;
     coldSpeedupVsCcusage: number; coldAgainSpeedupVsCcusage: number; coldCpuSpeedupVsCcusage: number; rows: { ccotel: number; ccusage: number };
   }>;
-  overview: { warm: Figure; webView: Figure };
+  overview: { warm: Figure; warmFirst: Figure; webView: Figure; webViewFirst: Figure };
   insights: { cold: Figure; ratioToDaily: number; found: Record<string, number> };
   loadAverage1m: number;
 }
@@ -99,10 +104,10 @@ async function measureSize(size: string): Promise<SizeFigures> {
     const insights = repeat(process.execPath, reportArgs('insights'), env, () => rmSync(join(store, ANSWERS_DIR), { recursive: true, force: true }));
     console.error(`${size}: ccotel run serving the store: report through its endpoint, the web view's overview …`);
     const warm = await withRunningSidecar(store, env, async (sidecar) => {
-      const answers = {} as Record<Period | 'overview' | 'webOverview', Figure>;
+      const answers = {} as Record<Period | 'overview', ReturnType<typeof medianOf>> & { webOverview: Figure & { first: Figure } };
       for (const period of PERIODS) answers[period] = repeat(process.execPath, reportArgs(period), sidecar.env);
       answers.overview = repeat(process.execPath, reportArgs(), sidecar.env);
-      // The web view's overview as its server computes it (no page, no cache), through the endpoint.
+      // The web view's overview as its server computes it (no page, no cache of its own), through the endpoint.
       const endpoint = await openStore(store, { command: 'bench', access: 'read' });
       try {
         const data = new UiData(endpoint.client, endpoint.database);
@@ -116,7 +121,7 @@ async function measureSize(size: string): Promise<SizeFigures> {
           // Both sides: this process building the overview from the rows, the sidecar answering its queries.
           cpu.push((used.user + used.system) / 1e6 + processCpuSeconds(sidecar.pid) - sidecarCpu);
         }
-        answers.webOverview = { seconds: round(median(seconds)), cpuSeconds: round(median(cpu)) };
+        answers.webOverview = { seconds: round(median(seconds)), cpuSeconds: round(median(cpu)), first: { seconds: round(seconds[0]), cpuSeconds: round(cpu[0]) } };
       } finally {
         await endpoint.close();
       }
@@ -128,6 +133,7 @@ async function measureSize(size: string): Promise<SizeFigures> {
       backfill: { seconds: round(ingest.seconds, 1), cpuSeconds: round(ingest.cpuSeconds, 1), maxRssMb: Math.round(ingest.maxRssMb) },
       periods: Object.fromEntries(PERIODS.map((period) => [period, {
         warm: strip(warm[period]),
+        warmFirst: warm[period].first,
         cold: strip(cold[period]),
         coldAgain: strip(coldAgain[period]),
         ccusage: strip(theirs[period]),
@@ -136,7 +142,7 @@ async function measureSize(size: string): Promise<SizeFigures> {
         coldCpuSpeedupVsCcusage: round(theirs[period].cpuSeconds / cold[period].cpuSeconds, 2),
         rows: rowCounts(cold[period].stdout, theirs[period].stdout),
       }])) as SizeFigures['periods'],
-      overview: { warm: strip(warm.overview), webView: warm.webOverview },
+      overview: { warm: strip(warm.overview), warmFirst: warm.overview.first, webView: strip(warm.webOverview), webViewFirst: warm.webOverview.first },
       insights: {
         cold: strip(insights),
         ratioToDaily: round(insights.seconds / cold.daily.seconds, 2),

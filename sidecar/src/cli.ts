@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // ccotel: the command line of the sidecar.
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { SIDECAR_VERSION } from './resource.js';
 
 type Register = (program: Command) => void;
@@ -29,6 +29,9 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 };
 
 async function main(): Promise<void> {
+  // The everyday question asked without commander (options.ts parseCommandArgs), when its arguments are plain.
+  if (process.argv[2] === 'report' && (await (await import('./commands/report.js')).reportFromArgs(process.argv.slice(3)))) return;
+  const { Command } = await import('commander');
   const program = new Command()
     .name('ccotel')
     .description('OpenTelemetry for Claude Code: transcripts, hooks and shell logs as traces, metrics and logs')

@@ -1,5 +1,6 @@
 // Options shared by several commands.
-import { type Command } from 'commander';
+import type { Command } from 'commander';
+import { parseArgs } from 'node:util';
 
 export interface GlobalOptions {
   store?: string;
@@ -8,8 +9,43 @@ export interface GlobalOptions {
   ticketPattern?: string;
 }
 
+/** An option as commander takes it: flags, description, and the function that checks and converts its value. */
+export interface OptionSpec {
+  flags: string;
+  description: string;
+  parse?: (value: string) => unknown;
+}
+
+export const STORE_OPTION: OptionSpec = { flags: '--store <path|url|none>', description: 'embedded store directory, ClickHouse server URL, or none (default: the XDG data dir)' };
+
 export function storeOption(command: Command): Command {
-  return command.option('--store <path|url|none>', 'embedded store directory, ClickHouse server URL, or none (default: the XDG data dir)');
+  return command.option(STORE_OPTION.flags, STORE_OPTION.description);
+}
+
+/**
+ * `args` (what follows the command's name) read with `specs` the way commander reads them, without loading commander
+ * (~0.03 s of CPU, a tenth of a report through a running sidecar): long options only, `--name value` or `--name=value`,
+ * the last given wins, `parse` applied. Undefined for anything else (help, an unknown option, a missing value, too
+ * many arguments): commander then reads them, and says what is wrong as it always has.
+ */
+export function parseCommandArgs(args: string[], specs: OptionSpec[], maxArguments: number): { positionals: string[]; options: Record<string, unknown> } | undefined {
+  const named = specs.map((spec) => ({ ...spec, name: /^--([a-z-]+)/.exec(spec.flags)![1] }));
+  const config = Object.fromEntries(named.map(({ flags, name }) => [name, { type: flags.includes('<') ? ('string' as const) : ('boolean' as const) }]));
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof config; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args, options: config, allowPositionals: true, strict: true });
+  } catch {
+    return undefined;
+  }
+  if (parsed.positionals.length > maxArguments || args.includes('--')) return undefined;
+  const options: Record<string, unknown> = {};
+  for (const { name, parse } of named) {
+    const value = parsed.values[name];
+    // commander's key: --content-level is contentLevel
+    const key = name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    if (value !== undefined) options[key] = parse && typeof value === 'string' ? parse(value) : value;
+  }
+  return { positionals: parsed.positionals, options };
 }
 
 /**
@@ -59,6 +95,12 @@ export function portOption(value: string): number {
  * refusal came as a client stack); the zone as the runtime names it (`europe/paris` → `Europe/Paris`).
  */
 export function timezoneOption(value: string): string {
+  // The runtime's own list first: a zone named there (or UTC) is checked without building a date formatter, which
+  // loads the zone and calendar data (~0.03 s of CPU, a tenth of a report through a running sidecar). Every listed
+  // zone resolves to its listed name (options.test.ts).
+  if (value.toUpperCase() === 'UTC') return 'UTC';
+  const listed = Intl.supportedValuesOf('timeZone').find((zone) => zone.toLowerCase() === value.toLowerCase());
+  if (listed !== undefined) return listed;
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
   } catch {

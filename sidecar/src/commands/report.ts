@@ -7,12 +7,12 @@ import { loadConfig } from '../config.js';
 import { INSIGHT_DIMENSIONS, type InsightDimension, type InsightsReport } from '../report/insight-types.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
-import { settingsReport, type SettingsReport } from '../report/settings.js';
-import { telemetryReport, type TelemetryReport } from '../report/telemetry.js';
+import type { SettingsReport } from '../report/settings.js';
+import type { TelemetryReport } from '../report/telemetry.js';
 import { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, usageReport, type UsageDimension, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
 import { openStoreForAnswers } from '../store/open-store.js';
-import { isRealDay, storeOption, timezoneOption, type GlobalOptions } from './options.js';
+import { isRealDay, parseCommandArgs, STORE_OPTION, timezoneOption, type GlobalOptions, type OptionSpec } from './options.js';
 import { rulesText } from '../ui/rules-text.js';
 import { plainTable } from './table.js';
 
@@ -160,78 +160,97 @@ interface ReportOptions extends GlobalOptions {
   user?: string;
 }
 
+const REPORT_DESCRIPTION = `Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); usage and cost by period: ${USAGE_PERIODS.join(' | ')}; insights: where time and money go to waste (retry loops, repeated reads, not-found errors, permission friction, interrupted work, compaction churn, slow tools, cache efficiency), each with its cost, examples and what to change (--since, --until, --by project|repo|user; thresholds: the insight_* settings); settings: the changes of Claude Code's settings files; or telemetry: Claude Code's own figures beside ccotel's per session, and where they disagree (telemetry_gap)`;
+
+const REPORT_OPTIONS: OptionSpec[] = [
+  { flags: '--json', description: 'print JSON instead of tables' },
+  { flags: '--since <day>', description: 'periods: from this day (YYYY-MM-DD)' },
+  { flags: '--until <day>', description: 'periods: up to this day, inclusive' },
+  { flags: '--project <text>', description: 'periods: only sessions whose working directory contains this' },
+  { flags: '--model <model>', description: 'periods: only this model' },
+  { flags: '--agent <agent>', description: 'periods: only the sessions of this agent (claude-code, codex)' },
+  { flags: '--timezone <zone>', description: 'periods: count days in this IANA time zone (default: the machine\'s)', parse: timezoneOption },
+  { flags: '--breakdown', description: 'periods: figures by model under each row' },
+  { flags: '--session <id>', description: 'settings: the rules in force at this session\'s turns, and the changes while it ran' },
+  { flags: '--by <dimension>', description: `figures by ${USAGE_DIMENSIONS.join(' | ')} | resource.KEY too (a row per period and value; without a period: over all history)` },
+  { flags: '--repo <text>', description: 'only usage in a repository whose URL contains this' },
+  { flags: '--branch <name>', description: 'only usage on this branch' },
+  { flags: '--host <name>', description: 'only usage on this host (host.name)' },
+  { flags: '--user <name>', description: 'only usage of this OS user (user.name)' },
+  STORE_OPTION,
+];
+
 export function registerReportCommand(program: Command): void {
-  storeOption(
-    program
-      .command('report [period]')
-      .description(`Overview (sessions, turns, tools, permission blocks, resumes, tokens, cost, skipped input); usage and cost by period: ${USAGE_PERIODS.join(' | ')}; insights: where time and money go to waste (retry loops, repeated reads, not-found errors, permission friction, interrupted work, compaction churn, slow tools, cache efficiency), each with its cost, examples and what to change (--since, --until, --by project|repo|user; thresholds: the insight_* settings); settings: the changes of Claude Code's settings files; or telemetry: Claude Code's own figures beside ccotel's per session, and where they disagree (telemetry_gap)`)
-      .option('--json', 'print JSON instead of tables')
-      .option('--since <day>', 'periods: from this day (YYYY-MM-DD)')
-      .option('--until <day>', 'periods: up to this day, inclusive')
-      .option('--project <text>', 'periods: only sessions whose working directory contains this')
-      .option('--model <model>', 'periods: only this model')
-      .option('--agent <agent>', 'periods: only the sessions of this agent (claude-code, codex)')
-      .option('--timezone <zone>', 'periods: count days in this IANA time zone (default: the machine\'s)', timezoneOption)
-      .option('--breakdown', 'periods: figures by model under each row')
-      .option('--session <id>', 'settings: the rules in force at this session\'s turns, and the changes while it ran')
-      .option('--by <dimension>', `figures by ${USAGE_DIMENSIONS.join(' | ')} | resource.KEY too (a row per period and value; without a period: over all history)`)
-      .option('--repo <text>', 'only usage in a repository whose URL contains this')
-      .option('--branch <name>', 'only usage on this branch')
-      .option('--host <name>', 'only usage on this host (host.name)')
-      .option('--user <name>', 'only usage of this OS user (user.name)'),
-  ).action(async (period: string | undefined, opts: ReportOptions) => {
-    if (period !== undefined && !['settings', 'telemetry', 'insights'].includes(period) && !(USAGE_PERIODS as readonly string[]).includes(period)) {
-      throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, insights, settings, telemetry, or none for the overview`);
+  const command = program.command('report [period]').description(REPORT_DESCRIPTION);
+  for (const { flags, description, parse } of REPORT_OPTIONS) command.option(flags, description, parse as never);
+  command.action(report);
+}
+
+/**
+ * `ccotel report …` read without commander when its arguments are plain (cli.ts tries this first): false when they
+ * are not (help, an unknown option), and commander reads them.
+ */
+export async function reportFromArgs(args: string[]): Promise<boolean> {
+  const parsed = parseCommandArgs(args, REPORT_OPTIONS, 1);
+  if (parsed === undefined) return false;
+  await report(parsed.positionals[0], parsed.options as ReportOptions);
+  return true;
+}
+
+async function report(period: string | undefined, opts: ReportOptions): Promise<void> {
+  if (period !== undefined && !['settings', 'telemetry', 'insights'].includes(period) && !(USAGE_PERIODS as readonly string[]).includes(period)) {
+    throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, insights, settings, telemetry, or none for the overview`);
+  }
+  const filter: UsageFilter = {
+    since: opts.since ? parseDay(opts.since) : undefined,
+    until: opts.until ? parseDay(opts.until) : undefined,
+    project: opts.project,
+    model: opts.model,
+    agent: opts.agent,
+    timezone: opts.timezone,
+    repo: opts.repo,
+    branch: opts.branch,
+    host: opts.host,
+    user: opts.user,
+    by: usageDimension(opts.by),
+  };
+  if (period === 'insights') {
+    if (filter.by !== undefined && !(INSIGHT_DIMENSIONS as readonly string[]).includes(filter.by)) throw new Error(`report insights --by ${filter.by}: use one of ${INSIGHT_DIMENSIONS.join(', ')}`);
+    // A filter it would not apply is refused, not ignored: figures that look filtered and are not.
+    const ignored = (['project', 'model', 'agent', 'repo', 'branch', 'host', 'user', 'session', 'breakdown'] as const).filter((option) => opts[option] !== undefined);
+    if (ignored.length > 0) throw new Error(`report insights takes --since, --until, --timezone, --by and --json, not ${ignored.map((option) => `--${option}`).join(', ')}`);
+  }
+  if (period === 'blocks' && filter.by !== undefined) throw new Error('--by breaks down days, weeks, months and sessions, not billing blocks');
+  // A break-down or a filter of attribution without a period: usage over all history (the overview has neither).
+  const usagePeriod = period ?? (filter.by ?? filter.repo ?? filter.branch ?? filter.host ?? filter.user ? 'all' : undefined);
+  if (filter.since && filter.until && filter.until < filter.since) throw new Error(`--until ${filter.until} is before --since ${filter.since}`);
+  const config = loadConfig({ store: opts.store });
+  const store = await openStoreForAnswers(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
+  // A running sidecar serves this store (its endpoint): its figures grow until its catch-up is done.
+  const catchUp = store.kind === 'endpoint' ? catchUpRunning(config.paths.checkpointDir, resolve(config.store)) : undefined;
+  if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);
+  try {
+    if (usagePeriod === undefined) {
+      const report = await buildReport(store.client);
+      console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+    } else if (period === 'insights') {
+      // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
+      const { insightsReport } = await import('../report/insights.js');
+      const report = await insightsReport(store.client, { ...filter, by: filter.by as InsightDimension | undefined, database: store.database }, config.insights);
+      console.log(opts.json ? JSON.stringify(report, null, 2) : renderInsights(report));
+    } else if (period === 'telemetry') {
+      const { telemetryReport } = await import('../report/telemetry.js');
+      const report = await telemetryReport(store.client);
+      console.log(opts.json ? JSON.stringify(report, null, 2) : renderTelemetry(report));
+    } else if (period === 'settings') {
+      const { settingsReport } = await import('../report/settings.js');
+      const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone: filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
+      console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));
+    } else {
+      const report = await usageReport(store.client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
+      console.log(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
     }
-    const filter: UsageFilter = {
-      since: opts.since ? parseDay(opts.since) : undefined,
-      until: opts.until ? parseDay(opts.until) : undefined,
-      project: opts.project,
-      model: opts.model,
-      agent: opts.agent,
-      timezone: opts.timezone,
-      repo: opts.repo,
-      branch: opts.branch,
-      host: opts.host,
-      user: opts.user,
-      by: usageDimension(opts.by),
-    };
-    if (period === 'insights') {
-      if (filter.by !== undefined && !(INSIGHT_DIMENSIONS as readonly string[]).includes(filter.by)) throw new Error(`report insights --by ${filter.by}: use one of ${INSIGHT_DIMENSIONS.join(', ')}`);
-      // A filter it would not apply is refused, not ignored: figures that look filtered and are not.
-      const ignored = (['project', 'model', 'agent', 'repo', 'branch', 'host', 'user', 'session', 'breakdown'] as const).filter((option) => opts[option] !== undefined);
-      if (ignored.length > 0) throw new Error(`report insights takes --since, --until, --timezone, --by and --json, not ${ignored.map((option) => `--${option}`).join(', ')}`);
-    }
-    if (period === 'blocks' && filter.by !== undefined) throw new Error('--by breaks down days, weeks, months and sessions, not billing blocks');
-    // A break-down or a filter of attribution without a period: usage over all history (the overview has neither).
-    const usagePeriod = period ?? (filter.by ?? filter.repo ?? filter.branch ?? filter.host ?? filter.user ? 'all' : undefined);
-    if (filter.since && filter.until && filter.until < filter.since) throw new Error(`--until ${filter.until} is before --since ${filter.since}`);
-    const config = loadConfig({ store: opts.store });
-    const store = await openStoreForAnswers(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
-    // A running sidecar serves this store (its endpoint): its figures grow until its catch-up is done.
-    const catchUp = store.kind === 'endpoint' ? catchUpRunning(config.paths.checkpointDir, resolve(config.store)) : undefined;
-    if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);
-    try {
-      if (usagePeriod === undefined) {
-        const report = await buildReport(store.client);
-        console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
-      } else if (period === 'insights') {
-        // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
-        const { insightsReport } = await import('../report/insights.js');
-        const report = await insightsReport(store.client, { ...filter, by: filter.by as InsightDimension | undefined, database: store.database }, config.insights);
-        console.log(opts.json ? JSON.stringify(report, null, 2) : renderInsights(report));
-      } else if (period === 'telemetry') {
-        const report = await telemetryReport(store.client);
-        console.log(opts.json ? JSON.stringify(report, null, 2) : renderTelemetry(report));
-      } else if (period === 'settings') {
-        const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone: filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
-        console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));
-      } else {
-        const report = await usageReport(store.client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
-        console.log(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
-      }
-    } finally {
-      await store.close();
-    }
-  });
+  } finally {
+    await store.close();
+  }
 }

@@ -4,7 +4,7 @@ import { otelTablesDdl } from '../../../schemas/clickhouse.js';
 import { chTime } from '../../../schemas/corpus.js';
 import { USAGE_TABLES, usageTablesDdl } from '../../../schemas/usage.js';
 import { renderUsage } from '../commands/report.js';
-import { billingBlocks } from './blocks.js';
+import { billingBlocks, type HourUsage } from './blocks.js';
 import { SHARED_QUERIES, spanGroups } from './queries.js';
 import { selectRows } from './select.js';
 import { dailyFromChatDays, unpricedByDay, usageByPlace, usageByProject, usageReport, usageSummedBy, type ChatDay } from './usage.js';
@@ -119,16 +119,37 @@ describe('usageReport', () => {
 });
 
 describe('billingBlocks', () => {
-  const item = (timeMs: number) => ({ session: 's', time_ms: timeMs, model: 'm', input_tokens: 1, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, cost_usd: 0 });
+  interface Item { time: number; model: string; session: string; tokens: number }
+  /** The items summed as the store sums them: by model, hour, and whether at the hour's first millisecond. */
+  function hourUsage(items: Item[]): HourUsage[] {
+    const groups = new Map<string, HourUsage>();
+    for (const { time, model, session, tokens } of [...items].sort((a, b) => a.time - b.time)) {
+      const [hour, onHour] = [Math.floor(time / HOUR), time % HOUR === 0 ? 1 : 0];
+      const key = `${hour}:${1 - onHour}:${model}`;
+      const group = groups.get(key) ?? { hour, on_hour: onHour, model, sessions: [], input_tokens: 0, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, cost_usd: 0, first_ms: time, last_ms: time };
+      groups.set(key, { ...group, sessions: [...new Set([...group.sessions, session])], input_tokens: group.input_tokens + tokens, last_ms: time });
+    }
+    return [...groups.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).map((key) => groups.get(key)!);
+  }
+  const item = (time: number, model = 'm', session = 's'): Item => ({ time, model, session, tokens: 1 });
 
   it('starts a block at the full hour, a new one past 5 hours or after a 5-hour gap, and knows the running one', () => {
     const start = Date.UTC(2026, 9, 5, 9, 40);
-    const blocks = billingBlocks([item(start), item(start + 4 * HOUR), item(start + 5.5 * HOUR), item(start + 12 * HOUR)], start + 12.5 * HOUR);
+    const blocks = billingBlocks(hourUsage([item(start), item(start + 4 * HOUR), item(start + 5.5 * HOUR), item(start + 12 * HOUR)]), start + 12.5 * HOUR);
     expect(blocks.map((b) => [b.period, b.input_tokens, b.is_active])).toEqual([
       ['2026-10-05T09:00:00.000Z', 2, false],
       ['2026-10-05T15:00:00.000Z', 1, false],
       ['2026-10-05T21:00:00.000Z', 1, true],
     ]);
     expect(blocks[0].end).toBe('2026-10-05T14:00:00.000Z');
+  });
+
+  it('ends a block with the messages at its last millisecond, though they share their hour with the next block', () => {
+    const start = Date.UTC(2026, 9, 5, 9);
+    const blocks = billingBlocks(hourUsage([item(start + 10 * 60_000, 'a', 's1'), item(start + 5 * HOUR, 'b', 's2'), item(start + 5 * HOUR + 1, 'a', 's3')]), start + 24 * HOUR);
+    expect(blocks.map((b) => [b.period, b.input_tokens, b.sessions, b.models, b.first_activity, b.last_activity])).toEqual([
+      ['2026-10-05T09:00:00.000Z', 2, 2, ['a', 'b'], '2026-10-05T09:10:00.000Z', '2026-10-05T14:00:00.000Z'],
+      ['2026-10-05T14:00:00.000Z', 1, 1, ['a'], '2026-10-05T14:00:00.001Z', '2026-10-05T14:00:00.001Z'],
+    ]);
   });
 });

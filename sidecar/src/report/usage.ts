@@ -5,7 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { SESSION_AGENT, usageTableNames } from '../../../schemas/usage.js';
 import { DEFAULT_AGENT } from '../semconv.js';
-import { billingBlocks, type UsageItem } from './blocks.js';
+import { billingBlocks, HOUR_MS, type HourUsage } from './blocks.js';
 import { selectRows } from './select.js';
 import { addTokens, emptyTokens, type ModelFigures, type TokenFigures, type UsageRow } from './tokens.js';
 
@@ -189,12 +189,12 @@ export async function usageReport(client: ClickHouseClient, period: UsagePeriod,
   let rows: UsageRow[];
   let slices: { sessions: string[]; model: string; unknown: number }[];
   if (period === 'blocks') {
-    const list = await selectRows<UsageItem & { unknown: number }>(client,
-      `SELECT SessionId AS session, toUnixTimestamp64Milli(Timestamp) AS time_ms, Model AS model, InputTokens AS input_tokens,
-         OutputTokens AS output_tokens, CacheCreationTokens AS cache_creation_tokens, CacheReadTokens AS cache_read_tokens,
-         CostUsd AS cost_usd, UnknownModel AS unknown FROM ${items} ORDER BY time_ms, session`, params);
-    rows = billingBlocks(list, Date.now());
-    slices = list.map((item) => ({ sessions: [item.session], model: item.model, unknown: item.unknown }));
+    // Summed by hour in the store (blocks.ts): the blocks are made of those sums, not of every API response.
+    const groups = await selectRows<HourUsage & { unknown: number }>(client,
+      `SELECT intDiv(time_ms, ${HOUR_MS}) AS hour, time_ms % ${HOUR_MS} = 0 AS on_hour, Model AS model, groupUniqArray(SessionId) AS sessions, ${TOKEN_SUMS}
+       FROM (SELECT *, toUnixTimestamp64Milli(Timestamp) AS time_ms FROM ${items}) GROUP BY hour, on_hour, model ORDER BY hour, on_hour DESC, model`, params);
+    rows = billingBlocks(groups, Date.now());
+    slices = groups;
   } else {
     const project = period === 'session' ? `, argMinIf(Project, Timestamp, Project != '') AS project, any(Agent) AS agent` : '';
     // Broken down by a dimension: a group per period and value ('' where the usage names none).

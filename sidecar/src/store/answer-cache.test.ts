@@ -19,11 +19,11 @@ async function ask(dir: string, sql: string): Promise<{ rows: unknown[]; openedE
   }
 }
 
-async function insert(dir: string, values: number[]): Promise<void> {
+async function insert(dir: string, values: number[], table = 'answer_t'): Promise<void> {
   const writer = await openStore(dir, { command: 'backfill', access: 'write' });
   try {
-    await writer.client.command({ query: 'CREATE TABLE IF NOT EXISTS default.answer_t (x UInt32) ENGINE = MergeTree ORDER BY x' });
-    if (values.length > 0) await writer.client.insert({ table: 'default.answer_t', values: values.map((x) => ({ x })), format: 'JSONEachRow' });
+    await writer.client.command({ query: `CREATE TABLE IF NOT EXISTS default.${table} (x UInt32) ENGINE = MergeTree ORDER BY x` });
+    if (values.length > 0) await writer.client.insert({ table: `default.${table}`, values: values.map((x) => ({ x })), format: 'JSONEachRow' });
   } finally {
     await writer.close();
   }
@@ -73,5 +73,31 @@ describe('answers kept by a reader of an embedded store nothing runs on', () => 
     } finally {
       rmSync(join(dir, ANSWERS_DIR), { force: true });
     }
+  });
+});
+
+describe('answers kept while only tables a question does not read change', () => {
+  let home: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'ccotel-answers-tables-'));
+    dir = join(home, 'store');
+    await insert(dir, [1, 2]);
+    await insert(dir, [], 'other_t');
+  });
+
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  // As the TTL merges of the raw tables leave the report's answers from the summaries kept.
+  it('answers from the kept answer after an insert into another table, and asks anew what reads that table', async () => {
+    expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 2 }], openedEngine: true });
+    await insert(dir, [7], 'other_t');
+    expect(await ask(dir, COUNT)).toEqual({ rows: [{ n: 2 }], openedEngine: false });
+    expect(await ask(dir, 'SELECT count() AS n FROM default.other_t')).toEqual({ rows: [{ n: 1 }], openedEngine: true });
+    // A statement that names no table sees them all.
+    expect((await ask(dir, 'SELECT 1 AS n')).openedEngine).toBe(true);
+    await insert(dir, [8], 'other_t');
+    expect((await ask(dir, 'SELECT 1 AS n')).openedEngine).toBe(true);
   });
 });

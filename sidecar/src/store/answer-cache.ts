@@ -2,37 +2,63 @@
 // itself: ~0.6 s of CPU before its first query, several times what ccusage takes to re-read 10 MB of transcripts. So
 // such a reader keeps its answers in the store directory, and a question asked again while the store is unchanged is
 // answered from there without the engine. The key is the statement with its parameters and settings and the store's
-// fingerprint: the modification times of its tables' directories and of their definitions, which every insert, merge,
-// mutation, TTL drop or DDL changes (each adds, renames or removes a part or a file there; the engine never changes a
-// part in place). The fingerprint is read before the engine opens, and only while no process holds the store. A
+// fingerprint as the statement sees it (storeState): the modification times of the directories of the tables it reads
+// and of every definition, which every insert, merge, mutation, TTL drop or DDL changes (each adds, renames or removes
+// a part or a file there; the engine never changes a part in place). The fingerprint is read before the engine opens, and only while no process holds the store. A
 // statement that reads the clock is never kept. At most MAX_ANSWERS answers are kept, the least recently used
 // dropped first; the directory is the store's own (0700), each file 0600.
 import type { ClickHouseClient, QueryParams } from '@clickhouse/client';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ANSWERS_DIR = 'answers';
 const MAX_ANSWERS = 64;
 /** SQL whose answer changes with the time it is asked. */
-const READS_CLOCK = /\b(?:now|now64|today|yesterday|currentDate|nowInBlock)\s*\(/i;
+export const READS_CLOCK = /\b(?:now|now64|today|yesterday|currentDate|nowInBlock)\s*\(/i;
 
-/** The modification times of every table directory and table definition of the engine's data directory, as one digest. */
-export function storeFingerprint(chdbDir: string): string {
-  const hash = createHash('sha256');
-  // store/<prefix>/<table uuid>/<parts>: a part added or removed changes its table's directory.
-  // metadata/<database>/<table>.sql: a table made, altered (rewritten by rename) or dropped changes its database's.
-  for (const top of ['store', 'metadata']) {
-    const root = join(chdbDir, top);
-    for (const first of readdirSync(root, { withFileTypes: true })) {
-      if (!first.isDirectory()) continue;
-      hash.update(`${first.name}:${statSync(join(root, first.name), { bigint: true }).mtimeNs}\n`);
-      for (const second of readdirSync(join(root, first.name), { withFileTypes: true })) {
-        hash.update(`${first.name}/${second.name}:${statSync(join(root, first.name, second.name), { bigint: true }).mtimeNs}\n`);
-      }
+/**
+ * The store's state as a reader of a statement sees it, read once, now: a digest of the modification times of every
+ * database's definitions (a table made, altered or dropped changes them), of the store's top directories, and of the
+ * directory of every table the statement names (each insert, merge, mutation or TTL drop adds or removes a part
+ * there). A statement that names no table, or a view (which reads tables it does not name), sees every table. So the
+ * TTL merges that drop a history's expired raw rows (otel_traces, otel_logs) leave the report's answers from the
+ * summaries kept: at 1 GB they went on for minutes after a backfill, and every `report daily` asked the engine anew.
+ */
+export function storeState(chdbDir: string): (sql: string) => string {
+  const mtime = (path: string) => String(statSync(path, { bigint: true }).mtimeNs);
+  const common: string[] = [];
+  const tables: { name: string; state: string; view: boolean }[] = [];
+  const metadata = join(chdbDir, 'metadata');
+  // metadata/<database> is a link to the database's own directory under store/.
+  for (const database of readdirSync(metadata).filter((name) => statSync(join(metadata, name)).isDirectory())) {
+    common.push(`metadata/${database}:${mtime(join(metadata, database))}`);
+    for (const file of readdirSync(join(metadata, database)).filter((name) => name.endsWith('.sql'))) {
+      const definition = readFileSync(join(metadata, database, file), 'utf8');
+      const uuid = /\bUUID '([0-9a-f-]{36})'/.exec(definition)?.[1];
+      const directory = uuid === undefined ? undefined : join(chdbDir, 'store', uuid.slice(0, 3), uuid);
+      tables.push({
+        name: unescapeFileName(file.slice(0, -'.sql'.length)),
+        state: `${database}/${file}:${directory !== undefined && existsSync(directory) ? mtime(directory) : '-'}`,
+        view: /^ATTACH (?:MATERIALIZED )?VIEW\b/.test(definition),
+      });
     }
   }
-  return hash.digest('hex');
+  for (const prefix of readdirSync(join(chdbDir, 'store'))) common.push(`store/${prefix}:${mtime(join(chdbDir, 'store', prefix))}`);
+  return (sql) => {
+    const named = tables.filter((table) => new RegExp(`(?<!\\w)${table.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!\\w)`).test(sql));
+    const seen = named.length === 0 || named.some((table) => table.view) ? tables : named;
+    return createHash('sha256').update([...common, ...seen.map((table) => table.state)].join('\n')).digest('hex');
+  };
+}
+
+/** A table's name from its definition's file name (ClickHouse writes other than word characters as %XX). */
+function unescapeFileName(name: string): string {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
 }
 
 export class AnswerCache {
@@ -40,7 +66,8 @@ export class AnswerCache {
 
   constructor(
     storeDir: string,
-    private readonly fingerprint: string,
+    /** The store's state as a reader of a statement sees it (storeState). */
+    private readonly fingerprint: (sql: string) => string,
   ) {
     this.dir = join(storeDir, ANSWERS_DIR);
   }
@@ -75,7 +102,7 @@ export class AnswerCache {
 
   private keyOf(params: QueryParams): string {
     const { query, query_params: queryParams, clickhouse_settings: settings, format } = params;
-    return createHash('sha256').update(JSON.stringify([this.fingerprint, query, queryParams ?? {}, settings ?? {}, format ?? ''])).digest('hex');
+    return createHash('sha256').update(JSON.stringify([this.fingerprint(query), query, queryParams ?? {}, settings ?? {}, format ?? ''])).digest('hex');
   }
 
   private keep(path: string, rows: unknown[]): void {

@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { FACTS_VERSION, USAGE_TABLES } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
-import { AnswerCache, answeringClient, storeFingerprint } from './answer-cache.js';
+import { AnswerCache, answeringClient, storeState } from './answer-cache.js';
+import { endpointClient } from './endpoint-client.js';
 import { ensureFacts } from '../retention/facts.js';
 import { checkTtls } from '../retention/ttl.js';
 import { ensurePrivateDir } from '../secure-dir.js';
@@ -214,12 +215,19 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
 /**
  * For a reading command that asks the same questions again (`report`): as openStore, but an embedded store nothing
  * runs on answers what it was asked before, while unchanged, from the answers it kept (answer-cache.ts), and opens its
- * engine only for a question it has no answer to.
+ * engine only for a question it has no answer to; one a sidecar serves is read through a client of its endpoint that
+ * has only what the report's reads use (endpoint-client.ts).
  */
 export async function openStoreForAnswers(target: string, options: OpenOptions & { access: 'read' }): Promise<Store> {
   const dir = resolve(target);
-  if (isServerUrl(target) || !existsSync(join(dir, 'chdb')) || readLock(dir)) return openStore(target, options);
-  const cache = new AnswerCache(dir, storeFingerprint(join(dir, 'chdb')));
+  if (isServerUrl(target) || !existsSync(join(dir, 'chdb'))) return openStore(target, options);
+  const lock = readLock(dir);
+  if (lock?.endpoint && lock.pid !== process.pid) {
+    const client = endpointClient({ ...lock.endpoint, database: options.database ?? 'default' });
+    return { client, target, kind: 'endpoint', database: options.database ?? 'default', writers: [], created: false, close: () => client.close() };
+  }
+  if (lock) return openStore(target, options);
+  const cache = new AnswerCache(dir, storeState(join(dir, 'chdb')));
   let opened: Promise<Store> | undefined;
   const open = () => (opened ??= openStore(target, options));
   return {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, readLock, type Store } from './open-store.js';
+import { KEEP_ANSWER_HEADER } from './kept-answers.js';
 import { serveStore, type QueryEndpoint } from './query-endpoint.js';
 
 describe('query endpoint', () => {
@@ -48,6 +49,17 @@ describe('query endpoint', () => {
     let text = '';
     for await (const chunk of exec.stream) text += String(chunk);
     expect(text.trim()).toBe('2');
+  });
+
+  it('answers a question that asks for it from what it kept, and anew once an insert changed the store', async () => {
+    const count = async () => {
+      const result = await client.query({ query: 'SELECT count() AS n FROM default.endpoint_t', format: 'JSONEachRow', http_headers: { [KEEP_ANSWER_HEADER]: '1' } });
+      return ((await result.json()) as { n: string }[])[0].n;
+    };
+    const before = await count();
+    expect(await count()).toBe(before);
+    await store.client.insert({ table: 'default.endpoint_t', values: [{ id: 100, name: 'kept?' }], format: 'JSONEachRow' });
+    expect(Number(await count())).toBe(Number(before) + 1);
   });
 
   it('answers in the default_format a plain HTTP client asks for, as ClickHouse does', async () => {

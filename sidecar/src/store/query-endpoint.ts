@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { BodyError, readBody } from '../request-body.js';
 import { connectionCap, guardedServer, HEADERS_TIMEOUT_MS, type ConnectionLimits } from '../connection-guard.js';
+import { storeState } from './answer-cache.js';
+import { KEEP_ANSWER_HEADER, KeptAnswers } from './kept-answers.js';
 import { writeLock, type Store } from './open-store.js';
 import { DEFAULT_READER_LIMITS, openReader, type ReaderLimits, type StoreReader } from './reader.js';
 
@@ -45,11 +47,11 @@ function endpointError(message: string, fields: { code: string; type: string; st
   return Object.assign(new Error(message), fields);
 }
 
-/** Serve `reader` on 127.0.0.1 at a random port. */
-export async function startQueryEndpoint(reader: StoreReader, limits: EndpointLimits = DEFAULT_ENDPOINT_LIMITS): Promise<QueryEndpoint> {
+/** Serve `reader` on 127.0.0.1 at a random port; `answers`: those it keeps while the store is unchanged. */
+export async function startQueryEndpoint(reader: StoreReader, limits: EndpointLimits = DEFAULT_ENDPOINT_LIMITS, answers?: KeptAnswers): Promise<QueryEndpoint> {
   const token = randomBytes(24).toString('base64url');
   const expectedDigest = digest(token);
-  const handler: Handler = { reader, expectedDigest, limits, running: 0 };
+  const handler: Handler = { reader, expectedDigest, limits, running: 0, answers };
   // A client with the token keeps its connection while its query runs (up to the query's own limit).
   const server = guardedServer(limits, (request) => authorized(request, expectedDigest), (request, response) => {
     handle(handler, request, response).catch((error: EndpointError) => sendError(response, error));
@@ -74,8 +76,9 @@ export async function startQueryEndpoint(reader: StoreReader, limits: EndpointLi
 
 /** Serve an embedded store and publish the endpoint in its lock file, where `openStore` finds it. */
 export async function serveStore(store: Store, command: string, limits: EndpointLimits = DEFAULT_ENDPOINT_LIMITS): Promise<QueryEndpoint> {
-  const reader = await openReader(join(store.target, 'chdb'), limits);
-  const endpoint = await startQueryEndpoint(reader, limits);
+  const chdbDir = join(store.target, 'chdb');
+  const reader = await openReader(chdbDir, limits);
+  const endpoint = await startQueryEndpoint(reader, limits, new KeptAnswers((sql) => storeState(chdbDir)(sql)));
   writeLock(store.target, { pid: process.pid, command, endpoint: { url: endpoint.url, token: endpoint.token } });
   return {
     ...endpoint,
@@ -103,6 +106,8 @@ function authorized(request: IncomingMessage, expectedDigest: Buffer): boolean {
 
 interface Handler {
   reader: StoreReader;
+  /** The answers kept while the store is unchanged, for the questions that ask for it. */
+  answers?: KeptAnswers;
   expectedDigest: Buffer;
   limits: EndpointLimits;
   /** Queries being answered now. */
@@ -131,7 +136,9 @@ async function handle(handler: Handler, request: IncomingMessage, response: Serv
     const body = await readQueryBody(request, limits.maxBodyBytes);
     const { sql, queryParams } = await statement(url, request, body);
     const format = url.searchParams.get('default_format') || 'TabSeparated';
-    result = await reader.query({ sql, format, params: queryParams, settings: settingsOf(url) });
+    const question = { sql, format, params: queryParams, settings: settingsOf(url) };
+    const ask = () => reader.query(question);
+    result = handler.answers && request.headers[KEEP_ANSWER_HEADER] === '1' ? await handler.answers.answer(question, ask) : await ask();
   } finally {
     handler.running--;
   }
