@@ -105,14 +105,9 @@ function commonSql(c: InsightSource, materialized = false): string {
              argMaxIf(User, Timestamp, User != '') AS user FROM ${c.spans} GROUP BY SessionId),
   tools ${as} ${facts(c, 'tool', ['InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'])},
   turns ${as} ${facts(c, 'turn')},
-  allChats ${as} (SELECT SessionId, TraceId, Timestamp, Name, InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens, CostUsd FROM ${c.spans} FINAL WHERE Kind = 'chat'),
-  chats ${as} (SELECT f.*, p.project AS SessionProject FROM (SELECT * FROM allChats WHERE ${c.when}) AS f LEFT JOIN places AS p USING (SessionId)),
+  chats ${as} (SELECT f.*, p.project AS SessionProject FROM ${facts(c, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens'])} AS f LEFT JOIN places AS p USING (SessionId)),
   compactions ${as} (SELECT SessionId, TraceId, Timestamp, PreTokens FROM ${c.events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${c.when})`;
 }
-
-/** The tokens and cost of each turn with a hit (of all its responses, in the time asked for or not). */
-const USAGE_SQL = `usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
-  FROM allChats WHERE TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)`;
 
 /** Every pattern's hits, one UNION ALL: Pattern, SessionId, TraceId, Ms and what `columns` adds. */
 const unionOfHits = (columns: string) =>
@@ -125,7 +120,8 @@ const unionOfHits = (columns: string) =>
 export function insightsSummarySql(source: InsightSource, threshold: (name: keyof InsightThresholds) => string): string {
   return `WITH ${commonSql(source)},
   hits AS (${unionOfHits('')}),
-  ${USAGE_SQL},
+  usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
+            FROM ${source.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId),
   figures AS (SELECT Pattern, count() AS Count, uniqExact(SessionId) AS Sessions, uniqExactIf(TraceId, TraceId != '') AS Turns, sum(Ms) AS TimeMs FROM hits GROUP BY Pattern),
   spent AS (SELECT Pattern, sum(Tokens) AS Tokens, sum(Cost) AS Cost FROM (SELECT DISTINCT Pattern, TraceId FROM hits WHERE TraceId != '') AS t INNER JOIN usage AS u USING (TraceId) GROUP BY Pattern)
 SELECT p.Pattern AS pattern, ifNull(f.Count, 0) AS count, ifNull(f.Sessions, 0) AS sessions, ifNull(f.Turns, 0) AS turns,
@@ -179,7 +175,8 @@ async function findAll(client: ClickHouseClient, c: Context): Promise<Found[]> {
   return selectRows(client,
     `WITH ${commonSql(c, true)},
        hits AS MATERIALIZED (${unionOfHits(', Timestamp, Key, Detail, toUInt64(Amount) AS Amount, toUInt64(After) AS After')}),
-       ${USAGE_SQL}
+       usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
+                 FROM ${c.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)
      SELECT * FROM (
        SELECT h.Pattern AS pattern, ${c.value} AS value, h.SessionId AS session, h.TraceId AS trace, toUnixTimestamp64Milli(h.Timestamp) AS time_ms, h.Ms AS ms,
          h.Key AS key, h.Detail AS detail, h.Amount AS amount, h.After AS after, u.Tokens AS tokens, u.Cost AS cost, 0 AS nth, '' AS breakdown
