@@ -51,13 +51,19 @@ function splitCorpus(projects: string): { host: number; relativePath: string; li
 
 const RAW_TABLES = ['otel_traces', 'otel_logs', 'otel_metrics_gauge', 'otel_metrics_sum', 'otel_metrics_histogram', 'otel_metrics_exp_histogram', 'otel_metrics_summary'];
 
-/** Every span, log record and metric point id in a store, with what it is (for failure messages). */
-const IDS_SQL = `SELECT id, any(what) AS what FROM (
-      SELECT SpanId AS id, concat('span ', SpanName, ' of trace ', TraceId) AS what FROM otel_traces
-      UNION ALL SELECT LogAttributes['${RECORD_ID_KEY}'], concat('log ', EventName) FROM otel_logs WHERE LogAttributes['${RECORD_ID_KEY}'] != ''
+const RECORD_AND_POINT_IDS = `SELECT LogAttributes['${RECORD_ID_KEY}'] AS id, concat('log ', EventName) AS what FROM otel_logs WHERE LogAttributes['${RECORD_ID_KEY}'] != ''
       UNION ALL SELECT arrayJoin(Exemplars.FilteredAttributes)['${POINT_ID_KEY}'], concat('point ', MetricName) FROM otel_metrics_sum
-      UNION ALL SELECT arrayJoin(Exemplars.FilteredAttributes)['${POINT_ID_KEY}'], concat('point ', MetricName) FROM otel_metrics_histogram) GROUP BY id`;
-export const ids = async (client: ClickHouseClient) => new Set((await rows<{ id: string }>(client, IDS_SQL)).map((row) => row.id));
+      UNION ALL SELECT arrayJoin(Exemplars.FilteredAttributes)['${POINT_ID_KEY}'], concat('point ', MetricName) FROM otel_metrics_histogram`;
+const SPAN_IDS = `SELECT SpanId AS id, concat('span ', SpanName, ' of trace ', TraceId) AS what FROM otel_traces`;
+/** The span facts' ids (every turn, tool call and API response, stored in otel_traces or not): what the figures count. */
+const FACT_IDS = `SELECT SpanId AS id, concat('facts of span ', Kind, ' ', Name, ' of trace ', TraceId) AS what FROM ccotel_span_facts`;
+/** Every span, log record and metric point id in a store, with what it is (for failure messages). */
+const IDS_SQL = `SELECT id, any(what) AS what FROM (${SPAN_IDS} UNION ALL ${RECORD_AND_POINT_IDS}) GROUP BY id`;
+/** As IDS_SQL, a span counted as there when its facts are (a whole trace a killed gateway held undecided loses only its detail). */
+const FIGURE_IDS_SQL = `SELECT id, any(what) AS what FROM (${FACT_IDS} UNION ALL ${RECORD_AND_POINT_IDS}) GROUP BY id`;
+export const ids = async (client: ClickHouseClient, sql = IDS_SQL) => new Set((await rows<{ id: string }>(client, sql)).map((row) => row.id));
+/** Every span id in otel_traces, with its trace. */
+export const spanTraces = async (client: ClickHouseClient) => new Map((await rows<{ id: string; trace: string }>(client, 'SELECT DISTINCT SpanId AS id, TraceId AS trace FROM otel_traces')).map((row) => [row.id, row.trace]));
 
 /** `ccotel query` on a host's store (through its running sidecar's endpoint while it runs), as JSON lines. */
 async function query(dir: string, sql: string, store: string): Promise<string> {
@@ -84,8 +90,10 @@ export interface FleetRun {
   /** `report <period> --json` of the fleet's store and of the reference, by period. */
   reports: Map<string, { fleet: unknown; reference: unknown }>;
   corpusStartMs: number;
-  /** Ids the hosts' stores hold that never reached the fleet's store, with what each is. */
+  /** Log record, metric point and span fact ids the hosts' stores hold that never reached the fleet's store, with what each is. */
   missing: Map<string, string>;
+  /** Span (otel_traces), log record and metric point ids the hosts' stores hold that never reached the fleet's store. */
+  missingDetail: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -135,29 +143,32 @@ async function run(dir: string, faults: boolean): Promise<FleetRun> {
   if (faults) fleet.hosts[1]!.start();
   append(6);
 
-  // Wait until the fleet's store has every id the hosts' stores hold (the exporter retries at most every 30 s).
+  // Wait until the fleet's store has every id the hosts' stores hold (the exporter retries at most every 30 s): with
+  // faults, of what the figures count (a whole trace a killed gateway held undecided loses its detail, not its facts).
   const fleetClient = createClient({ url: fleet.storeUrl, request_timeout: 120_000 });
-  const hostIds = async () => {
+  const hostIds = async (sql: string) => {
     const all = new Map<string, string>();
     for (const host of fleet.hosts) {
-      for (const line of (await query(dir, IDS_SQL, host.store)).split('\n').filter(Boolean)) {
+      for (const line of (await query(dir, sql, host.store)).split('\n').filter(Boolean)) {
         const row = JSON.parse(line) as { id: string; what: string };
         all.set(row.id, row.what);
       }
     }
     return all;
   };
-  // Faults leave the exporter retrying up to 30 s apart; a lost trace never comes, so the wait has an end.
-  const deadline = Date.now() + (faults ? 150_000 : 240_000);
-  let missing = new Map<string, string>();
+  const missingFrom = async (sql: string) => {
+    const [expected, stored] = [await hostIds(sql), await ids(fleetClient, sql)];
+    return expected.size === 0 ? undefined : new Map([...expected].filter(([id]) => !stored.has(id)));
+  };
+  const awaited = faults ? [FIGURE_IDS_SQL] : [FIGURE_IDS_SQL, IDS_SQL];
+  const deadline = Date.now() + 240_000;
   for (;;) {
     await pause(5_000);
-    const expectedIds = await hostIds();
-    const stored = await ids(fleetClient);
-    missing = new Map([...expectedIds].filter(([id]) => !stored.has(id)));
-    if ((missing.size === 0 && expectedIds.size > 0) || Date.now() > deadline) break;
+    const missing = await Promise.all(awaited.map(missingFrom));
+    if (missing.every((ids) => ids?.size === 0) || Date.now() > deadline) break;
   }
-  await pause(QUIET_MS); // what is still on its way (e.g. a repeat) lands before the figures are read
+  await pause(QUIET_MS); // what is still on its way (e.g. a repeat, a kept trace's detail) lands before the figures are read
+  const [missing, missingDetail] = [(await missingFrom(FIGURE_IDS_SQL)) ?? new Map<string, string>(), (await missingFrom(IDS_SQL)) ?? new Map<string, string>()];
   await fleet.stop();
   await fleet.front!.start(); // the fleet's store, to read
 
@@ -182,6 +193,7 @@ async function run(dir: string, faults: boolean): Promise<FleetRun> {
     reports,
     corpusStartMs,
     missing,
+    missingDetail,
     async close() {
       await fleetClient.close();
       await fleet.stop();
