@@ -25,6 +25,17 @@ const figures = async (client: ClickHouseClient, query: string): Promise<unknown
 
 /** The tests; `stores` gives the run and the reference's client once beforeAll made them. */
 export function figureTests(stores: () => { run: FleetRun; reference: ClickHouseClient }): void {
+  it('counts the history older than the raw TTL from the summaries: its raw rows dropped at insert, its facts kept', async () => {
+    const { run, reference } = stores();
+    const old = 'Timestamp < now() - INTERVAL 31 DAY';
+    const counts = async (client: ClickHouseClient) =>
+      rows<{ raw: number; facts: number }>(client, `SELECT (SELECT count() FROM otel_traces WHERE ${old}) AS raw, (SELECT count() FROM ccotel_span_facts FINAL WHERE ${old}) AS facts`);
+    const [fleet] = await counts(run.fleetClient);
+    expect(Number(fleet!.raw)).toBe(0);
+    expect(Number(fleet!.facts)).toBeGreaterThan(10);
+    expect(await counts(reference)).toEqual([fleet]);
+  });
+
   it.each(PERIODS.map((period) => [period.join(' ') || 'overview']))('answers `report %s --json` as the hosts\' stores do: nothing counted twice', (period) => {
     const { fleet: fromFleet, reference: fromHosts } = stores().run.reports.get(period)!;
     expect(fromFleet).toEqual(fromHosts);
