@@ -53,13 +53,25 @@ it('keeps the facts forever by default, and has a cluster variant: views on each
   expect(facts.engine_full).not.toContain('TTL');
   expect(usageTablesDdl({ summaryTtlDays: 2000 })[0]).toContain('TTL toDateTime(Timestamp) + toIntervalDay(2000)');
   const ddl = usageTablesDdl({ cluster: 'prod', database: 'otel' });
-  expect(ddl).toHaveLength(6);
+  expect(ddl).toHaveLength(9);
   for (const statement of ddl) {
     expect(statement.split('\n')[0]).toContain('ON CLUSTER `prod`');
     await store.client.query({ query: `EXPLAIN AST ${statement}` });
   }
   expect(ddl.find((s) => s.includes('MATERIALIZED VIEW'))).toContain('TO `otel`.`ccotel_span_facts_local`');
   expect(ddl.join('\n')).toContain('FROM `otel`.`otel_traces_local`');
+  // The feed is sharded as otel_traces is, so a span's two copies of facts land on one shard and replace each other.
+  expect(ddl.join('\n')).toContain("ENGINE = Distributed('prod', 'otel', 'ccotel_span_feed_local', cityHash64(TraceId))");
+  expect(ddl.join('\n')).toContain('FROM `otel`.`ccotel_span_feed_local`');
+});
+
+it('makes the facts of every span sent to the feed (what a gateway sends before tail sampling), storing none of its rows', async () => {
+  const at = Date.now() - DAY;
+  await insert(USAGE_TABLES.spanFeed, [chat('unsampled', at), chat('sampled', at)]);
+  await insert('otel_traces', [chat('sampled', at)]); // the kept trace's detail: the same facts again
+  expect(await rows(store.client, `SELECT count() AS n FROM ${USAGE_TABLES.spanFeed}`)).toEqual([{ n: 0 }]);
+  expect(await rows(store.client, `SELECT SpanId, count() AS n, sum(CostUsd) AS cost FROM ${USAGE_TABLES.spans} FINAL
+    WHERE SpanId IN ('unsampled', 'sampled') GROUP BY SpanId ORDER BY SpanId`)).toEqual([{ SpanId: 'sampled', n: 1, cost: 0.25 }, { SpanId: 'unsampled', n: 1, cost: 0.25 }]);
 });
 
 it('keeps where a span came from: repository, branch, ticket and the resource attributes given beyond host, user and service', async () => {

@@ -17,6 +17,14 @@ import { DEFAULT_SUMMARY_TTL_DAYS, SUMMARY_TEXT_CAP } from './summaries.js';
 export const USAGE_TABLES = {
   spans: 'ccotel_span_facts',
   spansMv: 'ccotel_span_facts_mv',
+  /**
+   * Spans a gateway sends before its tail sampler (collector-config/gateway.yaml, `clickhouse/facts`): a Null table
+   * (it keeps nothing) whose view makes the facts of every span, kept or not, of a trace the gateway still held
+   * undecided when it was killed, too. The facts then never depend on sampling; otel_traces keeps the detail of the
+   * traces kept.
+   */
+  spanFeed: 'ccotel_span_feed',
+  spanFeedMv: 'ccotel_span_feed_facts_mv',
   events: 'ccotel_event_facts',
   eventsMv: 'ccotel_event_facts_mv',
 } as const;
@@ -270,6 +278,10 @@ export function usageTablesDdl(opts: UsageSchemaOptions = {}): string[] {
     factsTable(ctx, USAGE_TABLES.events, EVENT_COLUMNS, 'SessionId, EventName, RecordId', ttlDays),
     ...distributedDdl(ctx, USAGE_TABLES.events, 'cityHash64(SessionId)'),
     view(USAGE_TABLES.spansMv, USAGE_TABLES.spans, spanFactsSelect(ctx.storage(OTEL_TABLES.traces))),
+    // Sharded as otel_traces is: a span's facts from the feed land on the shard its stored copy's facts do, and replace them.
+    `CREATE TABLE IF NOT EXISTS ${ctx.storage(USAGE_TABLES.spanFeed)}${ctx.onCluster} AS ${ctx.storage(OTEL_TABLES.traces)}\nENGINE = Null`,
+    ...distributedDdl(ctx, USAGE_TABLES.spanFeed, 'cityHash64(TraceId)'),
+    view(USAGE_TABLES.spanFeedMv, USAGE_TABLES.spans, spanFactsSelect(ctx.storage(USAGE_TABLES.spanFeed))),
     view(USAGE_TABLES.eventsMv, USAGE_TABLES.events, eventFactsSelect(ctx.storage(OTEL_TABLES.logs))),
   ];
 }
@@ -283,9 +295,12 @@ export function usageUpgradeDdl(opts: UsageSchemaOptions = {}): string[] {
   const tables = ([[USAGE_TABLES.spans, SPAN_COLUMNS], [USAGE_TABLES.events, EVENT_COLUMNS]] as const).flatMap(([name, columns]) =>
     [ctx.storage(name), ...(ctx.cluster ? [`${ident(ctx.database)}.${ident(name)}`] : [])].map((table) =>
       `ALTER TABLE ${table}${ctx.onCluster} ${columns.map((c) => `ADD COLUMN IF NOT EXISTS ${c.replace(/ CODEC\(.*\)$/, '')}`).join(', ')}`));
-  const views = [USAGE_TABLES.spansMv, USAGE_TABLES.eventsMv].map((name) => `DROP VIEW IF EXISTS ${ctx.storage(name)}${ctx.onCluster} SYNC`);
+  const views = FACTS_VIEWS.map((name) => `DROP VIEW IF EXISTS ${ctx.storage(name)}${ctx.onCluster} SYNC`);
   return [...tables, ...views];
 }
+
+/** The views that fill the facts, each carrying FACTS_VERSION. */
+export const FACTS_VIEWS = [USAGE_TABLES.spansMv, USAGE_TABLES.spanFeedMv, USAGE_TABLES.eventsMv];
 
 /** Fully qualified names readers use (the Distributed ones on a cluster). */
 export function usageTableNames(database: string): { spans: string; events: string } {

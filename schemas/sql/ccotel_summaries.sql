@@ -182,6 +182,50 @@ WHERE SessionId != ''
   AND (SpanName IN ('invoke_agent claude-code', 'invoke_agent codex') OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
 COMMENT 'ccotel facts 5';
 
+CREATE TABLE IF NOT EXISTS `default`.`ccotel_span_feed` AS `default`.`otel_traces`
+ENGINE = Null;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS `default`.`ccotel_span_feed_facts_mv` TO `default`.`ccotel_span_facts`
+AS SELECT
+  SpanId, Timestamp,
+  fromUnixTimestamp64Nano(toUnixTimestamp64Nano(Timestamp) + toInt64(Duration)) AS EndTime,
+  -- A chat in no session keeps the usage of the session its rows name (ccusage counts it there too).
+  if(SpanAttributes['session.id'] != '', SpanAttributes['session.id'], SpanAttributes['ccotel.transcript.session_id']) AS SessionId,
+  leftUTF8(ResourceAttributes['host.name'], 256) AS Host, leftUTF8(ResourceAttributes['user.name'], 256) AS User,
+  leftUTF8(SpanAttributes['ccotel.cwd'], 256) AS Project,
+  leftUTF8(SpanAttributes['vcs.repository.url.full'], 256) AS Repository, leftUTF8(SpanAttributes['vcs.ref.head.name'], 256) AS Branch,
+  leftUTF8(SpanAttributes['ccotel.ticket'], 256) AS Ticket,
+  mapApply((k, v) -> (k, leftUTF8(v, 256)), mapFilter((k, v) -> NOT (match(k, '^(service|host|user|telemetry|process|os|ccotel)\\.')), ResourceAttributes)) AS Resource,
+  multiIf(SpanName IN ('invoke_agent claude-code', 'invoke_agent codex'), 'turn', startsWith(SpanName, 'execute_tool '), 'tool', 'chat') AS Kind,
+  multiIf(Kind = 'chat', if(SpanAttributes['gen_ai.request.model'] != '', SpanAttributes['gen_ai.request.model'], substring(SpanName, 6)),
+          Kind = 'tool', SpanAttributes['gen_ai.tool.name'], SpanAttributes['gen_ai.agent.name']) AS Name,
+  multiIf(Kind = 'turn', SpanAttributes['ccotel.turn.outcome'], Kind = 'tool', SpanAttributes['ccotel.tool.outcome'], '') AS Outcome,
+  -- The provider's uncached input (rows written before that attribute existed had it as gen_ai.usage.input_tokens).
+  if(mapContains(SpanAttributes, 'ccotel.usage.uncached.input_tokens'), toUInt64OrZero(SpanAttributes['ccotel.usage.uncached.input_tokens']), toUInt64OrZero(SpanAttributes['gen_ai.usage.input_tokens'])) AS InputTokens,
+  toUInt64OrZero(SpanAttributes['gen_ai.usage.output_tokens']) AS OutputTokens,
+  toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_read.input_tokens']) AS CacheReadTokens,
+  toUInt64OrZero(SpanAttributes['gen_ai.usage.cache_creation.input_tokens']) AS CacheCreationTokens,
+  toUInt64OrZero(SpanAttributes['ccotel.usage.cache_creation_1h.input_tokens']) AS CacheCreation1hTokens,
+  toFloat64OrZero(SpanAttributes['ccotel.cost.usd']) AS CostUsd,
+  toUInt8(SpanAttributes['ccotel.cost.unknown_model'] = 'true') AS UnknownModel,
+  toFloat64OrZero(SpanAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd,
+  TraceId,
+  if(Kind = 'tool', if(SpanAttributes['ccotel.tool.input'] = '', 0, cityHash64(Name, if(Name = 'Bash', trim(replaceRegexpAll(extract(SpanAttributes['ccotel.tool.input'], '"command":"((?:[^"\\\\]|\\\\.)*)"'), '[[:space:]]+', ' ')), replaceRegexpAll(SpanAttributes['ccotel.tool.input'], ',?"description":"((?:[^"\\\\]|\\\\.)*)"', '')))), 0) AS InputKey,
+  if(Kind = 'tool', leftUTF8(multiIf(Name = 'Bash' AND trim(replaceRegexpAll(extract(SpanAttributes['ccotel.tool.input'], '"command":"((?:[^"\\\\]|\\\\.)*)"'), '[[:space:]]+', ' ')) != '', concat('Bash(', extract(trim(replaceRegexpAll(extract(SpanAttributes['ccotel.tool.input'], '"command":"((?:[^"\\\\]|\\\\.)*)"'), '[[:space:]]+', ' ')), '^([^ ]+(?: [a-zA-Z][a-zA-Z0-9_-]*)?)(?: |$)'), ':*)'),
+    Name = 'WebFetch' AND domain(extract(SpanAttributes['ccotel.tool.input'], '"url":"((?:[^"\\\\]|\\\\.)*)"')) != '', concat('WebFetch(domain:', domain(extract(SpanAttributes['ccotel.tool.input'], '"url":"((?:[^"\\\\]|\\\\.)*)"')), ')'), Name), 256), '') AS Rule,
+  if(Kind = 'tool', if(Name IN ('Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit') AND if(extract(SpanAttributes['ccotel.tool.input'], '"file_path":"((?:[^"\\\\]|\\\\.)*)"') != '', extract(SpanAttributes['ccotel.tool.input'], '"file_path":"((?:[^"\\\\]|\\\\.)*)"'), extract(SpanAttributes['ccotel.tool.input'], '"notebook_path":"((?:[^"\\\\]|\\\\.)*)"')) != '', cityHash64(if(extract(SpanAttributes['ccotel.tool.input'], '"file_path":"((?:[^"\\\\]|\\\\.)*)"') != '', extract(SpanAttributes['ccotel.tool.input'], '"file_path":"((?:[^"\\\\]|\\\\.)*)"'), extract(SpanAttributes['ccotel.tool.input'], '"notebook_path":"((?:[^"\\\\]|\\\\.)*)"'))), 0), 0) AS FileHash,
+  if(Kind = 'tool' AND Outcome = 'error', multiIf(StatusMessage = '' AND SpanAttributes['ccotel.tool.output'] = '', 'unknown',
+    match(concat(StatusMessage, '\n', leftUTF8(SpanAttributes['ccotel.tool.output'], 2000)), '(?i)no such file|not found|does not exist|ENOENT|cannot find|could not find|cannot access'), 'not_found',
+    match(concat(StatusMessage, '\n', leftUTF8(SpanAttributes['ccotel.tool.output'], 2000)), '(?i)permission denied|EACCES|EPERM|operation not permitted|read-only file system'), 'permission',
+    match(concat(StatusMessage, '\n', leftUTF8(SpanAttributes['ccotel.tool.output'], 2000)), '(?i)timed out|timeout'), 'timeout', 'other'), '') AS ErrorClass,
+  toUInt8(Kind = 'tool' AND (has(Events.Name, 'PermissionRequest') OR startsWith(SpanAttributes['ccotel.native.decision_source'], 'user'))) AS Asked,
+  if(Kind = 'tool', toUInt64(greatest(0, toFloat64OrZero(SpanAttributes['ccotel.native.blocked_on_user_ms']))), 0) AS WaitedMs,
+  if(Kind = 'tool', toUInt64OrZero(SpanAttributes['ccotel.tool.output.length']), 0) AS ResultLength
+FROM `default`.`ccotel_span_feed`
+WHERE SessionId != ''
+  AND (SpanName IN ('invoke_agent claude-code', 'invoke_agent codex') OR startsWith(SpanName, 'execute_tool ') OR startsWith(SpanName, 'chat '))
+COMMENT 'ccotel facts 5';
+
 CREATE MATERIALIZED VIEW IF NOT EXISTS `default`.`ccotel_event_facts_mv` TO `default`.`ccotel_event_facts`
 AS SELECT
   if(LogAttributes['ccotel.record.id'] != '', LogAttributes['ccotel.record.id'], toString(cityHash64(Timestamp, EventName, Body, LogAttributes))) AS RecordId, Timestamp, LogAttributes['session.id'] AS SessionId,

@@ -30,6 +30,7 @@ import { GAP_SETTLE_MS, TelemetryGapDetector } from './processors/detectors/tele
 import { PriceChatsProcessor } from './processors/price-chats.js';
 import { createSecretDetector } from './processors/secret-detector.js';
 import { SessionStateTracker } from './processors/session-state.js';
+import { ClaimJournal } from './processors/transcripts/claim-journal.js';
 import { TranscriptCorrelator } from './processors/transcripts/correlator.js';
 import { CodexRollouts } from './sources/codex/rollouts.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
@@ -182,7 +183,10 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
   // Every agent's source tells the same correlation events (DESIGN §12); Claude Code's is the transcript correlator.
-  const pipeline = new Pipeline(new TranscriptCorrelator(new Places({ ticketPattern: config.ticketPattern })), processors, sinks, joins, { codex: new CodexRollouts() });
+  // Following, the correlator's claims are kept beside the checkpoints, written before each of them.
+  const claims = follow ? new ClaimJournal(join(config.paths.checkpointDir, `claims-${setup.checkpoints.key}.log`), setup.checkpoints.writes) : new ClaimJournal();
+  if (follow) setup.checkpoints.beforeSave = () => claims.flush();
+  const pipeline = new Pipeline(new TranscriptCorrelator(new Places({ ticketPattern: config.ticketPattern }), claims), processors, sinks, joins, { codex: new CodexRollouts() });
   const spool = new HookSpoolSource({
     ...config.paths,
     pipeline,

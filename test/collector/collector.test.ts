@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requireCollectorBinary } from './binary.js';
 import { startCollector, type RunningCollector } from './collector-process.js';
-import { attributes, waitForExport, type AnyValue, type ExportedData } from './otlp-json.js';
+import { attributes, readExport, waitForExport, type AnyValue, type ExportedData } from './otlp-json.js';
 
 const alnum = (length: number): string => {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -133,7 +133,7 @@ function allText(data: ExportedData): string {
 }
 
 describe('ccotel collector (real binary)', () => {
-  let workDir: string | undefined;
+  const workDirs: string[] = [];
   const collectors: RunningCollector[] = [];
 
   beforeAll(() => {
@@ -143,12 +143,12 @@ describe('ccotel collector (real binary)', () => {
   afterEach(async () => {
     // Stop by pid even when the test failed; then drop the temp files.
     await Promise.all(collectors.splice(0).map((collector) => collector.kill()));
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    for (const dir of workDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   async function startGateway(extraEnv: Record<string, string> = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'ccotel-collector-'));
-    workDir = dir;
+    workDirs.push(dir);
     const token = alnum(32);
     const exportPath = join(dir, 'export.jsonl');
     const gateway = await startCollector({
@@ -364,6 +364,35 @@ describe('ccotel collector (real binary)', () => {
     expect(data.spans.filter((s) => s.traceId === kept.denied)).toHaveLength(2);
     expect(data.spans.some((s) => s.traceId === ordinary)).toBe(false);
     expect(data.logs.map((l) => stringOf(l.body)).sort()).toEqual(['hook spool scanned', 'prompt submitted']);
+  });
+
+  it('decides every undecided trace on a graceful stop (SIGTERM): a restart loses no kept span; a crash loses them', async () => {
+    const undecided = { CCOTEL_TRACE_SAMPLE_PERCENT: '100', CCOTEL_TAIL_DECISION_WAIT: '120s', CCOTEL_TAIL_ROOT_WAIT: '120s' };
+    const sendTurns = async (port: number, token: string) => {
+      const traces = [hex(16), hex(16), hex(16)];
+      const spans = traces.flatMap((traceId) => {
+        const rootId = hex(8);
+        return [
+          span({ traceId, spanId: rootId, name: 'invoke_agent claude-code', attributes: { 'ccotel.turn.outcome': 'completed' } }),
+          span({ traceId, parentSpanId: rootId, name: 'chat claude-test', attributes: { 'gen_ai.usage.output_tokens': '2' } }),
+        ];
+      });
+      expect(await post(port, 'traces', tracesRequest(spans), token)).toBe(200);
+      return traces;
+    };
+    const stopped = await startGateway(undecided);
+    const kept = await sendTurns(stopped.gateway.ports.http, stopped.token);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(readExport(stopped.exportPath).spans).toEqual([]); // still undecided, two minutes before the decision
+    await stopped.gateway.stop();
+    expect(readExport(stopped.exportPath).spans.map((s) => s.traceId).sort()).toEqual([...kept, ...kept].sort());
+
+    // A crash loses them from otel_traces (their facts go through traces/facts, which holds nothing).
+    const killed = await startGateway(undecided);
+    await sendTurns(killed.gateway.ports.http, killed.token);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await killed.gateway.kill();
+    expect(readExport(killed.exportPath).spans).toEqual([]);
   });
 
   it('carries data from agent.yaml and scale-out.yaml into the gateway', async () => {

@@ -22,12 +22,18 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { LocalFleet } from '../../deploy/local-fleet.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../../sidecar/src/semconv.js';
 import { openStore } from '../../sidecar/src/store/open-store.js';
+import { USAGE_TABLES } from '../../schemas/usage.js';
 import { generateCorpus } from '../generator/corpus.js';
 import { assertBuilt, runCli } from '../reliability/cli.js';
 
 export const DASHBOARD_DIR = join(import.meta.dirname, '..', '..', 'dashboards');
 export const HOSTS = ['host-1', 'host-2', 'host-3'];
 const STEPS = 6;
+const DAY_MS = 86_400_000;
+/** How old the history older than the raw TTL is (the shipped TTL: 30 days). */
+const HISTORY_DAYS = 45;
+/** Raw rows a store keeps (the shipped 30-day raw TTL, a day's margin): the ids compared in the raw tables. */
+const IN_RAW_WINDOW = 'Timestamp > now() - INTERVAL 29 DAY';
 const OUTAGE_MS = Number(process.env.FLEET_CLICKHOUSE_OUTAGE_S ?? 20) * 1000;
 /** Longer than the gateways' tail-sampling decision wait (3 s) plus the sidecars' flush. */
 const QUIET_MS = 8_000;
@@ -51,13 +57,19 @@ function splitCorpus(projects: string): { host: number; relativePath: string; li
 
 const RAW_TABLES = ['otel_traces', 'otel_logs', 'otel_metrics_gauge', 'otel_metrics_sum', 'otel_metrics_histogram', 'otel_metrics_exp_histogram', 'otel_metrics_summary'];
 
+const RECORD_AND_POINT_IDS = `SELECT LogAttributes['${RECORD_ID_KEY}'] AS id, concat('log ', EventName) AS what FROM otel_logs WHERE LogAttributes['${RECORD_ID_KEY}'] != '' AND ${IN_RAW_WINDOW}
+      UNION ALL SELECT arrayJoin(Exemplars.FilteredAttributes)['${POINT_ID_KEY}'], concat('point ', MetricName) FROM otel_metrics_sum WHERE ${IN_RAW_WINDOW.replace('Timestamp', 'TimeUnix')}
+      UNION ALL SELECT arrayJoin(Exemplars.FilteredAttributes)['${POINT_ID_KEY}'], concat('point ', MetricName) FROM otel_metrics_histogram WHERE ${IN_RAW_WINDOW.replace('Timestamp', 'TimeUnix')}`;
+const SPAN_IDS = `SELECT SpanId AS id, concat('span ', SpanName, ' of trace ', TraceId) AS what FROM otel_traces WHERE ${IN_RAW_WINDOW}`;
+/** The span facts' ids (every turn, tool call and API response, stored in otel_traces or not): what the figures count. */
+const FACT_IDS = `SELECT SpanId AS id, concat('facts of span ', Kind, ' ', Name, ' of trace ', TraceId) AS what FROM ccotel_span_facts`;
 /** Every span, log record and metric point id in a store, with what it is (for failure messages). */
-const IDS_SQL = `SELECT id, any(what) AS what FROM (
-      SELECT SpanId AS id, concat('span ', SpanName, ' of trace ', TraceId) AS what FROM otel_traces
-      UNION ALL SELECT LogAttributes['${RECORD_ID_KEY}'], concat('log ', EventName) FROM otel_logs WHERE LogAttributes['${RECORD_ID_KEY}'] != ''
-      UNION ALL SELECT arrayJoin(Exemplars.FilteredAttributes)['${POINT_ID_KEY}'], concat('point ', MetricName) FROM otel_metrics_sum
-      UNION ALL SELECT arrayJoin(Exemplars.FilteredAttributes)['${POINT_ID_KEY}'], concat('point ', MetricName) FROM otel_metrics_histogram) GROUP BY id`;
-export const ids = async (client: ClickHouseClient) => new Set((await rows<{ id: string }>(client, IDS_SQL)).map((row) => row.id));
+const IDS_SQL = `SELECT id, any(what) AS what FROM (${SPAN_IDS} UNION ALL ${RECORD_AND_POINT_IDS}) GROUP BY id`;
+/** As IDS_SQL, a span counted as there when its facts are (a whole trace a killed gateway held undecided loses only its detail). */
+const FIGURE_IDS_SQL = `SELECT id, any(what) AS what FROM (${FACT_IDS} UNION ALL ${RECORD_AND_POINT_IDS}) GROUP BY id`;
+export const ids = async (client: ClickHouseClient, sql = IDS_SQL) => new Set((await rows<{ id: string }>(client, sql)).map((row) => row.id));
+/** Every span id in otel_traces, with its trace. */
+export const spanTraces = async (client: ClickHouseClient) => new Map((await rows<{ id: string; trace: string }>(client, 'SELECT DISTINCT SpanId AS id, TraceId AS trace FROM otel_traces')).map((row) => [row.id, row.trace]));
 
 /** `ccotel query` on a host's store (through its running sidecar's endpoint while it runs), as JSON lines. */
 async function query(dir: string, sql: string, store: string): Promise<string> {
@@ -83,9 +95,12 @@ export interface FleetRun {
   referenceDir: string;
   /** `report <period> --json` of the fleet's store and of the reference, by period. */
   reports: Map<string, { fleet: unknown; reference: unknown }>;
+  /** The time of the oldest record (the history older than the raw TTL). */
   corpusStartMs: number;
-  /** Ids the hosts' stores hold that never reached the fleet's store, with what each is. */
+  /** Log record, metric point and span fact ids the hosts' stores hold that never reached the fleet's store, with what each is. */
   missing: Map<string, string>;
+  /** Span (otel_traces), log record and metric point ids the hosts' stores hold that never reached the fleet's store. */
+  missingDetail: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -95,15 +110,26 @@ export async function runFleet(faults: boolean): Promise<FleetRun> {
   try {
     return await run(dir, faults);
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    // A process of the fleet may still be writing there; the error that stopped the run is the one to see.
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch (cleanup) {
+      console.error(`could not remove ${dir}: ${(cleanup as Error).message}`);
+    }
     throw error;
   }
 }
 
 async function run(dir: string, faults: boolean): Promise<FleetRun> {
-  const corpusStartMs = Date.now() - 3 * 86_400_000; // within the shipped schema's 30-day raw TTL
-  await generateCorpus({ seed: 32, root: join(dir, 'corpus'), hostLayout: 'single-root', sessions: 9, startMs: corpusStartMs });
-  const files = splitCorpus(join(dir, 'corpus', 'projects'));
+  // Within the shipped schema's 30-day raw TTL.
+  await generateCorpus({ seed: 32, root: join(dir, 'corpus'), hostLayout: 'single-root', sessions: 9, startMs: Date.now() - 3 * DAY_MS });
+  // And one project's history older than the raw TTL, on host-1: through a gateway (and in the hosts' own stores) its
+  // raw rows are dropped as they are inserted, while the views keep its facts, which the figures count.
+  const historyStartMs = Date.now() - HISTORY_DAYS * DAY_MS;
+  await generateCorpus({ seed: 33, root: join(dir, 'history'), hostLayout: 'single-root', startMs: historyStartMs });
+  const [oldProject] = readdirSync(join(dir, 'history', 'projects')).sort();
+  const history = splitCorpus(join(dir, 'history', 'projects')).filter((file) => file.relativePath.startsWith(`${oldProject}/`));
+  const files = [...splitCorpus(join(dir, 'corpus', 'projects')), ...history.map((file) => ({ ...file, host: 0 }))];
   const fleet = new LocalFleet({ dir: join(dir, 'fleet'), hosts: HOSTS, runArgs: ['--idle', '2000'], hostStores: true });
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   await fleet.start();
@@ -135,36 +161,41 @@ async function run(dir: string, faults: boolean): Promise<FleetRun> {
   if (faults) fleet.hosts[1]!.start();
   append(6);
 
-  // Wait until the fleet's store has every id the hosts' stores hold (the exporter retries at most every 30 s).
+  // Wait until the fleet's store has every id the hosts' stores hold (the exporter retries at most every 30 s): with
+  // faults, of what the figures count (a whole trace a killed gateway held undecided loses its detail, not its facts).
   const fleetClient = createClient({ url: fleet.storeUrl, request_timeout: 120_000 });
-  const hostIds = async () => {
+  const hostIds = async (sql: string) => {
     const all = new Map<string, string>();
     for (const host of fleet.hosts) {
-      for (const line of (await query(dir, IDS_SQL, host.store)).split('\n').filter(Boolean)) {
+      for (const line of (await query(dir, sql, host.store)).split('\n').filter(Boolean)) {
         const row = JSON.parse(line) as { id: string; what: string };
         all.set(row.id, row.what);
       }
     }
     return all;
   };
-  // Faults leave the exporter retrying up to 30 s apart; a lost trace never comes, so the wait has an end.
-  const deadline = Date.now() + (faults ? 150_000 : 240_000);
-  let missing = new Map<string, string>();
+  const missingFrom = async (sql: string) => {
+    const [expected, stored] = [await hostIds(sql), await ids(fleetClient, sql)];
+    return expected.size === 0 ? undefined : new Map([...expected].filter(([id]) => !stored.has(id)));
+  };
+  const awaited = faults ? [FIGURE_IDS_SQL] : [FIGURE_IDS_SQL, IDS_SQL];
+  const deadline = Date.now() + 240_000;
   for (;;) {
     await pause(5_000);
-    const expectedIds = await hostIds();
-    const stored = await ids(fleetClient);
-    missing = new Map([...expectedIds].filter(([id]) => !stored.has(id)));
-    if ((missing.size === 0 && expectedIds.size > 0) || Date.now() > deadline) break;
+    // A sidecar just started again answers queries once it has opened its store.
+    const missing = await Promise.all(awaited.map(missingFrom)).catch(() => undefined);
+    if (missing?.every((ids) => ids?.size === 0) || Date.now() > deadline) break;
   }
-  await pause(QUIET_MS); // what is still on its way (e.g. a repeat) lands before the figures are read
+  await pause(QUIET_MS); // what is still on its way (e.g. a repeat, a kept trace's detail) lands before the figures are read
+  const [missing, missingDetail] = [(await missingFrom(FIGURE_IDS_SQL)) ?? new Map<string, string>(), (await missingFrom(IDS_SQL)) ?? new Map<string, string>()];
   await fleet.stop();
   await fleet.front!.start(); // the fleet's store, to read
 
-  // The union of the hosts' stores: their raw rows into one embedded store (its views fill the summaries).
+  // The union of the hosts' stores: their raw rows into one embedded store (its views fill the summaries), and their
+  // facts, which hold the history their raw TTL dropped.
   const referenceDir = join(dir, 'reference');
   const exported = new Map<string, string[]>();
-  for (const table of RAW_TABLES) exported.set(table, (await Promise.all(fleet.hosts.map((host) => query(dir, `SELECT * FROM ${table}`, host.store)))).flatMap((text) => text.split('\n').filter(Boolean)));
+  for (const table of [...RAW_TABLES, USAGE_TABLES.spans, USAGE_TABLES.events]) exported.set(table, (await Promise.all(fleet.hosts.map((host) => query(dir, `SELECT * FROM ${table}`, host.store)))).flatMap((text) => text.split('\n').filter(Boolean)));
   const union = await openStore(referenceDir, { command: 'test', access: 'write' });
   for (const [table, lines] of exported) if (lines.length > 0) await union.client.insert({ table, values: lines.map((line) => JSON.parse(line) as object), format: 'JSONEachRow' });
   await union.close();
@@ -180,8 +211,9 @@ async function run(dir: string, faults: boolean): Promise<FleetRun> {
     fleetClient,
     referenceDir,
     reports,
-    corpusStartMs,
+    corpusStartMs: historyStartMs,
     missing,
+    missingDetail,
     async close() {
       await fleetClient.close();
       await fleet.stop();

@@ -1,5 +1,6 @@
 // Transcript rows shaped like Claude Code's (field names of the recorded samples), for correlator tests: each
 // call advances a shared clock by a second and takes a fresh uuid, so rows are in file order and time order.
+import type { ClaimJournal } from '../../sidecar/src/processors/transcripts/claim-journal.js';
 import type { TelemetryBatch } from '../../sidecar/src/model.js';
 import type { Places } from '../../sidecar/src/processors/attribution.js';
 import { TranscriptCorrelator } from '../../sidecar/src/processors/transcripts/correlator.js';
@@ -41,8 +42,8 @@ export const result = (toolUseId: string, content: string, isError?: boolean, to
 });
 
 /** Feed whole files (each read from its start) to a correlator, end the input, and take its output. */
-export function correlate(files: [TranscriptFile, object[]][], places?: Places): TelemetryBatch {
-  const correlator = new TranscriptCorrelator(places);
+export function correlate(files: [TranscriptFile, object[]][], places?: Places, claims?: ClaimJournal): TelemetryBatch {
+  const correlator = new TranscriptCorrelator(places, claims);
   for (const [file, rows] of files) {
     correlator.readingFromStart(file.path);
     rows.forEach((row, index) => {

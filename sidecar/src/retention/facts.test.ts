@@ -29,6 +29,7 @@ it('upgrades views of an older version and rebuilds the facts the raw rows still
   expect(await rows(store.client, `SELECT name, comment FROM system.tables WHERE database = 'default' AND name LIKE 'ccotel%' AND engine = 'MaterializedView' ORDER BY name`)).toEqual([
     { name: USAGE_TABLES.eventsMv, comment: FACTS_VERSION },
     { name: USAGE_TABLES.spansMv, comment: FACTS_VERSION },
+    { name: USAGE_TABLES.spanFeedMv, comment: FACTS_VERSION },
   ]);
   const parts = await rows(store.client, `SELECT count() AS n FROM system.parts WHERE table = '${USAGE_TABLES.events}' AND active`);
   await ensureFacts(store.client);

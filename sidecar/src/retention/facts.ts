@@ -5,7 +5,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES, renderContext } from '../../../schemas/clickhouse.js';
-import { eventFactsSelect, FACTS_COLUMNS, FACTS_VERSION, spanFactsSelect, USAGE_TABLES, usageTablesDdl, usageUpgradeDdl, type UsageSchemaOptions } from '../../../schemas/usage.js';
+import { eventFactsSelect, FACTS_COLUMNS, FACTS_VERSION, FACTS_VIEWS, spanFactsSelect, USAGE_TABLES, usageTablesDdl, usageUpgradeDdl, type UsageSchemaOptions } from '../../../schemas/usage.js';
 
 /** The version each view carries (its comment), by view name; a view that does not exist is absent. */
 async function viewVersions(client: ClickHouseClient, database: string, names: string[]): Promise<Map<string, string>> {
@@ -20,7 +20,7 @@ async function viewVersions(client: ClickHouseClient, database: string, names: s
 /** Idempotent: a store at this version is left as it is. */
 export async function ensureFacts(client: ClickHouseClient, opts: UsageSchemaOptions = {}): Promise<void> {
   const ctx = renderContext(opts);
-  const views = [USAGE_TABLES.spansMv, USAGE_TABLES.eventsMv].map((name) => (ctx.cluster ? `${name}_local` : name));
+  const views = FACTS_VIEWS.map((name) => (ctx.cluster ? `${name}_local` : name));
   const versions = await viewVersions(client, ctx.database, views);
   if (views.every((view) => versions.get(view) === FACTS_VERSION)) return;
   const upgrade = versions.size > 0;

@@ -226,8 +226,15 @@ export class CheckpointStore {
     return { version: 2, committedAtMs: document.committedAtMs, pathKey: this.ownPathKey(), files };
   }
 
+  /**
+   * Written before each save, which waits for it (a false answer fails the save): state the committed positions rely
+   * on, such as the transcript correlator's claims (ClaimJournal).
+   */
+  beforeSave?: () => boolean;
+
   /** False (reported in `writes`, the previous version kept) when it could not be written. */
   save(files: FileCheckpoint[], now = Date.now()): boolean {
+    if (this.beforeSave && !this.beforeSave()) return false;
     const saved = files.map(({ path, ...rest }) => ({ pathId: this.pathId(path), ...rest }));
     const document: CheckpointDocument = { version: 2, committedAtMs: now, pathKey: this.ownPathKey(), files: saved };
     return this.writes.attempt(this.path, () => writeFileAtomic(this.path, JSON.stringify(document), true));

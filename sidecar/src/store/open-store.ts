@@ -6,7 +6,7 @@ import type { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLeve
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
-import { FACTS_VERSION, USAGE_TABLES } from '../../../schemas/usage.js';
+import { FACTS_VERSION, FACTS_VIEWS, USAGE_TABLES } from '../../../schemas/usage.js';
 import { isAlive } from '../process-alive.js';
 import { AnswerCache, answeringClient, storeState } from './answer-cache.js';
 import { endpointClient } from './endpoint-client.js';
@@ -259,7 +259,7 @@ async function ensureSchema(client: ClickHouseClient, database: string, options:
     format: 'JSONEachRow',
   });
   const found = new Map((await existing.json<{ name: string; comment: string }>()).map((row) => [row.name, row.comment]));
-  const current = found.size === tables.length && [USAGE_TABLES.spansMv, USAGE_TABLES.eventsMv].every((view) => found.get(view) === FACTS_VERSION);
+  const current = found.size === tables.length && FACTS_VIEWS.every((view) => found.get(view) === FACTS_VERSION);
   if (!current) {
     for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
     // The summaries maintained at insert (their views read the otel_* tables just made).

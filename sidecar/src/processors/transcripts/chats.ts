@@ -42,14 +42,14 @@ export class Chats {
       if (entry.message.usage) current.usage = entry.message.usage;
       current.reportedCostUsd = entry.costUSD ?? current.reportedCostUsd;
       current.stopReason = entry.message.stop_reason ?? current.stopReason;
-    } else if (this.isClaimed(messageId, entry.requestId ?? '')) {
+    } else if (this.isClaimed(messageId, entry.requestId ?? '') || this.claimedEarlier(messageId, entry.requestId ?? '', entry.uuid)) {
       if (turn) {
         turn.replayedChats++;
         this.parts.starts.tell(session, turn, true);
       }
     } else {
       if (turn) this.parts.starts.tell(session, turn, false);
-      this.claim(messageId, entry.requestId ?? '');
+      this.claim(messageId, entry.requestId ?? '', entry.uuid);
       let threads = this.open.get(session.id);
       if (!threads) this.open.set(session.id, (threads = new Map()));
       threads.set(thread, {
@@ -75,10 +75,24 @@ export class Chats {
     return this.claimedWithoutRequest.has(messageId) || this.claimedRequests.has(`${messageId}|${requestId}`);
   }
 
-  private claim(messageId: string, requestId: string): void {
+  /** isClaimed, by an earlier run of the sidecar, and by a row other than `row` (which a re-read reads again). */
+  private claimedEarlier(messageId: string, requestId: string, row: string): boolean {
+    const { claims } = this.parts;
+    const claimed = requestId === '' ? claims.claimedBefore(`message ${messageId}`) : claims.claimedBefore(`without-request ${messageId}`) || claims.claimedBefore(`request ${messageId}|${requestId}`);
+    return claimed && !claims.claimedBy(`message ${messageId}`, row);
+  }
+
+  private claim(messageId: string, requestId: string, row: string): void {
+    const { claims } = this.parts;
     this.claimedMessages.add(messageId);
-    if (requestId === '') this.claimedWithoutRequest.add(messageId);
-    else this.claimedRequests.add(`${messageId}|${requestId}`);
+    claims.record(`message ${messageId}`, row);
+    if (requestId === '') {
+      this.claimedWithoutRequest.add(messageId);
+      claims.record(`without-request ${messageId}`, row);
+    } else {
+      this.claimedRequests.add(`${messageId}|${requestId}`);
+      claims.record(`request ${messageId}|${requestId}`, row);
+    }
   }
 
   /** End the thread's open chat. */

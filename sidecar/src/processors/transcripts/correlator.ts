@@ -18,6 +18,7 @@ import { Subagents } from './subagents.js';
 import { ToolCalls } from './tool-calls.js';
 import { Turns } from './turns.js';
 import type { Parts, TranscriptFile } from './types.js';
+import { ClaimJournal } from './claim-journal.js';
 import { UserInputs } from './user-inputs.js';
 
 /**
@@ -34,9 +35,10 @@ export class TranscriptCorrelator {
   /** Sessions a Stop or SessionEnd hook said stopped, whose turn is not closed yet: the hook's time. */
   private readonly stopped = new Map<string, number>();
 
-  constructor(places = new Places()) {
+  constructor(places = new Places(), claims = new ClaimJournal()) {
     const parts = {} as Parts;
     Object.assign(parts, {
+      claims,
       out: new Output((sessionId) => parts.sessions.find(sessionId)?.place),
       places,
       sessions: new Sessions(parts),

@@ -32,7 +32,11 @@ export class ToolCalls {
 
   start(block: ContentBlock, { entry, scope, turn }: ThreadRow): void {
     const id = block.id!;
+    const { claims } = this.parts;
     if (!this.seen.add(id)) return; // replayed into another file, or the same row read twice
+    // Started in an earlier run of the sidecar by another row: a copy read after a restart.
+    if (claims.claimedBefore(`call ${id}`) && !claims.claimedBy(`call ${id}`, entry.uuid)) return;
+    claims.record(`call ${id}`, entry.uuid);
     const { agents, sessions } = this.parts;
     const permissionMode = (scope.agentId ? agents.permissionModeOf(scope.agentId) : undefined) ?? sessions.find(scope.sessionId)?.permissionMode;
     const tool: PendingTool = { id, spanId: toolSpanId(id), name: block.name ?? 'unknown', input: block.input, startMs: entry.timeMs, scope, turn, permissionMode };

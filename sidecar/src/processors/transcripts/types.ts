@@ -4,6 +4,7 @@ import type { Compaction, Place } from '../../events.js';
 import type { UserInput } from '../classify.js';
 import type { TranscriptEntry, Usage } from '../transcript-entry.js';
 import type { Chats } from './chats.js';
+import type { ClaimJournal } from './claim-journal.js';
 import type { Conversation } from './conversation.js';
 import type { MainThread } from './main-thread.js';
 import type { Places } from '../attribution.js';
@@ -180,6 +181,8 @@ export interface Session {
 /** The correlator's parts, each reaching the others through this once all exist. */
 export interface Parts {
   out: Output;
+  /** Claims of earlier runs (forks' and resumes' copies read after a restart are still copies). */
+  claims: ClaimJournal;
   places: Places;
   sessions: Sessions;
   starts: SessionStarts;
