@@ -44,6 +44,7 @@ import { SettingsWatcher } from './sources/settings-watcher.js';
 import { ShellLogSource } from './sources/shell-log-source.js';
 import { TranscriptTailer, type TailerOptions } from './sources/transcript-tailer.js';
 import type { Store } from './store/open-store.js';
+import { nativeDialects } from './sources/native-telemetry.js';
 
 /**
  * The join of Claude Code's own request records to ccotel's chats first, and pricing (they read only ids, times
@@ -51,7 +52,7 @@ import type { Store } from './store/open-store.js';
  * readable.
  */
 export function buildProcessors(config: Config, installationKey?: Buffer, watchers: Processor[] = []): Processor[] {
-  const first = [new NativeJoin(), new PriceChatsProcessor(), ...watchers];
+  const first = [new NativeJoin(nativeDialects()), new PriceChatsProcessor(), ...watchers];
   const cap = new CapProcessor(config.contentMaxLength);
   if (config.contentLevel === 'raw') return [...first, cap];
   const mask = new MaskProcessor(createSecretDetector(), installationKey ?? loadOrCreateInstallationKey(config.paths.keyPath));
@@ -178,7 +179,7 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   // Sessions begun from now on (reading once, Claude Code's own telemetry is not received). Quiet for the idle time, a
   // session's open turn is closed (its last chats go out), then for as long again (at most GAP_SETTLE_MS) Claude
   // Code's last exports may still come.
-  const telemetryGaps = follow ? new TelemetryGapDetector(Date.now(), Math.max(1_000, config.idleMs + Math.min(GAP_SETTLE_MS, config.idleMs))) : undefined;
+  const telemetryGaps = follow ? new TelemetryGapDetector(nativeDialects(), Date.now(), Math.max(1_000, config.idleMs + Math.min(GAP_SETTLE_MS, config.idleMs))) : undefined;
   const processors = buildProcessors(config, installationKey, telemetryGaps ? [telemetryGaps] : []);
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));

@@ -19,6 +19,7 @@ import { textLines } from '../../sidecar/src/sources/line-reader.js';
 import { readFileSync } from 'node:fs';
 import { codexTuiFixtures, type CodexTuiFixture } from '../harness/codex-fixtures.js';
 import { MemorySink } from '../helpers/memory-sink.js';
+import { nativeDialects } from '../../sidecar/src/sources/native-telemetry.js';
 
 function hookEvents(fixture: CodexTuiFixture): HookEvent[] {
   return fixture.hooks.map(({ firedAtNs, payload }, index) => ({
@@ -41,8 +42,8 @@ interface Inputs {
 async function throughPipeline(fixture: CodexTuiFixture, inputs: Inputs): Promise<TelemetryBatch & { gaps: TelemetryBatch }> {
   const sink = new MemorySink();
   const hooks = new HookCorrelator({ contentLevel: 'masked', lateHooks: false });
-  const gaps = new TelemetryGapDetector(0, 0);
-  const pipeline = new Pipeline(new TranscriptCorrelator(), [new NativeJoin(), gaps], [sink], inputs.hooks ? [hooks] : [], { codex: new CodexRollouts() });
+  const gaps = new TelemetryGapDetector(nativeDialects(), 0, 0);
+  const pipeline = new Pipeline(new TranscriptCorrelator(), [new NativeJoin(nativeDialects()), gaps], [sink], inputs.hooks ? [hooks] : [], { codex: new CodexRollouts() });
   if (inputs.hooks) for (const event of hookEvents(fixture)) hooks.add(event);
   for (const body of inputs.otelLogs ?? []) pipeline.add(receivedLogs(body).batch);
   for (const path of fixture.rollouts) await pipeline.addLines({ path, kind: 'main', agent: 'codex' }, textLines(readFileSync(path, 'utf8').split('\n').filter(Boolean)));

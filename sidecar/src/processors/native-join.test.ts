@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRecord, SpanRecord, TelemetryBatch } from '../model.js';
 import { LINK_TYPE, NATIVE_ATTRIBUTES, NativeJoin } from './native-join.js';
+import { nativeDialects } from '../sources/native-telemetry.js';
 
 const AT = Date.parse('2026-11-29T17:24:46Z');
 const origin = { resource: { 'service.name': 'claude-code' }, scopeName: 'com.anthropic.claude_code.tracing', scopeVersion: '1.0.0' };
@@ -32,7 +33,7 @@ const batch = (parts: Partial<TelemetryBatch>): TelemetryBatch => ({ spans: [], 
 
 describe('NativeJoin: a native request record and ccotel’s chat span, by request_id, in either order', () => {
   it('gives the chat span the API duration and TTFT when Claude Code told them first (its event, or its span)', async () => {
-    const join = new NativeJoin();
+    const join = new NativeJoin(nativeDialects());
     await join.process(batch({ logs: [apiRequest('req_0001', 24, 156)] }));
     await join.process(batch({ spans: [llmRequest('req_0002', 39, 181)] }));
     const input = batch({ spans: [chat('req_0001'), chat('req_0002'), chat('req_0003')] });
@@ -42,7 +43,7 @@ describe('NativeJoin: a native request record and ccotel’s chat span, by reque
   });
 
   it('links the native llm_request span to the chat span when ccotel had it first', async () => {
-    const join = new NativeJoin();
+    const join = new NativeJoin(nativeDialects());
     const ours = chat('req_0004');
     await join.process(batch({ spans: [ours] }));
     const input = batch({ spans: [llmRequest('req_0004', 30, 120), llmRequest('req_0005', 30, 120)] });
@@ -60,7 +61,7 @@ describe('NativeJoin: a native tool call and ccotel’s tool span, by tool_use_i
   const decision = (id: string): LogRecord => ({ ...apiRequest('req_0000', 0, 0), attributes: { 'event.name': 'tool_decision', tool_use_id: id, decision: 'accept', source: 'config' } });
 
   it('gives the tool span the decision, its source and the time blocked on the user when Claude Code told them first', async () => {
-    const join = new NativeJoin();
+    const join = new NativeJoin(nativeDialects());
     // The blocked span may come before its parent in an export.
     await join.process(batch({ spans: [blocked('a'.repeat(16), 4200), nativeTool('toolu_01', 'a'.repeat(16))] }));
     await join.process(batch({ logs: [decision('toolu_02')] }));
@@ -70,7 +71,7 @@ describe('NativeJoin: a native tool call and ccotel’s tool span, by tool_use_i
   });
 
   it('links the native tool span to ccotel’s when ccotel had it first', async () => {
-    const join = new NativeJoin();
+    const join = new NativeJoin(nativeDialects());
     const ours = toolSpan('toolu_03');
     await join.process(batch({ spans: [ours] }));
     const { spans } = await join.process(batch({ spans: [nativeTool('toolu_03', 'b'.repeat(16))] }));

@@ -7,7 +7,7 @@
 //   ccotel's span first: the native span (claude_code.llm_request, claude_code.tool) gets a span link to it.
 // Rows are never updated, so each pair is joined one way or the other; what either side remembers is bounded.
 import type { Attributes, LogRecord, Processor, SpanRecord, TelemetryBatch } from '../model.js';
-import { nativeDialects, readNative } from '../sources/native-telemetry.js';
+import { readNative, type NativeDialect } from '../records/native-telemetry.js';
 
 export const NATIVE_ATTRIBUTES = {
   apiDurationMs: 'ccotel.native.api_duration_ms',
@@ -65,8 +65,9 @@ export class NativeJoin implements Processor {
   private readonly ours: Record<Kind, Recent<{ traceId: string; spanId: string }>> = { chat: new Recent(), tool: new Recent() };
   /** Claude Code's tool spans by span id: a blocked_on_user span names its call through its parent. */
   private readonly toolSpans = new Recent<string>();
-  /** Each agent's own events, read as what they tell about ccotel's chats and calls. */
-  private readonly dialects = nativeDialects();
+
+  /** `dialects`: each agent's own events, read as what they tell about ccotel's chats and calls (one set per reader). */
+  constructor(private readonly dialects: readonly NativeDialect[]) {}
 
   async process(batch: TelemetryBatch): Promise<TelemetryBatch> {
     for (const log of batch.logs) if (log.origin) this.noteEvent(log);

@@ -3,11 +3,12 @@ import { chatSpan, nativeExport, requestsOf, sessionStarted, T0 } from '../../..
 import { emptyBatch, type TelemetryBatch } from '../../model.js';
 import { receivedLogs, receivedMetrics } from '../../sources/otlp-received.js';
 import { GAP_SETTLE_MS, TelemetryGapDetector } from './telemetry-gap.js';
+import { nativeDialects } from '../../sources/native-telemetry.js';
 
 /** A detector following from before T0, on a clock the test moves. */
 function detector(sinceMs = T0 - 60_000) {
   const clock = { nowMs: T0 };
-  const gaps = new TelemetryGapDetector(sinceMs, GAP_SETTLE_MS, () => clock.nowMs);
+  const gaps = new TelemetryGapDetector(nativeDialects(), sinceMs, GAP_SETTLE_MS, () => clock.nowMs);
   const feed = async (batch: TelemetryBatch) => void (await gaps.process(batch));
   const exported = async (native: ReturnType<typeof nativeExport>) => {
     await feed(receivedLogs(native.logs).batch);

@@ -11,7 +11,7 @@ import { UNCACHED_INPUT_ATTRIBUTE } from '../../../../schemas/usage.js';
 import { recordIdOf } from '../../ids.js';
 import { emptyBatch, type Attributes, type LogRecord, type MetricPoint, type Processor, type SpanRecord, type TelemetryBatch } from '../../model.js';
 import { ATTRS, EVENTS } from '../../semconv.js';
-import { nativeDialects, readNative } from '../../sources/native-telemetry.js';
+import { readNative, type NativeDialect } from '../../records/native-telemetry.js';
 import { encodeFailure } from '../encode/failures.js';
 
 export const TOKEN_TYPES = ['input', 'output', 'cacheRead', 'cacheCreation'] as const;
@@ -125,9 +125,10 @@ const count = (attributes: Attributes, key: string) => Number(attributes[key] ??
 export class TelemetryGapDetector implements Processor {
   readonly name = 'telemetry-gap';
   private readonly sessions = new Map<string, SessionSides>();
-  private readonly dialects = nativeDialects();
 
   constructor(
+    /** Each agent's own events, read as what they tell (one set per reader). */
+    private readonly dialects: readonly NativeDialect[],
     /** Sessions started before this (record time) are not followed. */
     private readonly sinceMs: number,
     private readonly settleMs = GAP_SETTLE_MS,

@@ -6,7 +6,7 @@
 // sides by its thread and its own usage (`codexResponseKey`), which the rollouts give their chats as `request_id`:
 // within a thread each request sends more input than the last, so no two responses share it.
 import type { Attributes, LogRecord } from '../../model.js';
-import type { NativeDialect, NativeFact } from '../native-telemetry.js';
+import type { NativeDialect, NativeFact } from '../../records/native-telemetry.js';
 
 /** The key a Codex response is joined by: its thread and its own usage (input includes the cached part, as Codex counts it). */
 export function codexResponseKey(threadId: string, usage: { input: number; cached: number; output: number }): string {
