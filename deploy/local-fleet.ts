@@ -69,6 +69,8 @@ export class FleetHost {
     return {
       PATH: process.env.PATH,
       HOME: this.home,
+      // The caller's temporary directory (a test run's own), where a sidecar puts its status while its state dir refuses it.
+      TMPDIR: process.env.TMPDIR,
       CCOTEL_CONFIG: 'none',
       CCOTEL_MANAGED_SETTINGS_DIR: join(this.home, 'managed-settings'),
       CCOTEL_NATIVE_TELEMETRY_PORT: '0',
