@@ -20,6 +20,9 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
   return {
     PATH: process.env.PATH,
     HOME: home,
+    // The test run's own temporary directory (test/global-tmp.ts): a sidecar whose state dir refuses its status puts
+    // it in <tmp>/ccotel-<uid>, which must not outlive the run in the system's.
+    TMPDIR: process.env.TMPDIR,
     CLAUDE_CONFIG_DIR: join(home, 'claude'),
     CCOTEL_STATE_DIR: join(home, 'state'),
     CCOTEL_DATA_DIR: join(home, 'data'),
