@@ -16,8 +16,11 @@ export interface RunningCollector {
   ports: CollectorPorts;
   /** What the collector has logged so far (stderr), for failure messages. */
   log(): string;
-  /** SIGTERM (a clean shutdown that drains what it can), SIGKILL if still alive after 10 s. */
-  stop(): Promise<void>;
+  /**
+   * SIGTERM (a clean shutdown that drains what it can), SIGKILL if still alive after `graceMs` (10 s): says which
+   * ended it, so a test of what a clean shutdown keeps can tell a slow shutdown from a lost one.
+   */
+  stop(graceMs?: number): Promise<'exited' | 'killed'>;
   /** SIGKILL: a crash, nothing drained. */
   kill(): Promise<void>;
 }
@@ -101,19 +104,26 @@ async function startOn(ports: CollectorPorts, options: StartOptions): Promise<Ru
   if (child.pid === undefined) throw new Error(`could not start ${binary}`);
   const pid = child.pid;
 
-  const signal = async (name: NodeJS.Signals, graceMs: number): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+  const signal = async (name: NodeJS.Signals, graceMs: number): Promise<'exited' | 'killed'> => {
+    if (child.exitCode !== null || child.signalCode !== null) return 'exited';
+    let killed = name === 'SIGKILL';
     child.kill(name);
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, graceMs);
     await exited(child);
     clearTimeout(timer);
+    return killed ? 'killed' : 'exited';
   };
   const collector: RunningCollector = {
     pid,
     ports,
     log,
-    stop: () => signal('SIGTERM', 10_000),
-    kill: () => signal('SIGKILL', 0),
+    stop: (graceMs = 10_000) => signal('SIGTERM', graceMs),
+    kill: async () => {
+      await signal('SIGKILL', 0);
+    },
   };
   try {
     await waitReady(child, ports.health, options.readyTimeoutMs ?? 20_000, log);

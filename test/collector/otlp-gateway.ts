@@ -5,10 +5,11 @@
 //   CCOTEL_TAIL_ROOT_WAIT=1s, CCOTEL_TAIL_DECISION_WAIT=3s  decisions within seconds instead of a minute
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort } from '../helpers/free-port.js';
 import { collectorConfigDir, requireCollectorBinary } from './binary.js';
+import { exportFiles } from './otlp-json.js';
 
 export interface GatewayOptions {
   dir: string;
@@ -57,11 +58,9 @@ export class Gateway {
 
   /**
    * Starts the collector (again, on the same ports and files after a stop) and waits until it is healthy.
-   * The file exporter truncates its file when it starts (the overlay does not set `append`), so the output
-   * of an earlier run is moved aside first and read together with the new one.
+   * The overlay's file exporters append: a restart adds to what the earlier run wrote.
    */
   async start(): Promise<void> {
-    if (existsSync(this.outputPath)) renameSync(this.outputPath, `${this.outputPath}.${this.outputParts().length}`);
     if (!this.httpEndpoint) {
       this.httpEndpoint = `127.0.0.1:${await freePort()}`;
       this.healthEndpoint = `127.0.0.1:${await freePort()}`;
@@ -131,13 +130,9 @@ export class Gateway {
     return lines.filter((line) => /\t(warn|error)\t|retry/i.test(line)).slice(-30).join('\n');
   }
 
-  /** Output files of earlier runs, oldest first, then the current one. */
+  /** The output files: logs and metrics, then traces. */
   outputParts(): string[] {
-    const name = basename(this.outputPath);
-    const earlier = readdirSync(this.options.dir)
-      .filter((file) => file.startsWith(`${name}.`))
-      .sort((a, b) => Number(a.slice(name.length + 1)) - Number(b.slice(name.length + 1)));
-    return [...earlier.map((file) => join(this.options.dir, file)), ...(existsSync(this.outputPath) ? [this.outputPath] : [])];
+    return exportFiles(this.outputPath).filter((file) => existsSync(file));
   }
 
   /** Every OTLP/JSON line (one export each) of every run; a line the collector had not finished is left out. */

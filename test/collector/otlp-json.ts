@@ -100,14 +100,18 @@ function flatten(request: any, into: ExportedData): void {
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** Reads the complete lines the file exporter wrote so far. */
+/** The files the test overlay's exporters write for CCOTEL_FILE_EXPORT_PATH=`path`: logs and metrics, then traces. */
+export const exportFiles = (path: string): string[] => [path, `${path}.traces`];
+
 export function readExport(path: string): ExportedData {
   const data: ExportedData = { spans: [], logs: [], points: [] };
-  if (!existsSync(path)) return data;
-  const lines = readFileSync(path, 'utf8').split('\n');
-  // Only the last line may be incomplete (no newline yet); the next read sees it whole.
-  const complete = lines.slice(0, -1);
-  for (const line of complete) {
-    if (line.trim() !== '') flatten(JSON.parse(line), data);
+  for (const file of exportFiles(path).filter((name) => existsSync(name))) {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    // Only the last line may be incomplete (no newline yet); the next read sees it whole.
+    const complete = lines.slice(0, -1);
+    for (const line of complete) {
+      if (line.trim() !== '') flatten(JSON.parse(line), data);
+    }
   }
   return data;
 }
