@@ -2,34 +2,25 @@
 // `model_auto_compact_token_limit` below what a response reports, Codex compacts the thread in the middle of the turn
 // (its summary is a request of its own, answered by the scripted server) and writes a `compacted` row — 0.130 also a
 // `context_compacted` event for the same compaction. The source tells it once, on its turn, and the summary's chat.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CorrelationEvent } from '../../sidecar/src/events.js';
 import { CodexRollouts } from '../../sidecar/src/sources/codex/rollouts.js';
 import { codexForTests, CODEX_VERSIONS } from '../harness/codex-releases.js';
 import { startResponsesServer } from '../harness/responses-server.js';
 import { rolloutFiles, runCodex, writeCodexConfig } from '../harness/run-codex.js';
 import { skipWithout } from '../helpers/real-parts.js';
+import { codexTestHome } from '../harness/codex-scenario.js';
 
 const COMPACT_AT_TOKENS = 5_000;
 const large = { input_tokens: 9_000, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 };
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
 describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))('a compaction on Codex $version', ({ version, binary }) => {
   it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(
     'is told once, on its turn, and its summary request is a chat of the turn',
     async () => {
-      const home = mkdtempSync(join(tmpdir(), 'ccotel-codex-compact-'));
-      dirs.push(home);
-      const codexHome = join(home, 'codex');
-      const project = join(home, 'project');
-      mkdirSync(project);
+      const { codexHome, project } = codexTestHome('ccotel-codex-compact');
       const server = await startResponsesServer([]);
       try {
         writeCodexConfig(codexHome, server.url);

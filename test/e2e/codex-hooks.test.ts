@@ -3,16 +3,16 @@
 // writes in config.toml, so Codex runs them — every event of a run, a call's with its call id, and a resumed run's
 // SessionStart with source resume — and the bash of each command Codex runs logs it, so its `shell` span lands under
 // the call's execute_tool span; the user's own hook and settings stay; uninstall gives both files back as they were.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codexReleasesForTests } from '../harness/codex-releases.js';
 import { startResponsesServer } from '../harness/responses-server.js';
 import { runCodex, threadIdOf, writeCodexConfig } from '../harness/run-codex.js';
 import { skipWithout } from '../helpers/real-parts.js';
 import { assertBuilt, CLI, cliEnv, runProcess } from '../reliability/cli.js';
 import { storeCli } from './store-cli.js';
+import { codexTestHome } from '../harness/codex-scenario.js';
 
 const shell = (cmd: string) => ({ name: 'exec_command', arguments: { cmd } });
 const usage = { input_tokens: 1000, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 };
@@ -25,21 +25,12 @@ interface Spooled {
   tool_name?: string;
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
 describe.each(codexReleasesForTests())('install-hooks --agent codex on Codex $version', ({ binary, missing }) => {
   it.skipIf(skipWithout(missing))(
     'registers and trusts the spool hook, which Codex runs for every event, and takes it out again',
     async () => {
       assertBuilt();
-      const home = mkdtempSync(join(tmpdir(), 'ccotel-codex-hooks-'));
-      dirs.push(home);
-      const codexHome = join(home, 'codex');
-      const project = join(home, 'project');
-      mkdirSync(project);
+      const { home, codexHome, project } = codexTestHome('ccotel-codex-hooks');
       const env = cliEnv(home);
       const server = await startResponsesServer([]);
       try {

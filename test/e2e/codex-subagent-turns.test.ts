@@ -2,10 +2,9 @@
 // skipped, failing under CI): the parent spawns an agent, waits, sends it a second message (send_input) and waits
 // again. Each of the subagent's turns is an `invoke_agent default` span in the parent's trace, under the call that
 // started it (spawn_agent, then send_input), with that turn's chat under it; the same whichever file is read first.
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareVersions } from '../harness/claude-releases.js';
 import { codexReleasesForTests } from '../harness/codex-releases.js';
 import { FIRST_SPAWNED, SPAWNED, startResponsesServer, type FunctionCall } from '../harness/responses-server.js';
@@ -13,13 +12,9 @@ import { rolloutFiles, runCodex, threadIdOf, writeCodexConfig } from '../harness
 import { skipWithout } from '../helpers/real-parts.js';
 import { assertBuilt, cliEnv } from '../reliability/cli.js';
 import { storeCli } from './store-cli.js';
+import { codexTestHome } from '../harness/codex-scenario.js';
 
 const usage = { input_tokens: 1000, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 };
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
 interface Span { span: string; parent: string; trace: string; name: string; agent: string; call: string; session: string }
 
@@ -28,11 +23,7 @@ describe.each(codexReleasesForTests())('a Codex $version subagent sent a second 
     'has each of its turns under the call that started it, in the parent’s trace, in either file order',
     async () => {
       assertBuilt();
-      const home = mkdtempSync(join(tmpdir(), 'ccotel-codex-subagent-'));
-      dirs.push(home);
-      const codexHome = join(home, 'codex');
-      const project = join(home, 'project');
-      mkdirSync(project);
+      const { home, codexHome, project } = codexTestHome('ccotel-codex-subagent');
       // The agent tools are in the `multi_agent_v1` namespace from 0.171 (codex-scenario.ts).
       const namespace = compareVersions(version, '0.171.0') >= 0 ? { namespace: 'multi_agent_v1' } : {};
       const agentCall = (name: string, args: Record<string, unknown>): FunctionCall => ({ name, arguments: args, ...namespace });

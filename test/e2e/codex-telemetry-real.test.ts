@@ -6,11 +6,10 @@
 // codex.tool_decision one of its tool calls and agrees with its outcome, the declined call is denied by the user,
 // and the telemetry_gap detector finds nothing once the sessions are quiet.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codexForTests, CODEX_VERSIONS } from '../harness/codex-releases.js';
 import { driveCodexTui, TUI_SCENARIO, writeTuiConfig } from '../harness/codex-tui.js';
 import { startResponsesServer } from '../harness/responses-server.js';
@@ -19,28 +18,20 @@ import { freePort } from '../helpers/free-port.js';
 import { skipWithout } from '../helpers/real-parts.js';
 import { assertBuilt, CLI, cliEnv, endpointClient, runProcess, startRun, stopRun } from '../reliability/cli.js';
 import { waitFor } from '../reliability/transcripts.js';
+import { codexTestHome } from '../harness/codex-scenario.js';
 
 const rowsOf = async <T>(client: ClickHouseClient, query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 const usage = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0 });
 /** Short, so a quiet session is checked for gaps within seconds (settled after the idle time and as long again). */
 const IDLE_MS = 2_000;
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
 describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))("Codex $version's own telemetry received by ccotel run", ({ version, binary }) => {
   it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(
     'joins every exported response to a chat and every tool decision to its call, agrees on the approvals, and finds no gap',
     async () => {
       assertBuilt();
-      const home = mkdtempSync(join(tmpdir(), 'ccotel-codex-otel-'));
-      dirs.push(home);
-      const codexHome = join(home, 'codex');
-      const project = join(home, 'project');
+      const { home, codexHome, project } = codexTestHome('ccotel-codex-otel');
       const store = join(home, 'store');
-      mkdirSync(project);
       const port = await freePort();
       const env = cliEnv(home, { CCOTEL_NATIVE_TELEMETRY_PORT: String(port), CCOTEL_IDLE_MS: String(IDLE_MS), CODEX_HOME: codexHome });
       const server = await startResponsesServer([]);
