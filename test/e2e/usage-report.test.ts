@@ -49,15 +49,22 @@ function sessionsWithLegacyAgentFiles(configDirs: string[]): Set<string> {
 }
 
 beforeAll(async () => {
+  // Each step says when it is done: a set-up that once hung in CI (not reproduced since) shows where.
+  const started = performance.now();
+  const done = (step: string) => console.log(`set-up: ${step} after ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const root = mkdtempSync(join(tmpdir(), 'ccotel-usage-corpus-'));
   expected = await generateCorpus({ seed: 11, root, sessions: 24 });
   env = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'ccotel-home-')), CLAUDE_CONFIG_DIR: expected.configDirs.join(','), TZ: 'UTC' };
   Object.assign(process.env, { HOME: env.HOME, CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR, CCOTEL_STATE_DIR: mkdtempSync(join(tmpdir(), 'ccotel-state-')) });
+  done('corpus generated');
   await backfill({ store: storeDir });
+  done('backfill');
   store = await openStore(storeDir, { command: 'test', access: 'read' });
+  done('store opened');
   sessions = await usageReport(store.client, 'session', { timezone: 'UTC' });
   daily = await usageReport(store.client, 'daily', { timezone: 'UTC' });
   blocks = await usageReport(store.client, 'blocks', { timezone: 'UTC' });
+  done('reports');
 }, 600_000);
 
 afterAll(async () => {
