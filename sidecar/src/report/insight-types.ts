@@ -30,6 +30,12 @@ export interface InsightFilter {
   /** An insight per pattern and value of this (the session's project, repository or OS user). */
   by?: InsightDimension;
   database?: string;
+  /**
+   * Run the report's statement on one thread: for a store of one user's history (the embedded engine), where its
+   * ~100 000 facts a GB of transcripts are too few for parallel streams to save what their buffers cost (a quarter
+   * of the statement's CPU, measured: BENCHMARKS.md). A server's history may be far larger: not for it.
+   */
+  oneThread?: boolean;
 }
 
 export interface InsightExample {

@@ -41,6 +41,8 @@ export interface InsightSource {
 interface Context extends InsightSource {
   params: Record<string, unknown>;
   value: string;
+  /** The statement's settings. */
+  settings: string;
 }
 
 /** Span facts of one kind in the time asked for, FINAL (one row per span id), with the columns the patterns read. */
@@ -91,6 +93,7 @@ function contextOf(filter: InsightFilter): Context & { timezone: string } {
     spans, events, timezone, when: conditions.join(' AND '),
     params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '' },
     value: filter.by === undefined ? "''" : `s.${DIMENSION_SQL[filter.by]}`,
+    settings: ['enable_materialized_cte = 1', ...(filter.oneThread ? ['max_threads = 1'] : [])].join(', '),
   };
 }
 
@@ -187,7 +190,7 @@ async function findAll(client: ClickHouseClient, c: Context): Promise<Found[]> {
        UNION ALL
        SELECT Pattern, Value, '', '', 0, 0, '', '', 0, 0, 0, 0, Nth, Row FROM (${breakdowns.join('\n         UNION ALL ')}))
      ORDER BY breakdown != '', nth, time_ms, session, trace
-     SETTINGS enable_materialized_cte = 1`, c.params);
+     SETTINGS ${c.settings}`, c.params);
 }
 
 const round = (usd: number) => Math.round(usd * 1e9) / 1e9;
