@@ -31,11 +31,12 @@ export interface InsightFilter {
   by?: InsightDimension;
   database?: string;
   /**
-   * Run the report's statement on one thread: for a store of one user's history (the embedded engine), where its
-   * ~100 000 facts a GB of transcripts are too few for parallel streams to save what their buffers cost (a quarter
-   * of the statement's CPU, measured: BENCHMARKS.md). A server's history may be far larger: not for it.
+   * The store is one user's history in the embedded engine (the CLI's own or a running sidecar's): the statement runs
+   * on one thread, in blocks of one granule (8 192 rows). Its ~100 000 facts a GB of transcripts are too few for
+   * parallel streams and 65 536-row blocks to pay for their buffers: a fifth less CPU, the same wall time
+   * (BENCHMARKS.md). A server's history may be far larger: not there.
    */
-  oneThread?: boolean;
+  embedded?: boolean;
 }
 
 export interface InsightExample {

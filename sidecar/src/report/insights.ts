@@ -93,7 +93,7 @@ function contextOf(filter: InsightFilter): Context & { timezone: string } {
     spans, events, timezone, when: conditions.join(' AND '),
     params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '' },
     value: filter.by === undefined ? "''" : `s.${DIMENSION_SQL[filter.by]}`,
-    settings: ['enable_materialized_cte = 1', ...(filter.oneThread ? ['max_threads = 1'] : [])].join(', '),
+    settings: ['enable_materialized_cte = 1', ...(filter.embedded ? ['max_threads = 1', 'max_block_size = 8192'] : [])].join(', '),
   };
 }
 
