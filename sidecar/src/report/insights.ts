@@ -5,7 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { usageTableNames } from '../../../schemas/usage.js';
 import { DEFAULTS, INSIGHT_KEYS } from '../config.js';
-import { priceChat } from '../processors/price-chats.js';
+import type { priceChat } from '../processors/price-chats.js';
 import { INSIGHT_PATTERNS, type Insight, type InsightDimension, type InsightFilter, type InsightPattern, type InsightsReport, type InsightThresholds } from './insight-types.js';
 import { selectRows } from './select.js';
 
@@ -41,6 +41,8 @@ export interface InsightSource {
 interface Context extends InsightSource {
   params: Record<string, unknown>;
   value: string;
+  /** The statement's settings. */
+  settings: string;
 }
 
 /** Span facts of one kind in the time asked for, FINAL (one row per span id), with the columns the patterns read. */
@@ -91,6 +93,7 @@ function contextOf(filter: InsightFilter): Context & { timezone: string } {
     spans, events, timezone, when: conditions.join(' AND '),
     params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '' },
     value: filter.by === undefined ? "''" : `s.${DIMENSION_SQL[filter.by]}`,
+    settings: ['enable_materialized_cte = 1', ...(filter.embedded ? ['max_threads = 1', 'max_block_size = 8192'] : [])].join(', '),
   };
 }
 
@@ -133,8 +136,11 @@ ORDER BY indexOf([${INSIGHT_PATTERNS.map((pattern) => `'${pattern}'`).join(', ')
     .replace(/(?<!\$)\{(\w+):\w+\}/g, (_, name: string) => threshold(name as keyof InsightThresholds));
 }
 
+/** The join that gives rows (aliased `s`) their session's place, for --by; without it, none (each join costs the statement). */
+const placeJoin = (c: Context) => (c.value === "''" ? '' : ' LEFT JOIN places AS s USING (SessionId)');
+
 /** Rows of `source` with the value of their session's place. */
-const placed = (c: Context, source: string) => `(SELECT f.*, ${c.value} AS value FROM ${source} AS f LEFT JOIN places AS s USING (SessionId))`;
+const placed = (c: Context, source: string) => `(SELECT f.*, ${c.value} AS value FROM ${source} AS f${placeJoin(c)})`;
 
 /** The breakdowns some patterns show beside their hits: a row per value and what the pattern breaks down by, in `order`. */
 const BREAKDOWNS: Partial<Record<InsightPattern, { sql: (c: Context) => string; order: string }>> = {
@@ -180,11 +186,11 @@ async function findAll(client: ClickHouseClient, c: Context): Promise<Found[]> {
      SELECT * FROM (
        SELECT h.Pattern AS pattern, ${c.value} AS value, h.SessionId AS session, h.TraceId AS trace, toUnixTimestamp64Milli(h.Timestamp) AS time_ms, h.Ms AS ms,
          h.Key AS key, h.Detail AS detail, h.Amount AS amount, h.After AS after, u.Tokens AS tokens, u.Cost AS cost, 0 AS nth, '' AS breakdown
-       FROM hits AS h${c.value === "''" ? '' : ' LEFT JOIN places AS s USING (SessionId)'} LEFT JOIN usage AS u USING (TraceId)
+       FROM hits AS h${placeJoin(c)} LEFT JOIN usage AS u USING (TraceId)
        UNION ALL
        SELECT Pattern, Value, '', '', 0, 0, '', '', 0, 0, 0, 0, Nth, Row FROM (${breakdowns.join('\n         UNION ALL ')}))
      ORDER BY breakdown != '', nth, time_ms, session, trace
-     SETTINGS enable_materialized_cte = 1`, c.params);
+     SETTINGS ${c.settings}`, c.params);
 }
 
 const round = (usd: number) => Math.round(usd * 1e9) / 1e9;
@@ -227,18 +233,20 @@ function byKey(hits: Hit[]): { key: string; hits: Hit[] }[] {
   return [...groups].map(([key, group]) => ({ key, hits: group })).sort((a, b) => b.hits.length - a.hits.length || a.key.localeCompare(b.key));
 }
 
+type PriceChat = typeof priceChat;
+
 /** Per token: what a model's input costs, and its cache reads (asked at a size below any long-context tier). */
-function cacheRates(model: string, atMs: number): { input: number; cacheRead: number } {
+function cacheRates(price: PriceChat, model: string, atMs: number): { input: number; cacheRead: number } {
   const zero = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, cacheCreation1h: 0 };
   const per = 1000;
   return {
-    input: priceChat(model, { ...zero, input: per }, atMs).usd / per,
-    cacheRead: priceChat(model, { ...zero, cacheRead: per }, atMs).usd / per,
+    input: price(model, { ...zero, input: per }, atMs).usd / per,
+    cacheRead: price(model, { ...zero, cacheRead: per }, atMs).usd / per,
   };
 }
 
 /** The pattern's own figures and what to change, out of its hits and breakdown rows (of one value). */
-function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string, unknown>[], t: InsightThresholds): { details: Record<string, unknown>; suggestion: string } {
+function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string, unknown>[], t: InsightThresholds, price: PriceChat): { details: Record<string, unknown>; suggestion: string } {
   const groups = byKey(hits);
   switch (pattern) {
     case 'retry_loop': {
@@ -307,7 +315,7 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
     case 'cache_efficiency': {
       const rows = breakdown.map((row) => {
         const [input, read, write] = [Number(row.input_tokens), Number(row.cache_read_tokens), Number(row.cache_creation_tokens)];
-        const rates = cacheRates(String(row.model), Number(row.last_ms));
+        const rates = cacheRates(price, String(row.model), Number(row.last_ms));
         return {
           project: String(row.project), model: String(row.model), input_tokens: input, cache_read_tokens: read, cache_creation_tokens: write,
           read_share_percent: percent(read, input + read + write),
@@ -328,7 +336,10 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
 export async function insightsReport(client: ClickHouseClient, filter: InsightFilter = {}, thresholds: InsightThresholds = DEFAULTS.insights): Promise<InsightsReport> {
   const c = contextOf(filter);
   c.params = { ...c.params, ...thresholds };
-  const found = await findAll(client, c);
+  // The price table (cache_efficiency's saved and would-save) loads while the store answers: its ~0.1 s of
+  // compiling overlaps the query instead of adding to it.
+  const pricing = import('../processors/price-chats.js');
+  const [found, { priceChat: price }] = await Promise.all([findAll(client, c), pricing]);
   const insights: Insight[] = [];
   for (const pattern of INSIGHT_PATTERNS) {
     const ofPattern = found.filter((row) => row.pattern === pattern);
@@ -341,7 +352,7 @@ export async function insightsReport(client: ClickHouseClient, filter: InsightFi
       const rows = breakdown.filter((row) => String(row.value) === value).map(({ value: _, ...row }) => row);
       insights.push({
         pattern, ...(filter.by === undefined ? {} : { value }), ...sums(mine, EXAMPLE_ORDER[pattern]),
-        ...explain(pattern, mine, rows, thresholds),
+        ...explain(pattern, mine, rows, thresholds, price),
       });
     }
   }
