@@ -4,10 +4,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InsightsReport } from '../../sidecar/src/report/insights.js';
 import { expectedInsights, writeInsightSessions, type ExpectedInsight } from '../generator/insights.js';
-import { assertBuilt, cliEnv } from '../reliability/cli.js';
+import { assertBuilt, cliEnv, startRun, stopRun, transcriptStatus } from '../reliability/cli.js';
 import { storeCli } from './store-cli.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ccotel-insights-'));
@@ -17,6 +17,7 @@ const START = Date.UTC(2026, 9, 5, 9);
 let expected: Record<string, ExpectedInsight>;
 let sessionOf: Map<string, string>;
 let report: InsightsReport;
+let running: ReturnType<typeof startRun> | undefined;
 
 const insights = async (...args: string[]) => JSON.parse(await ccotel('report', 'insights', '--json', ...args)) as InsightsReport;
 const figures = (insight: InsightsReport['insights'][number]) => {
@@ -32,6 +33,10 @@ beforeAll(async () => {
   await ccotel('backfill', '--no-progress');
   report = await insights();
 }, 300_000);
+
+afterAll(async () => {
+  await stopRun(running);
+});
 
 describe('report insights on generated sessions', () => {
   it.each(['retry_loop', 'repeated_read', 'not_found', 'permission_friction', 'interrupted_work', 'compaction_churn', 'slow_tools', 'cache_efficiency'])(
@@ -80,6 +85,15 @@ describe('report insights on generated sessions', () => {
     // npm test's two failures are a loop now.
     expect(loose.insights.find((i) => i.pattern === 'retry_loop')!.count).toBe(5);
     expect(loose.thresholds.insight_retry_min).toBe(2);
+  });
+
+  it('answers the same through a running sidecar, whose endpoint reads with read-only sessions', async () => {
+    const storeDir = join(home, 'store');
+    const byProject = await insights('--by', 'project');
+    running = startRun(['--store', storeDir], env);
+    while ((await transcriptStatus(env, storeDir))?.running !== true) await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await insights()).toEqual(report);
+    expect(await insights('--by', 'project')).toEqual(byProject);
   });
 
   it('prints a table with the suggestions and examples', async () => {

@@ -236,7 +236,7 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
     } else if (period === 'insights') {
       // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
       const { insightsReport } = await import('../report/insights.js');
-      const report = await insightsReport(store.client, { ...filter, by: filter.by as InsightDimension | undefined, database: store.database, embedded: store.kind !== 'server' }, config.insights);
+      const report = await insightsReport(store.client, { ...filter, by: filter.by as InsightDimension | undefined, database: store.database, embedded: store.kind === 'embedded' }, config.insights);
       console.log(opts.json ? JSON.stringify(report, null, 2) : renderInsights(report));
     } else if (period === 'telemetry') {
       const { telemetryReport } = await import('../report/telemetry.js');

@@ -31,10 +31,10 @@ export interface InsightFilter {
   by?: InsightDimension;
   database?: string;
   /**
-   * The store is one user's history in the embedded engine (the CLI's own or a running sidecar's): the statement runs
-   * on one thread, in blocks of one granule (8 192 rows). Its ~100 000 facts a GB of transcripts are too few for
-   * parallel streams and 65 536-row blocks to pay for their buffers: a fifth less CPU, the same wall time
-   * (BENCHMARKS.md). A server's history may be far larger: not there.
+   * The store is one user's history in the CLI's own embedded engine: the statement runs on one thread, in blocks of
+   * one granule (8 192 rows). Its ~100 000 facts a GB of transcripts are too few for parallel streams and 65 536-row
+   * blocks to pay for their buffers: a fifth less CPU, the same wall time (BENCHMARKS.md). A server's history may be
+   * far larger: not there; nor through a running sidecar's endpoint, whose read-only sessions refuse a setting.
    */
   embedded?: boolean;
 }
