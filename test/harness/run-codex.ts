@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // Runs the real Codex CLI (`codex exec`) offline: CODEX_HOME in a temp dir whose config.toml points the model
@@ -43,8 +43,36 @@ export interface CodexExec {
   /** Fork this thread (`codex exec fork <id>`, 0.171 on) into a new one. */
   fork?: string;
   timeoutMs?: number;
-  /** Interrupt the run (SIGINT, as Ctrl-C) this long after it printed that a command started (however loaded the machine). */
+  /**
+   * Interrupt the run (SIGINT, as Ctrl-C) this long after its command runs: once Codex has printed that the command
+   * started and a process of it is seen under Codex (on a loaded machine the print came first, the interrupt found
+   * no command yet, and Codex recorded a call that never ran).
+   */
   interruptAfterMs?: number;
+}
+
+/** Whether a process other than Codex's own runs under `codexPid` (a command it started). */
+function runsCommand(codexPid: number): boolean {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid …: comm may hold spaces and parentheses, so read from the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return [...parents.keys()].some((pid) => {
+    if (pid === codexPid || names.get(pid)?.startsWith('codex')) return false;
+    for (let current = parents.get(pid), hops = 0; current !== undefined && current > 1 && hops < 100; current = parents.get(current), hops++) {
+      if (current === codexPid) return true;
+    }
+    return false;
+  });
 }
 
 export function runCodex(run: CodexExec): Promise<CodexRun> {
@@ -55,10 +83,16 @@ export function runCodex(run: CodexExec): Promise<CodexRun> {
     let stdout = '';
     let stderr = '';
     let interrupt: NodeJS.Timeout | undefined;
+    const interruptOnceRunning = (delayMs: number) => {
+      interrupt = setTimeout(() => {
+        if (runsCommand(child.pid!)) interrupt = setTimeout(() => child.kill('SIGINT'), delayMs);
+        else interruptOnceRunning(delayMs);
+      }, 50);
+    };
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       if (run.interruptAfterMs !== undefined && interrupt === undefined && /"type":"item\.started","item":\{[^}]*"type":"command_execution"/.test(stdout)) {
-        interrupt = setTimeout(() => child.kill('SIGINT'), run.interruptAfterMs);
+        interruptOnceRunning(run.interruptAfterMs);
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
