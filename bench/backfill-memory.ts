@@ -6,12 +6,14 @@
 //
 //   npm run build && node dist/bench/gen-corpus.js --out /tmp/corpus-1G --bytes 1G
 //   node dist/bench/backfill-memory.js --corpus /tmp/corpus-1G [--before <other build>/dist/sidecar/src/cli.js]
+//   node dist/bench/backfill-memory.js --bytes 5G --modes otlp-only   (the benchmarks' corpus of that size, made on first use)
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Expected } from '../test/generator/corpus.js';
+import { benchCorpus } from './corpus.js';
 import { reportGoals } from './goals.js';
 import { standInReceiver } from './stand-in-receiver.js';
 
@@ -21,13 +23,14 @@ const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
 const { values: args } = parseArgs({
   options: {
     corpus: { type: 'string' },
+    bytes: { type: 'string' },
     before: { type: 'string' },
     modes: { type: 'string', default: 'otlp-only,embedded' },
     help: { type: 'boolean', default: false },
   },
 });
-if (args.help || !args.corpus) {
-  console.log('usage: backfill-memory --corpus DIR (written by gen-corpus) [--before OTHER_BUILD/dist/sidecar/src/cli.js] [--modes otlp-only,embedded]');
+if (args.help || (!args.corpus && !args.bytes)) {
+  console.log('usage: backfill-memory --corpus DIR (written by gen-corpus) | --bytes SIZE [--before OTHER_BUILD/dist/sidecar/src/cli.js] [--modes otlp-only,embedded]');
   process.exit(args.help ? 0 : 2);
 }
 
@@ -152,7 +155,9 @@ if (unknownMode !== undefined) {
 }
 
 async function main(): Promise<void> {
-  const expected = JSON.parse(readFileSync(join(resolve(args.corpus!), 'expected.json'), 'utf8')) as Expected;
+  const expected = args.corpus
+    ? (JSON.parse(readFileSync(join(resolve(args.corpus), 'expected.json'), 'utf8')) as Expected)
+    : await benchCorpus({ dir: join(repo, '.cache', 'bench'), bytes: args.bytes!, seed: 1, scale: 1 });
   const scratch = mkdtempSync(join(tmpdir(), 'ccotel-bench-memory-'));
   const env = { ...process.env, HOME: join(scratch, 'home'), CLAUDE_CONFIG_DIR: expected.configDirs.join(','), CCOTEL_RAW_TTL_DAYS: '0' };
   const receiver = await standInReceiver();
