@@ -121,8 +121,8 @@ export function describePlacement(result: BackfillResult): string[] {
 /**
  * The V8 heap a backfill steers toward (heap-budget.ts): 5 GB of history keep ~60 MB alive. With the embedded engine in
  * the process (~240 MB of its library's pages and its own working memory) the heap gets less: at 1 GB, 100 MB instead
- * of 180 took the heap's peak from 217–244 to 146–149 MB and the peak RSS down by 56–75 MB; the CPU moved −3% to +14%
- * between same-run pairs (BENCHMARKS.md, issue 36 memory).
+ * of 180 took the heap's peak from 217–244 to 146–149 MB and the peak RSS down by 56–75 MB, for ~10% more CPU (−3% to
+ * +14% between same-run pairs; BENCHMARKS.md, issue 36 memory).
  */
 export function backfillHeapBudget(store: Pick<Store, 'kind'> | undefined): number {
   return (store?.kind === 'embedded' ? 100 : 180) << 20;
