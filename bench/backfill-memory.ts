@@ -6,12 +6,14 @@
 //
 //   npm run build && node dist/bench/gen-corpus.js --out /tmp/corpus-1G --bytes 1G
 //   node dist/bench/backfill-memory.js --corpus /tmp/corpus-1G [--before <other build>/dist/sidecar/src/cli.js]
+//   node dist/bench/backfill-memory.js --bytes 5G --modes otlp-only   (the benchmarks' corpus of that size, made on first use)
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Expected } from '../test/generator/corpus.js';
+import { benchCorpus } from './corpus.js';
 import { reportGoals } from './goals.js';
 import { standInReceiver } from './stand-in-receiver.js';
 
@@ -21,13 +23,14 @@ const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
 const { values: args } = parseArgs({
   options: {
     corpus: { type: 'string' },
+    bytes: { type: 'string' },
     before: { type: 'string' },
     modes: { type: 'string', default: 'otlp-only,embedded' },
     help: { type: 'boolean', default: false },
   },
 });
-if (args.help || !args.corpus) {
-  console.log('usage: backfill-memory --corpus DIR (written by gen-corpus) [--before OTHER_BUILD/dist/sidecar/src/cli.js] [--modes otlp-only,embedded]');
+if (args.help || (!args.corpus && !args.bytes)) {
+  console.log('usage: backfill-memory --corpus DIR (written by gen-corpus) | --bytes SIZE [--before OTHER_BUILD/dist/sidecar/src/cli.js] [--modes otlp-only,embedded]');
   process.exit(args.help ? 0 : 2);
 }
 
@@ -39,6 +42,17 @@ interface Peak {
   fileMb: number;
   heapUsedMb: number;
   heapTotalMb: number;
+  /** What the backfill says it stored (its --json summary): the same in every build, or rows were lost. */
+  stored: { spans: number; logs: number; metrics: number };
+  /** Node's memory outside the V8 heap (buffers). */
+  externalMb: number;
+  /** The embedded engine's own tracked memory (system.metrics MemoryTracking) and, each at its peak, its merges', its queries' (the inserts), its parts' primary keys, its caches, its active parts. */
+  engineTrackedMb?: number;
+  engineMergesMb?: number;
+  engineQueriesMb?: number;
+  enginePrimaryKeysMb?: number;
+  engineCachesMb?: number;
+  enginePartsActive?: number;
 }
 
 const mb = (kb: number) => Math.round(kb / 1024);
@@ -57,14 +71,16 @@ function sample(pid: number): { rss: number; anon: number; file: number; cpu: nu
   }
 }
 
-/** Run one backfill, sampling its memory; Node's heap comes from a preloaded module writing process.memoryUsage(). */
+/** Run one backfill, sampling its memory; Node's heap and the engine's own figures come from a preloaded module. */
 async function measure(cliPath: string, extra: string[], env: NodeJS.ProcessEnv, scratch: string): Promise<Peak> {
   const heapLog = join(scratch, `heap-${Date.now()}.jsonl`);
   const preload = join(scratch, 'heap-sampler.mjs');
-  writeFileSync(preload, `import { appendFileSync } from 'node:fs';\nsetInterval(() => { const m = process.memoryUsage(); appendFileSync(${JSON.stringify(heapLog)}, JSON.stringify({ used: m.heapUsed, total: m.heapTotal }) + '\\n'); }, 200).unref();\n`);
+  writeFileSync(preload, sampler(heapLog, extra));
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', preload, cliPath, 'backfill', '--json', '--no-progress', ...extra], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', preload, cliPath, 'backfill', '--json', '--no-progress', ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const peak = { rss: 0, anon: 0, file: 0, cpu: 0 };
   const timer = setInterval(() => {
@@ -78,16 +94,56 @@ async function measure(cliPath: string, extra: string[], env: NodeJS.ProcessEnv,
   const code = await new Promise<number | null>((resolveExit) => child.once('exit', resolveExit));
   clearInterval(timer);
   if (code !== 0) throw new Error(`backfill ${extra.join(' ')} failed (${code}): ${stderr}`);
-  const heap = existsSync(heapLog) ? readFileSync(heapLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { used: number; total: number }) : [];
+  const samples = existsSync(heapLog) ? readFileSync(heapLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Sample) : [];
+  const peakOf = (of: (sample: Sample) => number | undefined) => Math.round(Math.max(0, ...samples.map((s) => of(s) ?? 0)) / 2 ** 20);
   return {
     seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
     cpuSeconds: Number(peak.cpu.toFixed(1)),
     rssMb: mb(peak.rss),
     anonMb: mb(peak.anon),
     fileMb: mb(peak.file),
-    heapUsedMb: Math.round(Math.max(0, ...heap.map((h) => h.used)) / 2 ** 20),
-    heapTotalMb: Math.round(Math.max(0, ...heap.map((h) => h.total)) / 2 ** 20),
+    heapUsedMb: peakOf((s) => s.used),
+    heapTotalMb: peakOf((s) => s.total),
+    externalMb: peakOf((s) => s.external),
+    stored: (JSON.parse(stdout.trim().split('\n').pop()!) as { inserted: Peak['stored'] }).inserted,
+    ...(extra.includes('none') ? {} : { engineTrackedMb: peakOf((s) => s.engine?.MemoryTracking), engineMergesMb: peakOf((s) => s.engine?.merges), engineQueriesMb: peakOf((s) => s.engine?.queries), enginePrimaryKeysMb: peakOf((s) => s.engine?.primaryKeys), engineCachesMb: peakOf((s) => s.engine?.caches), enginePartsActive: Math.max(0, ...samples.map((s) => s.engine?.PartsActive ?? 0)) }),
   };
+}
+
+/** One line of the sampler inside the backfill. */
+interface Sample {
+  used: number;
+  total: number;
+  external: number;
+  /** The embedded engine's own accounting (system.metrics), once it inserts. */
+  engine?: { MemoryTracking: number; merges: number; queries: number; primaryKeys: number; caches: number; PartsActive: number };
+}
+
+/**
+ * The module preloaded into the backfill: process.memoryUsage() every 200 ms, and with a store, once the first insert's
+ * rows file is there (the engine started with its arguments), the engine's tracked memory, caches and parts from a
+ * connection of its own to the same engine every second.
+ */
+function sampler(log: string, extra: string[]): string {
+  const store = extra[extra.indexOf('--store') + 1];
+  return `import { appendFileSync, existsSync } from 'node:fs';
+let engine;
+setInterval(() => { const m = process.memoryUsage(); appendFileSync(${JSON.stringify(log)}, JSON.stringify({ used: m.heapUsed, total: m.heapTotal, external: m.external, engine }) + '\\n'); }, 200).unref();
+if (${JSON.stringify(store)} !== 'none') {
+  let session;
+  const poll = setInterval(async () => {
+    if (!session) {
+      if (!existsSync(${JSON.stringify(join(store, 'insert-0.rowbinary'))})) return;
+      const { Session } = await import('chdb');
+      session = new Session(${JSON.stringify(join(store, 'chdb'))});
+    }
+    const rows = (await session.queryAsync("SELECT metric, value FROM system.metrics WHERE metric IN ('MemoryTracking', 'MergesMutationsMemoryTracking', 'PartsActive') OR metric LIKE '%CacheBytes' UNION ALL SELECT 'Queries', sum(memory_usage) FROM system.processes UNION ALL SELECT 'PrimaryKeys', sum(primary_key_bytes_in_memory_allocated) FROM system.parts WHERE active", { format: 'JSONEachRow' })).text().trim().split('\\n').map((line) => JSON.parse(line));
+    const value = (name) => Number(rows.find((row) => row.metric === name)?.value ?? 0);
+    engine = { MemoryTracking: value('MemoryTracking'), merges: value('MergesMutationsMemoryTracking'), queries: value('Queries'), primaryKeys: value('PrimaryKeys'), PartsActive: value('PartsActive'), caches: rows.filter((row) => row.metric.endsWith('CacheBytes')).reduce((sum, row) => sum + Number(row.value), 0) };
+  }, 1000);
+  poll.unref();
+}
+`;
 }
 
 const MODES = ['otlp-only', 'embedded'] as const;
@@ -99,7 +155,9 @@ if (unknownMode !== undefined) {
 }
 
 async function main(): Promise<void> {
-  const expected = JSON.parse(readFileSync(join(resolve(args.corpus!), 'expected.json'), 'utf8')) as Expected;
+  const expected = args.corpus
+    ? (JSON.parse(readFileSync(join(resolve(args.corpus), 'expected.json'), 'utf8')) as Expected)
+    : await benchCorpus({ dir: join(repo, '.cache', 'bench'), bytes: args.bytes!, seed: 1, scale: 1 });
   const scratch = mkdtempSync(join(tmpdir(), 'ccotel-bench-memory-'));
   const env = { ...process.env, HOME: join(scratch, 'home'), CLAUDE_CONFIG_DIR: expected.configDirs.join(','), CCOTEL_RAW_TTL_DAYS: '0' };
   const receiver = await standInReceiver();

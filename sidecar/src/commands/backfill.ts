@@ -30,7 +30,9 @@ export interface BackfillResult {
   seconds: number;
 }
 
-export async function backfill(options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean; codexHome?: string }): Promise<BackfillResult> {
+export async function backfill(
+  options: GlobalOptions & { since?: string; progress?: boolean; keepSpool?: boolean; codexHome?: string; steerHeap?: boolean },
+): Promise<BackfillResult> {
   const started = performance.now();
   const config = loadConfig({ store: options.store, otlp: options.otlp, contentLevel: options.contentLevel, ticketPattern: options.ticketPattern, codexHome: options.codexHome });
   requireDestination(config);
@@ -42,6 +44,7 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays });
   const extraSinks = await exportSinks(config);
   const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
+  const releaseHeap = options.steerHeap ? keepHeapNear(backfillHeapBudget(store)) : () => {};
   try {
     const built = buildPipeline(config, { mode: 'once', store, sinks: extraSinks, keepSpool: options.keepSpool, configDirs: claudeRoots.map((root) => dirname(root)) });
     const { pipeline, storeSink, spool } = built;
@@ -81,6 +84,7 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
+    releaseHeap();
     for (const sink of extraSinks) await sink.close();
     await store?.close();
   }
@@ -89,7 +93,9 @@ export async function backfill(options: GlobalOptions & { since?: string; progre
 /** Session summaries for what was read (so a retention run afterwards finds nothing to do), then the counts. */
 async function summarise(store: Store, rawTtlDays: number, summaryTtlDays: number): Promise<Placement> {
   await ensureSummaryTables(store.client, { database: store.database, summaryTtlDays });
-  await refreshSummaries(store.client, renderContext({ database: store.database }), Date.now());
+  // A store this backfill made got each raw row through the views that write its facts, in the same insert: nothing to
+  // repair, and the repair's scan of the whole history is the largest memory of the backfill's end (~150 MB at 1 GB).
+  await refreshSummaries(store.client, renderContext({ database: store.database }), Date.now(), { repairFacts: !store.created });
   return placement(store.client, store.database, rawTtlDays);
 }
 
@@ -112,8 +118,15 @@ export function describePlacement(result: BackfillResult): string[] {
   ];
 }
 
-/** The V8 heap a backfill steers toward (heap-budget.ts): 5 GB of history keep ~60 MB alive. */
-const BACKFILL_HEAP_BUDGET_BYTES = 180 << 20;
+/**
+ * The V8 heap a backfill steers toward (heap-budget.ts): 5 GB of history keep ~60 MB alive. With the embedded engine in
+ * the process (~240 MB of its library's pages and its own working memory) the heap gets less: at 1 GB, 100 MB instead
+ * of 180 took the heap's peak from 217–244 to 146–149 MB and the peak RSS down by 56–75 MB, for ~10% more CPU (−3% to
+ * +14% between same-run pairs; BENCHMARKS.md, issue 36 memory).
+ */
+export function backfillHeapBudget(store: Pick<Store, 'kind'> | undefined): number {
+  return (store?.kind === 'embedded' ? 100 : 180) << 20;
+}
 
 export function registerBackfillCommand(program: Command): void {
   codexHomeOption(exportOption(storeOption(
@@ -125,8 +138,7 @@ export function registerBackfillCommand(program: Command): void {
       .option('--no-progress', 'no progress bar')
       .option('--keep-spool', 'read the hook spool without deleting the delivered events'),
   ))).action(async (opts) => {
-    const releaseHeap = keepHeapNear(BACKFILL_HEAP_BUDGET_BYTES);
-    const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json }).finally(releaseHeap);
+    const result = await backfill({ ...opts, progress: opts.progress && process.stderr.isTTY && !opts.json, steerHeap: true });
     const summary = {
       files: result.stats.files,
       bytes: result.stats.bytes,

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { openTempChdb, rows, runAll, type TempChdb } from '../../../schemas/chdb-testing.js';
 import { corpusRows, expectedSummary, generateSessions, insertCorpus, type SessionSpec } from '../../../schemas/corpus.js';
-import { formatRetentionReport, runRetention, type RetentionReport } from './run-retention.js';
+import { ensureSummaryTables, formatRetentionReport, runRetention, type RetentionReport } from './run-retention.js';
+import { refreshSummaries } from './summaries.js';
 
 const DAY = 86_400_000;
 const NOW = Date.now();
@@ -96,6 +97,17 @@ describe('runRetention', () => {
       expect(got, spec.id).toEqual(wantNormalised);
       expect(row?.FirstSeen, spec.id).toBe(new Date(spec.startMs).toISOString().slice(0, 23).replace('T', ' '));
     }
+  });
+
+  it('repairs no facts when told the store needs none (a store a backfill has just made)', async () => {
+    // Raw rows stored before the views that keep their facts existed, in a database of their own.
+    await runAll(store.client, otelTablesDdl({ database: 'factless', rawTtlDays: 0 }));
+    await insertCorpus(store.client, 'factless', corpusRows(specs.slice(0, 3)));
+    await ensureSummaryTables(store.client, { database: 'factless' });
+    const ctx = renderContext({ database: 'factless' });
+    expect((await refreshSummaries(store.client, ctx, NOW, { repairFacts: false })).factsRepaired).toBe(0);
+    expect(await rows(store.client, 'SELECT toString(count()) AS n FROM factless.ccotel_span_facts')).toEqual([{ n: '0' }]);
+    expect((await refreshSummaries(store.client, ctx, NOW + 1)).factsRepaired).toBeGreaterThan(0);
   });
 
   it('changes nothing when run again', async () => {

@@ -109,9 +109,13 @@ export interface SummaryRefresh {
   sessions: number;
 }
 
-/** @param runAtMs this run's version stamp (UpdatedAt); must grow from run to run. */
-export async function refreshSummaries(client: ClickHouseClient, ctx: RenderContext, runAtMs: number): Promise<SummaryRefresh> {
-  const factsRepaired = await repairFacts(client, ctx.database);
+/**
+ * @param runAtMs this run's version stamp (UpdatedAt); must grow from run to run.
+ * @param options.repairFacts whether raw rows without facts are looked for first (a scan of the whole raw history): only
+ *   a store whose every raw row went in through the views (one a backfill has just made) may skip it.
+ */
+export async function refreshSummaries(client: ClickHouseClient, ctx: RenderContext, runAtMs: number, options: { repairFacts?: boolean } = {}): Promise<SummaryRefresh> {
+  const factsRepaired = (options.repairFacts ?? true) ? await repairFacts(client, ctx.database) : 0;
   const days = `${ident(ctx.database)}.${ident(SUMMARY_TABLES.days)}`;
   const summaries = `${ident(ctx.database)}.${ident(SUMMARY_TABLES.summaries)}`;
   const runAt = `fromUnixTimestamp64Milli(toInt64(${runAtMs}))`;

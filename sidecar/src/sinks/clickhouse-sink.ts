@@ -16,6 +16,8 @@ import { valueWriter, writeRow, type ValueWriter } from './row-binary.js';
 const MAX_OWN_IDS = 1_000_000;
 /** RowBinary bytes per INSERT: large enough for the engine to insert fast, small enough to bound memory. */
 const INSERT_BYTES = 8 << 20;
+/** Room past INSERT_BYTES for the row that crosses it (most rows are a few kB; a larger one grows the buffer). */
+const ROW_ROOM_BYTES = 1 << 20;
 /** Ids per existence query: keeps the query (and, on a server, its URL) small. */
 const IDS_PER_QUERY = 2000;
 
@@ -57,6 +59,11 @@ export class ClickHouseSink implements Sink {
   private readonly client: ClickHouseClient;
   /** Each table's writers of the columns inserted, by table and column list. */
   private readonly columnWriters = new Map<string, Promise<ValueWriter[]>>();
+  /**
+   * The RowBinary buffer of each store writer, written again by each of its inserts (a writer takes one at a time):
+   * sized for a whole insert, so it neither grows by doubling nor leaves a new buffer per insert to the collector.
+   */
+  private readonly rowBuffers = new Map<StoreWriter, ByteWriter>();
 
   /**
    * `writers` each take one insert at a time (the store's `writers`): the tables are inserted in two lanes at once,
@@ -148,7 +155,7 @@ export class ClickHouseSink implements Sink {
     const { items } = rows;
     if (items.length === 0) return;
     const into = `${this.database}.${rows.table} (${rows.columns.map((column) => `\`${column}\``).join(', ')})`;
-    const encoded = writer.format === 'RowBinary' ? new BinaryRows(await this.writersOf(rows.table, rows.columns)) : new JsonRows();
+    const encoded = writer.format === 'RowBinary' ? new BinaryRows(this.rowBufferOf(writer), await this.writersOf(rows.table, rows.columns)) : new JsonRows();
     let from = 0;
     for (let to = 0; to < items.length; ) {
       encoded.add(rows.valuesOf(items[to++]));
@@ -157,6 +164,12 @@ export class ClickHouseSink implements Sink {
       for (let i = from; i < to; i++) for (const id of rows.idsOf(items[i])) this.remember(id);
       from = to;
     }
+  }
+
+  private rowBufferOf(writer: StoreWriter): ByteWriter {
+    let buffer = this.rowBuffers.get(writer);
+    if (!buffer) this.rowBuffers.set(writer, (buffer = new ByteWriter(INSERT_BYTES + ROW_ROOM_BYTES)));
+    return buffer;
   }
 
   /** Writers of a table's columns, from their types in the store (asked once). */
@@ -217,11 +230,14 @@ export class ClickHouseSink implements Sink {
   }
 }
 
-/** Rows as RowBinary, in one buffer written again once the engine has taken its bytes. */
+/** Rows as RowBinary, in the writer's buffer (written again once the engine has taken its bytes). */
 class BinaryRows {
-  private readonly bytes = new ByteWriter(1 << 20);
-
-  constructor(private readonly columns: ValueWriter[]) {}
+  constructor(
+    private readonly bytes: ByteWriter,
+    private readonly columns: ValueWriter[],
+  ) {
+    bytes.pos = 0;
+  }
 
   add(values: unknown[]): void {
     writeRow(this.bytes, this.columns, values);
