@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { compareVersions } from '../../../../test/harness/claude-releases.js';
 import { codexFixtures, codexTuiFixtures, type CodexFixture } from '../../../../test/harness/codex-fixtures.js';
 import type { ChatCompleted, CorrelationEvent, ToolCallEnded, TurnEnded } from '../../events.js';
@@ -108,6 +110,21 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
       expect(turns.some((turn) => turn.spanId === call.parentSpanId)).toBe(true);
     }
     expect(tools.some((call: ToolCallEnded) => call.outcome === 'error')).toBe(true);
+  });
+
+  it('tell the interrupted command interrupted even when Codex exited before writing its item (seen on a loaded machine): exec asks no approval, so nothing was declined', () => {
+    const interrupted = tools.find((call) => (call.input as { cmd?: string }).cmd === 'sleep 30')!;
+    expect(interrupted.outcome).toBe('interrupted');
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-rollout-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const withoutItem = fixture.rollouts.map((path) => {
+      const lines = readFileSync(path, 'utf8').split('\n').filter((line) => !(line.includes('"item_') && line.includes(`"id":"${interrupted.toolUseId}"`)));
+      const copy = join(dir, basename(path));
+      writeFileSync(copy, lines.join('\n'));
+      return copy;
+    });
+    const again = ofKind(readAll({ rollouts: withoutItem }), 'ToolCallEnded').find((call) => call.toolUseId === interrupted.toolUseId)!;
+    expect([again.outcome, again.blockedBy]).toEqual(['interrupted', undefined]);
   });
 
   it('tell a subagent’s first turn as its span under the spawn_agent call, whichever file is read first', () => {

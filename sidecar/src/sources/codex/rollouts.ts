@@ -73,6 +73,11 @@ interface Turn {
   subagentTurn?: number;
   /** The session start this turn is (its source), told at its prompt: a SessionStart hook fires before that. */
   startSource?: string;
+  /**
+   * Its `turn_context` says `approval_policy: never` (`codex exec` as scripts run it): no call can be declined, so one
+   * "aborted by user" was interrupted, whether or not its item came (on a loaded machine Codex may exit first).
+   */
+  asksNothing?: boolean;
 }
 
 interface Thread {
@@ -333,6 +338,7 @@ export class CodexRollouts implements AgentRows {
     if (thread.turn) {
       if (model) thread.turn.model = model;
       if (cwd) thread.turn.cwd = cwd;
+      thread.turn.asksNothing = stringField(row.payload, 'approval_policy') === 'never';
     }
     return { ok: true, timeMs: row.timeMs };
   }
@@ -496,11 +502,12 @@ export class CodexRollouts implements AgentRows {
     const call = turn.calls.get(callId);
     if (!call) return;
     turn.calls.delete(callId);
-    if (output !== undefined && thread.writesItems && !call.ran && toolOutcome(output).outcome === 'interrupted') {
+    const interrupted = call.ran || turn.asksNothing === true; // "aborted by user" then cannot be a decline
+    if (output !== undefined && thread.writesItems && !interrupted && toolOutcome(output).outcome === 'interrupted') {
       thread.aborted.set(callId, { turn, call, output, timeMs }); // its item may come after the turn's end
       return;
     }
-    this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output, call.ran ? 'ran' : 'unknown'), output, timeMs }));
+    this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output, interrupted ? 'ran' : 'unknown'), output, timeMs }));
     const started = { traceId: turn.traceId, toolSpanId: toolSpanId(callId), callId, sessionId: thread.id };
     const spawned = call.name === 'spawn_agent' ? /"agent_id"\s*:\s*"([^"]+)"/.exec(output ?? '')?.[1] : undefined;
     if (spawned) this.startedSubagentTurn(spawned, 0, started);
