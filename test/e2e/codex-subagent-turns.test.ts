@@ -54,7 +54,7 @@ describe.each(codexReleasesForTests())('a Codex $version subagent sent a second 
           return query<Span>(
             `SELECT SpanId AS span, ParentSpanId AS parent, TraceId AS trace, SpanName AS name, SpanAttributes['ccotel.agent.id'] AS agent,
                SpanAttributes['gen_ai.tool.call.id'] AS call, SpanAttributes['session.id'] AS session
-             FROM (SELECT * FROM otel_traces LIMIT 1 BY SpanId) ORDER BY Timestamp, SpanName`);
+             FROM (SELECT * FROM otel_traces LIMIT 1 BY SpanId) ORDER BY Timestamp, SpanName, SpanId`);
         };
         const spans = await spansAfterBackfill(codexHome, 'store');
         const callSpan = (id: string) => spans.find((span) => span.call === id)!;

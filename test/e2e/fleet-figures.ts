@@ -21,7 +21,12 @@ function rounded(value: unknown): unknown {
   return value;
 }
 
-const figures = async (client: ClickHouseClient, query: string): Promise<unknown> => rounded(await rows(client, query));
+/**
+ * A panel's or rule's rows, rounded, in a fixed order: rows tied on the statement's ORDER BY (a panel ordered by time
+ * has an outcome per row of the same hour) come in whatever order each store's parts give them.
+ */
+const figures = async (client: ClickHouseClient, query: string): Promise<unknown> =>
+  (await rows(client, query)).map(rounded).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 /** The tests; `stores` gives the run and the reference's client once beforeAll made them. */
 export function figureTests(stores: () => { run: FleetRun; reference: ClickHouseClient }): void {
