@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { descendsFrom } from '../../sidecar/src/records/process-scan.js';
+import { scanProcesses } from '../../sidecar/src/sources/process-watcher.js';
 
 // Runs the real Codex CLI (`codex exec`) offline: CODEX_HOME in a temp dir whose config.toml points the model
 // provider at the scripted Responses API (responses-server.ts), in a temp project, without sandbox (the tool's
@@ -51,28 +53,10 @@ export interface CodexExec {
   interruptAfterMs?: number;
 }
 
-/** Whether a process other than Codex's own runs under `codexPid` (a command it started). */
+/** Whether a command Codex started runs under `codexPid` (a process whose environment names a Codex thread). */
 function runsCommand(codexPid: number): boolean {
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // pid (comm) state ppid …: comm may hold spaces and parentheses, so read from the last ')'.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return [...parents.keys()].some((pid) => {
-    if (pid === codexPid || names.get(pid)?.startsWith('codex')) return false;
-    for (let current = parents.get(pid), hops = 0; current !== undefined && current > 1 && hops < 100; current = parents.get(current), hops++) {
-      if (current === codexPid) return true;
-    }
-    return false;
-  });
+  const scan = scanProcesses();
+  return [...scan.processes.values()].some((process) => process.pid !== codexPid && descendsFrom(scan, process.pid, codexPid));
 }
 
 export function runCodex(run: CodexExec): Promise<CodexRun> {
