@@ -11,7 +11,7 @@ import { codexForTests, CODEX_VERSIONS } from '../harness/codex-releases.js';
 import { startResponsesServer } from '../harness/responses-server.js';
 import { rolloutFiles, runCodex, writeCodexConfig } from '../harness/run-codex.js';
 import { skipWithout } from '../helpers/real-parts.js';
-import { codexTestHome } from '../harness/codex-scenario.js';
+import { codexTestHome } from '../helpers/codex-test-home.js';
 
 const COMPACT_AT_TOKENS = 5_000;
 const large = { input_tokens: 9_000, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 };

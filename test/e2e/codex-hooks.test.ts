@@ -12,7 +12,7 @@ import { runCodex, threadIdOf, writeCodexConfig } from '../harness/run-codex.js'
 import { skipWithout } from '../helpers/real-parts.js';
 import { assertBuilt, CLI, cliEnv, runProcess } from '../reliability/cli.js';
 import { storeCli } from './store-cli.js';
-import { codexTestHome } from '../harness/codex-scenario.js';
+import { codexTestHome } from '../helpers/codex-test-home.js';
 
 const shell = (cmd: string) => ({ name: 'exec_command', arguments: { cmd } });
 const usage = { input_tokens: 1000, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 };

@@ -18,7 +18,7 @@ import { freePort } from '../helpers/free-port.js';
 import { skipWithout } from '../helpers/real-parts.js';
 import { assertBuilt, CLI, cliEnv, endpointClient, runProcess, startRun, stopRun } from '../reliability/cli.js';
 import { waitFor } from '../reliability/transcripts.js';
-import { codexTestHome } from '../harness/codex-scenario.js';
+import { codexTestHome } from '../helpers/codex-test-home.js';
 
 const rowsOf = async <T>(client: ClickHouseClient, query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 const usage = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0 });

@@ -1,6 +1,7 @@
 // The committed Codex fixtures are what the real CLI writes: each release found in the cache (codex-releases.ts;
 // none: skipped, as on a machine that never fetched one) is driven through the scenario again, and its new rollouts
 // tell the same turns, calls and usage as the committed ones (ids and times aside); so does the TUI session.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,4 +59,16 @@ describe.each(codexTuiFixtures().map((fixture) => ({ fixture, binary: cachedCode
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe('the recording script', () => {
+  // It runs outside vitest (vite-node), so nothing it imports may import vitest: once one did, every re-recording
+  // failed with "Vitest failed to access its internal state".
+  it('runs outside vitest, and says what it takes when given no release', () => {
+    const script = join(import.meta.dirname, 'record-codex.ts');
+    const run = spawnSync(process.execPath, [join(import.meta.dirname, '../../node_modules/vite-node/vite-node.mjs'), script, 'latest'], { encoding: 'utf8' });
+    expect(run.stderr).not.toContain('Vitest');
+    expect(run.stderr).toContain('not a release: latest');
+    expect(run.status).toBe(2);
+  }, 60_000);
 });

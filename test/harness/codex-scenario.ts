@@ -4,19 +4,9 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { onTestFinished } from 'vitest';
 import { compareVersions } from './claude-releases.js';
 import { SPAWNED, startResponsesServer, type ResponsesStep, type ResponsesUsage } from './responses-server.js';
 import { runCodex, threadIdOf, writeCodexConfig } from './run-codex.js';
-
-/** A fresh home for one Codex test: its CODEX_HOME (not made yet) and an empty project directory, removed when the test ends. */
-export function codexTestHome(prefix: string): { home: string; codexHome: string; project: string } {
-  const home = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  onTestFinished(() => rmSync(home, { recursive: true, force: true }));
-  const project = join(home, 'project');
-  mkdirSync(project);
-  return { home, codexHome: join(home, 'codex'), project };
-}
 
 const usage = (input: number, cached: number, output: number, reasoning: number): ResponsesUsage => ({
   input_tokens: input,

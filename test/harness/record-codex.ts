@@ -10,6 +10,11 @@ import { recordCodexTui } from './codex-tui.js';
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/codex');
 
 const versions = process.argv.slice(2);
+const notReleases = versions.filter((version) => !/^\d+\.\d+\.\d+$/.test(version));
+if (notReleases.length > 0) {
+  console.error(`not a release: ${notReleases.join(', ')}\nusage: npx vite-node test/harness/record-codex.ts [version…]   (e.g. ${CODEX_VERSIONS.join(' ')})`);
+  process.exit(2);
+}
 for (const version of versions.length > 0 ? versions : CODEX_VERSIONS) {
   const out = join(FIXTURES, version);
   await recordCodex(fetchCodex(version), version, out);
