@@ -13,7 +13,8 @@ import { receivedLogs } from '../../sidecar/src/sources/otlp-received.js';
 import { flattenLogs } from '../harness/otlp-receiver.js';
 import { TranscriptCorrelator } from '../../sidecar/src/processors/transcripts/correlator.js';
 import type { HookEvent } from '../../sidecar/src/records/hook-spool.js';
-import { EVENTS } from '../../sidecar/src/semconv.js';
+import { EVENTS, METRICS } from '../../sidecar/src/semconv.js';
+import { FailureModeDetector } from '../../sidecar/src/processors/detectors/index.js';
 import { CodexRollouts } from '../../sidecar/src/sources/codex/rollouts.js';
 import { textLines } from '../../sidecar/src/sources/line-reader.js';
 import { readFileSync } from 'node:fs';
@@ -21,12 +22,14 @@ import { codexTuiFixtures, type CodexTuiFixture } from '../harness/codex-fixture
 import { MemorySink } from '../helpers/memory-sink.js';
 import { nativeDialects } from '../../sidecar/src/sources/native-telemetry.js';
 
+/** The recorded hook payloads as the spool hook `install-hooks --agent codex` registers hands them on: named Codex's. */
 function hookEvents(fixture: CodexTuiFixture): HookEvent[] {
   return fixture.hooks.map(({ firedAtNs, payload }, index) => ({
-    file: `${firedAtNs}-${index}-00000000.json`,
+    file: `${index}-00000000-0000-1-codex.json`,
     firedAtMs: Number(BigInt(firedAtNs) / 1_000_000n),
     firedAtNs,
     hookPid: index,
+    agent: 'codex',
     payload,
     ack: () => undefined,
   }));
@@ -102,6 +105,8 @@ describe.each(codexTuiFixtures())('the Codex $version TUI session through the pi
     const lost = fixture.otelLogs.map((body) => dropLogs(body, (a) => a['event.name'] !== 'codex.user_prompt' && a['input_token_count'] === '1500'));
     const received = await throughPipeline(fixture, { otelLogs: lost });
     expect(received.gaps.logs.map((log) => log.attributes.cause)).toEqual(['not_exported']);
+    // Its point is Codex's, as its telemetry is.
+    expect(received.gaps.metrics.map((point) => point.attributes['gen_ai.agent.name'])).toEqual(['codex']);
   });
 });
 
@@ -115,3 +120,37 @@ function dropLogs(body: unknown, drop: (attributes: Record<string, unknown>) => 
   }
   return copy;
 }
+
+describe.each(codexTuiFixtures())('the agent of what the Codex $version hooks tell', (fixture) => {
+  const agents = (batch: TelemetryBatch, name: string) => batch.metrics.filter((point) => point.name === name).map((point) => point.attributes['gen_ai.agent.name']);
+
+  it('is Codex whether the hooks are read before the thread’s rollout or after it', async () => {
+    // `run` reads the spool and the rollouts as they come: here every hook is delivered before the first rollout row.
+    const sink = new MemorySink();
+    const hooks = new HookCorrelator({ contentLevel: 'masked' });
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink], [hooks], { codex: new CodexRollouts() });
+    for (const event of hookEvents(fixture)) hooks.add(event);
+    await pipeline.flush();
+    for (const path of fixture.rollouts) await pipeline.addLines({ path, kind: 'main', agent: 'codex' }, textLines(readFileSync(path, 'utf8').split('\n').filter(Boolean)));
+    await pipeline.finish();
+    // 0.171's SessionEnd hook tells the session's end (0.130 fires none).
+    const ended = fixture.hooks.some((hook) => hook.payload.hook_event_name === 'SessionEnd');
+    expect(agents(sink.received, METRICS.sessionEnds.name)).toEqual(ended ? ['codex'] : []);
+    expect(new Set(sink.received.metrics.map((point) => point.attributes['gen_ai.agent.name']))).toEqual(new Set(['codex']));
+  });
+
+  it('is Codex for a session whose rollout is never read: its refusal, and its abandonment found by silence', async () => {
+    // The hooks up to the declined escalation's PermissionRequest: then nothing (no rollout here, no SessionEnd).
+    const all = hookEvents(fixture);
+    const asked = all.findIndex((event) => event.payload.hook_event_name === 'PermissionRequest');
+    const sink = new MemorySink();
+    const detector = new FailureModeDetector({ idleMs: 60_000 });
+    const hooks = new HookCorrelator({ contentLevel: 'masked', listeners: [detector.onHook], lateHooks: false });
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink], [hooks, detector], { codex: new CodexRollouts() });
+    for (const event of all.slice(0, asked + 1)) hooks.add(event);
+    await pipeline.finish();
+    expect(agents(sink.received, METRICS.permissionBlocks.name)).toEqual(['codex']);
+    expect(agents(sink.received, METRICS.failureModes.name)).toEqual(['codex']);
+    expect(sink.received.metrics.find((point) => point.name === METRICS.sessionEnds.name)?.attributes).toMatchObject({ reason: 'abandoned', 'gen_ai.agent.name': 'codex' });
+  });
+});

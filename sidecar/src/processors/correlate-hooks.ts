@@ -90,7 +90,7 @@ export class HookCorrelator implements Join {
     const hook = this.reader.normalize(event);
     this.stats.events++;
     for (const listener of this.options.listeners ?? []) listener(hook);
-    this.events.push({ kind: 'HookFired', name: hook.name, sessionId: hook.sessionId, timeMs: hook.timeMs, attributes: hook.attributes, file: hook.event.file });
+    this.events.push({ kind: 'HookFired', name: hook.name, sessionId: hook.sessionId, agent: hook.event.agent, timeMs: hook.timeMs, attributes: hook.attributes, file: hook.event.file });
     if (hook.name === 'SessionStart') {
       this.push(this.startWaiting, hook.sessionId, hook);
       return;
@@ -155,7 +155,7 @@ export class HookCorrelator implements Join {
   private recordEvidence(hook: Hook): void {
     let evidence = this.evidence.get(hook.toolUseId!);
     if (!evidence) {
-      evidence = { sessionId: hook.sessionId, toolName: hook.toolName ?? 'unknown', permissionRequested: false, permissionDenied: false, ran: false };
+      evidence = { sessionId: hook.sessionId, agent: hook.event.agent, toolName: hook.toolName ?? 'unknown', permissionRequested: false, permissionDenied: false, ran: false };
       this.evidence.set(hook.toolUseId!, evidence);
     }
     if (hook.name === 'PermissionRequest') evidence.permissionRequested = true;
