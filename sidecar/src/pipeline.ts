@@ -179,6 +179,7 @@ export class Pipeline {
 
   /** Records made beside the correlator (a detector reading what was delivered): out with the next batch. */
   add(batch: TelemetryBatch): void {
+    this.joins.receive(batch);
     this.pending = concatBatches(this.pending, batch);
     this.noteInput();
   }
@@ -306,6 +307,7 @@ export class Pipeline {
    * fails: the sender is told, and retries.
    */
   deliver(batch: TelemetryBatch): Promise<void> {
+    this.joins.receive(batch);
     return this.write(batch);
   }
 

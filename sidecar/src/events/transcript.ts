@@ -57,6 +57,11 @@ export interface ToolCallEnded extends SpanContext, InSession {
    * decide, a PermissionRequest with no PostToolUse telling a refusal.
    */
   refusalUnknown?: true;
+  /**
+   * The refusal (`denied` by the user) is inferred from the want of a sign that the command ran (Codex 0.171's item,
+   * which a loaded Codex may never write): an approval in the agent's own telemetry overturns it.
+   */
+  refusalInferred?: true;
   startMs: number;
   /** The span's end: never before its start. */
   endMs: number;

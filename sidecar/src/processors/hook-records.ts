@@ -14,6 +14,8 @@ export interface ToolEvidence {
   permissionRequested: boolean;
   permissionDenied: boolean;
   ran: boolean;
+  /** The agent's own telemetry said the call was approved: one asked for and never run was cut short, not refused. */
+  approved: boolean;
 }
 
 export const NO_SPAN: SpanContext = { traceId: '', spanId: '' };
@@ -42,7 +44,7 @@ export interface HookBlock {
 
 /** The permission block the hooks tell of a call, if they tell one. */
 export function hookPermissionBlock({ toolUseId, evidence, context, timeMs }: HookBlock): PermissionBlocked | undefined {
-  const denied = evidence.permissionDenied || (evidence.permissionRequested && !evidence.ran);
+  const denied = evidence.permissionDenied || (evidence.permissionRequested && !evidence.ran && !evidence.approved);
   if (!denied) return undefined;
   // PermissionDenied fires for auto mode's refusals (rules and hooks refuse without it, 2.1.332).
   const source = evidence.permissionDenied ? 'classifier' : 'user';

@@ -9,7 +9,8 @@ import type { AgentName } from '../semconv.js';
 /** A fact's values as the record gave them (the join keeps numbers and non-empty strings). */
 export type NativeFact =
   | { kind: 'chat'; sessionId: string; key: string; model: string; apiDurationMs?: unknown; ttftMs?: unknown; auxiliary?: boolean }
-  | { kind: 'tool'; sessionId: string; key: string; decision?: unknown; decisionSource?: unknown };
+  /** `approved`: the decision let the call run (a call that then never ran was cut short, not refused). */
+  | { kind: 'tool'; sessionId: string; key: string; decision?: unknown; decisionSource?: unknown; approved: boolean };
 
 export interface NativeDialect {
   readonly agent: AgentName;

@@ -94,6 +94,8 @@ interface Thread {
   /**
    * Calls "aborted by user" whose item may still come: an interrupted command's is written after its turn's
    * `turn_aborted`. Told when it comes (interrupted), or at the thread's next turn or its end without it (declined).
+   * A thread without items (0.130) holds them too, until then: the hooks decide, with Codex's telemetry, whose
+   * approval of a command interrupted while it ran may come a second after the call's output.
    */
   aborted: Map<string, AbortedRun>;
   /** A subagent's thread (spawned by another: `source.subagent` in 0.130, `parent_thread_id` in 0.171). */
@@ -146,13 +148,13 @@ export type AbortedCall = 'ran' | 'never_ran' | 'unknown';
  * A call's outcome from its output: the exec tools end their output with the exit code ("Process exited with code
  * N"; older shell tools give `metadata.exit_code` in JSON). "aborted by user" is written both for a call stopped by an
  * interrupt (Ctrl-C while it runs) and for an escalation the user declines (Esc at the approval prompt, recorded in
- * the TUI): a call that never ran was declined; where that is not known (0.130 writes no items), it reads as
- * interrupted and the hooks decide (`refusalUnknown`).
+ * the TUI): a call that never ran was declined (`refusalInferred`: Codex's telemetry may say it was approved); where
+ * that is not known (0.130 writes no items), it reads as interrupted and the hooks decide (`refusalUnknown`).
  */
-export function toolOutcome(output: string | undefined, aborted: AbortedCall = 'unknown'): Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown'> {
+export function toolOutcome(output: string | undefined, aborted: AbortedCall = 'unknown'): Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown' | 'refusalInferred'> {
   if (output === undefined) return { outcome: 'success' };
   if (/^aborted by user/m.test(output)) {
-    if (aborted === 'never_ran') return { outcome: 'denied', blockedBy: 'user' };
+    if (aborted === 'never_ran') return { outcome: 'denied', blockedBy: 'user', refusalInferred: true };
     return aborted === 'unknown' ? { outcome: 'interrupted', refusalUnknown: true } : { outcome: 'interrupted' };
   }
   const stated = /Process exited with code (-?\d+)/.exec(output)?.[1] ?? exitCodeInJson(output);
@@ -503,7 +505,7 @@ export class CodexRollouts implements AgentRows {
     if (!call) return;
     turn.calls.delete(callId);
     const interrupted = call.ran || turn.asksNothing === true; // "aborted by user" then cannot be a decline
-    if (output !== undefined && thread.writesItems && !interrupted && toolOutcome(output).outcome === 'interrupted') {
+    if (output !== undefined && !interrupted && toolOutcome(output).outcome === 'interrupted') {
       thread.aborted.set(callId, { turn, call, output, timeMs }); // its item may come after the turn's end
       return;
     }
@@ -524,9 +526,9 @@ export class CodexRollouts implements AgentRows {
     this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output, aborted), output, timeMs }));
   }
 
-  /** The aborted calls whose item did not come before the thread went on (or ended): they never ran. */
+  /** The aborted calls whose item did not come before the thread went on (or ended): they never ran (unknown without items). */
   private tellNeverRan(thread: Thread): void {
-    for (const [callId, aborted] of thread.aborted) this.tellAborted(thread, callId, aborted, 'never_ran');
+    for (const [callId, aborted] of thread.aborted) this.tellAborted(thread, callId, aborted, thread.writesItems ? 'never_ran' : 'unknown');
   }
 
   private startedSubagentTurn(threadId: string, n: number, call: Spawn): void {
@@ -595,7 +597,7 @@ export class CodexRollouts implements AgentRows {
     this.nestedHeld.delete(key);
   }
 
-  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown' | 'output'> & { timeMs: number }): ToolCallEnded {
+  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown' | 'refusalInferred' | 'output'> & { timeMs: number }): ToolCallEnded {
     const shellCommand = SHELL_TOOLS.has(call.name) ? (call.input as { cmd?: unknown } | null)?.cmd : undefined;
     return {
       kind: 'ToolCallEnded',
@@ -610,6 +612,7 @@ export class CodexRollouts implements AgentRows {
       outcome: end.outcome,
       ...(end.blockedBy ? { blockedBy: end.blockedBy } : {}),
       ...(end.refusalUnknown ? { refusalUnknown: true } : {}),
+      ...(end.refusalInferred ? { refusalInferred: true } : {}),
       output: end.output,
       startMs: call.startMs,
       endMs: Math.max(call.startMs, end.timeMs),
