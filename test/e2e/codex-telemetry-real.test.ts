@@ -23,8 +23,11 @@ import { codexTestHome } from '../harness/codex-scenario.js';
 
 const rowsOf = async <T>(client: ClickHouseClient, query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 const usage = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0 });
-/** Short, so a quiet session is checked for gaps within seconds (settled after the idle time and as long again). */
-const IDLE_MS = 2_000;
+/**
+ * Short, so a quiet session is checked for gaps within seconds (settled after the idle time and as long again); longer
+ * than the TUI's interrupted command runs without a row (codex-tui.ts), which would close its turn as abandoned.
+ */
+const IDLE_MS = 6_000;
 
 describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))("Codex $version's own telemetry received by ccotel run", ({ version, binary }) => {
   it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(

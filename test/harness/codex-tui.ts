@@ -18,8 +18,14 @@ import { CODEX_MODEL, writeCodexConfig } from './run-codex.js';
 import { startPane, type TmuxPane } from './tmux-pane.js';
 
 const usage = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0 });
-/** What the approved command that is then interrupted creates as it starts (in the project): the moment to interrupt. */
+/** What the approved command that is then interrupted creates as it starts (in the project): then it runs. */
 const STARTED = 'started.txt';
+/**
+ * How long it runs before Esc: as a user would let it, and longer than Codex takes to export its approval (its logs
+ * go out in batches a second apart; on 0.130 ccotel reads the approval as the call's output comes, docs/CODEX.md).
+ */
+const RUNS_BEFORE_INTERRUPT_MS = 3_000;
+const RUNS_UNTIL_INTERRUPTED = `touch ${STARTED} && sleep 30`;
 /** A command the model asks to run outside the sandbox: under `on-request` Codex asks the user first. */
 const escalated = (cmd: string) => ({ name: 'exec_command', arguments: { cmd, sandbox_permissions: 'require_escalated', justification: 'to write the file' } });
 
@@ -28,7 +34,7 @@ export const TUI_SCENARIO: { prompt: string; steps: ResponsesStep[] }[] = [
   { prompt: 'say hello', steps: [{ text: 'Hello there.', usage: usage(1100, 0, 12) }] },
   { prompt: 'make declined.txt', steps: [{ calls: [escalated('touch declined.txt')], usage: usage(1300, 1024, 30) }] },
   { prompt: 'make approved.txt', steps: [{ calls: [escalated('touch approved.txt')], usage: usage(1500, 1024, 31) }, { text: 'Made it.', usage: usage(1700, 1280, 9) }] },
-  { prompt: 'make started.txt slowly', steps: [{ calls: [escalated(`touch ${STARTED} && sleep 30`)], usage: usage(1900, 1536, 33) }] },
+  { prompt: 'make started.txt slowly', steps: [{ calls: [escalated(RUNS_UNTIL_INTERRUPTED)], usage: usage(1900, 1536, 33) }] },
 ];
 
 /** From this release the TUI runs against a background app-server unless told not to (one left running otherwise). */
@@ -102,8 +108,11 @@ export async function driveCodexTui(binary: string, version: string, codexHome: 
     screens.push(await pane.waitFor(APPROVAL));
     await pane.press('y');
     await waitForFile(join(project, STARTED));
+    await sleep(RUNS_BEFORE_INTERRUPT_MS);
     await pane.press('Escape');
-    screens.push(await pane.waitFor(/[Ii]nterrupted/));
+    // Its own notice, after its approval (the declined turn's is on the screen already).
+    const approvedIt = `You approved codex to run ${RUNS_UNTIL_INTERRUPTED}`;
+    screens.push(await pane.waitFor((screen) => screen.includes(approvedIt) && screen.indexOf('Conversation interrupted', screen.lastIndexOf(approvedIt)) !== -1));
     await pane.waitFor(PROMPT_BOX);
     // Ctrl-C at an empty prompt quits (0.171; an older release may ask for it twice).
     await pane.press('C-c');

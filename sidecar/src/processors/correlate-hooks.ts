@@ -82,11 +82,6 @@ export class HookCorrelator implements Join {
   private readonly forksFromTranscript = new Map<string, true>();
   /** Calls the agent's own telemetry says were approved (its decision came before the call's end, in practice). */
   private readonly approvedCalls = new Map<string, true>();
-  /**
-   * Blocks told of calls whose hooks were given up on before the call came (a source holds a call whose verdict is
-   * the hooks' until its thread goes on): told again with the call, whose outcome they decide.
-   */
-  private readonly blocksGivenUp = new Map<string, PermissionBlocked>();
 
   private readonly reader: HookReader;
 
@@ -208,9 +203,6 @@ export class HookCorrelator implements Join {
     // cannot tell an interrupt from a refusal (refusalUnknown), the hooks do.
     const decided = outcome === 'denied' || (outcome === 'interrupted' && !call.refusalUnknown) || outcome === 'unanswered';
     if (evidence && !decided) this.emitBlock(hookPermissionBlock({ toolUseId, evidence, context, timeMs: call.endMs }));
-    const givenUp = this.blocksGivenUp.get(toolUseId);
-    this.blocksGivenUp.delete(toolUseId);
-    if (givenUp && call.refusalUnknown) this.emitBlock({ ...givenUp, ...context });
     this.approvedCalls.delete(toolUseId);
   }
 
@@ -269,9 +261,7 @@ export class HookCorrelator implements Join {
     const context = { traceId: '', spanId: toolSpanId(toolUseId) };
     for (const hook of hooks) this.giveUp(hook, context);
     const evidence = this.takeEvidence(toolUseId);
-    const block = evidence && hookPermissionBlock({ toolUseId, evidence, context, timeMs: Math.max(...hooks.map((hook) => hook.timeMs)) });
-    if (block) remember(this.blocksGivenUp, toolUseId, block);
-    this.emitBlock(block);
+    if (evidence) this.emitBlock(hookPermissionBlock({ toolUseId, evidence, context, timeMs: Math.max(...hooks.map((hook) => hook.timeMs)) }));
   }
 
   private takeFirstStart(sessionId: string): Hook | undefined {

@@ -94,8 +94,6 @@ interface Thread {
   /**
    * Calls "aborted by user" whose item may still come: an interrupted command's is written after its turn's
    * `turn_aborted`. Told when it comes (interrupted), or at the thread's next turn or its end without it (declined).
-   * A thread without items (0.130) holds them too, until then: the hooks decide, with Codex's telemetry, whose
-   * approval of a command interrupted while it ran may come a second after the call's output.
    */
   aborted: Map<string, AbortedRun>;
   /** A subagent's thread (spawned by another: `source.subagent` in 0.130, `parent_thread_id` in 0.171). */
@@ -505,7 +503,7 @@ export class CodexRollouts implements AgentRows {
     if (!call) return;
     turn.calls.delete(callId);
     const interrupted = call.ran || turn.asksNothing === true; // "aborted by user" then cannot be a decline
-    if (output !== undefined && !interrupted && toolOutcome(output).outcome === 'interrupted') {
+    if (output !== undefined && thread.writesItems && !interrupted && toolOutcome(output).outcome === 'interrupted') {
       thread.aborted.set(callId, { turn, call, output, timeMs }); // its item may come after the turn's end
       return;
     }
@@ -526,9 +524,9 @@ export class CodexRollouts implements AgentRows {
     this.tell(thread, turn, this.toolCall(thread, turn, callId, call, { ...toolOutcome(output, aborted), output, timeMs }));
   }
 
-  /** The aborted calls whose item did not come before the thread went on (or ended): they never ran (unknown without items). */
+  /** The aborted calls whose item did not come before the thread went on (or ended): they never ran. */
   private tellNeverRan(thread: Thread): void {
-    for (const [callId, aborted] of thread.aborted) this.tellAborted(thread, callId, aborted, thread.writesItems ? 'never_ran' : 'unknown');
+    for (const [callId, aborted] of thread.aborted) this.tellAborted(thread, callId, aborted, 'never_ran');
   }
 
   private startedSubagentTurn(threadId: string, n: number, call: Spawn): void {
