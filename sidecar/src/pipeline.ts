@@ -330,7 +330,8 @@ export class Pipeline {
   /** Encode what the correlator and the joins told into the pending batch (correlator → joins → encoder). */
   private collect(): void {
     const told = this.correlator.drain();
-    for (const agent of this.agents.values()) told.push(...agent.drain());
+    // Each of an agent's events is that agent's, whether or not its source still holds the session by now.
+    for (const [name, agent] of this.agents) for (const event of agent.drain()) told.push('sessionId' in event ? { ...event, agent: name } : event);
     const joined = this.joins.run(told);
     this.pendingAcks.push(...joined.acks);
     this.pending = concatBatches(this.pending, encode(joined.events, (sessionId) => this.correlator.placeOf(sessionId), (sessionId) => this.agentOf(sessionId)));

@@ -6,6 +6,11 @@ import { compareVersions } from '../../../../test/harness/claude-releases.js';
 import { codexFixtures, codexTuiFixtures, type CodexFixture } from '../../../../test/harness/codex-fixtures.js';
 import type { ChatCompleted, CorrelationEvent, ToolCallEnded, TurnEnded } from '../../events.js';
 import { CodexRollouts, toolOutcome } from './rollouts.js';
+import { Pipeline } from '../../pipeline.js';
+import { TranscriptCorrelator } from '../../processors/transcripts/correlator.js';
+import { METRICS } from '../../semconv.js';
+import { textLines } from '../line-reader.js';
+import { MemorySink } from '../../../../test/helpers/memory-sink.js';
 
 function readAll(fixture: Pick<CodexFixture, 'rollouts'>, rollouts = new CodexRollouts()): CorrelationEvent[] {
   for (const path of fixture.rollouts) {
@@ -244,6 +249,20 @@ describe.each(codexTuiFixtures())('Codex $version TUI session with approvals', (
 
 describe('Codex rollout lines', () => {
   const file = { path: '/x/sessions/2026/01/01/rollout-2026-01-01T00-00-00-01a242e6-0000-7000-8000-000000000001.jsonl', kind: 'main' as const, agent: 'codex' as const };
+
+  it('are Codex’s in every point, even of a thread closed and let go at once (a backfill reaching a day later)', async () => {
+    const sink = new MemorySink();
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink], [], { codex: new CodexRollouts() });
+    const row = (payload: object) => JSON.stringify({ timestamp: '2026-01-01T00:00:00Z', type: payload === turn ? 'event_msg' : 'response_item', payload });
+    const turn = { type: 'task_started', turn_id: 't1' };
+    // A call its turn never answered: told as the turn closes, in the same pass that lets the thread go.
+    const call = { type: 'function_call', name: 'exec_command', call_id: 'call_1', arguments: '{"cmd":"sleep 9"}' };
+    await pipeline.addLines(file, textLines([row(turn), row(call)]));
+    pipeline.closeIdle(Date.parse('2026-01-03T00:00:00Z'));
+    await pipeline.finish();
+    const agents = sink.received.metrics.filter((point) => point.name === METRICS.toolCalls.name).map((point) => [point.attributes.outcome, point.attributes['gen_ai.agent.name']]);
+    expect(agents).toEqual([['unanswered', 'codex']]);
+  });
 
   it('count a bad line as skipped and go on', () => {
     const rollouts = new CodexRollouts();
