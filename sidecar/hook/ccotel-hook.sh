@@ -1,7 +1,8 @@
 #!/bin/sh
 # ccotel hook: spools one Claude Code hook event (the JSON on stdin) for the ccotel sidecar.
 #
-#   ccotel-hook.sh [SPOOL_DIR]     (install-hooks bakes the absolute spool dir into the command)
+#   ccotel-hook.sh [SPOOL_DIR [AGENT]]   (install-hooks bakes the absolute spool dir into the command; for an
+#                                       agent other than Claude Code, `install-hooks --agent codex`, its name)
 #
 # install-hooks has Claude Code's own `sh -c` source it (`set -- SPOOL_DIR; . ccotel-hook.sh`): one shell
 # fewer than running it. So it must work both ways: `exit` ends that shell, which has nothing else to do.
@@ -11,8 +12,8 @@
 # and when the event cannot be written (or the spool is another user's) it drains stdin, drops the event
 # and appends a line to hook-dropped.
 #
-# Spool file: SPOOL_DIR/<pid>-<random>-<agent pid>.json holding stdin byte-for-byte; <agent pid> is the
-# Claude Code process that fired the event. The firing time is the file's modification time (no `date`
+# Spool file: SPOOL_DIR/<pid>-<random>-<agent pid>[-<AGENT>].json holding stdin byte-for-byte; <agent pid> is the
+# process that fired the event, <AGENT> the agent the install named (none: Claude Code). The firing time is the file's modification time (no `date`
 # process), and the file is written in place (no `mv`): the reader takes a file that does not parse yet as
 # still being written until it has been quiet for a few seconds (a proper prefix of one JSON object never
 # parses).
@@ -40,7 +41,9 @@ read -r random </proc/sys/kernel/random/uuid
 agent=${CLAUDE_PID:-$PPID}
 case $agent in '' | *[!0-9]*) agent=$PPID ;; esac
 case $random in ????????-????-*) random=${random%-*-*-*} ;; *) random=00000000-0000 ;; esac
-file=$spool/$$-$random-$agent.json
+# The agent named by the install: its events are its own whatever the sidecar read of the session before them.
+case $2 in '' | *[!a-z-]*) named= ;; *) named=-$2 ;; esac
+file=$spool/$$-$random-$agent$named.json
 
 drop() {
   cat >/dev/null

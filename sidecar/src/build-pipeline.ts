@@ -158,7 +158,7 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const stopped = (hook: Hook) => {
     if (AGENT_STOP_HOOKS.has(hook.name)) pipeline.agentStopped(hook.sessionId, hook.timeMs);
   };
-  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: follow ? [detector.onHook, stopped] : [detector.onHook], lateHooks: follow });
+  const hooks = new HookCorrelator({ contentLevel: config.contentLevel, listeners: follow ? [detector.onHook, stopped] : [detector.onHook], lateHooks: follow, dialects: nativeDialects() });
   const shell = new ShellCorrelator({ lateRecords: follow });
   const installationKey = loadOrCreateInstallationKey(config.paths.keyPath);
   const settings = new SettingsWatcher({

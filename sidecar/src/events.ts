@@ -3,10 +3,10 @@
 // state) subscribes to the kinds it names and publishes its own (events/joins.ts). The encoder alone turns them into
 // spans, logs and points (processors/encode): what a join adds to an item of the same round (a hook on a span, a
 // hook's source on a session start) is an event the encoder applies as it builds that item.
-import type { Ack } from './model.js';
+import type { Ack, TelemetryBatch } from './model.js';
 import type {
   FailureDetected, HookAttached, HookFired, HookRecorded, HookSessionStarted, PermissionBlocked, RulesApplied, SessionEnded, SessionStartConfirmed, SessionStateChanged,
-  SettingsChangeTold, ShellCommandEnded,
+  SettingsChangeTold, ShellCommandEnded, ToolCallApproved,
 } from './events/joins.js';
 import type { ApiErrorOccurred, ChatCompleted, CompactionOccurred, CostReported, PermissionModeChanged, SessionStarted, SubagentEnded, ToolCallEnded, TurnEnded, UserShellCommand } from './events/transcript.js';
 
@@ -28,6 +28,7 @@ export type CorrelationEvent =
   | HookSessionStarted
   | SessionEnded
   | PermissionBlocked
+  | ToolCallApproved
   | ShellCommandEnded
   | HookFired
   | HookRecorded
@@ -65,6 +66,8 @@ export interface Join {
   drain(): Joined;
   /** End of input (backfill): give up waiting for anything and emit what is held. */
   finish(): void;
+  /** What an agent sent of itself (its own telemetry, received), for a join whose verdicts it informs. */
+  receive?(batch: TelemetryBatch): void;
 }
 
 /** The rules in force at the turns among `events`, by the turn's span. */

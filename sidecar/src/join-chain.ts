@@ -1,7 +1,7 @@
 // The joins in the order their events require: a join runs after every join that publishes a kind it consumes.
 // One round takes the events the transcript correlator told, hands each join the events of its kinds published so
 // far, and gathers what the joins publish; the encoder then makes the round's telemetry of all of them.
-import type { Ack } from './model.js';
+import type { Ack, TelemetryBatch } from './model.js';
 import type { CorrelationEvent, Join, Joined } from './events.js';
 
 export class JoinChain {
@@ -27,6 +27,11 @@ export class JoinChain {
 
   finish(): void {
     for (const join of this.joins) join.finish();
+  }
+
+  /** An agent's own telemetry, received: to the joins that read it. */
+  receive(batch: TelemetryBatch): void {
+    for (const join of this.joins) join.receive?.(batch);
   }
 }
 

@@ -179,6 +179,7 @@ export class Pipeline {
 
   /** Records made beside the correlator (a detector reading what was delivered): out with the next batch. */
   add(batch: TelemetryBatch): void {
+    this.joins.receive(batch);
     this.pending = concatBatches(this.pending, batch);
     this.noteInput();
   }
@@ -306,6 +307,7 @@ export class Pipeline {
    * fails: the sender is told, and retries.
    */
   deliver(batch: TelemetryBatch): Promise<void> {
+    this.joins.receive(batch);
     return this.write(batch);
   }
 
@@ -328,7 +330,8 @@ export class Pipeline {
   /** Encode what the correlator and the joins told into the pending batch (correlator → joins → encoder). */
   private collect(): void {
     const told = this.correlator.drain();
-    for (const agent of this.agents.values()) told.push(...agent.drain());
+    // Each of an agent's events is that agent's, whether or not its source still holds the session by now.
+    for (const [name, agent] of this.agents) for (const event of agent.drain()) told.push('sessionId' in event ? { ...event, agent: name } : event);
     const joined = this.joins.run(told);
     this.pendingAcks.push(...joined.acks);
     this.pending = concatBatches(this.pending, encode(joined.events, (sessionId) => this.correlator.placeOf(sessionId), (sessionId) => this.agentOf(sessionId)));

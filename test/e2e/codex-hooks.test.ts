@@ -3,7 +3,7 @@
 // writes in config.toml, so Codex runs them — every event of a run, a call's with its call id, and a resumed run's
 // SessionStart with source resume — and the bash of each command Codex runs logs it, so its `shell` span lands under
 // the call's execute_tool span; the user's own hook and settings stay; uninstall gives both files back as they were.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codexReleasesForTests } from '../harness/codex-releases.js';
@@ -13,6 +13,7 @@ import { skipWithout } from '../helpers/real-parts.js';
 import { assertBuilt, CLI, cliEnv, runProcess } from '../reliability/cli.js';
 import { storeCli } from './store-cli.js';
 import { codexTestHome } from '../helpers/codex-test-home.js';
+import { codexHookTrustHash } from '../../sidecar/src/sources/codex/install-hooks.js';
 
 const shell = (cmd: string) => ({ name: 'exec_command', arguments: { cmd } });
 const usage = { input_tokens: 1000, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 };
@@ -35,9 +36,14 @@ describe.each(codexReleasesForTests())('install-hooks --agent codex on Codex $ve
       const server = await startResponsesServer([]);
       try {
         writeCodexConfig(codexHome, server.url);
-        // The user's own hook and settings: kept as they are.
-        const ownHook = { hooks: { PreToolUse: [{ matcher: 'exec_command', hooks: [{ type: 'command', command: 'true' }] }] } };
+        // The user's own hooks and settings: kept as they are. The second, trusted, keeps the environment Codex
+        // gives a hook: no CODEX_THREAD_ID, which its commands get (so the process detectors never take a slow hook
+        // for a command of the thread).
+        const envHook = { type: 'command', command: `env > ${join(home, 'hook-env')}.$$`, timeout: 10 };
+        const ownHook = { hooks: { PreToolUse: [{ matcher: 'exec_command', hooks: [{ type: 'command', command: 'true' }] }, { hooks: [envHook] }] } };
         writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify(ownHook, null, 4) + '\n');
+        const trustKey = `${realpathSync(join(codexHome, 'hooks.json'))}:pre_tool_use:1:0`;
+        appendFileSync(join(codexHome, 'config.toml'), `[hooks.state.${JSON.stringify(trustKey)}]\ntrusted_hash = ${JSON.stringify(codexHookTrustHash('PreToolUse', envHook))}\n`);
         const configBefore = readFileSync(join(codexHome, 'config.toml'), 'utf8');
         const hooksBefore = readFileSync(join(codexHome, 'hooks.json'), 'utf8');
         const ccotel = async (...args: string[]) => {
@@ -49,7 +55,7 @@ describe.each(codexReleasesForTests())('install-hooks --agent codex on Codex $ve
         expect(await ccotel('install-hooks')).toMatch(/already as wanted/);
         await ccotel('install-shell');
         const hooks = JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8')) as typeof ownHook;
-        expect(hooks.hooks.PreToolUse[0]).toEqual(ownHook.hooks.PreToolUse[0]);
+        expect(hooks.hooks.PreToolUse.slice(0, 2)).toEqual(ownHook.hooks.PreToolUse);
         const trusted = readFileSync(join(codexHome, 'config.toml'), 'utf8');
         expect(trusted.startsWith(configBefore)).toBe(true);
         const spool = join(home, 'state', 'spool');
@@ -68,6 +74,8 @@ describe.each(codexReleasesForTests())('install-hooks --agent codex on Codex $ve
         const resumed = await runCodex({ binary: binary!, codexHome, cwd: project, prompt: 'once more', resume: thread });
         expect(resumed.code, resumed.stderr).toBe(0);
 
+        // Each event's spool file names its agent (the hook was installed for Codex): read as Codex's, whenever.
+        expect(readdirSync(spool).filter((name) => !name.endsWith('-codex.json'))).toEqual([]);
         const spooled = readdirSync(spool).map((name) => JSON.parse(readFileSync(join(spool, name), 'utf8')) as Spooled);
         expect(spooled.every((event) => event.session_id === thread)).toBe(true);
         const names = new Set(spooled.map((event) => event.hook_event_name));
@@ -75,6 +83,10 @@ describe.each(codexReleasesForTests())('install-hooks --agent codex on Codex $ve
         expect(spooled.filter((event) => event.hook_event_name === 'SessionStart').map((event) => event.source).sort()).toEqual(['resume', 'startup']);
         const [callId, failingCallId] = server.requests.flatMap((request) => request.callIds ?? []);
         expect(spooled.filter((event) => event.tool_use_id === callId).map((event) => event.hook_event_name).sort()).toEqual(['PostToolUse', 'PreToolUse']);
+
+        const hookEnvs = readdirSync(home).filter((name) => name.startsWith('hook-env.')).map((name) => readFileSync(join(home, name), 'utf8'));
+        expect(hookEnvs.length).toBeGreaterThan(0);
+        for (const env of hookEnvs) expect(env).not.toMatch(/^CODEX_THREAD_ID=/m);
 
         // The store: the resumed run is a resume start (0.130's rollout reads it as a second turn: the hook tells),
         // and the call's hooks are on its execute_tool span.

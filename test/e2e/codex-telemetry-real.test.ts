@@ -3,8 +3,9 @@
 // `install-hooks --agent codex` its hooks at the spool; then a `codex exec` run and the TUI session with approvals
 // (codex-tui.ts). The store then holds Codex's events beside ccotel's spans: every response Codex exported
 // (codex.sse_event response.completed, after its codex.api_request) is one of ccotel's chats, every
-// codex.tool_decision one of its tool calls and agrees with its outcome, the declined call is denied by the user,
-// and the telemetry_gap detector finds nothing once the sessions are quiet.
+// codex.tool_decision one of its tool calls and agrees with its outcome, the declined call is denied by the user, the
+// one approved and then interrupted while it ran is interrupted (its approval read from Codex's telemetry as it
+// came), and the telemetry_gap detector finds nothing once the sessions are quiet.
 import type { ClickHouseClient } from '@clickhouse/client';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,8 +23,11 @@ import { codexTestHome } from '../helpers/codex-test-home.js';
 
 const rowsOf = async <T>(client: ClickHouseClient, query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 const usage = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0 });
-/** Short, so a quiet session is checked for gaps within seconds (settled after the idle time and as long again). */
-const IDLE_MS = 2_000;
+/**
+ * Short, so a quiet session is checked for gaps within seconds (settled after the idle time and as long again); longer
+ * than the TUI's interrupted command runs without a row (codex-tui.ts), which would close its turn as abandoned.
+ */
+const IDLE_MS = 6_000;
 
 describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))("Codex $version's own telemetry received by ccotel run", ({ version, binary }) => {
   it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(
@@ -74,26 +78,33 @@ describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(
           const requests = await rowsOf<{ n: number }>(client, `SELECT count() AS n FROM otel_logs WHERE LogAttributes['event.name'] = 'codex.api_request' AND LogAttributes['http.response.status_code'] = '200' AND LogAttributes['conversation.id'] IN ${inThreads}`);
           expect(Number(requests[0].n)).toBe(answered);
 
+          // Quiet for the idle time and as long again: every turn is over (0.171 tells an interrupted call once its
+          // thread's next turn comes, or the thread ends), and the sessions are checked for gaps.
+          await sleep(4 * IDLE_MS);
+          await waitFor('the last turn stored', async () => (await rowsOf(client, `SELECT 1 FROM otel_traces WHERE SpanName = 'invoke_agent codex' AND SpanAttributes['session.id'] IN ${inThreads}`)).length >= 5, 30_000);
+
           // Codex's decisions name ccotel's calls, and agree with what ccotel concluded of them.
           const decisions = await rowsOf<{ call: string; decision: string; source: string }>(client, `SELECT LogAttributes['call_id'] AS call, LogAttributes['decision'] AS decision, LogAttributes['source'] AS source
             FROM otel_logs WHERE LogAttributes['event.name'] = 'codex.tool_decision' AND LogAttributes['conversation.id'] IN ${inThreads}`);
           const calls = await rowsOf<{ call: string; command: string; outcome: string }>(client, `SELECT DISTINCT SpanAttributes['gen_ai.tool.call.id'] AS call, JSONExtractString(SpanAttributes['ccotel.tool.input'], 'cmd') AS command,
               SpanAttributes['ccotel.tool.outcome'] AS outcome FROM otel_traces WHERE ServiceName = 'ccotel' AND startsWith(SpanName, 'execute_tool ') AND SpanAttributes['session.id'] IN ${inThreads}`);
-          expect(decisions.length).toBeGreaterThan(0);
-          for (const decision of decisions) expect(calls.find((call) => call.call === decision.call)?.outcome).toBe(decision.decision === 'approved' ? 'success' : 'denied');
           const byCommand = Object.fromEntries(calls.map((call) => [call.command, call]));
+          // Approved, then interrupted while it ran: its hooks are a refusal's (no PostToolUse), Codex's decision is not.
+          const cut = 'touch started.txt && sleep 30';
+          expect(decisions.length).toBeGreaterThan(0);
+          for (const decision of decisions) expect(decision.decision).toBe('approved');
+          for (const decision of decisions) expect(calls.find((call) => call.call === decision.call)?.outcome).toBe(decision.call === byCommand[cut]?.call ? 'interrupted' : 'success');
+          const decided = (command: string) => decisions.find((decision) => decision.call === byCommand[command]?.call);
           expect(byCommand['touch approved.txt'].outcome).toBe('success');
-          expect(decisions.find((decision) => decision.call === byCommand['touch approved.txt'].call)).toMatchObject({ decision: 'approved', source: 'User' });
+          expect(decided('touch approved.txt')).toMatchObject({ source: 'User' });
+          expect(decided(cut)).toMatchObject({ source: 'User' });
           // The refusal (Esc) Codex logs no decision for: ccotel tells it from the rollout or the hooks.
           expect(byCommand['touch declined.txt'].outcome).toBe('denied');
-          expect(decisions.some((decision) => decision.call === byCommand['touch declined.txt'].call)).toBe(false);
+          expect(decided('touch declined.txt')).toBeUndefined();
           const blocks = await rowsOf<{ call: string; source: string }>(client, `SELECT DISTINCT LogAttributes['tool_use_id'] AS call, LogAttributes['source'] AS source FROM otel_logs
             WHERE EventName = 'ccotel.permission.blocked' AND LogAttributes['session.id'] IN ${inThreads}`);
           expect(blocks).toEqual([{ call: byCommand['touch declined.txt'].call, source: 'user' }]);
 
-          // Quiet for the idle time and as long again, the sessions are checked: no gap on a clean run.
-          await sleep(4 * IDLE_MS);
-          await waitFor('the last turn stored', async () => (await rowsOf(client, `SELECT 1 FROM otel_traces WHERE SpanName = 'invoke_agent codex' AND SpanAttributes['session.id'] IN ${inThreads}`)).length >= 4, 30_000);
           const gaps = await rowsOf(client, `SELECT LogAttributes['detail'] AS detail FROM otel_logs WHERE EventName = 'ccotel.failure_mode.detected' AND LogAttributes['mode'] = 'telemetry_gap'`);
           expect(gaps).toEqual([]);
         } finally {

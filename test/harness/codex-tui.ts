@@ -1,10 +1,11 @@
 // One interactive Codex session (the TUI, in a tmux pane) recorded offline: the scripted Responses API answers, the
 // approval policy makes Codex ask before a command that wants to leave the sandbox, and the keys pressed decline the
-// first such command (Esc: "No, and tell Codex what to do differently") and approve the second (y). `codex exec`
+// first such command (Esc: "No, and tell Codex what to do differently"), approve the second (y), and approve the third
+// then interrupt it while it runs (Esc once it started). `codex exec`
 // cannot ask (it forces the policy to never), so approvals are seen only here. Besides the rollouts, the folder
 // keeps what each other party saw: every hook payload (a hook on every event copies its stdin), Codex's own OTel log
 // exports (`[otel]` exporter otlp-http, JSON), the server's answers and the screens.
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +18,14 @@ import { CODEX_MODEL, writeCodexConfig } from './run-codex.js';
 import { startPane, type TmuxPane } from './tmux-pane.js';
 
 const usage = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0 });
+/** What the approved command that is then interrupted creates as it starts (in the project): then it runs. */
+const STARTED = 'started.txt';
+/**
+ * How long it runs before Esc: as a user would let it, and longer than Codex takes to export its approval (its logs
+ * go out in batches a second apart; on 0.130 ccotel reads the approval as the call's output comes, docs/CODEX.md).
+ */
+const RUNS_BEFORE_INTERRUPT_MS = 3_000;
+const RUNS_UNTIL_INTERRUPTED = `touch ${STARTED} && sleep 30`;
 /** A command the model asks to run outside the sandbox: under `on-request` Codex asks the user first. */
 const escalated = (cmd: string) => ({ name: 'exec_command', arguments: { cmd, sandbox_permissions: 'require_escalated', justification: 'to write the file' } });
 
@@ -25,6 +34,7 @@ export const TUI_SCENARIO: { prompt: string; steps: ResponsesStep[] }[] = [
   { prompt: 'say hello', steps: [{ text: 'Hello there.', usage: usage(1100, 0, 12) }] },
   { prompt: 'make declined.txt', steps: [{ calls: [escalated('touch declined.txt')], usage: usage(1300, 1024, 30) }] },
   { prompt: 'make approved.txt', steps: [{ calls: [escalated('touch approved.txt')], usage: usage(1500, 1024, 31) }, { text: 'Made it.', usage: usage(1700, 1280, 9) }] },
+  { prompt: 'make started.txt slowly', steps: [{ calls: [escalated(RUNS_UNTIL_INTERRUPTED)], usage: usage(1900, 1536, 33) }] },
 ];
 
 /** From this release the TUI runs against a background app-server unless told not to (one left running otherwise). */
@@ -58,6 +68,12 @@ export function writeTuiConfig(codexHome: string, project: string, modelUrl: str
   writeFileSync(path, lines.join('\n'));
 }
 
+async function waitForFile(path: string, timeoutMs = 30_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !existsSync(path); await sleep(100)) {
+    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+  }
+}
+
 /** Types a prompt once the input box is there and sends it; Codex starts the turn. */
 async function submit(pane: TmuxPane, prompt: string): Promise<void> {
   await pane.waitFor(PROMPT_BOX);
@@ -77,7 +93,7 @@ export async function driveCodexTui(binary: string, version: string, codexHome: 
   const pane = await startPane({ command: [binary, ...args], env, cwd: project, label: `Codex ${version}`, columns: 140, rows: 50 });
   const screens: string[] = [];
   try {
-    const [hello, declined, approved] = TUI_SCENARIO;
+    const [hello, declined, approved, interrupted] = TUI_SCENARIO;
     await submit(pane, hello.prompt);
     screens.push(await pane.waitFor('Hello there.'));
     await submit(pane, declined.prompt);
@@ -88,6 +104,15 @@ export async function driveCodexTui(binary: string, version: string, codexHome: 
     screens.push(await pane.waitFor(APPROVAL));
     await pane.press('y');
     screens.push(await pane.waitFor('Made it.'));
+    await submit(pane, interrupted.prompt);
+    screens.push(await pane.waitFor(APPROVAL));
+    await pane.press('y');
+    await waitForFile(join(project, STARTED));
+    await sleep(RUNS_BEFORE_INTERRUPT_MS);
+    await pane.press('Escape');
+    // Its own notice, after its approval (the declined turn's is on the screen already).
+    const approvedIt = `You approved codex to run ${RUNS_UNTIL_INTERRUPTED}`;
+    screens.push(await pane.waitFor((screen) => screen.includes(approvedIt) && screen.indexOf('Conversation interrupted', screen.lastIndexOf(approvedIt)) !== -1));
     await pane.waitFor(PROMPT_BOX);
     // Ctrl-C at an empty prompt quits (0.171; an older release may ask for it twice).
     await pane.press('C-c');

@@ -35,6 +35,15 @@ export interface PermissionBlocked extends SpanContext, InSession {
   timeMs: number;
 }
 
+/**
+ * The agent's own telemetry says a call was approved whose source told it refused only for want of a sign that it
+ * ran (`refusalInferred`): it was cut short, not refused.
+ */
+export interface ToolCallApproved extends InSession {
+  kind: 'ToolCallApproved';
+  toolUseId: string;
+}
+
 /** A shell command of the shell log ended (or was given up on): its `shell {program}` span and log record. */
 export interface ShellCommandEnded extends SpanContext, InSession {
   kind: 'ShellCommandEnded';

@@ -19,6 +19,11 @@ export interface Place {
 export interface InSession {
   sessionId: string;
   place?: Place;
+  /**
+   * The agent whose session it is, where what told the event knows (an agent's source, a hook installed for it, a
+   * process of its session); else the agent whose source holds the session, else Claude Code.
+   */
+  agent?: AgentName;
 }
 
 /** The trace context of the span an event is about. */
@@ -52,6 +57,11 @@ export interface ToolCallEnded extends SpanContext, InSession {
    * decide, a PermissionRequest with no PostToolUse telling a refusal.
    */
   refusalUnknown?: true;
+  /**
+   * The refusal (`denied` by the user) is inferred from the want of a sign that the command ran (Codex 0.171's item,
+   * which a loaded Codex may never write): an approval in the agent's own telemetry overturns it.
+   */
+  refusalInferred?: true;
   startMs: number;
   /** The span's end: never before its start. */
   endMs: number;
@@ -69,8 +79,6 @@ export interface Compaction {
 /** A turn closed: its `invoke_agent` root span, prompt and end logs, and a turn count. */
 export interface TurnEnded extends SpanContext, InSession {
   kind: 'TurnEnded';
-  /** The agent whose turn it is (undefined: Claude Code). */
-  agent?: AgentName;
   promptId?: string;
   /** The uuid of the turn's prompt row. */
   messageUuid: string;
@@ -100,8 +108,6 @@ export interface CompactionOccurred extends SpanContext, Compaction, InSession {
 /** An API response is complete: its `chat {model}` span and token points. */
 export interface ChatCompleted extends SpanContext, InSession {
   kind: 'ChatCompleted';
-  /** The agent that made the request (undefined: Claude Code): its provider prices the model. */
-  agent?: AgentName;
   parentSpanId: string;
   agentId?: string;
   model: string;
@@ -131,8 +137,6 @@ export interface SessionStarted extends InSession {
 /** A subagent is over: its `invoke_agent {type}` span under the tool call that started it (none: a trace of its own). */
 export interface SubagentEnded extends SpanContext, InSession {
   kind: 'SubagentEnded';
-  /** The agent whose subagent it is (undefined: Claude Code). */
-  agent?: AgentName;
   parentSpanId: string;
   agentId: string;
   agentType: string;

@@ -1,4 +1,5 @@
 import { statePaths } from '../paths.js';
+import type { AgentName } from '../semconv.js';
 import { ensureStateDir } from '../secure-dir.js';
 import { HOOK_TIMEOUT_SECONDS, SPOOLED_EVENTS } from './hook-events.js';
 import { homeOf, type InstallOptions, type InstallReport } from './options.js';
@@ -12,8 +13,9 @@ import { installedScriptPath, installScript, SCRIPTS, shQuote, untrustedScriptTe
  * the absolute spool dir as its argument. Sourcing saves the second shell that running the script would exec
  * (docs/HOOKS.md: p50 −14 to −22%). The test first: only a script of this user's, in a dir of this user's, runs.
  */
-export function spoolHookHandler(scriptPath: string, spoolDir: string): HookHandler {
-  const command = `${untrustedScriptTest(scriptPath)} || { set -- ${shQuote(spoolDir)}; . ${shQuote(scriptPath)}; }`;
+export function spoolHookHandler(scriptPath: string, spoolDir: string, agent?: AgentName): HookHandler {
+  const args = agent === undefined ? shQuote(spoolDir) : `${shQuote(spoolDir)} ${agent}`;
+  const command = `${untrustedScriptTest(scriptPath)} || { set -- ${args}; . ${shQuote(scriptPath)}; }`;
   return { type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS };
 }
 
@@ -23,7 +25,9 @@ const EARLIER_SPOOL_HOOKS = [
   (script: string, spool: string): HookHandler => ({ type: 'command', command: `${shQuote(script)} ${shQuote(spool)}` }),
 ];
 
-const spoolHookForms = [spoolHookHandler, ...EARLIER_SPOOL_HOOKS].map((form) => writtenBy(form, SCRIPTS.hook.name));
+/** The handler `install-hooks --agent codex` writes: the script told its agent, which names its spool files. */
+const codexSpoolHook = (script: string, spool: string) => spoolHookHandler(script, spool, 'codex');
+const spoolHookForms = [spoolHookHandler, codexSpoolHook, ...EARLIER_SPOOL_HOOKS].map((form) => writtenBy(form, SCRIPTS.hook.name));
 export const isSpoolHook = (handler: unknown) => spoolHookForms.some((isForm) => isForm(handler));
 const callsSpoolHook = callsScript(SCRIPTS.hook.name);
 

@@ -8,11 +8,14 @@
 // - the DESIGN records it implies: SessionStart gives the session's start (merged with the one the transcript
 //   infers for the same prompt, SessionStarted: a SessionStartConfirmed gives it the hook's `source`, so starts
 //   never double); SessionEnd gives `ccotel.session.ended` / `ccotel.session.ends{reason}`; a PermissionDenied,
-//   or a PermissionRequest with no PostToolUse / PostToolUseFailure, gives a permission block when the transcript
-//   did not already call the call denied (same id as the transcript's block: one block per tool_use_id).
+//   or a PermissionRequest with no PostToolUse / PostToolUseFailure (and no approval of the call in the agent's own
+//   telemetry: one approved and then interrupted while it ran never gets its PostToolUse either), gives a permission
+//   block when the transcript did not already call the call denied (same id as the transcript's block: one block
+//   per tool_use_id).
 // A spool file is acknowledged (deleted) once everything built from it is in the output.
 import { type CorrelationEvent, type Join, type Joined, type PermissionBlocked, type SessionStarted, type SpanContext, type ToolCallEnded, type TurnEnded } from '../events.js';
-import type { Ack, ContentLevel } from '../model.js';
+import type { Ack, ContentLevel, TelemetryBatch } from '../model.js';
+import { readNative, type NativeDialect } from '../records/native-telemetry.js';
 import type { HookEvent } from '../records/hook-spool.js';
 import { toolSpanId } from '../semconv.js';
 import { HookReader, type Hook } from './hook-input.js';
@@ -29,6 +32,8 @@ export interface HookCorrelatorOptions {
    * spans out are remembered. Reading once, every hook is read before the transcripts.
    */
   lateHooks?: boolean;
+  /** Each agent's own telemetry, read for its tool decisions: a call it says was approved is no refusal. */
+  dialects?: readonly NativeDialect[];
 }
 
 export interface HookCorrelatorStats {
@@ -62,7 +67,7 @@ const REMEMBER_SPANS = 20_000;
 
 export class HookCorrelator implements Join {
   readonly consumes = ['SessionStarted', 'ToolCallEnded', 'TurnEnded'] as const;
-  readonly produces = ['HookFired', 'HookRecorded', 'HookAttached', 'SessionStartConfirmed', 'HookSessionStarted', 'SessionEnded', 'PermissionBlocked'] as const;
+  readonly produces = ['HookFired', 'HookRecorded', 'HookAttached', 'SessionStartConfirmed', 'HookSessionStarted', 'SessionEnded', 'PermissionBlocked', 'ToolCallApproved'] as const;
   readonly stats: HookCorrelatorStats = { events: 0, attached: 0, late: 0, unmatched: 0 };
   private events: CorrelationEvent[] = [];
   private acks: Ack[] = [];
@@ -75,6 +80,8 @@ export class HookCorrelator implements Join {
   private readonly turnsOut = new Map<string, SpanContext>();
   /** Sessions the transcript already reported as started by a fork (its copy was read before the hook came). */
   private readonly forksFromTranscript = new Map<string, true>();
+  /** Calls the agent's own telemetry says were approved (its decision came before the call's end, in practice). */
+  private readonly approvedCalls = new Map<string, true>();
 
   private readonly reader: HookReader;
 
@@ -90,7 +97,7 @@ export class HookCorrelator implements Join {
     const hook = this.reader.normalize(event);
     this.stats.events++;
     for (const listener of this.options.listeners ?? []) listener(hook);
-    this.events.push({ kind: 'HookFired', name: hook.name, sessionId: hook.sessionId, timeMs: hook.timeMs, attributes: hook.attributes, file: hook.event.file });
+    this.events.push({ kind: 'HookFired', name: hook.name, sessionId: hook.sessionId, agent: hook.event.agent, timeMs: hook.timeMs, attributes: hook.attributes, file: hook.event.file });
     if (hook.name === 'SessionStart') {
       this.push(this.startWaiting, hook.sessionId, hook);
       return;
@@ -120,6 +127,13 @@ export class HookCorrelator implements Join {
     for (const event of events) {
       if (event.kind === 'ToolCallEnded') this.attachToTool(event);
       else if (event.kind === 'TurnEnded') this.attachToTurn(event);
+    }
+  }
+
+  receive(batch: TelemetryBatch): void {
+    for (const log of batch.logs) {
+      const fact = log.origin && this.options.dialects ? readNative(this.options.dialects, log) : undefined;
+      if (fact?.kind === 'tool' && fact.approved) remember(this.approvedCalls, fact.key, true);
     }
   }
 
@@ -155,7 +169,7 @@ export class HookCorrelator implements Join {
   private recordEvidence(hook: Hook): void {
     let evidence = this.evidence.get(hook.toolUseId!);
     if (!evidence) {
-      evidence = { sessionId: hook.sessionId, toolName: hook.toolName ?? 'unknown', permissionRequested: false, permissionDenied: false, ran: false };
+      evidence = { sessionId: hook.sessionId, agent: hook.event.agent, toolName: hook.toolName ?? 'unknown', permissionRequested: false, permissionDenied: false, ran: false, approved: false };
       this.evidence.set(hook.toolUseId!, evidence);
     }
     if (hook.name === 'PermissionRequest') evidence.permissionRequested = true;
@@ -163,23 +177,33 @@ export class HookCorrelator implements Join {
     if (hook.name === 'PostToolUse' || hook.name === 'PostToolUseFailure') evidence.ran = true;
   }
 
+  /** What the hooks told of a call, with whether the agent's own telemetry said it was approved; forgotten here. */
+  private takeEvidence(toolUseId: string): ToolEvidence | undefined {
+    const evidence = this.evidence.get(toolUseId);
+    this.evidence.delete(toolUseId);
+    if (evidence && this.approvedCalls.has(toolUseId)) evidence.approved = true;
+    return evidence;
+  }
+
   // ---- joining -----------------------------------------------------------------------------------------
 
   private attachToTool(call: ToolCallEnded): void {
     const { toolUseId, outcome } = call;
     if (!toolUseId) return;
+    // Its hooks may have been given up on already (the source held the call until its thread went on): the approval stays till now.
+    if (call.refusalInferred && this.approvedCalls.has(toolUseId)) this.events.push({ kind: 'ToolCallApproved', sessionId: call.sessionId, toolUseId });
     const context = { traceId: call.traceId, spanId: call.spanId };
     if (this.rememberSpansOut) remember(this.toolsOut, toolUseId, context);
     const hooks = this.toolWaiting.get(toolUseId) ?? [];
     this.toolWaiting.delete(toolUseId);
     for (const hook of hooks) this.attach(context, hook);
-    const evidence = this.evidence.get(toolUseId);
-    this.evidence.delete(toolUseId);
+    const evidence = this.takeEvidence(toolUseId);
     // The transcript's own verdict wins: a refusal it saw, a call cut short while running (a PermissionRequest
     // with no PostToolUse then is an allowed call the user interrupted), or a call never decided. Where the source
     // cannot tell an interrupt from a refusal (refusalUnknown), the hooks do.
     const decided = outcome === 'denied' || (outcome === 'interrupted' && !call.refusalUnknown) || outcome === 'unanswered';
     if (evidence && !decided) this.emitBlock(hookPermissionBlock({ toolUseId, evidence, context, timeMs: call.endMs }));
+    this.approvedCalls.delete(toolUseId);
   }
 
   private attachToTurn(turn: TurnEnded): void {
@@ -236,8 +260,7 @@ export class HookCorrelator implements Join {
   private giveUpTool(toolUseId: string, hooks: Hook[]): void {
     const context = { traceId: '', spanId: toolSpanId(toolUseId) };
     for (const hook of hooks) this.giveUp(hook, context);
-    const evidence = this.evidence.get(toolUseId);
-    this.evidence.delete(toolUseId);
+    const evidence = this.takeEvidence(toolUseId);
     if (evidence) this.emitBlock(hookPermissionBlock({ toolUseId, evidence, context, timeMs: Math.max(...hooks.map((hook) => hook.timeMs)) }));
   }
 

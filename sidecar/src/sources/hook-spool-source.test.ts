@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import type { HookEvent } from '../records/hook-spool.js';
 import { TranscriptCorrelator } from '../processors/transcripts/correlator.js';
 import { HookSpoolSource } from './hook-spool-source.js';
 import { MemorySink } from '../../../test/helpers/memory-sink.js';
+import { spoolHookHandler } from '../install/hooks.js';
+import { packagedScriptPath } from '../install/scripts.js';
 
 /** Keeps what it was given; fails while `failing` is set (a sink that is down). */
 const SESSION = 'aaaaaaaa-0000-4000-8000-000000000001';
@@ -204,5 +207,28 @@ describe('HookSpoolSource following the spool (start)', () => {
     } finally {
       await source.stop();
     }
+  });
+
+  it('reads the agent a hook was installed for from the file its handler spooled (install-hooks --agent codex)', () => {
+    const { state, spoolDir, seen, source, write } = setup();
+    // The handlers as install-hooks writes them, run as the agent runs a command hook: `sh -c`, the payload on stdin.
+    const binDir = join(state, 'bin');
+    mkdirSync(binDir, { mode: 0o700 });
+    copyFileSync(packagedScriptPath('hook'), join(binDir, 'ccotel-hook.sh'));
+    const fire = (handler: { command?: string }, payload: object) => {
+      const run = spawnSync('sh', ['-c', handler.command!], { input: JSON.stringify(payload), env: { PATH: process.env.PATH } });
+      expect(run.status).toBe(0);
+    };
+    fire(spoolHookHandler(join(binDir, 'ccotel-hook.sh'), spoolDir, 'codex'), { session_id: SESSION, hook_event_name: 'SessionStart' });
+    expect(source.scan()).toBe(1);
+    fire(spoolHookHandler(join(binDir, 'ccotel-hook.sh'), spoolDir), { session_id: SESSION, hook_event_name: 'Stop' });
+    // A name the sidecar does not know as an agent's (nor an object's own key) names none.
+    write(`100-0a1b2c3d-0a1b-200-constructor.json`, { session_id: SESSION, hook_event_name: 'Stop' });
+    expect(source.scan()).toBe(2);
+    expect(seen.map((event) => [event.payload.hook_event_name, event.agent])).toEqual([
+      ['SessionStart', 'codex'],
+      ['Stop', undefined],
+      ['Stop', undefined],
+    ]);
   });
 });

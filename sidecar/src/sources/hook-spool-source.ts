@@ -15,7 +15,7 @@ import { recordIdOf } from '../ids.js';
 import type { Pipeline } from '../pipeline.js';
 import type { Ack } from '../model.js';
 import type { HookEvent } from '../records/hook-spool.js';
-import { METRICS, metricPoint } from '../semconv.js';
+import { AGENTS, METRICS, metricPoint, type AgentName } from '../semconv.js';
 import { DirectoryFollower } from './directory-follower.js';
 import { DescriptorRetry, isOutOfDescriptors } from './out-of-descriptors.js';
 import { readRegularFileSync } from './regular-file.js';
@@ -51,8 +51,11 @@ export interface HookSpoolStats {
 /** An event as read from the spool; its ack travels beside it. */
 export type SpoolEvent = Omit<HookEvent, 'ack'>;
 
-/** Written in place by the hook: `<hook pid>-<random>[-<agent pid>].json`, fired at its modification time. */
-const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})(?:-(\d+))?\.json$/;
+/**
+ * Written in place by the hook: `<hook pid>-<random>[-<agent pid>][-<agent>].json`, fired at its modification time;
+ * `<agent>` where the install named one (`install-hooks --agent codex`).
+ */
+const SPOOL_NAME = /^(\d+)-([0-9a-f]{8}-[0-9a-f]{4})(?:-(\d+))?(?:-([a-z][a-z-]*))?\.json$/;
 /** Renamed into place by hooks before that: `<fired-at ns>-<hook pid>-<random>[-<agent pid>].json`. */
 const TIMED_SPOOL_NAME = /^(\d{20})-(\d+)-([0-9a-zA-Z]+)(?:-(\d+))?\.json$/;
 /** How long a file written in place may stay unparseable before it counts as broken. */
@@ -65,6 +68,8 @@ interface SpoolEntry {
   hookPid: number;
   /** The Claude Code process that fired the event (hooks before it was recorded: unknown). */
   agentPid: number | undefined;
+  /** The agent its hook was installed for (none named: the one holding the session, else Claude Code). */
+  agent: AgentName | undefined;
   /** Written in place: may still be being written while it does not parse. */
   inPlace: boolean;
 }
@@ -129,12 +134,13 @@ export class HookSpoolSource {
   private entryOf(name: string): SpoolEntry | undefined {
     const timed = TIMED_SPOOL_NAME.exec(name);
     const agentPidOf = (match: RegExpExecArray, group: number) => (match[group] === undefined ? undefined : Number(match[group]));
-    if (timed) return { name, firedAtNs: BigInt(timed[1]), hookPid: Number(timed[2]), agentPid: agentPidOf(timed, 4), inPlace: false };
+    if (timed) return { name, firedAtNs: BigInt(timed[1]), hookPid: Number(timed[2]), agentPid: agentPidOf(timed, 4), agent: undefined, inPlace: false };
     const match = SPOOL_NAME.exec(name);
     if (!match) return undefined;
     try {
       const firedAtNs = lstatSync(join(this.options.spoolDir, name), { bigint: true }).mtimeNs;
-      return { name, firedAtNs, hookPid: Number(match[1]), agentPid: agentPidOf(match, 3), inPlace: true };
+      const agent = match[4] !== undefined && Object.hasOwn(AGENTS, match[4]) ? (match[4] as AgentName) : undefined;
+      return { name, firedAtNs, hookPid: Number(match[1]), agentPid: agentPidOf(match, 3), agent, inPlace: true };
     } catch {
       return undefined; // gone meanwhile
     }
@@ -161,7 +167,7 @@ export class HookSpoolSource {
     await Promise.all([...this.movingAside]);
   }
 
-  private readOne({ name, firedAtNs, hookPid, agentPid, inPlace }: SpoolEntry, nowMs: number): boolean {
+  private readOne({ name, firedAtNs, hookPid, agentPid, agent, inPlace }: SpoolEntry, nowMs: number): boolean {
     const path = join(this.options.spoolDir, name);
     const firedAtMs = Number(firedAtNs / 1_000_000n);
     let text: string;
@@ -186,7 +192,7 @@ export class HookSpoolSource {
     }
     this.stats.read++;
     this.inFlight.add(name);
-    const event = { file: name, firedAtMs, firedAtNs: String(firedAtNs).padStart(20, '0'), hookPid, agentPid, payload: parsed.payload };
+    const event = { file: name, firedAtMs, firedAtNs: String(firedAtNs).padStart(20, '0'), hookPid, agentPid, agent, payload: parsed.payload };
     this.options.emit(event, () => this.acknowledge(name, path));
     return true;
   }

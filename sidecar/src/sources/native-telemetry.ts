@@ -23,7 +23,7 @@ export class ClaudeCodeNativeTelemetry implements NativeDialect {
     }
     if (a['event.name'] === 'tool_decision') {
       const key = text(a, 'tool_use_id');
-      return key ? { kind: 'tool', sessionId, key, decision: a.decision, decisionSource: a.source } : undefined;
+      return key ? { kind: 'tool', sessionId, key, decision: a.decision, decisionSource: a.source, approved: a.decision === 'accept' } : undefined;
     }
     return undefined;
   }

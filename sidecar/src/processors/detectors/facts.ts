@@ -1,6 +1,7 @@
 // What the failure-mode detectors know, gathered from the telemetry stream (tool spans, shell spans, turn roots)
 // and the hook events, and how a process found in /proc is tied to the tool call that started it.
 import { descendsFrom, type ProcessInfo, type ProcessScan } from '../../records/process-scan.js';
+import type { AgentName } from '../../semconv.js';
 
 export type FailureMode = 'orphan_process' | 'approval_scope' | 'signal_propagation' | 'output_truncation' | 'replay_divergence' | 'abandoned_session';
 
@@ -57,6 +58,8 @@ export interface AgentFacts {
 
 export interface SessionFacts {
   id: string;
+  /** Its agent, as its hooks, turns or processes told it (none told: the agent whose source holds it). */
+  agent?: AgentName;
   /** Seen a hook for it: hooks are installed, so a missing SessionEnd means something. */
   hooked: boolean;
   lastEventMs: number;

@@ -51,6 +51,7 @@ export class FailureModeDetector implements Join {
   readonly onHook = (hook: Hook): void => {
     const session = this.facts.session(hook.sessionId);
     session.hooked = true;
+    session.agent ??= hook.event.agent;
     if (hook.timeMs >= session.lastEventMs) session.lastHook = hook.name;
     session.lastEventMs = Math.max(session.lastEventMs, hook.timeMs);
     if (hook.name === 'SessionEnd') session.endedAtMs = hook.timeMs;
@@ -95,7 +96,9 @@ export class FailureModeDetector implements Join {
         this.facts.shells.push({ sessionId, pid, startMs, endMs, toolUseId });
         if (event.parentPid !== undefined) this.facts.addAgent(this.facts.session(sessionId), event.parentPid, startMs);
       } else if (event.kind === 'TurnEnded') {
-        if (event.endsUntold) this.facts.session(event.sessionId).endsUntold = true;
+        const session = this.facts.session(event.sessionId);
+        session.agent ??= event.agent;
+        if (event.endsUntold) session.endsUntold = true;
         this.report(detectTurnRerun(event, this.facts));
       }
     }
@@ -114,7 +117,9 @@ export class FailureModeDetector implements Join {
   onScan(scan: ProcessScan): void {
     for (const process of scan.processes.values()) {
       if (process.agentPid === undefined || scan.agents.has(process.pid)) continue;
-      this.facts.addAgent(this.facts.session(process.sessionId), process.agentPid, process.startMs);
+      const session = this.facts.session(process.sessionId);
+      session.agent ??= process.agent;
+      this.facts.addAgent(session, process.agentPid, process.startMs);
     }
     for (const [sessionId, pids] of scan.namedBy) for (const pid of pids) this.facts.addAgent(this.facts.session(sessionId), pid, scan.timeMs);
     // Remember each live agent's start and terminal: once it is gone, /proc no longer says.
@@ -173,8 +178,10 @@ export class FailureModeDetector implements Join {
     const { mode, sessionId, timeMs, toolUseId, process, agentPid, port } = detection;
     const cause = detection.cause || undefined;
     const processTold = process && { pid: process.pid, commandLine: process.commandLine, ppid: process.ppid };
-    this.events.push({ kind: 'FailureDetected', id, mode, sessionId, timeMs, cause, toolUseId, process: processTold, agentPid, port, traceId: call?.traceId ?? '', spanId: call?.spanId ?? '' });
+    // The agent as the process or the session's facts tell it: not whichever source happens to hold the session now.
+    const agent = process?.agent ?? this.facts.sessions.get(sessionId)?.agent;
+    this.events.push({ kind: 'FailureDetected', id, mode, sessionId, agent, timeMs, cause, toolUseId, process: processTold, agentPid, port, traceId: call?.traceId ?? '', spanId: call?.spanId ?? '' });
     // DESIGN: a session that went idle with no SessionEnd ends as `abandoned`.
-    if (mode === 'abandoned_session') this.events.push({ kind: 'SessionEnded', sessionId, reason: 'abandoned', timeMs, detectionId: id, cause: detection.cause });
+    if (mode === 'abandoned_session') this.events.push({ kind: 'SessionEnded', sessionId, agent, reason: 'abandoned', timeMs, detectionId: id, cause: detection.cause });
   }
 }

@@ -196,3 +196,21 @@ describe('the call a process belongs to', () => {
     expect(facts.callOf({ ...left, startMs: T0 + 1_050 }).call?.toolUseId).toBe('toolu_after_resume');
   });
 });
+
+describe('the agent of a detection', () => {
+  it('is the one its session’s process told, whichever source holds the session (here none)', () => {
+    const detector = new FailureModeDetector({ idleMs: 30 * 60_000, devRoot: '/nonexistent' });
+    // Hooks of an install that named no agent; then a scan sees a Codex command of the session under `codex`.
+    detector.onHook(hook('SessionStart', T0, { payload: { source: 'startup' } }));
+    const running = scanAt(T0 + 1_000, { [FIRST_CLI]: T0 - 500 });
+    const command = { pid: FIRST_CLI + 1, comm: 'bash', ppid: FIRST_CLI, pgid: FIRST_CLI + 1, sid: SHELL, ttyNr: PTS_3, startMs: T0 + 900, startTicks: 0, sessionId: SESSION, agent: 'codex' as const, agentPid: FIRST_CLI, hook: false, commandLine: 'bash -lc ls', listeningPorts: [] };
+    running.processes.set(command.pid, command);
+    detector.onScan(running);
+    scansFrom(detector, T0 + 2_000);
+    const points = encode(detector.drain().events).metrics;
+    expect(points.map((point) => [point.name, point.attributes['gen_ai.agent.name']])).toEqual([
+      ['ccotel.failure_modes', 'codex'],
+      ['ccotel.session.ends', 'codex'],
+    ]);
+  });
+});

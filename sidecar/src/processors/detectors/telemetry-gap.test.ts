@@ -45,7 +45,7 @@ describe('telemetry_gap detector', () => {
       attributes: { 'session.id': 'cut', mode: 'telemetry_gap', cause: 'not_exported,tokens_differ' },
       body: `2 of 3 requests of the transcript not exported; input tokens: 303 in the transcript, 100 exported; output tokens: 120 in the transcript, 20 exported; cacheRead tokens: 3000 in the transcript, 0 exported (from ${from})`,
     })]);
-    expect(found.metrics).toEqual([expect.objectContaining({ name: 'ccotel.failure_modes', value: 1, attributes: { mode: 'telemetry_gap' } })]);
+    expect(found.metrics).toEqual([expect.objectContaining({ name: 'ccotel.failure_modes', value: 1, attributes: { 'gen_ai.agent.name': 'claude-code', mode: 'telemetry_gap' } })]);
     expect(settled()).toEqual(emptyBatch()); // told once
   });
 

@@ -9,10 +9,11 @@
 // Auxiliary requests (query_source auxiliary: titles, compaction summaries) have no transcript row and are left out.
 import { UNCACHED_INPUT_ATTRIBUTE } from '../../../../schemas/usage.js';
 import { recordIdOf } from '../../ids.js';
-import { emptyBatch, type Attributes, type LogRecord, type MetricPoint, type Processor, type SpanRecord, type TelemetryBatch } from '../../model.js';
-import { ATTRS, EVENTS } from '../../semconv.js';
+import { type Attributes, type LogRecord, type MetricPoint, type Processor, type SpanRecord, type TelemetryBatch } from '../../model.js';
+import type { FailureDetected } from '../../events.js';
+import { ATTRS, EVENTS, type AgentName } from '../../semconv.js';
 import { readNative, type NativeDialect } from '../../records/native-telemetry.js';
-import { encodeFailure } from '../encode/failures.js';
+import { encode } from '../encode/index.js';
 
 export const TOKEN_TYPES = ['input', 'output', 'cacheRead', 'cacheCreation'] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
@@ -102,6 +103,8 @@ interface SessionSides {
   pointIds: Set<string>;
   /** Anything Claude Code exported for it seen (a session it exported nothing for is not checked). */
   native: boolean;
+  /** The agent whose telemetry its requests are (none seen: Claude Code, whose metric points alone may tell it). */
+  agent?: AgentName;
   /** Its start (ccotel.session.started) came while following: both sides of it are seen whole. */
   started: boolean;
   /** Wall-clock time a record of it last came. */
@@ -147,7 +150,7 @@ export class TelemetryGapDetector implements Processor {
 
   /** The records (a point and a log record each) of the gaps of the sessions quiet for `settleMs`. */
   check(): TelemetryBatch {
-    const out = emptyBatch();
+    const told: FailureDetected[] = [];
     const now = this.now();
     for (const [sessionId, sides] of this.sessions) {
       if (now - sides.lastSeenMs < this.settleMs) continue;
@@ -168,9 +171,9 @@ export class TelemetryGapDetector implements Processor {
       const from = missingFromMs === undefined ? '' : ` (from ${new Date(missingFromMs).toISOString()})`;
       const detail = `${gaps.map((gap) => gap.text).join('; ')}${from}`;
       const timeMs = missingFromMs ?? chats.at(-1)?.timeMs ?? now;
-      encodeFailure({ kind: 'FailureDetected', id, mode: 'telemetry_gap', sessionId, timeMs, cause: kinds.join(','), detail, traceId: '', spanId: '' }, out);
+      told.push({ kind: 'FailureDetected', id, mode: 'telemetry_gap', sessionId, agent: sides.agent, timeMs, cause: kinds.join(','), detail, traceId: '', spanId: '' });
     }
-    return out;
+    return encode(told);
   }
 
   /** The session's sides, for a record of it made since `sinceMs` (an older one is of what came before). */
@@ -209,6 +212,7 @@ export class TelemetryGapDetector implements Processor {
     const request = fact.key;
     if (!sides) return;
     sides.native = true;
+    sides.agent = fact.agent;
     const seen = sides.requests.get(request) ?? { model: fact.model, records: new Set<string>() };
     seen.records.add(log.id); // a resent export has the same id: stored once, counted once
     sides.requests.set(request, seen);

@@ -2,7 +2,7 @@
 // semconv.ts). What the joins add to an event (a hook on a span, a hook's source on a session start) comes as an
 // event of the same round, applied here as the item is built: nothing already encoded is edited. One file per
 // family of events.
-import { hooksBySpan, rulesBySpan, type CorrelationEvent, type HookAttached, type Place, type RulesApplied, type SessionStartConfirmed } from '../../events.js';
+import { hooksBySpan, rulesBySpan, type CorrelationEvent, type HookAttached, type PermissionBlocked, type Place, type RulesApplied, type SessionStartConfirmed } from '../../events.js';
 import { placeAttributes } from '../attribution.js';
 import { emptyBatch, type TelemetryBatch } from '../../model.js';
 import { ATTRS, DEFAULT_AGENT, sessionStartSeed, type AgentName } from '../../semconv.js';
@@ -30,11 +30,13 @@ export function encode(
 ): TelemetryBatch {
   const out = emptyBatch();
   const hooks = hooksBySpan(events);
+  const blocks = new Map(events.filter((event): event is PermissionBlocked => event.kind === 'PermissionBlocked').map((block) => [block.toolUseId, block]));
+  const approved = new Set(events.flatMap((event) => (event.kind === 'ToolCallApproved' ? [event.toolUseId] : [])));
   const rules = rulesBySpan(events);
   const confirmed = confirmationsOf(events.filter((event): event is SessionStartConfirmed => event.kind === 'SessionStartConfirmed'));
   for (const event of events) {
     const [spans, logs, points] = [out.spans.length, out.logs.length, out.metrics.length];
-    encodeEvent(event, out, hooks, rules, confirmed);
+    encodeEvent(event, out, hooks, { blocks, approved }, rules, confirmed);
     if (!('sessionId' in event)) continue;
     // Every point of a session names its agent, so each figure splits by agent (DESIGN §12).
     const agent = ('agent' in event ? event.agent : undefined) ?? agentOf(event.sessionId) ?? DEFAULT_AGENT;
@@ -52,12 +54,13 @@ function encodeEvent(
   event: CorrelationEvent,
   out: TelemetryBatch,
   hooks: Map<string, HookAttached[]>,
+  verdicts: { blocks: Map<string, PermissionBlocked>; approved: Set<string> },
   rules: Map<string, RulesApplied>,
   confirmed: ReturnType<typeof confirmationsOf>,
 ): void {
   switch (event.kind) {
     case 'ToolCallEnded':
-      encodeToolCall(event, out, hooks.get(event.spanId));
+      encodeToolCall(event, out, hooks.get(event.spanId), { block: verdicts.blocks.get(event.toolUseId), approved: verdicts.approved.has(event.toolUseId) });
       break;
     case 'TurnEnded':
       encodeTurn(event, out, hooks.get(event.spanId), rules.get(event.spanId));

@@ -1,6 +1,6 @@
 // A tool call that ended: its `execute_tool {tool}` span (with the hooks joined onto it), a completion log, call
 // and duration points, and for a blocked call a permission block log and point.
-import type { HookAttached, ToolCallEnded } from '../../events.js';
+import type { HookAttached, PermissionBlocked, ToolCallEnded } from '../../events.js';
 import type { Attributes, TelemetryBatch } from '../../model.js';
 import { commonAttributes, EVENTS, METRICS } from '../../semconv.js';
 import { attachHooks } from './hooks.js';
@@ -8,18 +8,23 @@ import { encodeBlock } from './permission-blocks.js';
 import { logRecord, point } from './records.js';
 
 /**
- * A call whose source could not tell a refusal from an interrupt (refusalUnknown), decided by its hooks: asked for
- * permission (PermissionRequest) and never run (no PostToolUse / PostToolUseFailure) is the user's refusal.
+ * A call whose source could not tell a refusal from an interrupt (refusalUnknown) is denied when the hooks told a
+ * block of it in the same round (correlate-hooks.ts decides: asked for permission, never run, not approved); one it
+ * told refused only for want of a sign that it ran (refusalInferred) was cut short when its agent said it approved it.
  */
-function settledByHooks(call: ToolCallEnded, hooks: readonly HookAttached[] | undefined): ToolCallEnded {
-  if (!call.refusalUnknown || !hooks) return call;
-  const fired = new Set(hooks.map((hook) => hook.event.name));
-  const refused = fired.has('PermissionRequest') && !fired.has('PostToolUse') && !fired.has('PostToolUseFailure');
-  return refused ? { ...call, outcome: 'denied', blockedBy: 'user' } : call;
+function settled(call: ToolCallEnded, { block, approved }: Verdicts): ToolCallEnded {
+  if (call.refusalInferred && approved) return { ...call, outcome: 'interrupted', blockedBy: undefined };
+  return call.refusalUnknown && block ? { ...call, outcome: 'denied', blockedBy: block.source } : call;
 }
 
-export function encodeToolCall(told: ToolCallEnded, out: TelemetryBatch, hooks: readonly HookAttached[] | undefined): void {
-  const call = settledByHooks(told, hooks);
+/** What the joins of the round told of a call's verdict. */
+export interface Verdicts {
+  block?: PermissionBlocked;
+  approved?: boolean;
+}
+
+export function encodeToolCall(told: ToolCallEnded, out: TelemetryBatch, hooks: readonly HookAttached[] | undefined, verdicts: Verdicts = {}): void {
+  const call = settled(told, verdicts);
   const { traceId, spanId, sessionId, toolName, toolUseId, outcome, output, endedAtMs } = call;
   const attributes: Attributes = {
     ...commonAttributes(sessionId, 'execute_tool'),

@@ -102,7 +102,7 @@ function plan(options: CodexInstallOptions, install: boolean) {
   const hooksPath = join(codexHome, 'hooks.json');
   const configPath = join(codexHome, 'config.toml');
   const paths = statePaths(options.env);
-  const handler = spoolHookHandler(installedScriptPath('hook', paths.binDir), paths.spoolDir);
+  const handler = spoolHookHandler(installedScriptPath('hook', paths.binDir), paths.spoolDir, 'codex');
   const hooks = planSettingsChange(hooksPath, (settings) =>
     install ? CODEX_HOOK_EVENTS.reduce((next, event) => addHandler(next, event, handlerFor(event, handler), isSpoolHook), settings) : removeHandlers(settings, isSpoolHook),
   );

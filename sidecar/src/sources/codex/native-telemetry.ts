@@ -42,7 +42,10 @@ export class CodexNativeTelemetry implements NativeDialect {
         return this.completed(thread, a);
       case 'codex.tool_decision': {
         const callId = text(a, 'call_id');
-        return callId ? { kind: 'tool', sessionId: thread, key: callId, decision: text(a, 'decision'), decisionSource: text(a, 'source') } : undefined;
+        const decision = text(a, 'decision');
+        // approved, approved_for_session, …: the user (or the config) let it run; denied and abort did not.
+        const approved = decision?.startsWith('approved') ?? false;
+        return callId ? { kind: 'tool', sessionId: thread, key: callId, decision, decisionSource: text(a, 'source'), approved } : undefined;
       }
       default:
         return undefined;

@@ -6,6 +6,11 @@ import { compareVersions } from '../../../../test/harness/claude-releases.js';
 import { codexFixtures, codexTuiFixtures, type CodexFixture } from '../../../../test/harness/codex-fixtures.js';
 import type { ChatCompleted, CorrelationEvent, ToolCallEnded, TurnEnded } from '../../events.js';
 import { CodexRollouts, toolOutcome } from './rollouts.js';
+import { Pipeline } from '../../pipeline.js';
+import { TranscriptCorrelator } from '../../processors/transcripts/correlator.js';
+import { METRICS } from '../../semconv.js';
+import { textLines } from '../line-reader.js';
+import { MemorySink } from '../../../../test/helpers/memory-sink.js';
 
 function readAll(fixture: Pick<CodexFixture, 'rollouts'>, rollouts = new CodexRollouts()): CorrelationEvent[] {
   for (const path of fixture.rollouts) {
@@ -184,13 +189,15 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
   });
 });
 
-// The TUI session with approvals (codex-tui.ts): a plain prompt, an escalation the user declined (Esc), one approved (y).
+// The TUI session with approvals (codex-tui.ts): a plain prompt, an escalation the user declined (Esc), one approved (y),
+// one approved and then interrupted while it ran (Esc).
 describe.each(codexTuiFixtures())('Codex $version TUI session with approvals', (fixture) => {
   const events = readAll(fixture);
   const tools = ofKind(events, 'ToolCallEnded');
-  const [, declinedStep, approvedStep] = fixture.answered;
+  const [, declinedStep, approvedStep, , cutStep] = fixture.answered;
   const declined = tools.find((call) => call.toolUseId === declinedStep.callIds[0])!;
   const approved = tools.find((call) => call.toolUseId === approvedStep.callIds[0])!;
+  const cut = tools.find((call) => call.toolUseId === cutStep.callIds[0])!;
   const payloads = fixture.hooks.map((hook) => hook.payload);
   const hooksOf = (callId: string) => {
     const pre = payloads.find((hook) => hook.hook_event_name === 'PreToolUse' && hook.tool_use_id === callId)!;
@@ -200,11 +207,15 @@ describe.each(codexTuiFixtures())('Codex $version TUI session with approvals', (
     return { command, asked, ran: payloads.some((hook) => hook.hook_event_name === 'PostToolUse' && hook.tool_use_id === callId) };
   };
 
-  it('agree with the hooks and the screen on what the user decided: asked for both, one declined, one run', () => {
+  it('agree with the hooks and the screen on what the user decided: asked for each, one declined, one run, one run and cut short', () => {
     expect(hooksOf(declined.toolUseId)).toEqual({ command: 'touch declined.txt', asked: true, ran: false });
     expect(hooksOf(approved.toolUseId)).toEqual({ command: 'touch approved.txt', asked: true, ran: true });
+    // Interrupted while it ran: its hooks are those of the refusal (no PostToolUse).
+    expect(hooksOf(cut.toolUseId)).toEqual({ command: 'touch started.txt && sleep 30', asked: true, ran: false });
     expect(fixture.screens).toContain('You canceled the request to run touch declined.txt');
     expect(fixture.screens).toContain('You approved codex to run touch approved.txt');
+    expect(fixture.screens).toContain('You approved codex to run touch started.txt && sleep 30');
+    expect(fixture.screens).toContain('Conversation interrupted');
   });
 
   it('tell the approved call a success and the declined one denied by the user where the rollout can tell (it never ran), else left to the hooks', () => {
@@ -216,11 +227,20 @@ describe.each(codexTuiFixtures())('Codex $version TUI session with approvals', (
     expect(declined.output).toMatch(/aborted by user/);
     const itemsWritten = compareVersions(fixture.version, '0.171.0') >= 0;
     expect([declined.outcome, declined.blockedBy, declined.refusalUnknown]).toEqual(itemsWritten ? ['denied', 'user', undefined] : ['interrupted', undefined, true]);
+    expect(declined.refusalInferred).toBe(itemsWritten ? true : undefined);
+    // The one cut short says the same "aborted by user"; 0.171's item for it tells it ran.
+    expect(cut.output).toMatch(/aborted by user/);
+    expect([cut.outcome, cut.blockedBy, cut.refusalUnknown]).toEqual(itemsWritten ? ['interrupted', undefined, undefined] : ['interrupted', undefined, true]);
   });
 
-  it('tell three turns of one session started once (the TUI’s settings row before each turn is no resume), a chat per answer', () => {
+  it('tell four turns of one session started once (the TUI’s settings row before each turn is no resume), a chat per answer', () => {
     const turns = ofKind(events, 'TurnEnded');
-    expect(turns.map((turn) => [turn.promptText, turn.outcome])).toEqual([['say hello', 'completed'], ['make declined.txt', 'interrupted'], ['make approved.txt', 'completed']]);
+    expect(turns.map((turn) => [turn.promptText, turn.outcome])).toEqual([
+      ['say hello', 'completed'],
+      ['make declined.txt', 'interrupted'],
+      ['make approved.txt', 'completed'],
+      ['make started.txt slowly', 'interrupted'],
+    ]);
     expect(ofKind(events, 'SessionStarted').map((start) => start.source)).toEqual(['startup']);
     const steps = fixture.scenario.flatMap((prompt) => prompt.steps);
     expect(ofKind(events, 'ChatCompleted').map((chat) => chat.tokens.output)).toEqual(steps.map((step) => step.usage.output_tokens));
@@ -229,6 +249,20 @@ describe.each(codexTuiFixtures())('Codex $version TUI session with approvals', (
 
 describe('Codex rollout lines', () => {
   const file = { path: '/x/sessions/2026/01/01/rollout-2026-01-01T00-00-00-01a242e6-0000-7000-8000-000000000001.jsonl', kind: 'main' as const, agent: 'codex' as const };
+
+  it('are Codex’s in every point, even of a thread closed and let go at once (a backfill reaching a day later)', async () => {
+    const sink = new MemorySink();
+    const pipeline = new Pipeline(new TranscriptCorrelator(), [], [sink], [], { codex: new CodexRollouts() });
+    const row = (payload: object) => JSON.stringify({ timestamp: '2026-01-01T00:00:00Z', type: payload === turn ? 'event_msg' : 'response_item', payload });
+    const turn = { type: 'task_started', turn_id: 't1' };
+    // A call its turn never answered: told as the turn closes, in the same pass that lets the thread go.
+    const call = { type: 'function_call', name: 'exec_command', call_id: 'call_1', arguments: '{"cmd":"sleep 9"}' };
+    await pipeline.addLines(file, textLines([row(turn), row(call)]));
+    pipeline.closeIdle(Date.parse('2026-01-03T00:00:00Z'));
+    await pipeline.finish();
+    const agents = sink.received.metrics.filter((point) => point.name === METRICS.toolCalls.name).map((point) => [point.attributes.outcome, point.attributes['gen_ai.agent.name']]);
+    expect(agents).toEqual([['unanswered', 'codex']]);
+  });
 
   it('count a bad line as skipped and go on', () => {
     const rollouts = new CodexRollouts();
@@ -254,7 +288,7 @@ describe('Codex rollout lines', () => {
     // "aborted by user": an interrupt or a declined escalation; told apart by whether the command ran, where known.
     expect(toolOutcome('aborted by user after 2.6s')).toEqual({ outcome: 'interrupted', refusalUnknown: true });
     expect(toolOutcome('Wall time: 2.6 seconds\naborted by user', 'ran')).toEqual({ outcome: 'interrupted' });
-    expect(toolOutcome('Wall time: 2.6 seconds\naborted by user', 'never_ran')).toEqual({ outcome: 'denied', blockedBy: 'user' });
+    expect(toolOutcome('Wall time: 2.6 seconds\naborted by user', 'never_ran')).toEqual({ outcome: 'denied', blockedBy: 'user', refusalInferred: true });
     expect(toolOutcome('{"output":"x","metadata":{"exit_code":1,"duration_seconds":0.1}}')).toEqual({ outcome: 'error' });
     expect(toolOutcome('Success. Updated the following files:\nM a.txt')).toEqual({ outcome: 'success' });
   });

@@ -146,13 +146,13 @@ export type AbortedCall = 'ran' | 'never_ran' | 'unknown';
  * A call's outcome from its output: the exec tools end their output with the exit code ("Process exited with code
  * N"; older shell tools give `metadata.exit_code` in JSON). "aborted by user" is written both for a call stopped by an
  * interrupt (Ctrl-C while it runs) and for an escalation the user declines (Esc at the approval prompt, recorded in
- * the TUI): a call that never ran was declined; where that is not known (0.130 writes no items), it reads as
- * interrupted and the hooks decide (`refusalUnknown`).
+ * the TUI): a call that never ran was declined (`refusalInferred`: Codex's telemetry may say it was approved); where
+ * that is not known (0.130 writes no items), it reads as interrupted and the hooks decide (`refusalUnknown`).
  */
-export function toolOutcome(output: string | undefined, aborted: AbortedCall = 'unknown'): Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown'> {
+export function toolOutcome(output: string | undefined, aborted: AbortedCall = 'unknown'): Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown' | 'refusalInferred'> {
   if (output === undefined) return { outcome: 'success' };
   if (/^aborted by user/m.test(output)) {
-    if (aborted === 'never_ran') return { outcome: 'denied', blockedBy: 'user' };
+    if (aborted === 'never_ran') return { outcome: 'denied', blockedBy: 'user', refusalInferred: true };
     return aborted === 'unknown' ? { outcome: 'interrupted', refusalUnknown: true } : { outcome: 'interrupted' };
   }
   const stated = /Process exited with code (-?\d+)/.exec(output)?.[1] ?? exitCodeInJson(output);
@@ -595,7 +595,7 @@ export class CodexRollouts implements AgentRows {
     this.nestedHeld.delete(key);
   }
 
-  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown' | 'output'> & { timeMs: number }): ToolCallEnded {
+  private toolCall(thread: Thread, turn: Turn, callId: string, call: OpenCall, end: Pick<ToolCallEnded, 'outcome' | 'blockedBy' | 'refusalUnknown' | 'refusalInferred' | 'output'> & { timeMs: number }): ToolCallEnded {
     const shellCommand = SHELL_TOOLS.has(call.name) ? (call.input as { cmd?: unknown } | null)?.cmd : undefined;
     return {
       kind: 'ToolCallEnded',
@@ -610,6 +610,7 @@ export class CodexRollouts implements AgentRows {
       outcome: end.outcome,
       ...(end.blockedBy ? { blockedBy: end.blockedBy } : {}),
       ...(end.refusalUnknown ? { refusalUnknown: true } : {}),
+      ...(end.refusalInferred ? { refusalInferred: true } : {}),
       output: end.output,
       startMs: call.startMs,
       endMs: Math.max(call.startMs, end.timeMs),
