@@ -120,3 +120,68 @@ describe('argument lists', () => {
     expect(longArgumentLists('x.ts', text)).toEqual(['x.ts:1 f', 'x.ts:3 (anonymous)', 'x.ts:4 m', 'x.ts:6 (anonymous)']);
   });
 });
+
+const REPO = join(SRC, '../..');
+
+/** Modules `path` (relative to the repository) loads when it runs: static and dynamic imports, not type-only ones. */
+function runtimeImportsOf(path: string, text: string): string[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+  const specifiers: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly === true : node.isTypeOnly;
+      if (!typeOnly) specifiers.push(node.moduleSpecifier.text);
+    }
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0]!)) specifiers.push(node.arguments[0].text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return specifiers.map((specifier) => (specifier.startsWith('.') ? posix.normalize(posix.join(posix.dirname(path), specifier)).replace(/\.js$/, '.ts') : specifier));
+}
+
+/** The chain of modules by which `script` loads vitest, or undefined when it does not. */
+function vitestChain(script: string, read: (path: string) => string): string[] | undefined {
+  const seen = new Set<string>();
+  const walk = (path: string): string[] | undefined => {
+    if (seen.has(path)) return undefined;
+    seen.add(path);
+    for (const imported of runtimeImportsOf(path, read(path))) {
+      if (imported === 'vitest') return [path];
+      if (!imported.endsWith('.ts')) continue;
+      const chain = walk(imported);
+      if (chain) return [path, ...chain];
+    }
+    return undefined;
+  };
+  return walk(script);
+}
+
+/** Scripts run outside vitest: the benchmarks, and the harness's recording and fixture scripts (they read their arguments). */
+function scripts(): string[] {
+  const inDir = (dir: string) => readdirSync(join(REPO, dir)).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts')).map((name) => `${dir}/${name}`);
+  return [...inDir('bench'), ...inDir('test/harness').filter((path) => readFileSync(join(REPO, path), 'utf8').includes('process.argv'))];
+}
+
+describe('scripts run outside vitest', () => {
+  // vitest throws when it is loaded by a process it does not run (`Vitest failed to access its internal state`): a
+  // test helper that registers hooks, imported by a bench or a recording script, broke `node dist/bench/ui.js` and
+  // `record-codex.ts` that way.
+  it('load no module that imports vitest', () => {
+    const found = scripts();
+    expect(found).toEqual(expect.arrayContaining(['bench/ui.ts', 'bench/report.ts', 'test/harness/record-codex.ts']));
+    expect(found.map((script) => vitestChain(script, (path) => readFileSync(join(REPO, path), 'utf8'))).filter(Boolean)).toEqual([]);
+  });
+
+  it('finds vitest behind a re-export and a dynamic import, not behind a type-only import', () => {
+    const files = new Map([
+      ['s.ts', "import type { T } from './t.js';\nexport { a } from './a.js';"],
+      ['t.ts', "import { it } from 'vitest';"],
+      ['a.ts', "const b = await import('./b.js');"],
+      ['b.ts', "import { beforeAll } from 'vitest';"],
+      ['c.ts', "import type { Mock } from 'vitest';"],
+    ]);
+    const read = (path: string) => files.get(path)!;
+    expect(vitestChain('s.ts', read)).toEqual(['s.ts', 'a.ts', 'b.ts']);
+    expect(vitestChain('c.ts', read)).toBeUndefined();
+  });
+});

@@ -9,7 +9,8 @@ import { storeCli } from '../e2e/store-cli.js';
 import { generateCorpus } from '../generator/corpus.js';
 import { codexFixtures } from '../harness/codex-fixtures.js';
 import { cliEnv } from '../reliability/cli.js';
-import { shown, withUi } from './browser.js';
+import { shown } from './browser.js';
+import { withUi } from './with-ui.js';
 
 describe('ccotel ui with Claude Code and Codex sessions', () => {
   const root = mkdtempSync(join(tmpdir(), 'ccotel-ui-agents-'));

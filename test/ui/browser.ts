@@ -5,7 +5,6 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, beforeAll } from 'vitest';
 import { CLI } from '../reliability/cli.js';
 
 export const CHROMIUM = process.env.CCOTEL_CHROMIUM ?? '/usr/bin/chromium';
@@ -91,32 +90,6 @@ export async function openUi(browser: Browser, storeDir: string, env: NodeJS.Pro
   await page.goto(served.loginUrl);
   await shown(page, 'overview');
   return { served, page };
-}
-
-export interface UiFixture {
-  page: Page;
-  served: Served;
-  /** The page's console errors and uncaught exceptions. */
-  consoleErrors: string[];
-}
-
-/**
- * The view of a store in the browser for the tests of one describe block: `fill` writes the store first, then the
- * view is served and logged into; all of it is stopped after the block. Its fields are there once the tests run.
- */
-export function withUi(storeDir: string, env: NodeJS.ProcessEnv, fill: () => Promise<void>): UiFixture {
-  const ui = { consoleErrors: [] as string[] } as UiFixture;
-  let browser: Browser | undefined;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    await fill();
-    Object.assign(ui, await openUi(browser, storeDir, env, ui.consoleErrors));
-  }, 240_000);
-  afterAll(async () => {
-    await browser?.close();
-    await stop(ui.served?.child);
-  });
-  return ui;
 }
 
 /** SIGTERM, and wait for the exit. */

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { storeCli } from '../e2e/store-cli.js';
 import { generateCorpus, type Expected } from '../generator/corpus.js';
-import { shown, withUi } from './browser.js';
+import { shown } from './browser.js';
+import { withUi } from './with-ui.js';
 
 const DAY = 86_400_000;
 interface Usage {

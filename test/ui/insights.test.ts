@@ -8,7 +8,8 @@ import type { InsightsReport } from '../../sidecar/src/report/insights.js';
 import { storeCli } from '../e2e/store-cli.js';
 import { writeInsightSessions } from '../generator/insights.js';
 import { cliEnv } from '../reliability/cli.js';
-import { figures, shown, withUi } from './browser.js';
+import { figures, shown } from './browser.js';
+import { withUi } from './with-ui.js';
 
 describe('ccotel ui: Insights', () => {
   const root = mkdtempSync(join(tmpdir(), 'ccotel-ui-insights-'));

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { storeCli, writeToStore } from '../e2e/store-cli.js';
 import { generateCorpus } from '../generator/corpus.js';
-import { shown, withUi } from './browser.js';
+import { shown } from './browser.js';
+import { withUi } from './with-ui.js';
 
 describe('ccotel ui: a failure mode with its process', () => {
   const root = mkdtempSync(join(tmpdir(), 'ccotel-ui-processes-'));
