@@ -5,8 +5,8 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareVersions } from '../harness/claude-releases.js';
 import { codexReleasesForTests } from '../harness/codex-releases.js';
+import { agentToolsNamespaced } from '../harness/codex-scenario.js';
 import { FIRST_SPAWNED, SPAWNED, startResponsesServer, type FunctionCall } from '../harness/responses-server.js';
 import { rolloutFiles, runCodex, threadIdOf, writeCodexConfig } from '../harness/run-codex.js';
 import { skipWithout } from '../helpers/real-parts.js';
@@ -24,8 +24,7 @@ describe.each(codexReleasesForTests())('a Codex $version subagent sent a second 
     async () => {
       assertBuilt();
       const { home, codexHome, project } = codexTestHome('ccotel-codex-subagent');
-      // The agent tools are in the `multi_agent_v1` namespace from 0.171 (codex-scenario.ts).
-      const namespace = compareVersions(version, '0.171.0') >= 0 ? { namespace: 'multi_agent_v1' } : {};
+      const namespace = agentToolsNamespaced(version) ? { namespace: 'multi_agent_v1' } : {};
       const agentCall = (name: string, args: Record<string, unknown>): FunctionCall => ({ name, arguments: args, ...namespace });
       const server = await startResponsesServer([]);
       try {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { codexForTests, CODEX_VERSIONS } from '../harness/codex-releases.js';
-import { driveCodexTui, TUI_SCENARIO, writeTuiConfig } from '../harness/codex-tui.js';
+import { driveCodexTui, TUI_SCENARIO, TUI_STALLS_AT_START, writeTuiConfig } from '../harness/codex-tui.js';
 import { startResponsesServer } from '../harness/responses-server.js';
 import { rolloutFiles, runCodex } from '../harness/run-codex.js';
 import { freePort } from '../helpers/free-port.js';
@@ -29,7 +29,8 @@ const usage = (input: number, cached: number, output: number) => ({ input_tokens
  */
 const IDLE_MS = 6_000;
 
-describe.each(CODEX_VERSIONS.map((version) => ({ version, binary: codexForTests(version) })))("Codex $version's own telemetry received by ccotel run", ({ version, binary }) => {
+// A release whose TUI stalls at random is not driven here (its recorded TUI session is read by codex-tui.test.ts).
+describe.each(CODEX_VERSIONS.filter((version) => !TUI_STALLS_AT_START.has(version)).map((version) => ({ version, binary: codexForTests(version) })))("Codex $version's own telemetry received by ccotel run", ({ version, binary }) => {
   it.skipIf(skipWithout(binary === undefined ? `Codex ${version} is not cached (npx vite-node test/harness/record-codex.ts ${version})` : undefined))(
     'joins every exported response to a chat and every tool decision to its call, agrees on the approvals, and finds no gap',
     async () => {

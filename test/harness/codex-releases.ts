@@ -10,7 +10,7 @@ import { join } from 'node:path';
 export const CODEX_CACHE = process.env.CCOTEL_CODEX_RELEASES ?? join(homedir(), '.cache', 'ccotel', 'codex');
 
 /** The releases the fixtures are recorded from: the first one looked at, and the newest served when recorded. */
-export const CODEX_VERSIONS = ['0.130.0', '0.171.0'] as const;
+export const CODEX_VERSIONS = ['0.130.0', '0.150.0', '0.171.0'] as const;
 
 const VENDOR = join('package', 'vendor', 'x86_64-unknown-linux-musl');
 

@@ -15,9 +15,12 @@ const usage = (input: number, cached: number, output: number, reasoning: number)
   reasoning_output_tokens: reasoning,
 });
 const shell = (cmd: string) => ({ name: 'exec_command', arguments: { cmd } });
-/** The subagent tools: plain functions up to 0.130, in the `multi_agent_v1` namespace from 0.171 (scenarioOf). */
+/** The subagent tools: plain functions up to 0.132, in the `multi_agent_v1` namespace from 0.133 (bisected: 0.132 refuses the namespaced call, 0.133 and 0.150 the plain one). */
 const MULTI_AGENT = 'multi_agent_v1';
-const FIRST_NAMESPACED = '0.171.0';
+const FIRST_NAMESPACED = '0.133.0';
+
+/** Whether the release's subagent tools are in their namespace. */
+export const agentToolsNamespaced = (version: string) => compareVersions(version, FIRST_NAMESPACED) >= 0;
 const agentTool = (name: string, args: Record<string, unknown>) => ({ name, namespace: MULTI_AGENT, arguments: args });
 
 /**
@@ -78,7 +81,7 @@ export const CODEX_SCENARIO: Run[] = [
 
 /** The runs a release can make. */
 export function scenarioOf(version: string): Run[] {
-  const namespaced = compareVersions(version, FIRST_NAMESPACED) >= 0;
+  const namespaced = agentToolsNamespaced(version);
   return CODEX_SCENARIO.filter((run) => run.since === undefined || compareVersions(version, run.since) >= 0).map((run) => ({
     ...run,
     steps: run.steps.map((step) => (step.calls && !namespaced ? { ...step, calls: step.calls.map(({ namespace: _, ...call }) => call) } : step)),

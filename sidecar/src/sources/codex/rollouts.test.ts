@@ -21,6 +21,12 @@ function readAll(fixture: Pick<CodexFixture, 'rollouts'>, rollouts = new CodexRo
   return rollouts.drain();
 }
 
+// The releases that first wrote these rows (bisected on the recording scenario between 0.130.0 and 0.150.0).
+/** `thread_settings_applied`, which tells an `exec resume` (0.143.0 writes none). */
+const FIRST_SETTINGS_ROW = '0.144.0';
+/** `item_completed` for every command that ran (0.147.0 writes none). */
+const FIRST_ITEMS = '0.148.0';
+
 const ofKind = <K extends CorrelationEvent['kind']>(events: CorrelationEvent[], kind: K) => events.filter((event): event is Extract<CorrelationEvent, { kind: K }> => event.kind === kind);
 
 describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
@@ -84,8 +90,8 @@ describe.each(codexFixtures())('Codex $version rollouts', (fixture) => {
     for (const chat of chats) expect(spans.some((span) => span.spanId === chat.parentSpanId && span.traceId === chat.traceId)).toBe(true);
   });
 
-  it('tell a start per run: startup or fork where a thread begins, resume where `exec resume` took it up again (0.171: its thread_settings_applied)', () => {
-    const resumesSeen = compareVersions(fixture.version, '0.171.0') >= 0;
+  it('tell a start per run: startup or fork where a thread begins, resume where `exec resume` took it up again (from 0.144: its thread_settings_applied)', () => {
+    const resumesSeen = compareVersions(fixture.version, FIRST_SETTINGS_ROW) >= 0;
     const expected = fixture.runs.flatMap((run, n): string[][] => {
       if (run.resumes !== undefined) return resumesSeen ? [[fixture.threads[n], 'resume']] : [];
       return [[fixture.threads[n], run.forks === undefined ? 'startup' : 'fork']];
@@ -222,13 +228,13 @@ describe.each(codexTuiFixtures())('Codex $version TUI session with approvals', (
     expect(approved).toMatchObject({ toolName: 'exec_command', shellCommand: 'touch approved.txt', outcome: 'success' });
     expect(approved.blockedBy).toBeUndefined();
     expect(declined).toMatchObject({ toolName: 'exec_command', shellCommand: 'touch declined.txt' });
-    // Both releases write "aborted by user" for it, as for Ctrl-C during a command; 0.171 writes an item for each
+    // Every release writes "aborted by user" for it, as for Ctrl-C during a command; from 0.148 Codex writes an item for each
     // command that ran (the interrupted one of the exec fixture has one), so one without was declined.
     expect(declined.output).toMatch(/aborted by user/);
-    const itemsWritten = compareVersions(fixture.version, '0.171.0') >= 0;
+    const itemsWritten = compareVersions(fixture.version, FIRST_ITEMS) >= 0;
     expect([declined.outcome, declined.blockedBy, declined.refusalUnknown]).toEqual(itemsWritten ? ['denied', 'user', undefined] : ['interrupted', undefined, true]);
     expect(declined.refusalInferred).toBe(itemsWritten ? true : undefined);
-    // The one cut short says the same "aborted by user"; 0.171's item for it tells it ran.
+    // The one cut short says the same "aborted by user"; its item (from 0.148) tells it ran.
     expect(cut.output).toMatch(/aborted by user/);
     expect([cut.outcome, cut.blockedBy, cut.refusalUnknown]).toEqual(itemsWritten ? ['interrupted', undefined, undefined] : ['interrupted', undefined, true]);
   });
