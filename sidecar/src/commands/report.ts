@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
 import { INSIGHT_DIMENSIONS, type InsightDimension, type InsightsReport } from '../report/insight-types.js';
+import { keptOutput } from '../report/kept-output.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
 import type { SettingsReport } from '../report/settings.js';
@@ -197,6 +198,9 @@ export async function reportFromArgs(args: string[]): Promise<boolean> {
   return true;
 }
 
+/** A report's output as `console.log` prints it: its line end added. */
+const line = (text: string) => `${text}\n`;
+
 async function report(period: string | undefined, opts: ReportOptions): Promise<void> {
   if (period !== undefined && !['settings', 'telemetry', 'insights'].includes(period) && !(USAGE_PERIODS as readonly string[]).includes(period)) {
     throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, insights, settings, telemetry, or none for the overview`);
@@ -231,8 +235,10 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
   if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);
   try {
     if (usagePeriod === undefined) {
-      const report = await buildReport(store.client);
-      console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      process.stdout.write(await keptOutput(store.client, store.target, ['overview', opts.json === true, store.database], async (client) => {
+        const report = await buildReport(client);
+        return line(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      }));
     } else if (period === 'insights') {
       // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
       const { insightsReport } = await import('../report/insights.js');
@@ -247,8 +253,14 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
       const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone: filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
       console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));
     } else {
-      const report = await usageReport(store.client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
-      console.log(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
+      const render = async (client: typeof store.client) => {
+        const report = await usageReport(client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
+        return line(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
+      };
+      // Blocks say by the clock which one is still running: made anew every time.
+      const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+      process.stdout.write(usagePeriod === 'blocks' ? await render(store.client)
+        : await keptOutput(store.client, store.target, [usagePeriod, opts.json === true, opts.breakdown === true, { ...filter, timezone }, store.database], render));
     }
   } finally {
     await store.close();
