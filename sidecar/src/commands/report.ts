@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
 import { INSIGHT_DIMENSIONS, type InsightDimension, type InsightsReport } from '../report/insight-types.js';
-import { keptOutput } from '../report/kept-output.js';
+import { keptOutput, printOutput } from '../report/kept-output.js';
 import { buildReport, type Report } from '../report/overview.js';
 import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
 import type { SettingsReport } from '../report/settings.js';
@@ -235,7 +235,7 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
   if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);
   try {
     if (usagePeriod === undefined) {
-      process.stdout.write(await keptOutput(store.client, store.target, ['overview', opts.json === true, store.database], async (client) => {
+      printOutput(await keptOutput(store.client, store.target, ['overview', opts.json === true, store.database], async (client) => {
         const report = await buildReport(client);
         return line(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
       }));
@@ -259,7 +259,7 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
       };
       // Blocks say by the clock which one is still running: made anew every time.
       const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-      process.stdout.write(usagePeriod === 'blocks' ? await render(store.client)
+      printOutput(usagePeriod === 'blocks' ? await render(store.client)
         : await keptOutput(store.client, store.target, [usagePeriod, opts.json === true, opts.breakdown === true, { ...filter, timezone }, store.database], render));
     }
   } finally {

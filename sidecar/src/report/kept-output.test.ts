@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endpointClient } from '../store/endpoint-client.js';
 import { KeptAnswers } from '../store/kept-answers.js';
 import { startQueryEndpoint, type QueryEndpoint } from '../store/query-endpoint.js';
+import { textOf } from '../../../test/helpers/kept-output.js';
 import { keptOutput } from './kept-output.js';
 import { selectRows } from './select.js';
 
@@ -33,7 +34,7 @@ describe('kept output of a report', () => {
   /** The report `key` made of the answers to `questions`, and how many times it was made. */
   function reportOf(questions: string[], key: unknown[] = ['daily']) {
     const made = { times: 0 };
-    const output = async (of: ClickHouseClient = client) => String(await keptOutput(of, storeDir, key, async (reader) => {
+    const output = async (of: ClickHouseClient = client) => textOf(await keptOutput(of, storeDir, key, async (reader) => {
       made.times++;
       const answers = await Promise.all(questions.map((sql) => selectRows<{ n: number }>(reader, sql)));
       return `${answers.map((rows) => rows[0].n).join(',')}\n`;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keptOutput } from '../report/kept-output.js';
+import { textOf } from '../../../test/helpers/kept-output.js';
 import { selectRows } from '../report/select.js';
 import { ANSWERS_DIR } from './answer-cache.js';
 import { openStore, openStoreForAnswers } from './open-store.js';
@@ -82,7 +83,7 @@ describe('answers kept by a reader of an embedded store nothing runs on', () => 
     const output = async () => {
       const reader = await openStoreForAnswers(dir, { command: 'report', access: 'read' });
       try {
-        const text = String(await keptOutput(reader.client, dir, ['count'], async (client) => {
+        const text = textOf(await keptOutput(reader.client, dir, ['count'], async (client) => {
           const [{ n }] = await selectRows<{ n: number }>(client, COUNT);
           made.push(n);
           return `${n}\n`;

@@ -3,7 +3,7 @@
 // asked whether it still stands (If-None-Match) the endpoint says so without the engine.
 import { describe, expect, it } from 'vitest';
 import { endpointClient } from './endpoint-client.js';
-import { KEEP_ANSWER_HEADER, KeptAnswers } from './kept-answers.js';
+import { KEEP_ANSWER_HEADER, KeptAnswers, type TaggingClient } from './kept-answers.js';
 import { startQueryEndpoint } from './query-endpoint.js';
 import type { ReadRequest } from './reader.js';
 
@@ -62,7 +62,8 @@ describe('kept answers of the query endpoint', () => {
 
   it('tags an answer of one state of the store, and says whether it still stands without asking the engine', async () => {
     const state: { store: string; changeWhileAsked?: string } = { store: 'one' };
-    const { asked, endpoint, client } = await endpointOf(state);
+    const { asked, endpoint, client: endpointReader } = await endpointOf(state);
+    const client: TaggingClient = endpointReader;
     const question = (query: string, keep = true) => ({ query, format: 'JSONEachRow' as const, ...(keep ? { http_headers: { [KEEP_ANSWER_HEADER]: '1' } } : {}) });
     try {
       const { tag } = await client.query(question('SELECT 1'));
