@@ -6,22 +6,24 @@ import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
 import { INSIGHT_DIMENSIONS, type InsightDimension, type InsightsReport } from '../report/insight-types.js';
 import { keptOutput, printOutput } from '../report/kept-output.js';
-import { buildReport, type Report } from '../report/overview.js';
-import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
+import type { Report } from '../report/overview.js';
+import type { REPORT_QUERIES, ReportSection } from '../report/queries.js';
 import type { SettingsReport } from '../report/settings.js';
 import type { TelemetryReport } from '../report/telemetry.js';
-import { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, usageReport, type UsageDimension, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
+import type { UsageFilter, UsageReport } from '../report/usage.js';
+import { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, type UsageDimension, type UsagePeriod } from '../report/usage-options.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
-import { openStoreForAnswers } from '../store/open-store.js';
+import { openStoreForAnswers } from '../store/open-for-answers.js';
 import { isRealDay, parseCommandArgs, STORE_OPTION, timezoneOption, type GlobalOptions, type OptionSpec } from './options.js';
 import { rulesText } from '../ui/rules-text.js';
 import { plainTable } from './table.js';
 
 
-export function renderReport(report: Report): string {
+/** `sections`: REPORT_QUERIES (loaded with the overview's queries, only when it is made). */
+export function renderReport(report: Report, sections: typeof REPORT_QUERIES): string {
   const parts: string[] = [];
   for (const [section, rows] of Object.entries(report) as [ReportSection, Record<string, unknown>[]][]) {
-    parts.push(REPORT_QUERIES[section].title);
+    parts.push(sections[section].title);
     if (rows.length === 0) {
       parts.push('  (none)\n');
       continue;
@@ -236,8 +238,10 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
   try {
     if (usagePeriod === undefined) {
       printOutput(await keptOutput(store.client, store.target, ['overview', opts.json === true, store.database], async (client) => {
+        // The overview's queries and the usage report's are loaded only to make an output not kept.
+        const [{ buildReport }, { REPORT_QUERIES: sections }] = await Promise.all([import('../report/overview.js'), import('../report/queries.js')]);
         const report = await buildReport(client);
-        return line(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+        return line(opts.json ? JSON.stringify(report, null, 2) : renderReport(report, sections));
       }));
     } else if (period === 'insights') {
       // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
@@ -254,6 +258,7 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
       console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));
     } else {
       const render = async (client: typeof store.client) => {
+        const { usageReport } = await import('../report/usage.js');
         const report = await usageReport(client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
         return line(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
       };

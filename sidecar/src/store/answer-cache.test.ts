@@ -6,7 +6,8 @@ import { keptOutput } from '../report/kept-output.js';
 import { textOf } from '../../../test/helpers/kept-output.js';
 import { selectRows } from '../report/select.js';
 import { ANSWERS_DIR } from './answer-cache.js';
-import { openStore, openStoreForAnswers } from './open-store.js';
+import { openStoreForAnswers } from './open-for-answers.js';
+import { openStore } from './open-store.js';
 
 const COUNT = 'SELECT count() AS n FROM default.answer_t';
 
