@@ -4,7 +4,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { endpointClient } from '../store/endpoint-client.js';
 import { KeptAnswers } from '../store/kept-answers.js';
 import { startQueryEndpoint, type QueryEndpoint } from '../store/query-endpoint.js';
@@ -61,6 +61,28 @@ describe('kept output of a report', () => {
     expect(await report.output()).toBe('2\n');
     expect(await report.output()).toBe('2\n');
     expect(report.made.times).toBe(2);
+  });
+
+  it('keeps an output that tells something of the clock until the time it no longer holds', async () => {
+    const made = { times: 0 };
+    const until = Date.now() + 60_000;
+    const output = (key: string, holds: number) => keptOutput(client, storeDir, [key], async (reader) => {
+      made.times++;
+      await selectRows(reader, 'SELECT 1');
+      return { text: `${key}\n`, until: holds };
+    }).then(textOf);
+    expect([await output('active', until), await output('active', until)]).toEqual(['active\n', 'active\n']);
+    expect([await output('none active', Infinity), await output('none active', Infinity)]).toEqual(['none active\n', 'none active\n']);
+    expect(made.times).toBe(2);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(until);
+      await output('active', until);
+      await output('none active', Infinity);
+      expect(made.times).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps no output made of an answer without a tag, nor from a client that gives none', async () => {

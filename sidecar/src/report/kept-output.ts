@@ -5,7 +5,8 @@
 // (kept-answers.ts TaggingClient), under the report's arguments and this build; asked again, the client asks only
 // whether each of those answers still stands (the endpoint: If-None-Match; with nothing running: the store's
 // fingerprint) and prints the kept bytes. An output made of an answer without a tag (one that reads the clock, or
-// asked while the store changed) is never kept.
+// asked while the store changed) is never kept; one that tells something of the clock (the active billing block) is
+// kept until the time it no longer holds.
 import type { ClickHouseClient, QueryParams } from '@clickhouse/client';
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
@@ -24,6 +25,19 @@ interface Asked {
   tag: string;
 }
 
+/** An output that tells something of the clock (which billing block is active): it holds until `until` (ms). */
+export interface TimedOutput {
+  text: string;
+  until: number;
+}
+
+/** The first line of a kept output's file. */
+interface Head {
+  asked: Asked[];
+  /** A timed output: the time it was made, and until when it holds (null: for ever after). */
+  holds?: [number, number | null];
+}
+
 const isTagging = (client: unknown): client is TaggingClient => typeof (client as Partial<TaggingClient>).stillAnswers === 'function';
 
 /**
@@ -31,8 +45,8 @@ const isTagging = (client: unknown): client is TaggingClient => typeof (client a
  * depend on besides the answers): kept in the store directory `storeDir` and given again, as its file, while the answers
  * it was made of stand. A client whose answers have no tags (a ClickHouse server) always renders.
  */
-export async function keptOutput(client: ClickHouseClient, storeDir: string, key: unknown[], render: (client: ClickHouseClient) => Promise<string>): Promise<string | KeptFile> {
-  if (!isTagging(client)) return render(client);
+export async function keptOutput(client: ClickHouseClient, storeDir: string, key: unknown[], render: (client: ClickHouseClient) => Promise<string | TimedOutput>): Promise<string | KeptFile> {
+  if (!isTagging(client)) return textOf(await render(client));
   const tagging: TaggingClient = client;
   const dir = join(resolve(storeDir), ANSWERS_DIR);
   const name = `${createHash('sha256').update(JSON.stringify([BUILD, ...key])).digest('hex')}.out`;
@@ -49,13 +63,22 @@ export async function keptOutput(client: ClickHouseClient, storeDir: string, key
   } as unknown as ClickHouseClient;
   const output = await render(recording);
   if (asked.length > 0 && asked.every((question) => question !== undefined)) {
+    const head: Head = { asked, ...(typeof output === 'string' ? {} : { holds: [Date.now(), Number.isFinite(output.until) ? output.until : null] }) };
     try {
-      keepFile(dir, name, `${JSON.stringify(asked)}\n${output}`);
+      keepFile(dir, name, `${JSON.stringify(head)}\n${textOf(output)}`);
     } catch {
       // Not kept (a full disk, a store directory this user cannot write): the output stands, made anew next time.
     }
   }
-  return output;
+  return textOf(output);
+}
+
+const textOf = (output: string | TimedOutput) => (typeof output === 'string' ? output : output.text);
+
+/** Whether a timed output made and holding as `holds` says still holds now. */
+function holdsNow([made, until]: [number, number | null]): boolean {
+  const now = Date.now();
+  return now >= made && (until === null || now < until);
 }
 
 /** Kept output: the bytes of an open file from `start` on. */
@@ -109,10 +132,10 @@ async function stillStanding(client: TaggingClient, path: string): Promise<KeptF
     return undefined;
   }
   try {
-    const head = headOf(fd);
-    if (head !== undefined && (await answersStand(client, JSON.parse(head.line) as Asked[]))) {
+    const kept = headOf(fd);
+    if (kept !== undefined && (kept.head.holds === undefined || holdsNow(kept.head.holds)) && (await answersStand(client, kept.head.asked))) {
       markUsed(path);
-      return new KeptFile(fd, head.end);
+      return new KeptFile(fd, kept.end);
     }
   } catch (error) {
     closeSync(fd);
@@ -128,7 +151,7 @@ async function answersStand(client: TaggingClient, asked: Asked[]): Promise<bool
 }
 
 /** The file's first line (its questions) and where the output after it begins; undefined if it has no line end. */
-function headOf(fd: number): { line: string; end: number } | undefined {
+function headOf(fd: number): { head: Head; end: number } | undefined {
   const chunks: Buffer[] = [];
   for (let position = 0; ;) {
     const chunk = Buffer.alloc(1 << 16);
@@ -136,7 +159,7 @@ function headOf(fd: number): { line: string; end: number } | undefined {
     if (read === 0) return undefined;
     const newline = chunk.subarray(0, read).indexOf(10);
     chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
-    if (newline >= 0) return { line: Buffer.concat(chunks).toString('utf8'), end: position + newline + 1 };
+    if (newline >= 0) return { head: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Head, end: position + newline + 1 };
     position += read;
   }
 }
