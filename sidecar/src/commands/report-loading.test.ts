@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI, cliEnv, runProcess } from '../../../test/reliability/cli.js';
 import { writeLock } from '../store/open-store.js';
+import { KeptAnswers } from '../store/kept-answers.js';
 import { startQueryEndpoint, type QueryEndpoint } from '../store/query-endpoint.js';
 import type { ReadRequest } from '../store/reader.js';
 
@@ -46,7 +47,7 @@ describe('report through a running sidecar loads only what it needs', () => {
         return Buffer.from('');
       },
       close: () => {},
-    });
+    }, undefined, new KeptAnswers(() => 'the store, unchanged'));
     writeLock(join(home, 'store'), { pid: process.pid, command: 'run', endpoint: { url: endpoint.url, token: endpoint.token } });
     writeFileSync(join(home, 'preload.mjs'), PRELOAD);
   });
@@ -56,18 +57,33 @@ describe('report through a running sidecar loads only what it needs', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  it.each([['daily'], ['session'], ['blocks']])('report %s --json answers from the endpoint without the engine, the SDK, the config parser, commander or the client', async (period) => {
-    const loaded = join(home, `loaded-${period}.txt`);
-    asked.length = 0;
-    const result = await runProcess(process.execPath, ['--import', join(home, 'preload.mjs'), CLI, 'report', period, '--json', '--timezone', 'UTC', '--store', join(home, 'store')],
+  /** `report …` run with the preload; the modules it loaded. */
+  async function report(args: string[], loaded: string) {
+    const result = await runProcess(process.execPath, ['--import', join(home, 'preload.mjs'), CLI, 'report', ...args, '--timezone', 'UTC', '--store', join(home, 'store')],
       { ...cliEnv(home), LOADED_MODULES: loaded });
+    return { result, modules: readFileSync(loaded, 'utf8').split('\n').filter(Boolean) };
+  }
+
+  it.each([['daily'], ['session'], ['blocks']])('report %s --json answers from the endpoint without the engine, the SDK, the config parser, commander or the client', async (period) => {
+    asked.length = 0;
+    const { result, modules } = await report([period, '--json'], join(home, `loaded-${period}.txt`));
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ period, rows: [] });
     expect(asked.length).toBeGreaterThan(0);
-    const modules = readFileSync(loaded, 'utf8').split('\n').filter(Boolean);
     expect(modules.filter((module) => module.includes('node_modules/@clickhouse/')).every((module) => CLIENT_PARTS_USED.test(module))).toBe(true);
     const packages = modules.flatMap((module) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(module)?.[1] ?? []);
     expect([...new Set(packages.filter((name) => NOT_NEEDED.some((heavy) => name === heavy || name.startsWith(heavy))))]).toEqual([]);
+  });
+
+  it('asked again, prints the kept output without asking the engine or loading the queries and the schemas', async () => {
+    const first = await report(['weekly'], join(home, 'loaded-weekly-first.txt'));
+    asked.length = 0;
+    const again = await report(['weekly'], join(home, 'loaded-weekly-again.txt'));
+    expect(again.result.status).toBe(0);
+    expect(again.result.stdout).toBe(first.result.stdout);
+    expect(asked).toEqual([]);
+    expect(first.modules.filter((module) => /\/(?:schemas\/|report\/usage\.js$)/.test(module))).not.toEqual([]);
+    expect(again.modules.filter((module) => /\/(?:schemas\/|report\/(?:usage|overview|queries|select)\.js$|store\/open-store\.js$)/.test(module))).toEqual([]);
   });
 });

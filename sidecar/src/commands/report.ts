@@ -5,22 +5,25 @@ import type { Command } from 'commander';
 import { catchUpRunning, describeCatchUp } from '../catch-up.js';
 import { loadConfig } from '../config.js';
 import { INSIGHT_DIMENSIONS, type InsightDimension, type InsightsReport } from '../report/insight-types.js';
-import { buildReport, type Report } from '../report/overview.js';
-import { REPORT_QUERIES, type ReportSection } from '../report/queries.js';
+import { keptOutput, printOutput } from '../report/kept-output.js';
+import type { Report } from '../report/overview.js';
+import type { REPORT_QUERIES, ReportSection } from '../report/queries.js';
 import type { SettingsReport } from '../report/settings.js';
 import type { TelemetryReport } from '../report/telemetry.js';
-import { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, usageReport, type UsageDimension, type UsageFilter, type UsagePeriod, type UsageReport } from '../report/usage.js';
+import type { UsageFilter, UsageReport } from '../report/usage.js';
+import { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, type UsageDimension, type UsagePeriod } from '../report/usage-options.js';
 import type { TokenFigures, UsageRow } from '../report/tokens.js';
-import { openStoreForAnswers } from '../store/open-store.js';
+import { openStoreForAnswers } from '../store/open-for-answers.js';
 import { isRealDay, parseCommandArgs, STORE_OPTION, timezoneOption, type GlobalOptions, type OptionSpec } from './options.js';
 import { rulesText } from '../ui/rules-text.js';
 import { plainTable } from './table.js';
 
 
-export function renderReport(report: Report): string {
+/** `sections`: REPORT_QUERIES (loaded with the overview's queries, only when it is made). */
+export function renderReport(report: Report, sections: typeof REPORT_QUERIES): string {
   const parts: string[] = [];
   for (const [section, rows] of Object.entries(report) as [ReportSection, Record<string, unknown>[]][]) {
-    parts.push(REPORT_QUERIES[section].title);
+    parts.push(sections[section].title);
     if (rows.length === 0) {
       parts.push('  (none)\n');
       continue;
@@ -32,8 +35,12 @@ export function renderReport(report: Report): string {
   return parts.join('\n');
 }
 
+let enUs: Intl.NumberFormat | undefined;
+/** `n.toLocaleString('en-US')`, with one formatter: toLocaleString builds one per call (~0.1 ms; 10 s for `report session --breakdown` at 1 GB). */
+const grouped = (n: number): string => (enUs ??= new Intl.NumberFormat('en-US')).format(n);
+
 const figures = (f: TokenFigures): string[] =>
-  [f.input_tokens, f.output_tokens, f.cache_creation_tokens, f.cache_read_tokens, f.total_tokens].map((n) => n.toLocaleString('en-US'))
+  [f.input_tokens, f.output_tokens, f.cache_creation_tokens, f.cache_read_tokens, f.total_tokens].map(grouped)
     .concat(`$${f.cost_usd.toFixed(2)}`);
 
 /** Claude Code's own figure for a session, and how far ccotel's differs from it when more than 1%. */
@@ -88,7 +95,7 @@ export function parseDay(text: string): string {
 export function renderTelemetry(report: TelemetryReport): string {
   if (report.sessions.length === 0) return "No session with Claude Code's own telemetry in the store (ccotel install-telemetry turns it on).";
   const table = plainTable(['session', 'requests', 'input', 'output', 'cache read', 'cache creation', 'cost USD', 'telemetry_gap']);
-  const pair = (ours: number, theirs: number | undefined) => `${ours.toLocaleString('en-US')} / ${theirs === undefined ? '–' : theirs.toLocaleString('en-US')}`;
+  const pair = (ours: number, theirs: number | undefined) => `${grouped(ours)} / ${theirs === undefined ? '–' : grouped(theirs)}`;
   for (const { session, ccotel, native, gaps } of report.sessions) {
     table.push([session, pair(ccotel.requests, native.requests), pair(ccotel.tokens.input, native.tokens?.input), pair(ccotel.tokens.output, native.tokens?.output),
       pair(ccotel.tokens.cacheRead, native.tokens?.cacheRead), pair(ccotel.tokens.cacheCreation, native.tokens?.cacheCreation), pair(ccotel.cost_usd, native.cost_usd), gaps.length > 0 ? 'yes' : 'no']);
@@ -114,7 +121,7 @@ export function renderInsights(report: InsightsReport): string {
   const table = plainTable(['pattern', ...by, 'count', 'sessions', 'turns', 'tokens in its turns', 'cost of its turns', 'time']);
   for (const insight of report.insights) {
     table.push([insight.pattern, ...(report.by === undefined ? [] : [insight.value || '(none)']), insight.count, insight.sessions, insight.turns,
-      insight.tokens.toLocaleString('en-US'), money(insight.cost_usd), duration(insight.time_ms)].map(String));
+      grouped(insight.tokens), money(insight.cost_usd), duration(insight.time_ms)].map(String));
   }
   const found = report.insights.filter((insight) => insight.count > 0).flatMap((insight) => [
     `${insight.pattern}${insight.value ? ` (${insight.value})` : ''}: ${insight.suggestion}`,
@@ -197,6 +204,9 @@ export async function reportFromArgs(args: string[]): Promise<boolean> {
   return true;
 }
 
+/** A report's output as `console.log` prints it: its line end added. */
+const line = (text: string) => `${text}\n`;
+
 async function report(period: string | undefined, opts: ReportOptions): Promise<void> {
   if (period !== undefined && !['settings', 'telemetry', 'insights'].includes(period) && !(USAGE_PERIODS as readonly string[]).includes(period)) {
     throw new Error(`unknown report "${period}": use one of ${USAGE_PERIODS.join(', ')}, insights, settings, telemetry, or none for the overview`);
@@ -231,8 +241,12 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
   if (catchUp) console.error(`ccotel report: ccotel run is catching up (${describeCatchUp(catchUp)}): these figures still grow`);
   try {
     if (usagePeriod === undefined) {
-      const report = await buildReport(store.client);
-      console.log(opts.json ? JSON.stringify(report, null, 2) : renderReport(report));
+      printOutput(await keptOutput(store.client, store.target, ['overview', opts.json === true, store.database], async (client) => {
+        // The overview's queries and the usage report's are loaded only to make an output not kept.
+        const [{ buildReport }, { REPORT_QUERIES: sections }] = await Promise.all([import('../report/overview.js'), import('../report/queries.js')]);
+        const report = await buildReport(client);
+        return line(opts.json ? JSON.stringify(report, null, 2) : renderReport(report, sections));
+      }));
     } else if (period === 'insights') {
       // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
       const { insightsReport } = await import('../report/insights.js');
@@ -247,8 +261,14 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
       const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone: filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
       console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));
     } else {
-      const report = await usageReport(store.client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
-      console.log(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
+      const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+      printOutput(await keptOutput(store.client, store.target, [usagePeriod, opts.json === true, opts.breakdown === true, { ...filter, timezone }, store.database], async (client) => {
+        const { usageReport } = await import('../report/usage.js');
+        const report = await usageReport(client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
+        const text = line(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
+        // Blocks say by the clock which one is still running (until its end): the output holds until the first ends.
+        return usagePeriod === 'blocks' ? { text, until: Math.min(...report.rows.filter((row) => row.is_active).map((row) => Date.parse(row.end!))) } : text;
+      }));
     }
   } finally {
     await store.close();

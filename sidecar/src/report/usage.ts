@@ -8,26 +8,13 @@ import { DEFAULT_AGENT } from '../semconv.js';
 import { billingBlocks, HOUR_MS, type HourUsage } from './blocks.js';
 import { selectRows } from './select.js';
 import { addTokens, emptyTokens, type ModelFigures, type TokenFigures, type UsageRow } from './tokens.js';
+import { USAGE_DIMENSIONS, type UsageDimension, type UsagePeriod } from './usage-options.js';
 
-/** `all`: all history as one period (what `report --by` without a period shows). */
-export type UsagePeriod = 'daily' | 'weekly' | 'monthly' | 'session' | 'blocks' | 'all';
-export const USAGE_PERIODS: readonly UsagePeriod[] = ['daily', 'weekly', 'monthly', 'session', 'blocks'];
-
-/**
- * What usage can be broken down by (DESIGN §11), each an expression over the usage items: a chat's own attribution
- * (the branch it was answered on), a session's project (its first cwd); `resource.KEY` is any resource attribute
- * given in OTEL_RESOURCE_ATTRIBUTES, `team` the one named team.
- */
-export const USAGE_DIMENSIONS = ['host', 'user', 'repo', 'branch', 'ticket', 'team', 'project'] as const;
-export type UsageDimension = (typeof USAGE_DIMENSIONS)[number] | `resource.${string}`;
+export { isUsageDimension, USAGE_DIMENSIONS, USAGE_PERIODS, type UsageDimension, type UsagePeriod } from './usage-options.js';
 
 const DIMENSION_SQL: Record<(typeof USAGE_DIMENSIONS)[number], string> = {
   host: 'Host', user: 'User', repo: 'Repository', branch: 'Branch', ticket: 'Ticket', team: `Resource['team']`, project: 'Project',
 };
-
-export function isUsageDimension(text: string): text is UsageDimension {
-  return (USAGE_DIMENSIONS as readonly string[]).includes(text) || /^resource\..+/.test(text);
-}
 
 function dimensionSql(by: UsageDimension): string {
   return by.startsWith('resource.') ? 'Resource[{byKey:String}]' : DIMENSION_SQL[by as keyof typeof DIMENSION_SQL];

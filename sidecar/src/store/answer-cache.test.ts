@@ -2,8 +2,12 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keptOutput } from '../report/kept-output.js';
+import { textOf } from '../../../test/helpers/kept-output.js';
+import { selectRows } from '../report/select.js';
 import { ANSWERS_DIR } from './answer-cache.js';
-import { openStore, openStoreForAnswers } from './open-store.js';
+import { openStoreForAnswers } from './open-for-answers.js';
+import { openStore } from './open-store.js';
 
 const COUNT = 'SELECT count() AS n FROM default.answer_t';
 
@@ -73,6 +77,30 @@ describe('answers kept by a reader of an embedded store nothing runs on', () => 
     } finally {
       rmSync(join(dir, ANSWERS_DIR), { force: true });
     }
+  });
+
+  it('gives a report\'s kept output while the store is unchanged, without the engine, and makes it anew after an insert', async () => {
+    const made: number[] = [];
+    const output = async () => {
+      const reader = await openStoreForAnswers(dir, { command: 'report', access: 'read' });
+      try {
+        const text = textOf(await keptOutput(reader.client, dir, ['count'], async (client) => {
+          const [{ n }] = await selectRows<{ n: number }>(client, COUNT);
+          made.push(n);
+          return `${n}\n`;
+        }));
+        return { text, openedEngine: readdirSync(dir).includes('ccotel.lock') };
+      } finally {
+        await reader.close();
+      }
+    };
+    expect(await output()).toEqual({ text: '3\n', openedEngine: true });
+    rmSync(join(dir, ANSWERS_DIR, readdirSync(join(dir, ANSWERS_DIR)).find((name) => name.endsWith('.json'))!));
+    // Given from the kept output alone: the rows it was made of are no longer kept, and the engine is not opened.
+    expect(await output()).toEqual({ text: '3\n', openedEngine: false });
+    await insert(dir, [4]);
+    expect(await output()).toEqual({ text: '4\n', openedEngine: true });
+    expect(made).toEqual([3, 4]);
   });
 });
 

@@ -11,6 +11,7 @@ import type { ClickHouseClient, QueryParams } from '@clickhouse/client';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TaggingClient } from './kept-answers.js';
 
 export const ANSWERS_DIR = 'answers';
 const MAX_ANSWERS = 64;
@@ -74,30 +75,35 @@ export class AnswerCache {
 
   /**
    * The rows of `params`' statement: kept ones, or those `ask()` gives, kept when they come from the engine this
-   * process opened on the store as fingerprinted (not from a sidecar that started meanwhile and may be writing).
+   * process opened on the store as fingerprinted (not from a sidecar that started meanwhile and may be writing); and
+   * their tag when they are the answer of the store as fingerprinted (the key they are kept under).
    */
-  async rows(params: QueryParams, ask: () => Promise<{ rows: unknown[]; keep: boolean }>): Promise<unknown[]> {
-    const path = join(this.dir, `${this.keyOf(params)}.json`);
+  async rows(params: QueryParams, ask: () => Promise<{ rows: unknown[]; keep: boolean }>): Promise<{ rows: unknown[]; tag?: string }> {
+    const key = this.keyOf(params);
+    const path = join(this.dir, `${key}.json`);
     if (!READS_CLOCK.test(params.query)) {
       try {
         const rows = JSON.parse(readFileSync(path, 'utf8')) as unknown[];
-        const now = new Date();
-        utimesSync(path, now, now); // used: the last to be dropped
-        return rows;
+        markUsed(path);
+        return { rows, tag: key };
       } catch {
         // not kept (or unreadable): asked below
       }
     }
     const { rows, keep } = await ask();
-    if (keep && !READS_CLOCK.test(params.query)) {
-      try {
-        this.keep(path, rows);
-      } catch {
-        // Not kept (a full disk): the answer stands, and the question is asked anew next time (which writes its
-        // temporary file over again).
-      }
+    if (!keep || READS_CLOCK.test(params.query)) return { rows };
+    try {
+      keepFile(this.dir, `${key}.json`, JSON.stringify(rows));
+    } catch {
+      // Not kept (a full disk): the answer stands, and the question is asked anew next time (which writes its
+      // temporary file over again).
     }
-    return rows;
+    return { rows, tag: key };
+  }
+
+  /** Whether the rows tagged `tag` are still the answer to `params` (the store as fingerprinted). */
+  stillAnswers(params: QueryParams, tag: string): boolean {
+    return !READS_CLOCK.test(params.query) && this.keyOf(params) === tag;
   }
 
   private keyOf(params: QueryParams): string {
@@ -105,32 +111,46 @@ export class AnswerCache {
     return createHash('sha256').update(JSON.stringify([this.fingerprint(query), query, queryParams ?? {}, settings ?? {}, format ?? ''])).digest('hex');
   }
 
-  private keep(path: string, rows: unknown[]): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    writeFileSync(`${path}.tmp`, JSON.stringify(rows), { mode: 0o600 });
-    renameSync(`${path}.tmp`, path);
-    const kept = readdirSync(this.dir).filter((name) => name.endsWith('.json'));
-    if (kept.length <= MAX_ANSWERS) return;
-    const byUse = kept.map((name) => ({ name, used: statSync(join(this.dir, name)).mtimeMs })).sort((a, b) => a.used - b.used);
-    for (const { name } of byUse.slice(0, kept.length - MAX_ANSWERS)) rmSync(join(this.dir, name), { force: true });
-  }
+}
+
+/** `path` was used now: the last to be dropped. */
+export function markUsed(path: string): void {
+  const now = new Date();
+  utimesSync(path, now, now);
+}
+
+/**
+ * Writes `data` as `name` in the answers directory `dir` (0700; the file 0600), and drops the least recently used files
+ * there beyond MAX_ANSWERS.
+ */
+export function keepFile(dir: string, name: string, data: string | Uint8Array): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, name);
+  // Of two readers keeping the same answer at once, each writes its own file and the later rename wins.
+  writeFileSync(`${path}.${process.pid}.tmp`, data, { mode: 0o600 });
+  renameSync(`${path}.${process.pid}.tmp`, path);
+  const kept = readdirSync(dir).filter((file) => !file.endsWith('.tmp'));
+  if (kept.length <= MAX_ANSWERS) return;
+  const byUse = kept.map((file) => ({ file, used: statSync(join(dir, file)).mtimeMs })).sort((a, b) => a.used - b.used);
+  for (const { file } of byUse.slice(0, kept.length - MAX_ANSWERS)) rmSync(join(dir, file), { force: true });
 }
 
 /**
  * A client that answers `query` (what the report's reads use, as JSON rows) from `cache`, and opens the store with
  * `open` only for a question it has no answer to.
  */
-export function answeringClient(cache: AnswerCache, open: () => Promise<{ client: ClickHouseClient; kind: string }>): ClickHouseClient {
-  const client: Pick<ClickHouseClient, 'query'> = {
-    query: (async (params: QueryParams) => {
-      const rows = await cache.rows(params, async () => {
+export function answeringClient(cache: AnswerCache, open: () => Promise<{ client: ClickHouseClient; kind: string }>): ClickHouseClient & TaggingClient {
+  const client: TaggingClient = {
+    query: async (params: QueryParams) => {
+      const { rows, tag } = await cache.rows(params, async () => {
         const store = await open();
         return { rows: (await (await store.client.query(params)).json()) as unknown[], keep: store.kind === 'embedded' };
       });
-      return { json: async () => rows };
-    }) as ClickHouseClient['query'],
+      return { json: async <T>() => rows as T[], tag };
+    },
+    stillAnswers: async (params, tag) => cache.stillAnswers(params, tag),
   };
   // The report's reads call only `query` and `json()` on its result (report/select.ts); anything else is a mistake
   // that fails at once.
-  return client as unknown as ClickHouseClient;
+  return client as unknown as ClickHouseClient & TaggingClient;
 }

@@ -7,6 +7,7 @@
 import type { ClickHouseClient, QueryParams } from '@clickhouse/client';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
+import type { TaggingClient } from './kept-answers.js';
 
 const require = createRequire(import.meta.url);
 const { formatQueryParams } = require('@clickhouse/client/dist/common/data_formatter/format_query_params.js') as { formatQueryParams(options: { value: unknown }): string };
@@ -29,20 +30,28 @@ function searchParams(params: QueryParams, database: string): URLSearchParams {
   return search;
 }
 
-function post(address: EndpointAddress, params: QueryParams): Promise<string> {
+interface Response {
+  status: number;
+  text: string;
+  /** The answer's tag (ETag), when the endpoint gives one. */
+  tag?: string;
+}
+
+function post(address: EndpointAddress, params: QueryParams, headers: Record<string, string> = {}): Promise<Response> {
   const body = `${params.query.trim().replace(/;+$/, '')} \nFORMAT JSONEachRow`;
   const url = new URL(`/?${searchParams(params, address.database)}`, address.url);
-  return new Promise((resolveText, reject) => {
+  return new Promise((resolveResponse, reject) => {
     const sent = request(url, {
       method: 'POST',
-      headers: { ...params.http_headers, Authorization: `Basic ${Buffer.from(`ccotel:${address.token}`).toString('base64')}`, 'Content-Length': Buffer.byteLength(body) },
+      headers: { ...params.http_headers, ...headers, Authorization: `Basic ${Buffer.from(`ccotel:${address.token}`).toString('base64')}`, 'Content-Length': Buffer.byteLength(body) },
     }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        if (response.statusCode === 200) resolveText(text);
+        const status = response.statusCode ?? 0;
+        if (status === 200 || status === 304) resolveResponse({ status, text, tag: /^"([^"]*)"$/.exec(response.headers.etag ?? '')?.[1] });
         else reject(parseError(text));
       });
     });
@@ -51,16 +60,18 @@ function post(address: EndpointAddress, params: QueryParams): Promise<string> {
   });
 }
 
-/** A client whose `query` (JSONEachRow only) and `close` are what `report` needs of the endpoint. */
-export function endpointClient(address: EndpointAddress): ClickHouseClient {
-  const client: Pick<ClickHouseClient, 'query' | 'close'> = {
-    query: (async (params: QueryParams) => {
+/** A client whose `query` (JSONEachRow only), `stillAnswers` and `close` are what `report` needs of the endpoint. */
+export function endpointClient(address: EndpointAddress): ClickHouseClient & TaggingClient {
+  const client: Pick<ClickHouseClient, 'close'> & TaggingClient = {
+    query: async (params: QueryParams) => {
       if (params.format !== 'JSONEachRow') throw new Error(`endpointClient reads JSONEachRow, not ${params.format}`);
-      const text = await post(address, params);
+      const { text, tag } = await post(address, params);
       const rows = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as unknown);
-      return { json: async () => rows };
-    }) as ClickHouseClient['query'],
+      return { json: async <T>() => rows as T[], tag };
+    },
+    // If-None-Match: the endpoint says 304 when the tagged answer still stands, else it answers anew (and keeps that).
+    stillAnswers: async (params, tag) => (await post(address, params, { 'If-None-Match': `"${tag}"` })).status === 304,
     close: async () => {},
   };
-  return client as unknown as ClickHouseClient;
+  return client as unknown as ClickHouseClient & TaggingClient;
 }

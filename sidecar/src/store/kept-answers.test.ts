@@ -1,8 +1,9 @@
 // A running sidecar's endpoint answers a question again from memory only while the store is as it was when the
-// question was asked, and only questions that ask for it.
+// question was asked, and only questions that ask for it; an answer of one state of the store is tagged with it, and
+// asked whether it still stands (If-None-Match) the endpoint says so without the engine.
 import { describe, expect, it } from 'vitest';
 import { endpointClient } from './endpoint-client.js';
-import { KEEP_ANSWER_HEADER, KeptAnswers } from './kept-answers.js';
+import { KEEP_ANSWER_HEADER, KeptAnswers, type TaggingClient } from './kept-answers.js';
 import { startQueryEndpoint } from './query-endpoint.js';
 import type { ReadRequest } from './reader.js';
 
@@ -21,7 +22,7 @@ describe('kept answers of the query endpoint', () => {
     const client = endpointClient({ url: endpoint.url, token: endpoint.token, database: 'default' });
     const ask = async (query: string, keep = true, params: Record<string, unknown> = {}) =>
       (await (await client.query({ query, query_params: params, format: 'JSONEachRow', ...(keep ? { http_headers: { [KEEP_ANSWER_HEADER]: '1' } } : {}) })).json())[0];
-    return { asked, endpoint, ask };
+    return { asked, endpoint, ask, client };
   }
 
   it('answers the same question again without the engine while the store is unchanged, anew once it changed', async () => {
@@ -54,6 +55,31 @@ describe('kept answers of the query endpoint', () => {
       state.changeWhileAsked = undefined;
       expect(await ask('SELECT 2')).toEqual({ answer: 6 });
       expect(await ask('SELECT 2')).toEqual({ answer: 6 });
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('tags an answer of one state of the store, and says whether it still stands without asking the engine', async () => {
+    const state: { store: string; changeWhileAsked?: string } = { store: 'one' };
+    const { asked, endpoint, client: endpointReader } = await endpointOf(state);
+    const client: TaggingClient = endpointReader;
+    const question = (query: string, keep = true) => ({ query, format: 'JSONEachRow' as const, ...(keep ? { http_headers: { [KEEP_ANSWER_HEADER]: '1' } } : {}) });
+    try {
+      const { tag } = await client.query(question('SELECT 1'));
+      expect(tag).toMatch(/^[0-9a-f]{64}$/);
+      expect((await client.query(question('SELECT 1'))).tag).toBe(tag);
+      expect(await client.stillAnswers(question('SELECT 1'), tag!)).toBe(true);
+      expect(await client.stillAnswers(question('SELECT 2'), tag!)).toBe(false);
+      expect(asked.map((request) => request.sql.split(' ')[1])).toEqual(['1', '2']);
+      state.store = 'two';
+      expect(await client.stillAnswers(question('SELECT 1'), tag!)).toBe(false);
+      expect(asked).toHaveLength(3);
+      // No tag: a question that does not ask to be kept, one that reads the clock, one asked while the store changed.
+      expect((await client.query(question('SELECT 1', false))).tag).toBeUndefined();
+      expect((await client.query(question('SELECT now()'))).tag).toBeUndefined();
+      state.changeWhileAsked = 'three';
+      expect((await client.query(question('SELECT 3'))).tag).toBeUndefined();
     } finally {
       await endpoint.close();
     }

@@ -6,12 +6,27 @@
 // again after it is answered: an answer is kept only if the store
 // did not change meanwhile, and found only under the state it was asked in. Only questions that ask for it are kept
 // (KEEP_ANSWER_HEADER: the report's reads, all of them ordered and deterministic), never one that reads the clock;
-// `ccotel query`'s own SQL may read anything (system tables, rand()) and is always asked anew.
+// `ccotel query`'s own SQL may read anything (system tables, rand()) and is always asked anew. An answer of one state
+// of the store goes out with that state's key as its tag (ETag): a reader that kept what it made of it (the report's
+// printed output, report/kept-output.ts) asks with If-None-Match whether it still stands, and the endpoint says so
+// (304) from the store's fingerprint alone, without the engine and without sending the answer.
+import type { QueryParams } from '@clickhouse/client';
 import { createHash } from 'node:crypto';
 import { READS_CLOCK } from './answer-cache.js';
 
 /** Sent by a reader whose question has one answer per state of the store (report/select.ts). */
 export const KEEP_ANSWER_HEADER = 'x-ccotel-keep-answer';
+
+/**
+ * A store's client whose answers say which state of the store they are of (a tag, when they are of one): the
+ * endpoint's (endpoint-client.ts) and a cold reader's (answer-cache.ts). What a reader made of tagged answers stands
+ * while each of them still answers its question.
+ */
+export interface TaggingClient {
+  query(params: QueryParams): Promise<{ json<T>(): Promise<T[]>; tag?: string }>;
+  /** Whether the answer tagged `tag` is still the answer to `params`: asked without sending the answer again. */
+  stillAnswers(params: QueryParams, tag: string): Promise<boolean>;
+}
 
 /** What the kept answers may hold at most, together. */
 const MAX_KEPT_BYTES = 64 << 20;
@@ -34,20 +49,34 @@ export class KeptAnswers {
     private readonly maxBytes = MAX_KEPT_BYTES,
   ) {}
 
-  /** The answer to `question`: kept, or what `ask` gives (kept when the store did not change while it was asked). */
-  async answer(question: Question, ask: () => Promise<Buffer>): Promise<Buffer> {
-    if (READS_CLOCK.test(question.sql)) return ask();
-    const before = this.fingerprint(question.sql);
-    const key = createHash('sha256').update(JSON.stringify([before, question.sql, question.format, question.params, question.settings])).digest('hex');
+  /**
+   * The answer to `question`: kept, or what `ask` gives (kept when the store did not change while it was asked); and
+   * its tag, when it is the answer of one state of the store (the key it is kept under): a reader that kept what it
+   * made of the answer asks whether it still stands (`stillAnswers`) instead of asking for it again.
+   */
+  async answer(question: Question, ask: () => Promise<Buffer>): Promise<{ answer: Buffer; tag?: string }> {
+    if (READS_CLOCK.test(question.sql)) return { answer: await ask() };
+    const key = this.keyOf(question);
     const kept = this.answers.get(key);
     if (kept) {
       this.answers.delete(key);
       this.answers.set(key, kept);
-      return kept;
+      return { answer: kept, tag: key };
     }
     const answer = await ask();
-    if (this.fingerprint(question.sql) === before && answer.length <= this.maxBytes) this.keep(key, answer);
-    return answer;
+    if (this.keyOf(question) !== key) return { answer };
+    if (answer.length <= this.maxBytes) this.keep(key, answer);
+    return { answer, tag: key };
+  }
+
+  /** Whether the answer tagged `tag` is still the answer to `question` (the store as it was when it was given). */
+  stillAnswers(question: Question, tag: string): boolean {
+    return !READS_CLOCK.test(question.sql) && this.keyOf(question) === tag;
+  }
+
+  /** The question in the store's state as it sees it now. */
+  private keyOf(question: Question): string {
+    return createHash('sha256').update(JSON.stringify([this.fingerprint(question.sql), question.sql, question.format, question.params, question.settings])).digest('hex');
   }
 
   private keep(key: string, answer: Buffer): void {

@@ -3,17 +3,17 @@
 // runs never load it. A directory holds one process at a time: the owner writes a lock file, and while
 // `ccotel run` owns it, it serves queries on a loopback endpoint that other commands use instead.
 import type { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel } from '@clickhouse/client';
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { FACTS_VERSION, FACTS_VIEWS, USAGE_TABLES } from '../../../schemas/usage.js';
-import { isAlive } from '../process-alive.js';
-import { AnswerCache, answeringClient, storeState } from './answer-cache.js';
-import { endpointClient } from './endpoint-client.js';
 import { ensureFacts } from '../retention/facts.js';
 import { checkTtls } from '../retention/ttl.js';
 import { ensurePrivateDir } from '../secure-dir.js';
 import { chdbWriter } from './chdb-writer.js';
+import { isServerUrl, LOCK_FILE, readLock, type StoreLock } from './store-lock.js';
+
+export { isServerUrl, readLock, type StoreLock };
 import { ENGINE_ARGS } from './engine-args.js';
 
 export interface Store {
@@ -59,13 +59,6 @@ function serverWriter(client: ClickHouseClient): StoreWriter {
   };
 }
 
-export interface StoreLock {
-  pid: number;
-  command: string;
-  /** Set while the owner serves queries (ccotel run). */
-  endpoint?: { url: string; token: string };
-}
-
 export class StoreBusyError extends Error {
   constructor(target: string, lock: StoreLock) {
     super(
@@ -83,21 +76,6 @@ export class NoStoreError extends Error {
   constructor(dir: string) {
     super(`there is no store at ${dir}: \`ccotel backfill\` or \`ccotel run\` makes one there, or pass the --store that holds your data`);
     this.name = 'NoStoreError';
-  }
-}
-
-export function isServerUrl(target: string): boolean {
-  return /^https?:\/\//i.test(target);
-}
-
-const LOCK_FILE = 'ccotel.lock';
-
-export function readLock(dir: string): StoreLock | undefined {
-  try {
-    const lock = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as StoreLock;
-    return isAlive(lock.pid) ? lock : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -210,37 +188,6 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     throw error;
   }
   return { client, target: dir, kind: 'embedded', database, writers, created, close };
-}
-
-/**
- * For a reading command that asks the same questions again (`report`): as openStore, but an embedded store nothing
- * runs on answers what it was asked before, while unchanged, from the answers it kept (answer-cache.ts), and opens its
- * engine only for a question it has no answer to; one a sidecar serves is read through a client of its endpoint that
- * has only what the report's reads use (endpoint-client.ts).
- */
-export async function openStoreForAnswers(target: string, options: OpenOptions & { access: 'read' }): Promise<Store> {
-  const dir = resolve(target);
-  if (isServerUrl(target) || !existsSync(join(dir, 'chdb'))) return openStore(target, options);
-  const lock = readLock(dir);
-  if (lock?.endpoint && lock.pid !== process.pid) {
-    const client = endpointClient({ ...lock.endpoint, database: options.database ?? 'default' });
-    return { client, target, kind: 'endpoint', database: options.database ?? 'default', writers: [], created: false, close: () => client.close() };
-  }
-  if (lock) return openStore(target, options);
-  const cache = new AnswerCache(dir, storeState(join(dir, 'chdb')));
-  let opened: Promise<Store> | undefined;
-  const open = () => (opened ??= openStore(target, options));
-  return {
-    client: answeringClient(cache, open),
-    target: dir,
-    kind: 'embedded',
-    database: options.database ?? 'default',
-    writers: [],
-    created: false,
-    close: async () => {
-      if (opened) await (await opened).close();
-    },
-  };
 }
 
 /** Text indexes need ClickHouse 26.2+: on an older server the exporter (and we) use bloom filters. */

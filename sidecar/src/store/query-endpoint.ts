@@ -132,13 +132,20 @@ async function handle(handler: Handler, request: IncomingMessage, response: Serv
   }
   handler.running++;
   let result: Buffer;
+  let tag: string | undefined;
   try {
     const body = await readQueryBody(request, limits.maxBodyBytes);
     const { sql, queryParams } = await statement(url, request, body);
     const format = url.searchParams.get('default_format') || 'TabSeparated';
     const question = { sql, format, params: queryParams, settings: settingsOf(url) };
     const ask = () => reader.query(question);
-    result = handler.answers && request.headers[KEEP_ANSWER_HEADER] === '1' ? await handler.answers.answer(question, ask) : await ask();
+    const kept = handler.answers && request.headers[KEEP_ANSWER_HEADER] === '1' ? handler.answers : undefined;
+    const given = /^"([^"]*)"$/.exec(String(request.headers['if-none-match'] ?? ''))?.[1];
+    if (kept && given !== undefined && kept.stillAnswers(question, given)) {
+      response.writeHead(304, { ETag: `"${given}"` }).end();
+      return;
+    }
+    ({ answer: result, tag } = kept ? await kept.answer(question, ask) : { answer: await ask() });
   } finally {
     handler.running--;
   }
@@ -148,6 +155,7 @@ async function handle(handler: Handler, request: IncomingMessage, response: Serv
     'Content-Type': 'text/plain; charset=UTF-8',
     'X-ClickHouse-Query-Id': queryId,
     'X-ClickHouse-Summary': JSON.stringify({ result_bytes: String(result.length) }),
+    ...(tag === undefined ? {} : { ETag: `"${tag}"` }),
   };
   if (compress) {
     response.writeHead(200, { ...headers, 'Content-Encoding': 'gzip' }).end(gzipSync(result));
