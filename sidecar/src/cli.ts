@@ -51,7 +51,17 @@ function explainError(error: Error): string {
   return message || error.name;
 }
 
+// A reader that stops early (`ccotel report | head`) closes the pipe: what is left to print has nowhere to go, which
+// is no failure of the command. Ended as a shell's tools end there, without a message or the stack of an unhandled
+// error (written through the stream, the error comes as its event; written to the descriptor, it is thrown).
+const brokenPipe = (error: Error) => (error as NodeJS.ErrnoException).code === 'EPIPE';
+process.stdout.on('error', (error: Error) => {
+  if (!brokenPipe(error)) throw error;
+  process.exit(0);
+});
+
 main().catch((error: Error) => {
+  if (brokenPipe(error)) return;
   console.error(`ccotel: ${explainError(error)}`);
   process.exitCode = 1;
 });
