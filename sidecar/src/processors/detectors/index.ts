@@ -96,10 +96,16 @@ export class FailureModeDetector implements Join {
         this.facts.shells.push({ sessionId, pid, startMs, endMs, toolUseId });
         if (event.parentPid !== undefined) this.facts.addAgent(this.facts.session(sessionId), event.parentPid, startMs);
       } else if (event.kind === 'TurnEnded') {
-        const session = this.facts.session(event.sessionId);
-        session.agent ??= event.agent;
-        if (event.endsUntold) session.endsUntold = true;
+        // The turn's agent, for the session's detections: kept only where facts of the session are kept at all (a
+        // history of completed turns leaves none), so before the re-run check and after it (which may keep them).
+        const noteAgent = () => {
+          const session = this.facts.sessions.get(event.sessionId);
+          if (session) session.agent ??= event.agent;
+        };
+        if (event.endsUntold) this.facts.session(event.sessionId).endsUntold = true;
+        noteAgent();
         this.report(detectTurnRerun(event, this.facts));
+        noteAgent();
       }
     }
   }

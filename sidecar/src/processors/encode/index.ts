@@ -29,14 +29,16 @@ export function encode(
   agentOf: (sessionId: string) => AgentName | undefined = () => undefined,
 ): TelemetryBatch {
   const out = emptyBatch();
-  const hooks = hooksBySpan(events);
-  const blocks = new Map(events.filter((event): event is PermissionBlocked => event.kind === 'PermissionBlocked').map((block) => [block.toolUseId, block]));
-  const approved = new Set(events.flatMap((event) => (event.kind === 'ToolCallApproved' ? [event.toolUseId] : [])));
-  const rules = rulesBySpan(events);
-  const confirmed = confirmationsOf(events.filter((event): event is SessionStartConfirmed => event.kind === 'SessionStartConfirmed'));
+  const joined: Joined = {
+    hooks: hooksBySpan(events),
+    blocks: new Map(events.filter((event): event is PermissionBlocked => event.kind === 'PermissionBlocked').map((block) => [block.toolUseId, block])),
+    approved: new Set(events.flatMap((event) => (event.kind === 'ToolCallApproved' ? [event.toolUseId] : []))),
+    rules: rulesBySpan(events),
+    confirmed: confirmationsOf(events.filter((event): event is SessionStartConfirmed => event.kind === 'SessionStartConfirmed')),
+  };
   for (const event of events) {
     const [spans, logs, points] = [out.spans.length, out.logs.length, out.metrics.length];
-    encodeEvent(event, out, hooks, { blocks, approved }, rules, confirmed);
+    encodeEvent(event, out, joined);
     if (!('sessionId' in event)) continue;
     // Every point of a session names its agent, so each figure splits by agent (DESIGN §12).
     const agent = ('agent' in event ? event.agent : undefined) ?? agentOf(event.sessionId) ?? DEFAULT_AGENT;
@@ -50,17 +52,19 @@ export function encode(
   return out;
 }
 
-function encodeEvent(
-  event: CorrelationEvent,
-  out: TelemetryBatch,
-  hooks: Map<string, HookAttached[]>,
-  verdicts: { blocks: Map<string, PermissionBlocked>; approved: Set<string> },
-  rules: Map<string, RulesApplied>,
-  confirmed: ReturnType<typeof confirmationsOf>,
-): void {
+/** What the batch's other events tell of an event's span or call: its hooks, verdicts, rules and confirmed start. */
+interface Joined {
+  hooks: Map<string, HookAttached[]>;
+  blocks: Map<string, PermissionBlocked>;
+  approved: Set<string>;
+  rules: Map<string, RulesApplied>;
+  confirmed: ReturnType<typeof confirmationsOf>;
+}
+
+function encodeEvent(event: CorrelationEvent, out: TelemetryBatch, { hooks, blocks, approved, rules, confirmed }: Joined): void {
   switch (event.kind) {
     case 'ToolCallEnded':
-      encodeToolCall(event, out, hooks.get(event.spanId), { block: verdicts.blocks.get(event.toolUseId), approved: verdicts.approved.has(event.toolUseId) });
+      encodeToolCall(event, out, hooks.get(event.spanId), { block: blocks.get(event.toolUseId), approved: approved.has(event.toolUseId) });
       break;
     case 'TurnEnded':
       encodeTurn(event, out, hooks.get(event.spanId), rules.get(event.spanId));
