@@ -264,7 +264,7 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
       const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
       printOutput(await keptOutput(store.client, store.target, [usagePeriod, opts.json === true, opts.breakdown === true, { ...filter, timezone }, store.database], async (client) => {
         const { usageReport } = await import('../report/usage.js');
-        const report = await usageReport(client, usagePeriod as UsagePeriod, { ...filter, database: store.database });
+        const report = await usageReport(client, usagePeriod as UsagePeriod, { ...filter, timezone, database: store.database });
         const text = line(opts.json ? JSON.stringify(report, null, 2) : report.rows.length === 0 ? noUsage(filter) : renderUsage(report, opts.breakdown === true, filter.by));
         // Blocks say by the clock which one is still running (until its end): the output holds until the first ends.
         return usagePeriod === 'blocks' ? { text, until: Math.min(...report.rows.filter((row) => row.is_active).map((row) => Date.parse(row.end!))) } : text;
