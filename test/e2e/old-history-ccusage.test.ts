@@ -103,3 +103,12 @@ it('gives every chat and tool span the session its rows name, and a session whos
   const costs = new Map(report.rows.map((row) => [row.period, row.cost_usd]));
   for (const parent of orphaned) expect(costs.get(basename(parent, '.jsonl')), `the session of ${basename(parent)}`).toBeGreaterThan(0);
 });
+
+it('leaves no part of a day past the raw window: the next command loads only parts that hold rows', async () => {
+  // Each expired day left an empty part per raw table when a merge applied the TTL; a short command never removed them,
+  // and loading them was half of every later command's start.
+  const [past] = await storeCli(storeDir, () => env).query<{ parts: number; partitions: number }>(
+    `SELECT count() AS parts, uniqExact(table, partition_id) AS partitions FROM system.parts
+     WHERE active AND database = currentDatabase() AND startsWith(table, 'otel_') AND toDateOrNull(partition) + INTERVAL 37 DAY <= today()`);
+  expect(past).toEqual({ parts: 0, partitions: 0 });
+});

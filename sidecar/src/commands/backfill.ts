@@ -14,6 +14,7 @@ import { renderContext } from '../../../schemas/clickhouse.js';
 import { keepHeapNear } from '../heap-budget.js';
 import { placement, type Placement } from '../retention/placement.js';
 import { ensureSummaryTables } from '../retention/run-retention.js';
+import { deleteExpired } from '../retention/expire.js';
 import { refreshSummaries } from '../retention/summaries.js';
 import { ensureStateDirs } from '../secure-dir.js';
 import { openStore, type Store } from '../store/open-store.js';
@@ -95,7 +96,11 @@ async function summarise(store: Store, rawTtlDays: number, summaryTtlDays: numbe
   await ensureSummaryTables(store.client, { database: store.database, summaryTtlDays });
   // A store this backfill made got each raw row through the views that write its facts, in the same insert: nothing to
   // repair, and the repair's scan of the whole history is the largest memory of the backfill's end (~150 MB at 1 GB).
-  await refreshSummaries(store.client, renderContext({ database: store.database }), Date.now(), { repairFacts: !store.created });
+  const ctx = renderContext({ database: store.database });
+  await refreshSummaries(store.client, ctx, Date.now(), { repairFacts: !store.created });
+  // History older than the raw window was stored only for its facts: its days go now, not by TTL merges in whatever
+  // opens the store next (each such merge leaves an empty part that a short command never cleans up).
+  await deleteExpired(store.client, ctx, { raw: rawTtlDays, summary: 0 }, Date.now());
   return placement(store.client, store.database, rawTtlDays);
 }
 

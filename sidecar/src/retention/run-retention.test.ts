@@ -141,4 +141,26 @@ describe('runRetention', () => {
     expect(logs.engine_full).toContain('toIntervalDay(14)');
     expect(formatRetentionReport(report)).toMatch(/ttl drift +otel_logs: TTL toDateTime\(Timestamp\) \+ toIntervalDay\(14\) -> TTL toDateTime\(Timestamp\) \+ toIntervalDay\(7\)/);
   });
+
+  it('drops the partitions of expired days that merges left empty, and only those', async () => {
+    // A day 30 days old, past the 14-day TTL: a merge applying the TTL leaves each of its partitions an empty part.
+    const old = corpusRows(generateSessions(3, NOW - 30 * DAY, 1));
+    await insertCorpus(store.client, 'otel', old);
+    await store.client.command({ query: 'OPTIMIZE TABLE otel.otel_logs FINAL' });
+    const emptyParts = () => rows<{ table: string; n: string }>(store.client,
+      `SELECT table, toString(count()) AS n FROM system.parts WHERE database = 'otel' AND active AND rows = 0 GROUP BY table ORDER BY table`);
+    expect((await emptyParts()).find((row) => row.table === 'otel_logs')).toBeDefined();
+    const inWindow = () => rows(store.client, `SELECT toString(count()) AS n FROM otel.otel_logs WHERE Timestamp >= now64() - INTERVAL 13 DAY`);
+    const [before, windowBefore] = [await tableCounts(), await inWindow()];
+    const report = await runRetention(store.client, { database: 'otel', rawTtlDays: 14, nowMs: NOW + 4 });
+    expect(await emptyParts()).toEqual([]);
+    expect(report.expired.find((e) => e.table === 'otel_logs')?.emptyPartitions).toBeGreaterThan(0);
+    expect(formatRetentionReport(report)).toMatch(/removed +otel_logs: \d+ partitions of expired days left empty by merges/);
+    // The summaries kept the old sessions; no row of the raw window went.
+    expect(await inWindow()).toEqual(windowBefore);
+    expect(Number(windowBefore[0].n)).toBeGreaterThan(0);
+    const after = await tableCounts();
+    expect(after.find((row) => row.table === 'summaries')!.n).toBe(String(Number(before.find((row) => row.table === 'summaries')!.n) + 3));
+  });
 });
+

@@ -65,8 +65,10 @@ export function formatRetentionReport(report: RetentionReport): string {
   if (report.summaries.factsRepaired > 0) lines.push(`repaired     facts of ${report.summaries.factsRepaired} raw rows that had none`);
   lines.push(`summaries    ${report.summaries.sessionDays} session-days, ${report.summaries.sessions} sessions written`);
   for (const e of report.expired) {
-    if (e.rows > 0) lines.push(`expired      ${e.table}: ${e.rows} rows${e.partitions ? ` in ${e.partitions} partitions` : ''}`);
+    const withRows = e.partitions - e.emptyPartitions;
+    if (e.rows > 0) lines.push(`expired      ${e.table}: ${e.rows} rows${withRows ? ` in ${withRows} partitions` : ''}`);
+    if (e.emptyPartitions > 0) lines.push(`removed      ${e.table}: ${e.emptyPartitions} partitions of expired days left empty by merges`);
   }
-  if (!report.expired.some((e) => e.rows > 0)) lines.push('expired      nothing');
+  if (!report.expired.some((e) => e.partitions > 0 || e.rows > 0)) lines.push('expired      nothing');
   return lines.join('\n');
 }
