@@ -47,7 +47,7 @@ try {
   let stored = 0;
   const store = withStore ? await openStore(join(dir, 'store'), { command: 'bench', access: 'write', rawTtlDays: 0 }) : undefined;
   const sink: Sink = store
-    ? new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'bench'), 'default', true)
+    ? new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'bench'), 'default', { singleWriter: true })
     : { name: 'drop', write: async () => {}, close: async () => {} };
   const counting: Sink = { name: 'count', write: async (batch) => { stored += batchSize(batch); await sink.write(batch); }, close: async () => {} };
   const pipeline = new Pipeline(new TranscriptCorrelator(), [new MaskProcessor(createSecretDetector(), Buffer.alloc(32, 1)), new CapProcessor(4096)], [counting]);

@@ -53,7 +53,7 @@ it('keeps the facts forever by default, and has a cluster variant: views on each
   expect(facts.engine_full).not.toContain('TTL');
   expect(usageTablesDdl({ summaryTtlDays: 2000 })[0]).toContain('TTL toDateTime(Timestamp) + toIntervalDay(2000)');
   const ddl = usageTablesDdl({ cluster: 'prod', database: 'otel' });
-  expect(ddl).toHaveLength(9);
+  expect(ddl).toHaveLength(12);
   for (const statement of ddl) {
     expect(statement.split('\n')[0]).toContain('ON CLUSTER `prod`');
     await store.client.query({ query: `EXPLAIN AST ${statement}` });
@@ -63,6 +63,7 @@ it('keeps the facts forever by default, and has a cluster variant: views on each
   // The feed is sharded as otel_traces is, so a span's two copies of facts land on one shard and replace each other.
   expect(ddl.join('\n')).toContain("ENGINE = Distributed('prod', 'otel', 'ccotel_span_feed_local', cityHash64(TraceId))");
   expect(ddl.join('\n')).toContain('FROM `otel`.`ccotel_span_feed_local`');
+  expect(ddl.join('\n')).toContain('FROM `otel`.`ccotel_event_feed_local`');
 });
 
 it('makes the facts of every span sent to the feed (what a gateway sends before tail sampling), storing none of its rows', async () => {

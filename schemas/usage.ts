@@ -27,6 +27,12 @@ export const USAGE_TABLES = {
   spanFeedMv: 'ccotel_span_feed_facts_mv',
   events: 'ccotel_event_facts',
   eventsMv: 'ccotel_event_facts_mv',
+  /**
+   * Spans and log records an embedded store's sink writes past its raw window (a backfill of old history): Null tables
+   * whose views make their facts, so that rows the raw TTL would drop at once are never written, merged and dropped.
+   */
+  eventFeed: 'ccotel_event_feed',
+  eventFeedMv: 'ccotel_event_feed_facts_mv',
 } as const;
 
 /** The root span of a turn of each agent observed: a turn fact's Name is its agent. */
@@ -283,6 +289,9 @@ export function usageTablesDdl(opts: UsageSchemaOptions = {}): string[] {
     ...distributedDdl(ctx, USAGE_TABLES.spanFeed, 'cityHash64(TraceId)'),
     view(USAGE_TABLES.spanFeedMv, USAGE_TABLES.spans, spanFactsSelect(ctx.storage(USAGE_TABLES.spanFeed))),
     view(USAGE_TABLES.eventsMv, USAGE_TABLES.events, eventFactsSelect(ctx.storage(OTEL_TABLES.logs))),
+    `CREATE TABLE IF NOT EXISTS ${ctx.storage(USAGE_TABLES.eventFeed)}${ctx.onCluster} AS ${ctx.storage(OTEL_TABLES.logs)}\nENGINE = Null`,
+    ...distributedDdl(ctx, USAGE_TABLES.eventFeed),
+    view(USAGE_TABLES.eventFeedMv, USAGE_TABLES.events, eventFactsSelect(ctx.storage(USAGE_TABLES.eventFeed))),
   ];
 }
 
@@ -300,7 +309,7 @@ export function usageUpgradeDdl(opts: UsageSchemaOptions = {}): string[] {
 }
 
 /** The views that fill the facts, each carrying FACTS_VERSION. */
-export const FACTS_VIEWS = [USAGE_TABLES.spansMv, USAGE_TABLES.spanFeedMv, USAGE_TABLES.eventsMv];
+export const FACTS_VIEWS = [USAGE_TABLES.spansMv, USAGE_TABLES.spanFeedMv, USAGE_TABLES.eventsMv, USAGE_TABLES.eventFeedMv];
 
 /** Fully qualified names readers use (the Distributed ones on a cluster). */
 export function usageTableNames(database: string): { spans: string; events: string } {

@@ -262,3 +262,31 @@ AS SELECT
 FROM `otel`.`otel_logs_local`
 WHERE (LogAttributes['session.id'] != '' OR EventName = 'ccotel.record.skipped') AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.session.state_changed', 'ccotel.failure_mode.detected', 'ccotel.cost.reported', 'ccotel.record.skipped', 'ccotel.compaction.occurred')
 COMMENT 'ccotel facts 5';
+
+CREATE TABLE IF NOT EXISTS `otel`.`ccotel_event_feed_local` ON CLUSTER `ccotel` AS `otel`.`otel_logs_local`
+ENGINE = Null;
+
+CREATE TABLE IF NOT EXISTS `otel`.`ccotel_event_feed` ON CLUSTER `ccotel` AS `otel`.`ccotel_event_feed_local`
+ENGINE = Distributed('ccotel', 'otel', 'ccotel_event_feed_local', rand());
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS `otel`.`ccotel_event_feed_facts_mv_local` ON CLUSTER `ccotel` TO `otel`.`ccotel_event_facts_local`
+AS SELECT
+  if(LogAttributes['ccotel.record.id'] != '', LogAttributes['ccotel.record.id'], toString(cityHash64(Timestamp, EventName, Body, LogAttributes))) AS RecordId, Timestamp, LogAttributes['session.id'] AS SessionId,
+  leftUTF8(ResourceAttributes['host.name'], 256) AS Host, leftUTF8(ResourceAttributes['user.name'], 256) AS User,
+  leftUTF8(LogAttributes['vcs.repository.url.full'], 256) AS Repository, leftUTF8(LogAttributes['vcs.ref.head.name'], 256) AS Branch,
+  leftUTF8(LogAttributes['ccotel.ticket'], 256) AS Ticket,
+  mapApply((k, v) -> (k, leftUTF8(v, 256)), mapFilter((k, v) -> NOT (match(k, '^(service|host|user|telemetry|process|os|ccotel)\\.')), ResourceAttributes)) AS Resource,
+  EventName, LogAttributes['source'] AS Source, LogAttributes['mode'] AS Mode, LogAttributes['reason'] AS Reason,
+  toFloat64OrZero(LogAttributes['ccotel.cost.reported_usd']) AS ReportedCostUsd,
+  JSONExtract(LogAttributes['ccotel.cost.reported_by_model'], 'Map(String, Float64)') AS ReportedCostByModel,
+  toUInt64OrZero(LogAttributes['ccotel.lines.added']) AS LinesAdded,
+  toUInt64OrZero(LogAttributes['ccotel.lines.removed']) AS LinesRemoved,
+  leftUTF8(if(EventName = 'ccotel.record.skipped', LogAttributes['ccotel.source'], LogAttributes['gen_ai.tool.name']), 256) AS Name,
+  LogAttributes['state'] AS State,
+  toUInt64OrDefault(LogAttributes['ccotel.record.count'], toUInt64(1)) AS Count,
+  if(EventName = 'ccotel.record.skipped', cityHash64(LogAttributes['ccotel.source.file']), 0) AS FileHash,
+  if(EventName = 'ccotel.compaction.occurred', toUInt64OrZero(LogAttributes['ccotel.compaction.pre_tokens']), 0) AS PreTokens,
+  TraceId
+FROM `otel`.`ccotel_event_feed_local`
+WHERE (LogAttributes['session.id'] != '' OR EventName = 'ccotel.record.skipped') AND EventName IN ('ccotel.permission.blocked', 'ccotel.session.started', 'ccotel.session.ended', 'ccotel.session.state_changed', 'ccotel.failure_mode.detected', 'ccotel.cost.reported', 'ccotel.record.skipped', 'ccotel.compaction.occurred')
+COMMENT 'ccotel facts 5';

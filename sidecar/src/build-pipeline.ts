@@ -147,7 +147,8 @@ const AGENT_STOP_HOOKS = new Set(['Stop', 'SessionEnd']);
 /** The stages, and the sources of hook events and shell logs set for the mode. */
 function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline {
   const { store, log } = setup;
-  const storeSink = store ? new ClickHouseSink(store.writers, new RowMapper(sidecarResource(config.contentLevel), SIDECAR_VERSION), store.database, store.kind === 'embedded') : undefined;
+  const storeSink = store ? new ClickHouseSink(store.writers, new RowMapper(sidecarResource(config.contentLevel), SIDECAR_VERSION), store.database,
+    store.kind === 'embedded' ? { singleWriter: true, rawWindowDays: config.rawTtlDays } : {}) : undefined;
   const sinks = [...(storeSink ? [storeSink] : []), ...(setup.sinks ?? [])];
   const detector = new FailureModeDetector({ idleMs: config.idleMs });
   const sessionState = new SessionStateTracker();

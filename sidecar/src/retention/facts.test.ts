@@ -28,6 +28,7 @@ it('upgrades views of an older version and rebuilds the facts the raw rows still
   expect(await rows(store.client, `SELECT RecordId, Name, Source FROM ${USAGE_TABLES.events} FINAL`)).toEqual([{ RecordId: 'b1', Name: 'Bash', Source: 'config' }]);
   expect(await rows(store.client, `SELECT name, comment FROM system.tables WHERE database = 'default' AND name LIKE 'ccotel%' AND engine = 'MaterializedView' ORDER BY name`)).toEqual([
     { name: USAGE_TABLES.eventsMv, comment: FACTS_VERSION },
+    { name: USAGE_TABLES.eventFeedMv, comment: FACTS_VERSION },
     { name: USAGE_TABLES.spansMv, comment: FACTS_VERSION },
     { name: USAGE_TABLES.spanFeedMv, comment: FACTS_VERSION },
   ]);

@@ -27,7 +27,7 @@ describe('ClickHouseSink: a row id is stored once', () => {
     });
     return Number((await result.json<{ n: string }>())[0].n);
   };
-  const sink = (singleWriter: boolean) => new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', singleWriter);
+  const sink = (singleWriter: boolean) => new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', { singleWriter });
 
   beforeAll(async () => {
     process.env.CCOTEL_RAW_TTL_DAYS = '0';
@@ -127,7 +127,7 @@ describe('ClickHouseSink: a row id is stored once', () => {
       metrics: [{ ...metrics[0], id: 'f'.repeat(32) }],
     };
     const before = await rows();
-    const lanes = new ClickHouseSink(store.writers.map(flaky), new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', false);
+    const lanes = new ClickHouseSink(store.writers.map(flaky), new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default');
     await expect(lanes.write(fresh)).rejects.toThrow('insert refused');
     expect(running).toBe(0); // the sums lane was waited for
     expect(mostAtOnce).toBe(2);
@@ -203,10 +203,10 @@ describe('ClickHouseSink: RowBinary into the embedded engine', () => {
       format: 'JSONCompactEachRow',
       insertRows: async (into, rows) => void (await store.client.command({ query: `INSERT INTO ${into} SETTINGS ${INSERT_SETTINGS} FORMAT JSONCompactEachRow\n${String(rows)}` })),
     };
-    await new ClickHouseSink([jsonWriter, jsonWriter], mapper, 'default', true).write(content);
+    await new ClickHouseSink([jsonWriter, jsonWriter], mapper, 'default', { singleWriter: true }).write(content);
     const fromJson = await dump();
     for (const table of Object.keys(tables)) await store.client.command({ query: `TRUNCATE TABLE ${table}` });
-    await new ClickHouseSink(store.writers, mapper, 'default', true).write(content);
+    await new ClickHouseSink(store.writers, mapper, 'default', { singleWriter: true }).write(content);
     const fromBinary = await dump();
     expect(Object.fromEntries(Object.entries(fromBinary).map(([table, rows]) => [table, rows.length]))).toEqual(tables);
     expect(fromBinary).toEqual(fromJson);
@@ -219,8 +219,30 @@ describe('ClickHouseSink: RowBinary into the embedded engine', () => {
   it('stores a lone surrogate (a string cut inside a surrogate pair) as U+FFFD, where JSON rows refused the whole insert', async () => {
     const cut = '🚀🚀'.slice(0, 3); // '🚀' and half of the second
     const span = { ...batch(1, Date.parse('2026-10-06T00:00:00Z')).spans[0], spanId: '5'.repeat(16), statusMessage: cut, attributes: { text: `x${cut}` } };
-    await new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', false).write({ spans: [span], logs: [], metrics: [] });
+    await new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default').write({ spans: [span], logs: [], metrics: [] });
     const result = await store.client.query({ query: `SELECT StatusMessage AS m, SpanAttributes['text'] AS t FROM otel_traces WHERE SpanId = '${'5'.repeat(16)}'`, format: 'JSONEachRow' });
     expect(await result.json()).toEqual([{ m: '🚀\ufffd', t: 'x🚀\ufffd' }]);
+  });
+
+  it('gives rows past the raw window to their facts only, and keeps no metric point past it', async () => {
+    const dayMs = 86_400_000;
+    const at = (daysAgo: number, id: string): TelemetryBatch => {
+      const { spans: [span], metrics: [point] } = batch(1, Date.now() - daysAgo * dayMs);
+      return {
+        spans: [{ ...span, spanId: id.repeat(16), traceId: id.repeat(32) }],
+        logs: [{ id: id.repeat(32), timeMs: span.startMs, eventName: 'ccotel.permission.blocked', severity: 'INFO', traceId: '', spanId: '', body: '', attributes: { 'session.id': 'window' } }],
+        metrics: [{ ...point, id: id.repeat(32), attributes: { outcome: `window-${id}` } }],
+      };
+    };
+    const [recent, old] = [at(1, 'd'), at(40, 'e')];
+    const windowed = new ClickHouseSink(store.writers, new RowMapper({ 'service.name': 'ccotel' }, 'test'), 'default', { rawWindowDays: 30 });
+    await windowed.write({ spans: [...recent.spans, ...old.spans], logs: [...recent.logs, ...old.logs], metrics: [...recent.metrics, ...old.metrics] });
+    const ids = async (query: string) => (await (await store.client.query({ query, format: 'JSONEachRow' })).json<{ id: string }>()).map((row) => row.id[0]).sort();
+    expect(await ids(`SELECT SpanId AS id FROM otel_traces WHERE SpanId IN ('${'d'.repeat(16)}', '${'e'.repeat(16)}')`)).toEqual(['d']);
+    expect(await ids(`SELECT SpanId AS id FROM ccotel_span_facts FINAL WHERE SpanId IN ('${'d'.repeat(16)}', '${'e'.repeat(16)}')`)).toEqual(['d', 'e']);
+    expect(await ids(`SELECT LogAttributes['ccotel.record.id'] AS id FROM otel_logs WHERE LogAttributes['session.id'] = 'window'`)).toEqual(['d']);
+    expect(await ids(`SELECT RecordId AS id FROM ccotel_event_facts FINAL WHERE SessionId = 'window'`)).toEqual(['d', 'e']);
+    expect(await ids(`SELECT substring(Attributes['outcome'], 8) AS id FROM otel_metrics_sum WHERE startsWith(Attributes['outcome'], 'window-')`)).toEqual(['d']);
+    expect(windowed.stats).toMatchObject({ inserted: { spans: 2, logs: 2, metrics: 1 }, pastRawWindow: 3 });
   });
 });

@@ -4,7 +4,8 @@
 // the records, so a repeat has the same id and the same time).
 import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
-import type { MetricPoint, Sink, TelemetryBatch } from '../model.js';
+import { USAGE_TABLES } from '../../../schemas/usage.js';
+import type { LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
 import type { StoreWriter } from '../store/open-store.js';
 import { ByteWriter } from './byte-writer.js';
@@ -39,13 +40,29 @@ const metricIds = (table: string): IdLookup => ({
 });
 
 export interface ClickHouseSinkStats {
+  /** Rows handed to the store: spans and log records past the raw window among them (to their facts only). */
   inserted: { spans: number; logs: number; metrics: number };
   repeatsDropped: number;
+  /** Spans and log records past the raw window (their facts kept, not their rows), metric points past it (not kept). */
+  pastRawWindow: number;
 }
+
+export interface ClickHouseSinkOptions {
+  /** The sink is the store's only writer (an embedded store: its lock). */
+  singleWriter?: boolean;
+  /**
+   * Days the raw tables keep (0: all). A row older goes to its facts' Null feed instead (schemas/usage.ts), and a
+   * metric point older is not written: the TTL would drop either at the next merge. Only where the store's TTL is
+   * the sink's own setting (an embedded store); a server's is its retention job's.
+   */
+  rawWindowDays?: number;
+}
+
+const DAY_MS = 86_400_000;
 
 export class ClickHouseSink implements Sink {
   readonly name = 'clickhouse';
-  readonly stats: ClickHouseSinkStats = { inserted: { spans: 0, logs: 0, metrics: 0 }, repeatsDropped: 0 };
+  readonly stats: ClickHouseSinkStats = { inserted: { spans: 0, logs: 0, metrics: 0 }, repeatsDropped: 0, pastRawWindow: 0 };
 
   /**
    * Set when this sink is the only writer (an embedded store: its lock) and the store was empty when it began:
@@ -73,7 +90,7 @@ export class ClickHouseSink implements Sink {
     private readonly writers: StoreWriter[],
     private readonly mapper: RowMapper,
     private readonly database: string,
-    private readonly singleWriter = false,
+    private readonly options: ClickHouseSinkOptions = {},
   ) {
     this.client = writers[0].client;
   }
@@ -81,26 +98,37 @@ export class ClickHouseSink implements Sink {
   async write(batch: TelemetryBatch): Promise<void> {
     if (!this.started) {
       this.started = true;
-      if (this.singleWriter && (await this.storeIsEmpty())) this.ownIds = new IdSet();
+      if (this.options.singleWriter && (await this.storeIsEmpty())) this.ownIds = new IdSet();
     }
-    const spans = await this.fresh(batch.spans, (span) => span.spanId, (span) => span.startMs, SPAN_IDS);
-    const logs = await this.fresh(batch.logs, (log) => log.id, (log) => log.timeMs, LOG_IDS);
-    const own = batch.metrics.filter((point) => !point.origin);
+    const windowDays = this.options.rawWindowDays ?? 0;
+    const windowStartMs = windowDays > 0 ? Date.now() - windowDays * DAY_MS : -Infinity;
+    const [spans, pastSpans] = split(await this.fresh(batch.spans, (span) => span.spanId, (span) => span.startMs, SPAN_IDS), (span) => span.startMs >= windowStartMs);
+    const [logs, pastLogs] = split(await this.fresh(batch.logs, (log) => log.id, (log) => log.timeMs, LOG_IDS), (log) => log.timeMs >= windowStartMs);
+    const [metrics, pastMetrics] = split(batch.metrics, (point) => point.timeMs >= windowStartMs);
+    this.stats.pastRawWindow += pastSpans.length + pastLogs.length + pastMetrics.length;
+    const own = metrics.filter((point) => !point.origin);
     const newSums = await this.fresh(own.filter((point) => point.kind === 'sum'), (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.sum));
     const newHistograms = await this.fresh(own.filter((point) => point.kind === 'histogram'), (point) => point.id, bucketEndMs, metricIds(OTEL_TABLES.histogram));
     // Received points: a row each, at their own time.
     const received = async (kind: MetricPoint['kind'], table: string) =>
-      this.fresh(batch.metrics.filter((point) => point.origin && point.kind === kind), (point) => point.id, (point) => point.timeMs, metricIds(table));
+      this.fresh(metrics.filter((point) => point.origin && point.kind === kind), (point) => point.id, (point) => point.timeMs, metricIds(table));
     const [receivedSums, receivedGauges, receivedHistograms] = [await received('sum', OTEL_TABLES.sum), await received('gauge', OTEL_TABLES.gauge), await received('histogram', OTEL_TABLES.histogram)];
     const pointInsert = (table: string, columns: readonly string[], points: MetricPoint[]) => (writer: StoreWriter) =>
       this.insert(writer, { table, columns, items: points, valuesOf: (point) => this.mapper.receivedPoint(point), idsOf: (point) => [point.id] });
     // Two lanes of about the same JSON size; both are waited for even when one fails, so a retry of the batch never
     // overlaps an insert still running (its rows would not be remembered yet, and would be stored twice).
+    const spanInserts = (table: string, items: SpanRecord[]) => [
+      (writer: StoreWriter) => this.insert(writer, { table, columns: SPAN_COLUMNS, items: items.filter((span) => !withLinks(span)), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
+      (writer: StoreWriter) => this.insert(writer, { table, columns: RECEIVED_SPAN_COLUMNS, items: items.filter(withLinks), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
+    ];
+    const logInsert = (table: string, items: LogRecord[]) => (writer: StoreWriter) =>
+      this.insert(writer, { table, columns: LOG_COLUMNS, items, valuesOf: (log) => this.mapper.log(log), idsOf: (log) => [log.id] });
     const lanes: ((writer: StoreWriter) => Promise<void>)[][] = [
       [
-        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: SPAN_COLUMNS, items: spans.filter((span) => !withLinks(span)), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
-        (writer) => this.insert(writer, { table: OTEL_TABLES.traces, columns: RECEIVED_SPAN_COLUMNS, items: spans.filter(withLinks), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
-        (writer) => this.insert(writer, { table: OTEL_TABLES.logs, columns: LOG_COLUMNS, items: logs, valuesOf: (log) => this.mapper.log(log), idsOf: (log) => [log.id] }),
+        ...spanInserts(OTEL_TABLES.traces, spans),
+        ...spanInserts(USAGE_TABLES.spanFeed, pastSpans),
+        logInsert(OTEL_TABLES.logs, logs),
+        logInsert(USAGE_TABLES.eventFeed, pastLogs),
       ],
       [
         (writer) => this.insert(writer, { table: OTEL_TABLES.sum, columns: SUM_COLUMNS, items: pointRows(newSums), valuesOf: (points) => this.mapper.sum(points), idsOf: pointIds }),
@@ -117,8 +145,8 @@ export class ClickHouseSink implements Sink {
     );
     const failed = done.find((lane) => lane.status === 'rejected');
     if (failed) throw failed.reason;
-    this.stats.inserted.spans += spans.length;
-    this.stats.inserted.logs += logs.length;
+    this.stats.inserted.spans += spans.length + pastSpans.length;
+    this.stats.inserted.logs += logs.length + pastLogs.length;
     this.stats.inserted.metrics += newSums.length + newHistograms.length + receivedSums.length + receivedGauges.length + receivedHistograms.length;
   }
 
@@ -285,6 +313,13 @@ interface TableInsert<T> {
 }
 
 const pointIds = (points: MetricPoint[]): string[] => points.map((point) => point.id);
+
+/** The items that pass, and those that do not. */
+function split<T>(items: T[], passes: (item: T) => boolean): [T[], T[]] {
+  const [yes, no]: [T[], T[]] = [[], []];
+  for (const item of items) (passes(item) ? yes : no).push(item);
+  return [yes, no];
+}
 
 function bucketEndMs(point: MetricPoint): number {
   return Math.floor(point.timeMs / 60_000) * 60_000 + 60_000;
