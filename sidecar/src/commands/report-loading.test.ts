@@ -76,14 +76,14 @@ describe('report through a running sidecar loads only what it needs', () => {
     expect([...new Set(packages.filter((name) => NOT_NEEDED.some((heavy) => name === heavy || name.startsWith(heavy))))]).toEqual([]);
   });
 
-  it('asked again, prints the kept output without asking the engine or loading the queries and the schemas', async () => {
-    const first = await report(['weekly'], join(home, 'loaded-weekly-first.txt'));
+  it.each([['weekly', 'usage'], ['insights', 'insights']])('report %s asked again prints the kept output without asking the engine or loading the queries, the schemas or the prices', async (period, module) => {
+    const first = await report([period], join(home, `loaded-${period}-first.txt`));
     asked.length = 0;
-    const again = await report(['weekly'], join(home, 'loaded-weekly-again.txt'));
+    const again = await report([period], join(home, `loaded-${period}-again.txt`));
     expect(again.result.status).toBe(0);
     expect(again.result.stdout).toBe(first.result.stdout);
     expect(asked).toEqual([]);
-    expect(first.modules.filter((module) => /\/(?:schemas\/|report\/usage\.js$)/.test(module))).not.toEqual([]);
-    expect(again.modules.filter((module) => /\/(?:schemas\/|report\/(?:usage|overview|queries|select)\.js$|store\/open-store\.js$)/.test(module))).toEqual([]);
+    expect(first.modules.filter((loaded) => loaded.includes('/schemas/') || loaded.endsWith(`/report/${module}.js`))).not.toEqual([]);
+    expect(again.modules.filter((loaded) => /\/(?:schemas\/|report\/(?:usage|insights|overview|queries|select)\.js$|store\/open-store\.js$|@pydantic\/genai-prices)/.test(loaded))).toEqual([]);
   });
 });

@@ -234,6 +234,7 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
   // A break-down or a filter of attribution without a period: usage over all history (the overview has neither).
   const usagePeriod = period ?? (filter.by ?? filter.repo ?? filter.branch ?? filter.host ?? filter.user ? 'all' : undefined);
   if (filter.since && filter.until && filter.until < filter.since) throw new Error(`--until ${filter.until} is before --since ${filter.since}`);
+  const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const config = loadConfig({ store: opts.store });
   const store = await openStoreForAnswers(config.store, { command: 'report', access: 'read', rawTtlDays: config.rawTtlDays });
   // A running sidecar serves this store (its endpoint): its figures grow until its catch-up is done.
@@ -248,20 +249,24 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
         return line(opts.json ? JSON.stringify(report, null, 2) : renderReport(report, sections));
       }));
     } else if (period === 'insights') {
-      // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
-      const { insightsReport } = await import('../report/insights.js');
-      const report = await insightsReport(store.client, { ...filter, by: filter.by as InsightDimension | undefined, database: store.database, embedded: store.kind === 'embedded' }, config.insights);
-      console.log(opts.json ? JSON.stringify(report, null, 2) : renderInsights(report));
+      // The embedded engine is asked with settings of its own (one thread), which an endpoint's read-only session refuses:
+      // the output kept of one question is not the other's.
+      const embedded = store.kind === 'embedded';
+      printOutput(await keptOutput(store.client, store.target, ['insights', opts.json === true, { ...filter, timezone }, config.insights, store.database, embedded], async (client) => {
+        // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
+        const { insightsReport } = await import('../report/insights.js');
+        const report = await insightsReport(client, { ...filter, timezone, by: filter.by as InsightDimension | undefined, database: store.database, embedded }, config.insights);
+        return line(opts.json ? JSON.stringify(report, null, 2) : renderInsights(report));
+      }));
     } else if (period === 'telemetry') {
       const { telemetryReport } = await import('../report/telemetry.js');
       const report = await telemetryReport(store.client);
       console.log(opts.json ? JSON.stringify(report, null, 2) : renderTelemetry(report));
     } else if (period === 'settings') {
       const { settingsReport } = await import('../report/settings.js');
-      const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone: filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
+      const report = await settingsReport(store.client, { ...filter, session: opts.session, timezone });
       console.log(opts.json ? JSON.stringify(report, null, 2) : renderSettings(report));
     } else {
-      const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
       printOutput(await keptOutput(store.client, store.target, [usagePeriod, opts.json === true, opts.breakdown === true, { ...filter, timezone }, store.database], async (client) => {
         const { usageReport } = await import('../report/usage.js');
         const report = await usageReport(client, usagePeriod as UsagePeriod, { ...filter, timezone, database: store.database });
