@@ -108,9 +108,16 @@ function commonSql(c: InsightSource, materialized = false): string {
              argMaxIf(User, Timestamp, User != '') AS user FROM ${c.spans} GROUP BY SessionId),
   tools ${as} ${facts(c, 'tool', ['InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'])},
   turns ${as} ${facts(c, 'turn')},
-  chats ${as} (SELECT f.*, p.project AS SessionProject FROM ${facts(c, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens'])} AS f LEFT JOIN places AS p USING (SessionId)),
+  chats ${as} (SELECT f.*, p.project AS SessionProject FROM ${facts(c, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens', 'OutputTokens', 'CostUsd'])} AS f LEFT JOIN places AS p USING (SessionId)),
   compactions ${as} (SELECT SessionId, TraceId, Timestamp, PreTokens FROM ${c.events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${c.when})`;
 }
+
+/**
+ * The tokens and cost of each hit's turn, all its responses. With no days asked for, `chatsRead` (the statement
+ * materializes `chats`) has them all already; with days, a turn may begin before the first: they are read anew.
+ */
+const usageSql = (c: InsightSource, chatsRead = false) => `usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
+    FROM ${chatsRead && c.when === '1' ? 'chats WHERE' : `${c.spans} FINAL WHERE Kind = 'chat' AND`} TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)`;
 
 /** Every pattern's hits, one UNION ALL: Pattern, SessionId, TraceId, Ms and what `columns` adds. */
 const unionOfHits = (columns: string) =>
@@ -123,8 +130,7 @@ const unionOfHits = (columns: string) =>
 export function insightsSummarySql(source: InsightSource, threshold: (name: keyof InsightThresholds) => string): string {
   return `WITH ${commonSql(source)},
   hits AS (${unionOfHits('')}),
-  usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
-            FROM ${source.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId),
+  ${usageSql(source)},
   figures AS (SELECT Pattern, count() AS Count, uniqExact(SessionId) AS Sessions, uniqExactIf(TraceId, TraceId != '') AS Turns, sum(Ms) AS TimeMs FROM hits GROUP BY Pattern),
   spent AS (SELECT Pattern, sum(Tokens) AS Tokens, sum(Cost) AS Cost FROM (SELECT DISTINCT Pattern, TraceId FROM hits WHERE TraceId != '') AS t INNER JOIN usage AS u USING (TraceId) GROUP BY Pattern)
 SELECT p.Pattern AS pattern, ifNull(f.Count, 0) AS count, ifNull(f.Sessions, 0) AS sessions, ifNull(f.Turns, 0) AS turns,
@@ -181,8 +187,7 @@ async function findAll(client: ClickHouseClient, c: Context): Promise<Found[]> {
   return selectRows(client,
     `WITH ${commonSql(c, true)},
        hits AS MATERIALIZED (${unionOfHits(', Timestamp, Key, Detail, toUInt64(Amount) AS Amount, toUInt64(After) AS After')}),
-       usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
-                 FROM ${c.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)
+       ${usageSql(c, true)}
      SELECT * FROM (
        SELECT h.Pattern AS pattern, ${c.value} AS value, h.SessionId AS session, h.TraceId AS trace, toUnixTimestamp64Milli(h.Timestamp) AS time_ms, h.Ms AS ms,
          h.Key AS key, h.Detail AS detail, h.Amount AS amount, h.After AS after, u.Tokens AS tokens, u.Cost AS cost, 0 AS nth, '' AS breakdown
