@@ -128,7 +128,9 @@ export async function startClickHouseFront(options: FrontOptions): Promise<Click
     }
   }
 
-  const server = createServer((request, response) => void handle(request, response));
+  // A server takes a URL of up to 1 MiB (http_max_uri_size); Node's own limit, 16 kB of request line and headers,
+  // refused the sink's id lookups (2 000 ids in the URL's parameters) before they reached this front.
+  const server = createServer({ maxHeaderSize: 1 << 20 }, (request, response) => void handle(request, response));
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 0, '127.0.0.1', () => done());

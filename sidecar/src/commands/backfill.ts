@@ -99,8 +99,9 @@ async function summarise(store: Store, rawTtlDays: number, summaryTtlDays: numbe
   const ctx = renderContext({ database: store.database });
   await refreshSummaries(store.client, ctx, Date.now(), { repairFacts: !store.created });
   // History older than the raw window was stored only for its facts: its days go now, not by TTL merges in whatever
-  // opens the store next (each such merge leaves an empty part that a short command never cleans up).
-  await deleteExpired(store.client, ctx, { raw: rawTtlDays, summary: 0 }, Date.now());
+  // opens the store next (each such merge leaves an empty part that a short command never cleans up). Only where the
+  // window is this setting's: a server's raw tables keep what its retention job is told.
+  if (store.kind === 'embedded') await deleteExpired(store.client, ctx, { raw: rawTtlDays, summary: 0 }, Date.now());
   return placement(store.client, store.database, rawTtlDays);
 }
 
