@@ -115,14 +115,14 @@ export class ClickHouseSink implements Sink {
     const [receivedSums, receivedGauges, receivedHistograms] = [await received('sum', OTEL_TABLES.sum), await received('gauge', OTEL_TABLES.gauge), await received('histogram', OTEL_TABLES.histogram)];
     const pointInsert = (table: string, columns: readonly string[], points: MetricPoint[]) => (writer: StoreWriter) =>
       this.insert(writer, { table, columns, items: points, valuesOf: (point) => this.mapper.receivedPoint(point), idsOf: (point) => [point.id] });
-    // Two lanes of about the same JSON size; both are waited for even when one fails, so a retry of the batch never
-    // overlaps an insert still running (its rows would not be remembered yet, and would be stored twice).
     const spanInserts = (table: string, items: SpanRecord[]) => [
       (writer: StoreWriter) => this.insert(writer, { table, columns: SPAN_COLUMNS, items: items.filter((span) => !withLinks(span)), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
       (writer: StoreWriter) => this.insert(writer, { table, columns: RECEIVED_SPAN_COLUMNS, items: items.filter(withLinks), valuesOf: (span) => this.mapper.span(span), idsOf: (span) => [span.spanId] }),
     ];
     const logInsert = (table: string, items: LogRecord[]) => (writer: StoreWriter) =>
       this.insert(writer, { table, columns: LOG_COLUMNS, items, valuesOf: (log) => this.mapper.log(log), idsOf: (log) => [log.id] });
+    // Two lanes of about the same JSON size; both are waited for even when one fails, so a retry of the batch never
+    // overlaps an insert still running (its rows would not be remembered yet, and would be stored twice).
     const lanes: ((writer: StoreWriter) => Promise<void>)[][] = [
       [
         ...spanInserts(OTEL_TABLES.traces, spans),
