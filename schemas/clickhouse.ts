@@ -26,6 +26,11 @@ export const DEFAULT_DATABASE = 'default';
 /** DESIGN §9: raw, content-bearing rows are kept for days to weeks. */
 export const DEFAULT_RAW_TTL_DAYS = 30;
 
+/** When the raw window begins (epoch ms): a row older is past the raw TTL. A TTL of 0 keeps all history: -Infinity. */
+export function rawWindowStartMs(rawTtlDays: number, nowMs: number): number {
+  return rawTtlDays > 0 ? nowMs - rawTtlDays * 86_400_000 : -Infinity;
+}
+
 export interface SchemaOptions {
   /** Database for every table; the exporter's default is `default`. */
   database?: string;

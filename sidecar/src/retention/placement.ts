@@ -3,7 +3,7 @@
 // as summaries only. `backfill` compares a count before and after, so it never claims rows the raw TTL dropped:
 // raw rows are counted inside the window only (an expired part may linger until the next merge drops it).
 import type { ClickHouseClient } from '@clickhouse/client';
-import { ident, OTEL_TABLES } from '../../../schemas/clickhouse.js';
+import { ident, OTEL_TABLES, rawWindowStartMs } from '../../../schemas/clickhouse.js';
 import { usageTableNames } from '../../../schemas/usage.js';
 
 export interface Placement {
@@ -19,7 +19,8 @@ export async function placement(client: ClickHouseClient, database: string, rawT
   const { spans, events } = usageTableNames(database);
   // A metric row holds its points as exemplars (clickhouse-rows.ts); a row written without any is one point.
   const points = 'sum(greatest(length(Exemplars.TimeUnix), 1))';
-  const windowStart = rawTtlDays > 0 ? `fromUnixTimestamp64Milli(toInt64(${nowMs - rawTtlDays * 86_400_000}))` : 'toDateTime64(0, 3)';
+  // No row is stored before the epoch: a window of all history starts there.
+  const windowStart = `fromUnixTimestamp64Milli(toInt64(${Math.max(0, rawWindowStartMs(rawTtlDays, nowMs))}))`;
   const result = await client.query({
     query: `SELECT
       (SELECT count() FROM ${table(OTEL_TABLES.traces)} WHERE Timestamp >= ${windowStart}) AS spans,

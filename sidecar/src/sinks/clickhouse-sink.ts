@@ -3,7 +3,7 @@
 // re-read after a crash or a second backfill adds nothing (ids are deterministic, timestamps come from
 // the records, so a repeat has the same id and the same time).
 import type { ClickHouseClient } from '@clickhouse/client';
-import { OTEL_TABLES } from '../../../schemas/clickhouse.js';
+import { OTEL_TABLES, rawWindowStartMs } from '../../../schemas/clickhouse.js';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 import type { LogRecord, MetricPoint, Sink, SpanRecord, TelemetryBatch } from '../model.js';
 import { POINT_ID_KEY, RECORD_ID_KEY } from '../semconv.js';
@@ -58,8 +58,6 @@ export interface ClickHouseSinkOptions {
   rawWindowDays?: number;
 }
 
-const DAY_MS = 86_400_000;
-
 export class ClickHouseSink implements Sink {
   readonly name = 'clickhouse';
   readonly stats: ClickHouseSinkStats = { inserted: { spans: 0, logs: 0, metrics: 0 }, repeatsDropped: 0, pastRawWindow: 0 };
@@ -100,8 +98,7 @@ export class ClickHouseSink implements Sink {
       this.started = true;
       if (this.options.singleWriter && (await this.storeIsEmpty())) this.ownIds = new IdSet();
     }
-    const windowDays = this.options.rawWindowDays ?? 0;
-    const windowStartMs = windowDays > 0 ? Date.now() - windowDays * DAY_MS : -Infinity;
+    const windowStartMs = rawWindowStartMs(this.options.rawWindowDays ?? 0, Date.now());
     const [spans, pastSpans] = split(await this.fresh(batch.spans, (span) => span.spanId, (span) => span.startMs, SPAN_IDS), (span) => span.startMs >= windowStartMs);
     const [logs, pastLogs] = split(await this.fresh(batch.logs, (log) => log.id, (log) => log.timeMs, LOG_IDS), (log) => log.timeMs >= windowStartMs);
     const [metrics, pastMetrics] = split(batch.metrics, (point) => point.timeMs >= windowStartMs);
