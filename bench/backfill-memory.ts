@@ -8,9 +8,11 @@
 //   node dist/bench/backfill-memory.js --corpus /tmp/corpus-1G [--before <other build>/dist/sidecar/src/cli.js]
 //   node dist/bench/backfill-memory.js --bytes 5G --modes otlp-only   (the benchmarks' corpus of that size, made on first use)
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Expected } from '../test/generator/corpus.js';
 import { benchCorpus } from './corpus.js';
@@ -19,6 +21,8 @@ import { standInReceiver } from './stand-in-receiver.js';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 const cli = join(repo, 'dist', 'sidecar', 'src', 'cli.js');
+// The sampler is written to a scratch directory, where no node_modules resolves a bare 'chdb'.
+const chdbUrl = pathToFileURL(createRequire(import.meta.url).resolve('chdb')).href;
 
 const { values: args } = parseArgs({
   options: {
@@ -134,7 +138,7 @@ if (${JSON.stringify(store)} !== 'none') {
   const poll = setInterval(async () => {
     if (!session) {
       if (!existsSync(${JSON.stringify(join(store, 'insert-0.rowbinary'))})) return;
-      const { Session } = await import('chdb');
+      const { Session } = await import(${JSON.stringify(chdbUrl)});
       session = new Session(${JSON.stringify(join(store, 'chdb'))});
     }
     const rows = (await session.queryAsync("SELECT metric, value FROM system.metrics WHERE metric IN ('MemoryTracking', 'MergesMutationsMemoryTracking', 'PartsActive') OR metric LIKE '%CacheBytes' UNION ALL SELECT 'Queries', sum(memory_usage) FROM system.processes UNION ALL SELECT 'PrimaryKeys', sum(primary_key_bytes_in_memory_allocated) FROM system.parts WHERE active", { format: 'JSONEachRow' })).text().trim().split('\\n').map((line) => JSON.parse(line));
