@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI, cliEnv, runProcess } from '../../../test/reliability/cli.js';
+import { SIDECAR_VERSION } from '../resource.js';
 import { writeLock } from '../store/open-store.js';
 import { KeptAnswers } from '../store/kept-answers.js';
 import { startQueryEndpoint, type QueryEndpoint } from '../store/query-endpoint.js';
@@ -85,5 +86,12 @@ describe('report through a running sidecar loads only what it needs', () => {
     expect(asked).toEqual([]);
     expect(first.modules.filter((loaded) => loaded.includes('/schemas/') || loaded.endsWith(`/report/${module}.js`))).not.toEqual([]);
     expect(again.modules.filter((loaded) => /\/(?:schemas\/|report\/(?:usage|insights|overview|queries|select)\.js$|store\/open-store\.js$|@pydantic\/genai-prices)/.test(loaded))).toEqual([]);
+  });
+  it('ccotel --version prints the version without loading a command', async () => {
+    const loaded = join(home, 'loaded-version.txt');
+    const result = await runProcess(process.execPath, ['--import', join(home, 'preload.mjs'), CLI, '--version'], { ...cliEnv(home), LOADED_MODULES: loaded });
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(SIDECAR_VERSION);
+    expect(readFileSync(loaded, 'utf8').split('\n').filter((module) => /\/commands\/|node_modules\/commander\//.test(module))).toEqual([]);
   });
 });
