@@ -44,11 +44,9 @@ export class CapProcessor implements Processor {
   }
 
   async process(input: TelemetryBatch): Promise<TelemetryBatch> {
-    const collected = textFieldsOf(input);
-    const { fields } = collected;
+    const collected = textFieldsOf(input, (value, uncapped) => !uncapped && value.length > this.maxTextLength);
     const truncations: MetricPoint[] = [];
-    for (const field of fields) {
-      if (field.uncapped || field.value.length <= this.maxTextLength) continue;
+    for (const field of collected.fields) {
       const capped = capText(field.value, this.maxTextLength);
       field.set(capped.text);
       field.owner.target[`${field.field}.original_length`] = capped.originalLength;

@@ -129,20 +129,41 @@ class ItemOwner<T extends { attributes: Attributes }> implements FieldOwner {
 }
 
 export interface BatchFields {
-  /** Every string field of the batch, in the order of its items. */
+  /** Every string field of the batch (that `wanted` keeps), in the order of its items. */
   fields: TextField[];
   /** The batch with what was set so far: copies of the items changed, the input's own items for the rest. */
   batch(): TelemetryBatch;
 }
 
-/** Every string field of the batch, each settable without changing the input batch. */
-export function textFieldsOf(input: TelemetryBatch): BatchFields {
+/** A string attribute of an item or of one of its span's events: set in the copy its owner writes to. */
+class AttributeField implements TextField {
+  constructor(
+    readonly field: string,
+    readonly uncapped: boolean,
+    readonly value: string,
+    readonly owner: FieldOwner,
+  ) {}
+
+  set(masked: string): void {
+    this.owner.target[this.field] = masked;
+  }
+}
+
+/**
+ * Every string field of the batch, each settable without changing the input batch. `wanted` picks the fields a
+ * processor acts on before any is made (capping wants the few long ones of millions).
+ */
+export function textFieldsOf(input: TelemetryBatch, wanted: (value: string, uncapped: boolean) => boolean = () => true): BatchFields {
   const fields: TextField[] = [];
-  const addAttributes = (attributes: Attributes, owner: FieldOwner, writable: () => Attributes) => {
+  const add = (field: TextField) => {
+    if (wanted(field.value, field.uncapped)) fields.push(field);
+  };
+  const addAttributes = (attributes: Attributes, owner: FieldOwner) => {
     for (const key in attributes) {
       const value = attributes[key];
       if (typeof value !== 'string') continue;
-      fields.push({ field: key, uncapped: isIdKey(key), value, owner, set: (masked) => (writable()[key] = masked) });
+      const uncapped = isIdKey(key);
+      if (wanted(value, uncapped)) fields.push(new AttributeField(key, uncapped, value, owner));
     }
   };
   // A received item's resource (Claude Code's OTEL_RESOURCE_ATTRIBUTES, say): masked, not capped (labels, and no
@@ -151,37 +172,37 @@ export function textFieldsOf(input: TelemetryBatch): BatchFields {
     const resource = original.origin?.resource;
     for (const key in resource) {
       const value = resource[key];
-      if (typeof value === 'string') fields.push({ field: `resource.${key}`, uncapped: true, value, owner, set: (masked) => (item.writable.origin!.resource[key] = masked) });
+      if (typeof value === 'string') add({ field: `resource.${key}`, uncapped: true, value, owner, set: (masked) => (item.writable.origin!.resource[key] = masked) });
     }
   };
   const spans = input.spans.map((original) => {
     const span = new CopyOnWrite(original, copySpan);
     const spanFields = { id: `${original.traceId}:${original.spanId}`, timeMs: original.startMs, traceId: original.traceId, spanId: original.spanId };
     const owner = new ItemOwner(spanFields, span);
-    fields.push({ field: 'name', uncapped: true, value: original.name, owner, set: (masked) => (span.writable.name = masked) });
-    fields.push({ field: 'status_message', uncapped: false, value: original.statusMessage, owner, set: (masked) => (span.writable.statusMessage = masked) });
-    addAttributes(original.attributes, owner, () => span.writable.attributes);
+    add({ field: 'name', uncapped: true, value: original.name, owner, set: (masked) => (span.writable.name = masked) });
+    add({ field: 'status_message', uncapped: false, value: original.statusMessage, owner, set: (masked) => (span.writable.statusMessage = masked) });
+    addAttributes(original.attributes, owner);
     addResource(original, span, owner);
     original.events.forEach((event, index) => {
       const eventOwner = new ItemOwner({ ...spanFields, id: `${spanFields.id}:event:${index}`, timeMs: event.timeMs }, span, index);
-      fields.push({ field: 'name', uncapped: true, value: event.name, owner: eventOwner, set: (masked) => (span.writable.events[index].name = masked) });
-      addAttributes(event.attributes, eventOwner, () => span.writable.events[index].attributes);
+      add({ field: 'name', uncapped: true, value: event.name, owner: eventOwner, set: (masked) => (span.writable.events[index].name = masked) });
+      addAttributes(event.attributes, eventOwner);
     });
     return span;
   });
   const logs = input.logs.map((original) => {
     const log = new CopyOnWrite(original, copyWithAttributes);
     const owner = new ItemOwner({ id: original.id, timeMs: original.timeMs, traceId: original.traceId, spanId: original.spanId }, log);
-    fields.push({ field: 'body', uncapped: false, value: original.body, owner, set: (masked) => (log.writable.body = masked) });
-    fields.push({ field: 'event_name', uncapped: true, value: original.eventName, owner, set: (masked) => (log.writable.eventName = masked) });
-    addAttributes(original.attributes, owner, () => log.writable.attributes);
+    add({ field: 'body', uncapped: false, value: original.body, owner, set: (masked) => (log.writable.body = masked) });
+    add({ field: 'event_name', uncapped: true, value: original.eventName, owner, set: (masked) => (log.writable.eventName = masked) });
+    addAttributes(original.attributes, owner);
     addResource(original, log, owner);
     return log;
   });
   const metrics = input.metrics.map((original) => {
     const point = new CopyOnWrite(original, copyWithAttributes);
     const owner = new ItemOwner({ id: original.id, timeMs: original.timeMs, traceId: original.traceId, spanId: original.spanId }, point);
-    addAttributes(original.attributes, owner, () => point.writable.attributes);
+    addAttributes(original.attributes, owner);
     addResource(original, point, owner);
     return point;
   });
