@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLines, type Line } from './line-reader.js';
+import { openRegularFileSized } from './regular-file.js';
 
 function tempFile(content: string | Buffer): string {
   const path = join(mkdtempSync(join(tmpdir(), 'ccotel-lines-')), 'f.jsonl');
@@ -52,5 +53,19 @@ describe('readLines', () => {
     const { lines } = await collect(path);
     expect(lines).toHaveLength(3);
     expect(lines[2].text).toBe('ok2');
+  });
+
+  it('reads a file opened ahead to the size it had when opened; what is appended after is for the next read', async () => {
+    // 2.5 MB: more than one read.
+    const texts = Array.from({ length: 25_000 }, (_, i) => `{"line":${i},"pad":"${'p'.repeat(90)}"}`);
+    const path = tempFile(`${texts.join('\n')}\n`);
+    const opened = openRegularFileSized(path);
+    const { size } = await opened;
+    appendFileSync(path, '{"later":1}\n');
+    const lines: Line[] = [];
+    const result = await readLines(opened, 0, (batch) => void lines.push(...batch));
+    expect(lines.map((line) => line.text)).toEqual(texts);
+    expect(result).toEqual({ offset: size, pendingBytes: 0, tooLong: [] });
+    expect((await collect(path, result.offset)).lines.map((line) => line.text)).toEqual(['{"later":1}']);
   });
 });

@@ -1,7 +1,7 @@
 // Read newline-terminated lines of a file from a byte offset. A last line without its newline is not
 // returned: it may still be being written, and is read whole once its newline arrives. Lines longer than
 // the limit are skipped (and reported) without holding them in memory.
-import { openRegularFileSized } from './regular-file.js';
+import { openRegularFileSized, type SizedFile } from './regular-file.js';
 
 export interface Line {
   /** The line without its newline, as read (a view of the read's own buffer). */
@@ -60,15 +60,17 @@ export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
 
 /**
  * Calls `onLines` with batches of complete lines (so the caller can apply backpressure by awaiting), from
- * `fromOffset` to the end of the file as it is now.
+ * `fromOffset` to the end of the file as it is now. `file` is its path, or the file opened ahead (a backfill opens
+ * the next file while it reads one): that is read to the size it had when opened.
  */
 export async function readLines(
-  path: string,
+  file: string | Promise<SizedFile>,
   fromOffset: number,
   onLines: (lines: Line[]) => Promise<void> | void,
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
 ): Promise<ReadResult> {
-  const { handle, size } = await openRegularFileSized(path);
+  const openedAhead = typeof file !== 'string';
+  const { handle, size } = await (openedAhead ? file : openRegularFileSized(file));
   const tooLong: number[] = [];
   try {
     let position = fromOffset;
@@ -81,8 +83,11 @@ export async function readLines(
     // read of a file with little left to read.
     let chunkBytes = size - fromOffset < END_PROBE_BYTES ? END_PROBE_BYTES : CHUNK_BYTES;
     for (;;) {
-      const chunk = Buffer.allocUnsafe(chunkBytes);
-      const { bytesRead } = await handle.read(chunk, 0, chunkBytes, position);
+      // A file opened ahead is read to the size it had then and no further: no read is left to confirm the end.
+      const wanted = openedAhead ? Math.min(CHUNK_BYTES, size - position) : chunkBytes;
+      if (wanted <= 0) break;
+      const chunk = Buffer.allocUnsafe(wanted);
+      const { bytesRead } = await handle.read(chunk, 0, wanted, position);
       if (bytesRead === 0) break;
       chunkBytes = bytesRead === chunkBytes ? CHUNK_BYTES : END_PROBE_BYTES;
       position += bytesRead;

@@ -24,8 +24,14 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
   return (await openRegularFileSized(path)).handle;
 }
 
+/** An opened regular file and the size its check saw. */
+export interface SizedFile {
+  handle: FileHandle;
+  size: number;
+}
+
 /** `openRegularFile`, with the size the check saw. */
-export async function openRegularFileSized(path: string): Promise<{ handle: FileHandle; size: number }> {
+export async function openRegularFileSized(path: string): Promise<SizedFile> {
   const handle = await open(path, READ_FLAGS).catch((error: unknown) => refuseSymlink(error));
   const info = await handle.stat();
   if (info.isFile()) return { handle, size: info.size };
