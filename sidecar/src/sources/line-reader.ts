@@ -120,6 +120,9 @@ export async function readLines(
     if (skippingLongLine) tooLong.pop();
     return { offset, pendingBytes: position - offset, tooLong };
   } finally {
-    await handle.close();
+    // A backfill (a file opened ahead) goes on to the next file without waiting: a read-only close loses nothing.
+    const closed = handle.close();
+    if (openedAhead) closed.catch(() => undefined);
+    else await closed;
   }
 }
