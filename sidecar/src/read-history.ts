@@ -46,7 +46,7 @@ export async function readHistory(pipeline: Pipeline, files: TranscriptFile[], o
       options.onProgress?.(0);
     }
   } finally {
-    // A read that failed leaves the next file opened: closed here.
+    // An error that ended the loop leaves the next file open: closed here.
     await next?.then(({ handle }) => handle.close(), () => undefined);
   }
 }
