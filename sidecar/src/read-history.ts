@@ -28,10 +28,11 @@ export async function readHistory(pipeline: Pipeline, files: TranscriptFile[], o
   let next = files.length > 0 ? openAhead(files[0]) : undefined;
   try {
     for (const [index, file] of files.entries()) {
-      const opened = next!;
-      next = index + 1 < files.length ? openAhead(files[index + 1]) : undefined;
       // Before a main transcript only: a session's subagents, read right after it, may still extend it.
       if (file.kind === 'main') pipeline.closeIdle(newestRecordMs - options.idleMs);
+      // From here the file opened ahead is readLines' to close, and the one after it the `finally`'s.
+      const opened = next!;
+      next = index + 1 < files.length ? openAhead(files[index + 1]) : undefined;
       let read;
       try {
         read = await ingestFile(pipeline, file, 0, options.onProgress, opened);
