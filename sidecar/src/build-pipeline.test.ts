@@ -6,6 +6,7 @@ import { MemorySink } from '../../test/helpers/memory-sink.js';
 import { appendTurns, sessionPath, turnLines, waitFor } from '../../test/reliability/transcripts.js';
 import { buildPipeline, type FollowPipeline } from './build-pipeline.js';
 import { loadConfig } from './config.js';
+import { historyHeapBudget } from './heap-budget.js';
 import { ingestFile } from './ingest.js';
 import type { SpanRecord } from './model.js';
 import { CheckpointStore } from './sources/checkpoints.js';
@@ -91,5 +92,26 @@ describe('buildPipeline: run (follow) and backfill (once) through the one builde
     await following.stop();
     following = undefined;
     expect(checkpoints.loadStatus()).toMatchObject({ sink: { state: 'stopped' }, filesFollowed: 2 });
+  });
+
+  it('following, steers the heap as a backfill does while catching up, and gives it back once caught up', async () => {
+    home = mkdtempSync(join(tmpdir(), 'ccotel-build-'));
+    const { configDir } = writeInputs(home);
+    const config = loadConfig({ store: '', idleMs: 1_000 }, { HOME: home, CCOTEL_STATE_DIR: join(home, 'state'), CCOTEL_CONFIG: 'none' });
+    const checkpoints = new CheckpointStore(config.paths.checkpointDir, 'test');
+    const budgets: number[] = [];
+    let released = 0;
+    const steerHeap = (budget: number) => {
+      budgets.push(budget);
+      return () => released++;
+    };
+    following = buildPipeline(config, { mode: 'follow', sinks: [new MemorySink()], roots: [join(configDir, 'projects')], checkpoints, status: { store: '', otlpEndpoint: '' }, steerHeap });
+    await following.start();
+    expect(budgets).toEqual([historyHeapBudget(undefined)]);
+    await waitFor('the catch-up done', () => checkpoints.loadStatus()?.catchUp?.done === true, 60_000);
+    expect(released).toBe(1);
+    await following.stop();
+    following = undefined;
+    expect(released).toBe(1);
   });
 });

@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { Driver } from './driver.js';
+import { historyHeapBudget } from './heap-budget.js';
 import { closeIdleSessions, scheduleIdleWork } from './idle-clock.js';
 import { batchSize, isTextMasker, type Processor, type Sink } from './model.js';
 import { FLUSH_ITEMS, Pipeline } from './pipeline.js';
@@ -97,6 +98,8 @@ export interface FollowSetup extends CommonSetup {
   status?: Pick<SidecarStatus, 'store' | 'otlpEndpoint'>;
   /** The receiver of Claude Code's own telemetry, for the status, once there is one. */
   nativeTelemetry?: () => SidecarStatus['nativeTelemetry'];
+  /** Steer the V8 heap as a backfill does while the history since the last run is read (heap-budget.ts). */
+  steerHeap?: (budgetBytes: number) => () => void;
 }
 
 export interface BuiltPipeline {
@@ -230,8 +233,11 @@ const STATUS_EVERY_MS = 5_000;
 const SETTINGS_POLL_MS = 500;
 /** How often sessions are looked at for a telemetry_gap (a settled one is compared once per change). */
 const GAP_CHECK_MS = 5_000;
-/** How often the catch-up is looked at until it is done. */
-const CATCH_UP_CHECK_MS = 1_000;
+/**
+ * How often the catch-up is looked at until it is done (a look counts the files left). "Done" takes two looks after the
+ * last file, with a delivery between: at a second each, `report` warned of a catch-up for ~2 s after any start.
+ */
+const CATCH_UP_CHECK_MS = 200;
 
 /**
  * Paths and errors (which name the path) as the status file keeps them: masked like telemetry, since a transcript's
@@ -313,6 +319,12 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
   // when all of it is stored.
   let catchUp: CatchUp = { done: false, filesLeft: 0, bytesLeft: 0, openSessions: 0, recordsPending: 0 };
   let idleClosed = false;
+  // The catch-up reads like a backfill, and V8 would let the heap grow to 4× what it keeps alive meanwhile.
+  let steering = setup.steerHeap?.(historyHeapBudget(setup.store));
+  const releaseHeap = () => {
+    steering?.();
+    steering = undefined;
+  };
   const followCatchUp = () => {
     if (catchUp.done) return;
     const behind = tailer.behind;
@@ -325,6 +337,7 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
     }
     if (catchUp.recordsPending > 0 || !tailer.settled) return;
     catchUp = { ...catchUp, done: true };
+    releaseHeap();
     log?.(`caught up: ${tailer.filesFollowed} files read and every record of them stored (${catchUp.openSessions} sessions still open)`);
     void writeStatus();
   };
@@ -373,6 +386,7 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       await spool.stop();
       await shellLog.stop();
       await transcripts.stop();
+      releaseHeap();
       await writeStatus(true);
     },
   };

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { growingPercent } from './heap-budget.js';
+import { growingPercent, historyHeapBudget } from './heap-budget.js';
 
 const MODULE = resolve('dist/sidecar/src/heap-budget.js');
 const MB = 2 ** 20;
@@ -52,5 +52,14 @@ describe('keepHeapNear', () => {
     expect(growingPercent(60 * MB, 180 * MB)).toBe(200);
     expect(growingPercent(150 * MB, 180 * MB)).toBe(50);
     expect(growingPercent(0, 180 * MB)).toBe(0);
+  });
+});
+
+describe('the heap a read of the history steers toward', () => {
+  it('is smaller with the embedded engine in the process, and the same for a server or no store', () => {
+    const withoutEngine = historyHeapBudget(undefined);
+    expect(historyHeapBudget({ kind: 'server' })).toBe(withoutEngine);
+    expect(historyHeapBudget({ kind: 'embedded' })).toBeLessThan(withoutEngine);
+    expect(historyHeapBudget({ kind: 'embedded' })).toBe(100 << 20);
   });
 });

@@ -11,7 +11,7 @@ import type { HookSpoolStats } from '../sources/hook-spool-source.js';
 import { codexRoot } from '../sources/codex/rollout-tree.js';
 import { discoverTranscripts, transcriptRoots } from '../sources/transcript-discovery.js';
 import { renderContext } from '../../../schemas/clickhouse.js';
-import { keepHeapNear } from '../heap-budget.js';
+import { historyHeapBudget, keepHeapNear } from '../heap-budget.js';
 import { placement, type Placement } from '../retention/placement.js';
 import { ensureSummaryTables } from '../retention/run-retention.js';
 import { deleteExpired } from '../retention/expire.js';
@@ -45,7 +45,7 @@ export async function backfill(
   const store = config.store === '' ? undefined : await openStore(config.store, { command: 'backfill', access: 'write', rawTtlDays: config.rawTtlDays, summaryTtlDays: config.summaryTtlDays });
   const extraSinks = await exportSinks(config);
   const before = store ? await placement(store.client, store.database, config.rawTtlDays) : undefined;
-  const releaseHeap = options.steerHeap ? keepHeapNear(backfillHeapBudget(store)) : () => {};
+  const releaseHeap = options.steerHeap ? keepHeapNear(historyHeapBudget(store)) : () => {};
   try {
     const built = buildPipeline(config, { mode: 'once', store, sinks: extraSinks, keepSpool: options.keepSpool, configDirs: claudeRoots.map((root) => dirname(root)) });
     const { pipeline, storeSink, spool } = built;
@@ -122,16 +122,6 @@ export function describePlacement(result: BackfillResult): string[] {
     `stored ${gained('spans')} spans, ${gained('logs')} log records, ${gained('metrics')} metric points of ${window} in the raw tables; ${result.repeatsDropped} repeats dropped`,
     `sessions: ${added} new (${after.sessions} in the store): ${detail}, ${summaries}`,
   ];
-}
-
-/**
- * The V8 heap a backfill steers toward (heap-budget.ts): 5 GB of history keep ~60 MB alive. With the embedded engine in
- * the process (~240 MB of its library's pages and its own working memory) the heap gets less: at 1 GB, 100 MB instead
- * of 180 took the heap's peak from 217–244 to 146–149 MB and the peak RSS down by 56–75 MB, for ~10% more CPU (−3% to
- * +14% between same-run pairs; BENCHMARKS.md, issue 36 memory).
- */
-export function backfillHeapBudget(store: Pick<Store, 'kind'> | undefined): number {
-  return (store?.kind === 'embedded' ? 100 : 180) << 20;
 }
 
 export function registerBackfillCommand(program: Command): void {

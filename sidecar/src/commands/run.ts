@@ -10,6 +10,7 @@ import type { Sink } from '../model.js';
 import type { Pipeline } from '../pipeline.js';
 import { CheckpointStore, sinkKey } from '../sources/checkpoints.js';
 import { retrying, type BackoffPolicy } from '../retry.js';
+import { keepHeapNear } from '../heap-budget.js';
 import { ensureStateDirs } from '../secure-dir.js';
 import { StateWrites } from '../sources/state-file.js';
 import type { HookSpoolSource } from '../sources/hook-spool-source.js';
@@ -85,7 +86,7 @@ export async function startSidecar(options: RunOptions, log: (message: string) =
     // Started once the pipeline is: the status asks for it meanwhile.
     const started: { receiver?: TelemetryReceiver } = {};
     const nativeTelemetry = () => started.receiver && { url: started.receiver.url, ...started.receiver.stats };
-    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, configDirs: candidateRoots().map((root) => dirname(root)), checkpoints, polling: options.polling, log, status, nativeTelemetry });
+    const built = buildPipeline(config, { mode: 'follow', store, sinks: extraSinks, roots, configDirs: candidateRoots().map((root) => dirname(root)), checkpoints, polling: options.polling, log, status, nativeTelemetry, steerHeap: keepHeapNear });
     const { tailer, spool, shellLog } = built;
     await built.start();
     const receiver = (started.receiver = await receiveNativeTelemetry(access, built.pipeline, log));
