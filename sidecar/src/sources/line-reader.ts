@@ -60,8 +60,9 @@ export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
 
 /**
  * Calls `onLines` with batches of complete lines (so the caller can apply backpressure by awaiting), from
- * `fromOffset` to the end of the file as it is now. `file` is its path, or the file opened ahead (a backfill opens
- * the next file while it reads one): that is read to the size it had when opened.
+ * `fromOffset` to the end of the file as it is now. `file` is its path, or the file opened already (a backfill opens
+ * the next file while it reads one; the tailer reads the file it opened to identify it): that is read to the size it
+ * had when opened.
  */
 export async function readLines(
   file: string | Promise<SizedFile>,
@@ -120,7 +121,7 @@ export async function readLines(
     if (skippingLongLine) tooLong.pop();
     return { offset, pendingBytes: position - offset, tooLong };
   } finally {
-    // A backfill (a file opened ahead) goes on to the next file without waiting: a read-only close loses nothing.
+    // A file opened already: the caller goes on to the next file without waiting, as a read-only close loses nothing.
     const closed = handle.close();
     if (openedAhead) closed.catch(() => undefined);
     else await closed;

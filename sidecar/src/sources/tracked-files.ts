@@ -4,7 +4,7 @@ import { lstat, type FileHandle } from 'node:fs/promises';
 import type { TranscriptFile } from '../records/transcript.js';
 import { identityOf, isSameFile, type FileIdentity, type SavedCheckpoint } from './checkpoints.js';
 import { isOutOfDescriptors } from './out-of-descriptors.js';
-import { openRegularFile } from './regular-file.js';
+import { openRegularFile, openRegularFileSized, type SizedFile } from './regular-file.js';
 import { classifyTranscriptPath, type TranscriptTree } from './transcript-tree.js';
 
 export interface TrackedFile {
@@ -97,19 +97,20 @@ export class TrackedFiles {
 
   /**
    * The tracked state for `path`, deciding what the file there is: the one we know (maybe truncated), a
-   * known file renamed here, or a new file (created, or recreated after a delete).
+   * known file renamed here, or a new file (created, or recreated after a delete). The file is left open for the read
+   * that follows (`readLines` closes it), with the size it had: a catch-up of thousands of files opens each once.
    */
-  async resolve(path: string): Promise<TrackedFile | undefined> {
+  async resolve(path: string): Promise<{ tracked: TrackedFile; opened: SizedFile } | undefined> {
     let tracked = this.files.get(path);
     const file = tracked?.file ?? classifyTranscriptPath(this.options.tree.rootOf(path) ?? '', path);
     if (!file) return undefined;
-    let handle;
+    let opened: SizedFile;
     try {
       if ((await lstat(path)).isSymbolicLink()) {
         await this.options.tree.symlinkedTranscript(path); // reported once; followed under its own name if it is a transcript
         return undefined;
       }
-      handle = await openRegularFile(path);
+      opened = await openRegularFileSized(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         this.removed(path);
@@ -120,11 +121,16 @@ export class TrackedFiles {
       this.options.onUnreadable(tracked, error as Error);
       return undefined;
     }
+    let handedOver = false;
+    const handOver = (resolved: TrackedFile) => {
+      handedOver = true;
+      return { tracked: resolved, opened };
+    };
     try {
-      const size = (await handle.stat()).size;
+      const { handle, size } = opened;
       if (tracked?.identity && (await isSameFile(tracked.identity, handle))) {
         if (size < tracked.offset) this.restart(tracked, 'truncated'); // cut below what was read
-        return tracked;
+        return handOver(tracked);
       }
       // What was known at this path is elsewhere now, or gone; the file here may be a known one moved here.
       if (tracked?.identity) this.vanish(path);
@@ -136,15 +142,15 @@ export class TrackedFiles {
         renamed.path = path;
         renamed.goneAtMs = undefined;
         this.files.set(path, renamed);
-        return renamed;
+        return handOver(renamed);
       }
       // A path found at start-up keeps its entry (and checkpoint); anything else is a new file.
       const fresh: TrackedFile = tracked && !tracked.identity ? tracked : { file: { ...file, path }, path, offset: 0, size };
       fresh.identity = await identityOf(handle);
       this.files.set(path, fresh);
-      return fresh;
+      return handOver(fresh);
     } finally {
-      await handle.close();
+      if (!handedOver) await opened.handle.close();
     }
   }
 

@@ -289,13 +289,15 @@ export class TranscriptTailer {
   private async readFile(path: string): Promise<void> {
     const found = this.files.get(path);
     if (found?.checkpointDue && !(await this.resumeFromCheckpoint(found))) return;
-    const tracked = await this.known.resolve(path);
-    if (!tracked) return;
-    tracked.empty = undefined;
     this.options.beforeRead?.();
+    const resolved = await this.known.resolve(path);
+    if (!resolved) return;
+    const { tracked, opened } = resolved;
+    tracked.empty = undefined;
     let handedThrough = tracked.offset;
     try {
-      const result = await readLines(tracked.path, tracked.offset, async (lines) => {
+      // Read to the size it had when resolved: what is written after that is a change the watcher reports.
+      const result = await readLines(Promise.resolve(opened), tracked.offset, async (lines) => {
         handedThrough = lines[lines.length - 1].end;
         this.readSinceCommit += handedThrough - tracked.offset;
         tracked.offset = handedThrough;
