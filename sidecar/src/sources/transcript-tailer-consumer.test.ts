@@ -4,11 +4,22 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResumeAck } from '../model.js';
 import { CheckpointStore, identityOf } from './checkpoints.js';
 import type { Line } from './line-reader.js';
 import { TranscriptTailer, type TranscriptLineConsumer } from './transcript-tailer.js';
+
+/** Opens of each path through fs/promises (the files are opened as they would be; this only counts). */
+const opens = vi.hoisted(() => new Map<string, number>());
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const counted: typeof actual.open = (path, ...rest) => {
+    opens.set(String(path), (opens.get(String(path)) ?? 0) + 1);
+    return actual.open(path, ...rest);
+  };
+  return { ...actual, open: counted };
+});
 
 /** Keeps every line handed over, and each hand-over's ack for the test to tell. */
 class FakeConsumer implements TranscriptLineConsumer {
@@ -111,5 +122,25 @@ describe('TranscriptTailer with a fake consumer', () => {
     expect(written).not.toContain('AKIA');
     expect(written).not.toContain(projects);
     expect(JSON.parse(readFileSync(checkpoints.path, 'utf8')).version).toBe(2);
+  });
+
+  it('opens each file once a read: the open that identifies it is the one read through, and a whole fingerprint is not taken again', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ccotel-tailer-consumer-'));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const projects = join(root, 'projects');
+    mkdirSync(join(projects, 'p'), { recursive: true });
+    // Each longer than the bytes that identify a file, so that no file is identified again after its read.
+    const files = [1, 2, 3].map((n) => join(projects, 'p', `s${n}.jsonl`));
+    for (const file of files) writeFileSync(file, Array.from({ length: 40 }, (_, n) => row(n)).join(''));
+    const consumer = new FakeConsumer();
+    const tailer = new TranscriptTailer({ roots: [projects], consumer, checkpoints: new CheckpointStore(join(root, 'state'), 'test'), usePolling: true, pollIntervalMs: 50 });
+    await tailer.start();
+    cleanups.push(() => tailer.stop());
+    await waitUntil('every line handed over', () => consumer.lines.length === 3 * 40);
+    expect(files.map((file) => opens.get(file))).toEqual([1, 1, 1]);
+    // Following: an append is read with one open more, and the file, identified by its whole fingerprint, not again.
+    appendFileSync(files[0], row(40));
+    await waitUntil('the appended line handed over', () => consumer.lines.length === 3 * 40 + 1);
+    expect(files.map((file) => opens.get(file))).toEqual([2, 1, 1]);
   });
 });

@@ -7,7 +7,7 @@
 // missed is still read to the end.
 import type { ResumeAck } from '../model.js';
 import type { TranscriptFile } from '../records/transcript.js';
-import type { CheckpointStore, FileCheckpoint, SavedCheckpoint } from './checkpoints.js';
+import { FINGERPRINT_BYTES, type CheckpointStore, type FileCheckpoint, type SavedCheckpoint } from './checkpoints.js';
 import { readLines, type Line } from './line-reader.js';
 import { DescriptorRetry, isOutOfDescriptors, OUT_OF_DESCRIPTORS_RETRY_MS } from './out-of-descriptors.js';
 import { TailRecheck } from './tail-recheck.js';
@@ -309,7 +309,9 @@ export class TranscriptTailer {
       tracked.offset = result.offset;
       tracked.size = result.offset + result.pendingBytes;
       tracked.unreadable = undefined;
-      if ((tracked.identity?.fingerprintBytes ?? 0) < tracked.size) await this.known.refreshIdentity(tracked);
+      // A file identified while shorter than the fingerprint is identified again by more of its start, once; a longer
+      // one's fingerprint is whole (re-reading it after every read of a growing transcript cost an open each time).
+      if ((tracked.identity?.fingerprintBytes ?? 0) < Math.min(FINGERPRINT_BYTES, tracked.size)) await this.known.refreshIdentity(tracked);
     } catch (error) {
       this.unreadable(tracked, error as Error);
     }
