@@ -7,6 +7,8 @@
 //   npm run build && node dist/bench/gen-corpus.js --out /tmp/corpus-1G --bytes 1G
 //   node dist/bench/backfill-memory.js --corpus /tmp/corpus-1G [--before <other build>/dist/sidecar/src/cli.js]
 //   node dist/bench/backfill-memory.js --bytes 5G --modes otlp-only   (the benchmarks' corpus of that size, made on first use)
+//   node dist/bench/backfill-memory.js --corpus /tmp/corpus-1G --command run   (`ccotel run`'s catch-up on the same
+//     history instead: its time and peak until it says it caught up, where `npm start` would be)
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,15 +32,17 @@ const { values: args } = parseArgs({
     bytes: { type: 'string' },
     before: { type: 'string' },
     modes: { type: 'string', default: 'otlp-only,embedded' },
+    command: { type: 'string', default: 'backfill' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help || (!args.corpus && !args.bytes)) {
-  console.log('usage: backfill-memory --corpus DIR (written by gen-corpus) | --bytes SIZE [--before OTHER_BUILD/dist/sidecar/src/cli.js] [--modes otlp-only,embedded]');
+  console.log('usage: backfill-memory --corpus DIR (written by gen-corpus) | --bytes SIZE [--before OTHER_BUILD/dist/sidecar/src/cli.js] [--modes otlp-only,embedded] [--command backfill|run]');
   process.exit(args.help ? 0 : 2);
 }
 
 interface Peak {
+  /** For `run`: until it said it caught up (every file read and every record stored), and its peaks until then. */
   seconds: number;
   cpuSeconds: number;
   rssMb: number;
@@ -46,8 +50,8 @@ interface Peak {
   fileMb: number;
   heapUsedMb: number;
   heapTotalMb: number;
-  /** What the backfill says it stored (its --json summary): the same in every build, or rows were lost. */
-  stored: { spans: number; logs: number; metrics: number };
+  /** What the backfill says it stored (its --json summary): the same in every build, or rows were lost. `run` says none. */
+  stored?: { spans: number; logs: number; metrics: number };
   /** Node's memory outside the V8 heap (buffers). */
   externalMb: number;
   /** The embedded engine's own tracked memory (system.metrics MemoryTracking) and, each at its peak, its merges', its queries' (the inserts), its parts' primary keys, its caches, its active parts. */
@@ -75,33 +79,49 @@ function sample(pid: number): { rss: number; anon: number; file: number; cpu: nu
   }
 }
 
-/** Run one backfill, sampling its memory; Node's heap and the engine's own figures come from a preloaded module. */
-async function measure(cliPath: string, extra: string[], env: NodeJS.ProcessEnv, scratch: string): Promise<Peak> {
+/**
+ * Run one backfill, or `run` until it has caught up (then stopped), sampling its memory; Node's heap and the engine's
+ * own figures come from a preloaded module.
+ */
+async function measure(cliPath: string, extra: string[], env: NodeJS.ProcessEnv, scratch: string, command: Command): Promise<Peak> {
   const heapLog = join(scratch, `heap-${Date.now()}.jsonl`);
   const preload = join(scratch, 'heap-sampler.mjs');
   writeFileSync(preload, sampler(heapLog, extra));
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--import', preload, cliPath, 'backfill', '--json', '--no-progress', ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const startedMs = Date.now();
+  const commandArgs = command === 'run' ? ['run', '--telemetry-port', '0'] : ['backfill', '--json', '--no-progress'];
+  const child = spawn(process.execPath, ['--import', preload, cliPath, ...commandArgs, ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const peak = { rss: 0, anon: 0, file: 0, cpu: 0 };
-  const timer = setInterval(() => {
+  const takeSample = () => {
     const now = sample(child.pid!);
     if (!now) return;
     peak.rss = Math.max(peak.rss, now.rss);
     peak.anon = Math.max(peak.anon, now.anon);
     peak.file = Math.max(peak.file, now.file);
     peak.cpu = now.cpu;
-  }, 200);
+  };
+  const timer = setInterval(takeSample, 200);
+  let endMs: number | undefined;
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    // `run` goes on following: measured until it says so, then stopped.
+    if (command === 'run' && endMs === undefined && stderr.includes('caught up:')) {
+      takeSample();
+      clearInterval(timer);
+      endMs = Date.now();
+      child.kill('SIGINT');
+    }
+  });
   const code = await new Promise<number | null>((resolveExit) => child.once('exit', resolveExit));
   clearInterval(timer);
-  if (code !== 0) throw new Error(`backfill ${extra.join(' ')} failed (${code}): ${stderr}`);
-  const samples = existsSync(heapLog) ? readFileSync(heapLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Sample) : [];
+  const endedMs = endMs ?? Date.now();
+  if (code !== 0) throw new Error(`${command} ${extra.join(' ')} failed (${code}): ${stderr}`);
+  const samples = existsSync(heapLog) ? readFileSync(heapLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Sample).filter((s) => s.atMs <= endedMs) : [];
   const peakOf = (of: (sample: Sample) => number | undefined) => Math.round(Math.max(0, ...samples.map((s) => of(s) ?? 0)) / 2 ** 20);
   return {
-    seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+    seconds: Number(((endedMs - startedMs) / 1000).toFixed(1)),
     cpuSeconds: Number(peak.cpu.toFixed(1)),
     rssMb: mb(peak.rss),
     anonMb: mb(peak.anon),
@@ -109,13 +129,14 @@ async function measure(cliPath: string, extra: string[], env: NodeJS.ProcessEnv,
     heapUsedMb: peakOf((s) => s.used),
     heapTotalMb: peakOf((s) => s.total),
     externalMb: peakOf((s) => s.external),
-    stored: (JSON.parse(stdout.trim().split('\n').pop()!) as { inserted: Peak['stored'] }).inserted,
+    ...(command === 'backfill' ? { stored: (JSON.parse(stdout.trim().split('\n').pop()!) as { inserted: Peak['stored'] }).inserted } : {}),
     ...(extra.includes('none') ? {} : { engineTrackedMb: peakOf((s) => s.engine?.MemoryTracking), engineMergesMb: peakOf((s) => s.engine?.merges), engineQueriesMb: peakOf((s) => s.engine?.queries), enginePrimaryKeysMb: peakOf((s) => s.engine?.primaryKeys), engineCachesMb: peakOf((s) => s.engine?.caches), enginePartsActive: Math.max(0, ...samples.map((s) => s.engine?.PartsActive ?? 0)) }),
   };
 }
 
 /** One line of the sampler inside the backfill. */
 interface Sample {
+  atMs: number;
   used: number;
   total: number;
   external: number;
@@ -132,7 +153,7 @@ function sampler(log: string, extra: string[]): string {
   const store = extra[extra.indexOf('--store') + 1];
   return `import { appendFileSync, existsSync } from 'node:fs';
 let engine;
-setInterval(() => { const m = process.memoryUsage(); appendFileSync(${JSON.stringify(log)}, JSON.stringify({ used: m.heapUsed, total: m.heapTotal, external: m.external, engine }) + '\\n'); }, 200).unref();
+setInterval(() => { const m = process.memoryUsage(); appendFileSync(${JSON.stringify(log)}, JSON.stringify({ atMs: Date.now(), used: m.heapUsed, total: m.heapTotal, external: m.external, engine }) + '\\n'); }, 200).unref();
 if (${JSON.stringify(store)} !== 'none') {
   let session;
   const poll = setInterval(async () => {
@@ -151,6 +172,13 @@ if (${JSON.stringify(store)} !== 'none') {
 }
 
 const MODES = ['otlp-only', 'embedded'] as const;
+const COMMANDS = ['backfill', 'run'] as const;
+type Command = (typeof COMMANDS)[number];
+const command = args.command as Command;
+if (!COMMANDS.includes(command)) {
+  console.error(`backfill-memory: --command: "${command}" is none of ${COMMANDS.join(', ')}`);
+  process.exit(2);
+}
 const modes = args.modes!.split(',') as Array<(typeof MODES)[number]>;
 const unknownMode = modes.find((mode) => !MODES.includes(mode));
 if (unknownMode !== undefined) {
@@ -163,18 +191,20 @@ async function main(): Promise<void> {
     ? (JSON.parse(readFileSync(join(resolve(args.corpus), 'expected.json'), 'utf8')) as Expected)
     : await benchCorpus({ dir: join(repo, '.cache', 'bench'), bytes: args.bytes!, seed: 1, scale: 1 });
   const scratch = mkdtempSync(join(tmpdir(), 'ccotel-bench-memory-'));
-  const env = { ...process.env, HOME: join(scratch, 'home'), CLAUDE_CONFIG_DIR: expected.configDirs.join(','), CCOTEL_RAW_TTL_DAYS: '0' };
+  const env = { ...process.env, CLAUDE_CONFIG_DIR: expected.configDirs.join(','), CCOTEL_RAW_TTL_DAYS: '0' };
   const receiver = await standInReceiver();
   const builds = [{ name: 'this build', cli }, ...(args.before ? [{ name: `before (${args.before})`, cli: resolve(args.before) }] : [])];
   const results: Record<string, Record<string, Peak>> = {};
   try {
     for (const mode of modes) {
       for (const build of builds) {
-        console.error(`${build.name}, ${mode} …`);
+        console.error(`${build.name}, ${command} ${mode} …`);
         const store = join(scratch, `store-${Date.now()}`);
         const extra = mode === 'embedded' ? ['--store', store] : ['--store', 'none', '--otlp', receiver.url];
         const receivedBefore = receiver.received.bytes;
-        (results[build.name] ??= {})[mode] = await measure(build.cli, extra, env, scratch);
+        // A home each: `run` would resume from the read positions the one before committed there.
+        const home = join(scratch, `home-${Date.now()}`);
+        (results[build.name] ??= {})[mode] = await measure(build.cli, extra, { ...env, HOME: home }, scratch, command);
         if (mode === 'otlp-only') console.error(`  the receiver took ${((receiver.received.bytes - receivedBefore) / 1e6).toFixed(0)} MB of OTLP`);
         rmSync(store, { recursive: true, force: true });
       }
@@ -187,9 +217,12 @@ async function main(): Promise<void> {
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version },
     corpus: { mb: Math.round(expected.bytes / 1e6), files: expected.files, sessions: expected.sessions },
     loadAverage: loadavg().map((load) => Number(load.toFixed(1))),
+    command,
     results,
   };
   console.log(JSON.stringify(figures, null, 2));
+  // Issue 36's bounds are a backfill's; `run`'s is its idle following (idle.js --embedded).
+  if (command === 'run') return;
   const ours = results['this build'];
   const goals = { 'otlp-only': { goal: 'peak RSS, OTLP-only', bound: 300 }, embedded: { goal: 'peak RSS, embedded store', bound: 450 } } as const;
   reportGoals(
