@@ -50,6 +50,8 @@ async function backfill(root: string, name: string, corpus: PlantedCorpus, args:
       {
         env: { ...env, HOME: corpus.home, CLAUDE_CONFIG_DIR: corpus.configDirs.join(','), CCOTEL_STATE_DIR: stateDir, CCOTEL_CONTENT_MAX_LENGTH: String(CAP), CCOTEL_RAW_TTL_DAYS: '0' },
         maxBuffer: 256 << 20,
+        // Short of the hook's timeout: a child that hangs is killed and its stderr shows in the failure.
+        timeout: 150_000,
       },
     );
     return { stateDir, storeDir, stdout, stderr, otlp };
