@@ -8,7 +8,8 @@ import { buildPipeline, type FollowPipeline } from './build-pipeline.js';
 import { loadConfig } from './config.js';
 import { historyHeapBudget } from './heap-budget.js';
 import { ingestFile } from './ingest.js';
-import type { SpanRecord } from './model.js';
+import type { SpanRecord, TelemetryBatch } from './model.js';
+import { LINK_TYPE } from './processors/native-join.js';
 import { CheckpointStore } from './sources/checkpoints.js';
 import { discoverTranscripts, transcriptRoots } from './sources/transcript-discovery.js';
 
@@ -35,6 +36,17 @@ function writeInputs(home: string): { configDir: string; stateDir: string } {
   return { configDir, stateDir };
 }
 
+/** Claude Code's own span of an API request (as its OTLP export brings it to run's receiver). */
+const nativeRequest = (requestId: string): TelemetryBatch => ({
+  spans: [{
+    origin: { resource: { 'service.name': 'claude-code' }, scopeName: 'com.anthropic.claude_code.tracing', scopeVersion: '1.0.0', spanKind: 'SPAN_KIND_INTERNAL', traceState: '', links: [] },
+    traceId: 'd'.repeat(32), spanId: 'e'.repeat(16), parentSpanId: '', name: 'claude_code.llm_request', kind: 'internal', startMs: Date.now(), endMs: Date.now() + 100,
+    status: 'unset', statusMessage: '', attributes: { 'session.id': SESSION, request_id: requestId }, events: [],
+  }],
+  logs: [],
+  metrics: [],
+});
+
 /** What a span is, as a store would keep it: id, trace, parent, name and the names of the hook events on it. */
 const spanKeys = (spans: SpanRecord[]) => spans.map((span) => `${span.traceId}/${span.spanId}/${span.parentSpanId} ${span.name} [${span.events.map((event) => event.name).join(',')}]`).sort();
 
@@ -48,7 +60,7 @@ describe('buildPipeline: run (follow) and backfill (once) through the one builde
     rmSync(home, { recursive: true, force: true });
   });
 
-  it('gives the same spans, hook events and shell commands for the same input', async () => {
+  it("gives the same spans, hook events and shell commands for the same input; joins Claude Code's own telemetry only following (reading once none comes)", async () => {
     home = mkdtempSync(join(tmpdir(), 'ccotel-build-'));
     const { configDir, stateDir } = writeInputs(home);
     const env = { HOME: home, CCOTEL_STATE_DIR: stateDir, CCOTEL_CONFIG: 'none' };
@@ -62,21 +74,27 @@ describe('buildPipeline: run (follow) and backfill (once) through the one builde
     expect(files).toHaveLength(2);
     for (const file of files) await ingestFile(once.pipeline, file, 0);
     await once.pipeline.finish();
+    const onceSpans = spanKeys(onceSink.received.spans);
+    const request = String(onceSink.received.spans.find((span) => span.name.startsWith('chat '))!.attributes.request_id);
+    await once.pipeline.deliver(nativeRequest(request));
+    expect(onceSink.received.spans.at(-1)!.origin?.links).toEqual([]);
 
     const followSink = new MemorySink();
     const checkpoints = new CheckpointStore(config.paths.checkpointDir, 'test');
     following = buildPipeline(config, { mode: 'follow', sinks: [followSink], roots: [join(configDir, 'projects')], checkpoints });
     await following.start();
     // Every turn is an hour old and the idle time is one second: the first idle ticks close them all.
-    await waitFor('every span of the one-off read', () => followSink.received.spans.length >= onceSink.received.spans.length && following!.tailer.settled, 60_000);
+    await waitFor('every span of the one-off read', () => followSink.received.spans.length >= onceSpans.length && following!.tailer.settled, 60_000);
     await waitFor('the spool consumed', () => readdirSync(join(stateDir, 'spool')).length === 0, 60_000);
+    const followSpans = spanKeys(followSink.received.spans);
+    await following.pipeline.deliver(nativeRequest(request));
+    expect(followSink.received.spans.at(-1)!.origin?.links).toEqual([expect.objectContaining({ attributes: { [LINK_TYPE]: 'chat' } })]);
     await following.stop();
     following = undefined;
 
-    const onceSpans = spanKeys(onceSink.received.spans);
     expect(onceSpans.some((key) => key.includes('execute_tool Bash [PostToolUse]'))).toBe(true);
     expect(onceSink.received.spans.some((span) => span.attributes['process.pid'] === 4242)).toBe(true);
-    expect(spanKeys(followSink.received.spans)).toEqual(onceSpans);
+    expect(followSpans).toEqual(onceSpans);
   });
 
   it('following, writes the status beside the checkpoints (the sink state of the driver, files followed) and marks it stopped', async () => {

@@ -50,10 +50,12 @@ import { nativeDialects } from './sources/native-telemetry.js';
 /**
  * The join of Claude Code's own request records to ccotel's chats first, and pricing (they read only ids, times
  * and token counts), then `watchers` (which read what goes by as it was made: the telemetry_gap detector). Masking before capping, always, so a cap can never cut a secret in half and leave its head
- * readable.
+ * readable. `joinNative`: following, Claude Code's own telemetry comes (run's receiver) and is joined to ccotel's
+ * chats and calls; reading once none comes, and the join would only remember the last 20 000 of each (12 MB alive
+ * through a long backfill, BENCHMARKS.md issue 36 memory).
  */
-export function buildProcessors(config: Config, installationKey?: Buffer, watchers: Processor[] = []): Processor[] {
-  const first = [new NativeJoin(nativeDialects()), new PriceChatsProcessor(), ...watchers];
+export function buildProcessors(config: Config, installationKey?: Buffer, { watchers = [], joinNative = false }: { watchers?: Processor[]; joinNative?: boolean } = {}): Processor[] {
+  const first = [...(joinNative ? [new NativeJoin(nativeDialects())] : []), new PriceChatsProcessor(), ...watchers];
   const cap = new CapProcessor(config.contentMaxLength);
   if (config.contentLevel === 'raw') return [...first, cap];
   const mask = new MaskProcessor(createSecretDetector(), installationKey ?? loadOrCreateInstallationKey(config.paths.keyPath));
@@ -184,7 +186,7 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   // session's open turn is closed (its last chats go out), then for as long again (at most GAP_SETTLE_MS) Claude
   // Code's last exports may still come.
   const telemetryGaps = follow ? new TelemetryGapDetector(nativeDialects(), Date.now(), Math.max(1_000, config.idleMs + Math.min(GAP_SETTLE_MS, config.idleMs))) : undefined;
-  const processors = buildProcessors(config, installationKey, telemetryGaps ? [telemetryGaps] : []);
+  const processors = buildProcessors(config, installationKey, { watchers: telemetryGaps ? [telemetryGaps] : [], joinNative: follow });
   const mask = processors.find(isTextMasker);
   const maskText = (text: string) => (mask ? mask.maskString(text) : Promise.resolve(text));
   // Every agent's source tells the same correlation events (DESIGN §12); Claude Code's is the transcript correlator.
