@@ -42,7 +42,7 @@ export function keepHeapNear(budgetBytes: number, setFlags: (flags: string) => v
 }
 
 /**
- * The heap a long read of the history steers toward (a backfill, `run`'s catch-up): 5 GB of history keep ~70 MB alive.
+ * The heap a long read of the history steers toward (a backfill, `run`'s catch-up): 5 GB of history keep ~60 MB alive.
  * With the embedded engine in the process (~240 MB of its library's pages and its own working memory) the heap gets
  * less: at 1 GB, 100 MB instead of 180 took a backfill's heap peak from 217–244 to 146–149 MB and its peak RSS down by
  * 56–75 MB, for ~10% more CPU (−3% to +14% between same-run pairs). Without it, 120 MB instead of 180 took a 5 GB

@@ -121,16 +121,11 @@ export class TrackedFiles {
       this.options.onUnreadable(tracked, error as Error);
       return undefined;
     }
-    let handedOver = false;
-    const handOver = (resolved: TrackedFile) => {
-      handedOver = true;
-      return { tracked: resolved, opened };
-    };
     try {
       const { handle, size } = opened;
       if (tracked?.identity && (await isSameFile(tracked.identity, handle))) {
         if (size < tracked.offset) this.restart(tracked, 'truncated'); // cut below what was read
-        return handOver(tracked);
+        return { tracked, opened };
       }
       // What was known at this path is elsewhere now, or gone; the file here may be a known one moved here.
       if (tracked?.identity) this.vanish(path);
@@ -142,15 +137,17 @@ export class TrackedFiles {
         renamed.path = path;
         renamed.goneAtMs = undefined;
         this.files.set(path, renamed);
-        return handOver(renamed);
+        return { tracked: renamed, opened };
       }
       // A path found at start-up keeps its entry (and checkpoint); anything else is a new file.
       const fresh: TrackedFile = tracked && !tracked.identity ? tracked : { file: { ...file, path }, path, offset: 0, size };
       fresh.identity = await identityOf(handle);
       this.files.set(path, fresh);
-      return handOver(fresh);
-    } finally {
-      if (!handedOver) await opened.handle.close();
+      return { tracked: fresh, opened };
+    } catch (error) {
+      // Every other way out hands the open file over to the read.
+      await opened.handle.close();
+      throw error;
     }
   }
 
