@@ -1,21 +1,29 @@
 // The built CLI against one store, as end-to-end tests drive it (each call its own process, so each test may
 // use its own embedded store).
 import { join } from 'node:path';
+import { childWatch } from '../reliability/child-watchdog.js';
 import { CLI, runProcess } from '../reliability/cli.js';
 
 /** No limit but the test's own timeout: a backfill on a loaded machine may take minutes. */
 const NO_TIMEOUT = 0;
+/** After this long a child's threads and stack are printed (it takes seconds here; CI once hung in a test's setup). */
+const WATCH_AFTER_MS = 90_000;
 
-/** `command args`, its stdout; a clear error with its stderr when it fails. */
-async function stdoutOf(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  const result = await runProcess(command, args, env, NO_TIMEOUT);
-  if (result.status !== 0) throw new Error(`${args.slice(0, 2).join(' ')} exited with ${result.status}: ${result.stderr}`);
-  return result.stdout;
+/** `node args` (a script and its arguments), its stdout; a clear error with its stderr when it fails. */
+async function stdoutOf(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const watch = childWatch(args.slice(1, 3).join(' '), WATCH_AFTER_MS);
+  try {
+    const result = await runProcess(process.execPath, [...watch.flags, ...args], env, NO_TIMEOUT, (child) => watch.watch(child.pid));
+    if (result.status !== 0) throw new Error(`${args.slice(0, 2).join(' ')} exited with ${result.status}: ${result.stderr}`);
+    return result.stdout;
+  } finally {
+    watch.stop();
+  }
 }
 
 /** `ccotel <args> --store <dir>`, and SQL answers as rows (64-bit numbers unquoted). `env` is read at each call. */
 export function storeCli(storeDir: string, env: () => NodeJS.ProcessEnv) {
-  const ccotel = (...args: string[]): Promise<string> => stdoutOf(process.execPath, [CLI, ...args, '--store', storeDir], env());
+  const ccotel = (...args: string[]): Promise<string> => stdoutOf([CLI, ...args, '--store', storeDir], env());
   const query = async <T>(sql: string): Promise<T[]> =>
     (await ccotel('query', `${sql} SETTINGS output_format_json_quote_64bit_integers = 0`, '--format', 'JSONEachRow'))
       .split('\n')
@@ -34,5 +42,5 @@ export async function writeToStore(storeDir: string, sql: string, env: NodeJS.Pr
   const script = `const { openStore } = await import(${JSON.stringify(OPEN_STORE)});
     const store = await openStore(process.argv[1], { command: 'test', access: 'write', rawTtlDays: 0 });
     try { await store.client.command({ query: process.argv[2] }); } finally { await store.close(); }`;
-  await stdoutOf(process.execPath, ['--input-type=module', '-e', script, storeDir, sql], env);
+  await stdoutOf(['--input-type=module', '-e', script, storeDir, sql], env);
 }

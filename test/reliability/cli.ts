@@ -46,12 +46,13 @@ export interface ProcessResult {
  * A child run to its end without blocking this process: a test worker blocked for a minute (a synchronous
  * child on a loaded machine) misses its runner's replies, and vitest fails the run.
  */
-export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ProcessResult> {
+export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, started?: (child: ChildProcess) => void): Promise<ProcessResult> {
   return new Promise((resolveRun) => {
-    execFile(command, args, { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
+    const child = execFile(command, args, { env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolveRun({ status, stdout, stderr });
     });
+    started?.(child);
   });
 }
 
