@@ -1,7 +1,10 @@
 // What a child that runs far longer than it should is doing, printed while it runs: a rare hang under CI's load
-// then shows where it stopped instead of only a hook's timeout. Linux's /proc for its threads; Node's diagnostic
-// report (--report-on-signal, SIGUSR2) for its JavaScript stack and open handles, when its main thread answers.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// then shows where it stopped instead of only a hook's timeout. Linux's /proc for its threads; gdb, where the
+// machine has it, for every thread's native stack (the engine's library has no symbols: its frames show as the
+// library's name); Node's diagnostic report (--report-on-signal, SIGUSR2) for its JavaScript stack and open
+// handles, when its main thread answers.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +20,29 @@ function threads(pid: number): string[] {
   } catch {
     return ['(gone)'];
   }
+}
+
+const GDB = '/usr/bin/gdb';
+
+/** Each thread's name and its innermost frames (function, else the library), identical threads counted once. */
+function nativeStacks(pid: number): Promise<string> {
+  if (!existsSync(GDB)) return Promise.resolve('no gdb');
+  return new Promise((resolveStacks) => {
+    execFile(GDB, ['-p', String(pid), '-batch', '-ex', 'thread apply all bt 10'], { timeout: 60_000, maxBuffer: 16 << 20 }, (_error, stdout) => {
+      const threads = new Map<string, number>();
+      for (const block of stdout.split(/^Thread /m).slice(1)) {
+        const name = /"([^"]*)"\)/.exec(block)?.[1] ?? '?';
+        const frames = block.split('\n').filter((line) => line.startsWith('#')).map((line) =>
+          /\bin (\S+) \(/.exec(line)?.[1] ?? /^#\d+\s+(\S+) \(/.exec(line)?.[1] ?? '?');
+        const libraries = block.split('\n').filter((line) => line.startsWith('#')).map((line) => /from \S*\/([^/\s]+)$/.exec(line)?.[1]);
+        const named = frames.map((frame, index) => (frame === '??' && libraries[index] ? libraries[index] : frame));
+        // glibc's futex and condition-variable wrappers say only "waiting": one word for all of them.
+        const line = `${name}: ${named.filter((frame, index) => !/^_{2,}|^do_futex_wait$/.test(frame) || !/^_{2,}|^do_futex_wait$/.test(named[index + 1] ?? '')).join(' < ')}`;
+        threads.set(line, (threads.get(line) ?? 0) + 1);
+      }
+      resolveStacks([...threads].map(([line, count]) => `${count} × ${line}`).join('\n') || 'gdb gave no stacks');
+    });
+  });
 }
 
 /** The report's JavaScript stack and active handles; undefined when the child wrote none (its main thread is busy or blocked). */
@@ -51,8 +77,12 @@ export function childWatch(label: string, afterMs: number): { flags: string[]; w
       const first = threads(pid);
       await sleep(2_000);
       const second = threads(pid);
+      const stacks = await nativeStacks(pid);
       const written = await report(pid, directory);
-      if (!stopped) console.error(`[watchdog] ${label} (pid ${pid}) still running after ${afterMs / 1000} s\nthreads: ${first.join(', ')}\n2 s later: ${second.join(', ')}\n${written ?? 'no report: its main thread did not answer'}`);
+      if (!stopped) {
+        console.error(`[watchdog] ${label} (pid ${pid}) still running after ${afterMs / 1000} s\nthreads: ${first.join(', ')}\n2 s later: ${second.join(', ')}\n` +
+          `native stacks:\n${stacks}\n${written ?? 'no report: its main thread did not answer'}`);
+      }
     }, afterMs);
     timer.unref();
   };
