@@ -49,8 +49,8 @@ function cloneSpans(source: SpanRecord[], count: number): TelemetryBatch[] {
 interface Variant {
   name: string;
   compression: 'none' | 'gzip';
-  /** Gateway config in place of this tree's gateway.yaml. */
-  config?: string;
+  /** Gateway config in place of this tree's gateway.yaml, and the test overlay of its time in place of this tree's. */
+  config?: { gateway: string; overlay: string };
   extraConfigs?: string[];
   /** Send as a sender that masks nothing: no ccotel.content.level on the resource. */
   unmasked?: boolean;
@@ -63,8 +63,10 @@ async function run(variant: Variant, source: SpanRecord[], dir: string) {
   const gateway = new Gateway({
     dir: join(dir, `collector-${slug}`),
     env: { CCOTEL_MEMORY_LIMIT_MIB: '2048', CCOTEL_MEMORY_SPIKE_MIB: '400' },
-    config: variant.config,
-    extraConfigs: variant.extraConfigs,
+    // An earlier gateway with this tree's overlay would name pipelines it does not have (traces/facts came later).
+    config: variant.config?.gateway,
+    noFileExport: variant.config !== undefined,
+    extraConfigs: [...(variant.config ? [variant.config.overlay] : []), ...(variant.extraConfigs ?? [])],
   });
   await gateway.start();
   try {
@@ -111,12 +113,16 @@ try {
   const source = sidecar.recorder.batch.spans;
   const bytesPerSpan = Math.round(JSON.stringify(source).length / source.length);
 
-  const earlierConfig = join(dir, 'gateway-earlier.yaml');
-  writeFileSync(earlierConfig, execFileSync('git', ['show', `${EARLIER}:collector-config/gateway.yaml`]));
+  const earlier = (file: string) => {
+    const path = join(dir, `earlier-${file}`);
+    writeFileSync(path, execFileSync('git', ['show', `${EARLIER}:collector-config/${file}`]));
+    return path;
+  };
+  const earlierConfig = { gateway: earlier('gateway.yaml'), overlay: earlier('test-overlay-file.yaml') };
   const floorConfig = join(dir, 'memory-limiter-only.yaml');
   writeFileSync(
     floorConfig,
-    'service:\n  pipelines:\n    traces:\n      processors: [memory_limiter]\n',
+    'service:\n  pipelines:\n    traces/masked:\n      processors: [memory_limiter]\n    traces:\n      processors: []\n',
   );
   const variants: Variant[] = [
     { name: `gateway.yaml at ${EARLIER}`, compression: 'none', config: earlierConfig },

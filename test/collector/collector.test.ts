@@ -318,6 +318,19 @@ describe('ccotel collector (real binary)', () => {
     expect(textOf('raw')).toBe('found [REDACTED:github-token] and password=[REDACTED:secret-assignment]');
   });
 
+  it('masks each span once, for both the sampled detail and the unsampled facts', async () => {
+    const { gateway, token, exportPath } = await startGateway({ CCOTEL_TRACE_SAMPLE_PERCENT: '100' });
+    const spans = Array.from({ length: 7 }, (_, n) => span({ traceId: hex(16), name: `invoke_agent ${n}`, attributes: { 'session.id': `s${n}` } }));
+    expect(await post(gateway.ports.http, 'traces', tracesRequest(spans), token)).toBe(200);
+    await waitForExport(exportPath, (seen) => seen.spans.length >= spans.length);
+    // The collector's own counters: each processor's items summed over the pipelines it runs in.
+    const metrics = await (await fetch(`http://127.0.0.1:${gateway.ports.metrics}/metrics`)).text();
+    const incoming = (processor: string) => metrics.split('\n')
+      .filter((line) => line.startsWith('otelcol_processor_incoming_items') && line.includes(`processor="${processor}"`) && line.includes('otel_signal="traces"'))
+      .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    for (const processor of ['transform/redact_secrets', 'redaction', 'attributes/provenance']) expect(incoming(processor), processor).toBe(spans.length);
+  });
+
   it('tail-samples turns: keeps errors, denials, failed turns, failure modes and slow turns, drops the rest', async () => {
     const { gateway, token, exportPath } = await startGateway({ CCOTEL_TRACE_SAMPLE_PERCENT: '0' });
     const root = (traceId: string, attrs: Record<string, string> = {}, extra: Partial<SpanSpec> = {}) => {
