@@ -29,18 +29,19 @@ function nativeStacks(pid: number): Promise<string> {
   if (!existsSync(GDB)) return Promise.resolve('no gdb');
   return new Promise((resolveStacks) => {
     execFile(GDB, ['-p', String(pid), '-batch', '-ex', 'thread apply all bt 10'], { timeout: 60_000, maxBuffer: 16 << 20 }, (_error, stdout) => {
-      const threads = new Map<string, number>();
+      const counted = new Map<string, number>();
+      const waiting = (frame: string) => /^_{2,}|^do_futex_wait$/.test(frame);
       for (const block of stdout.split(/^Thread /m).slice(1)) {
         const name = /"([^"]*)"\)/.exec(block)?.[1] ?? '?';
-        const frames = block.split('\n').filter((line) => line.startsWith('#')).map((line) =>
-          /\bin (\S+) \(/.exec(line)?.[1] ?? /^#\d+\s+(\S+) \(/.exec(line)?.[1] ?? '?');
-        const libraries = block.split('\n').filter((line) => line.startsWith('#')).map((line) => /from \S*\/([^/\s]+)$/.exec(line)?.[1]);
-        const named = frames.map((frame, index) => (frame === '??' && libraries[index] ? libraries[index] : frame));
-        // glibc's futex and condition-variable wrappers say only "waiting": one word for all of them.
-        const line = `${name}: ${named.filter((frame, index) => !/^_{2,}|^do_futex_wait$/.test(frame) || !/^_{2,}|^do_futex_wait$/.test(named[index + 1] ?? '')).join(' < ')}`;
-        threads.set(line, (threads.get(line) ?? 0) + 1);
+        const frames = block.split('\n').filter((line) => line.startsWith('#')).map((line) => {
+          const called = /\bin (\S+) \(/.exec(line)?.[1] ?? /^#\d+\s+(\S+) \(/.exec(line)?.[1] ?? '?';
+          return called === '??' ? (/from \S*\/([^/\s]+)$/.exec(line)?.[1] ?? called) : called;
+        });
+        // glibc's futex and condition-variable wrappers say only "waiting": the last of them is enough.
+        const line = `${name}: ${frames.filter((frame, index) => !waiting(frame) || !waiting(frames[index + 1] ?? '')).join(' < ')}`;
+        counted.set(line, (counted.get(line) ?? 0) + 1);
       }
-      resolveStacks([...threads].map(([line, count]) => `${count} × ${line}`).join('\n') || 'gdb gave no stacks');
+      resolveStacks([...counted].map(([line, count]) => `${count} × ${line}`).join('\n') || 'gdb gave no stacks');
     });
   });
 }
