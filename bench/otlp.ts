@@ -65,8 +65,8 @@ async function run(variant: Variant, source: SpanRecord[], dir: string) {
     env: { CCOTEL_MEMORY_LIMIT_MIB: '2048', CCOTEL_MEMORY_SPIKE_MIB: '400' },
     // An earlier gateway with this tree's overlay would name pipelines it does not have (traces/facts came later).
     config: variant.config?.gateway,
-    noFileExport: variant.config !== undefined,
-    extraConfigs: [...(variant.config ? [variant.config.overlay] : []), ...(variant.extraConfigs ?? [])],
+    overlay: variant.config?.overlay,
+    extraConfigs: variant.extraConfigs,
   });
   await gateway.start();
   try {

@@ -19,6 +19,8 @@ export interface GatewayOptions {
   extraConfigs?: string[];
   /** Another gateway config in place of collector-config/gateway.yaml (benchmarks: an earlier version). */
   config?: string;
+  /** Another file-exporter overlay in place of this tree's: an earlier gateway's own, which names only its pipelines. */
+  overlay?: string;
   /**
    * Export through the shipped clickhouse exporter to this endpoint (e.g. test/helpers' ClickHouse front) instead
    * of the file-exporter overlay; outputLines() is then empty.
@@ -86,7 +88,7 @@ export class Gateway {
       requireCollectorBinary(),
       [
         this.options.config ?? join(collectorConfigDir, 'gateway.yaml'),
-        ...(this.options.clickhouseEndpoint || this.options.noFileExport ? [] : [join(collectorConfigDir, 'test-overlay-file.yaml')]),
+        ...(this.options.clickhouseEndpoint || this.options.noFileExport ? [] : [this.options.overlay ?? join(collectorConfigDir, 'test-overlay-file.yaml')]),
         ...(this.options.extraConfigs ?? []),
       ].flatMap((file) => ['--config', file]),
       { env: { PATH: process.env.PATH ?? '', HOME: this.options.dir, ...this.env }, stdio: ['ignore', log, log] },

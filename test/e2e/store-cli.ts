@@ -11,10 +11,11 @@ const WATCH_AFTER_MS = 90_000;
 
 /** `node args` (a script and its arguments), its stdout; a clear error with its stderr when it fails. */
 async function stdoutOf(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  const watch = childWatch(args.slice(0, 3).join(' ').slice(0, 160), WATCH_AFTER_MS);
+  const label = args.slice(0, 3).join(' ').slice(0, 160);
+  const watch = childWatch(label, WATCH_AFTER_MS);
   try {
     const result = await runProcess(process.execPath, [...watch.flags, ...args], env, NO_TIMEOUT, (child) => watch.watch(child.pid));
-    if (result.status !== 0) throw new Error(`${args.slice(0, 2).join(' ')} exited with ${result.status}: ${result.stderr}`);
+    if (result.status !== 0) throw new Error(`${label} exited with ${result.status}: ${result.stderr}`);
     return result.stdout;
   } finally {
     watch.stop();
