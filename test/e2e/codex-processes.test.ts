@@ -94,10 +94,13 @@ describe.each(codexReleasesForTests())('failure modes on Codex $version, ccotel 
           );
 
         // A command that starts a server detached from the call (setsid: Codex kills the process group of a command
-        // as it ends, so a plain `nohup … &` goes with it), and Codex exits.
+        // as it ends, so a plain `nohup … &` goes with it), and Codex exits. The command ends only once the server
+        // listens: until its setsid the server is still in that group (under load, CI saw it killed before it began).
         const portFile = join(home, 'port');
         const listen = `require("net").createServer().listen(0, "127.0.0.1", function () { require("fs").writeFileSync(${JSON.stringify(portFile)}, process.pid + " " + this.address().port); })`;
-        server.addSteps([shell(`setsid nohup ${process.execPath} -e '${listen}' >/dev/null 2>&1 & echo started`), { text: 'Started.', usage }]);
+        const detached = `setsid nohup ${process.execPath} -e '${listen}' >/dev/null 2>&1 &`;
+        const untilListening = `for i in $(seq 600); do [ -s ${portFile} ] && break; sleep 0.1; done; echo started`;
+        server.addSteps([shell(`${detached} ${untilListening}`), { text: 'Started.', usage }]);
         const served = await runCodex({ binary: binary!, codexHome, cwd: project, prompt: 'start the server' });
         expect(served.code, served.stderr).toBe(0);
         const thread = threadIdOf(served.stdout)!;
