@@ -114,10 +114,11 @@ function commonSql(c: InsightSource, materialized = false): string {
 
 /**
  * The tokens and cost of each hit's turn, all its responses. With no days asked for, `chatsRead` (the statement
- * materializes `chats`) has them all already; with days, a turn may begin before the first: they are read anew.
+ * materializes `chats`) has them all already, and every turn's sum costs less than asking which turns the hits name
+ * (that IN plans every pattern again); with days, a turn may begin before the first: the hits' turns are read anew.
  */
 const usageSql = (c: InsightSource, chatsRead = false) => `usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
-    FROM ${chatsRead && c.when === '1' ? 'chats WHERE' : `${c.spans} FINAL WHERE Kind = 'chat' AND`} TraceId != '' AND TraceId IN (SELECT TraceId FROM hits) GROUP BY TraceId)`;
+    FROM ${chatsRead && c.when === '1' ? 'chats WHERE' : `${c.spans} FINAL WHERE Kind = 'chat' AND TraceId IN (SELECT TraceId FROM hits) AND`} TraceId != '' GROUP BY TraceId)`;
 
 /** Every pattern's hits, one UNION ALL: Pattern, SessionId, TraceId, Ms and what `columns` adds. */
 const unionOfHits = (columns: string) =>
