@@ -115,11 +115,3 @@ export function summaryUpgradeDdl(opts: SummarySchemaOptions = {}): string[] {
   return targets.map((table) =>
     `ALTER TABLE ${table}${ctx.onCluster} ${ADDED_COLUMNS.map((c) => `ADD COLUMN IF NOT EXISTS ${c.replace(/ CODEC\(.*\)$/, '')}`).join(', ')}`);
 }
-
-/** Fully qualified names the retention job reads and writes (the Distributed ones on a cluster). */
-export function summaryTableNames(database: string): { days: string; summaries: string } {
-  return {
-    days: `${ident(database)}.${ident(SUMMARY_TABLES.days)}`,
-    summaries: `${ident(database)}.${ident(SUMMARY_TABLES.summaries)}`,
-  };
-}
