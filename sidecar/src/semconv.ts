@@ -61,9 +61,6 @@ export const DEFAULT_AGENT: AgentName = 'claude-code';
 export function providerAttributes(agent: AgentName = DEFAULT_AGENT): { 'gen_ai.provider.name': string } {
   return { 'gen_ai.provider.name': AGENTS[agent].provider };
 }
-/** Claude Code's models are Anthropic's. */
-export const PROVIDER_ATTRIBUTES = providerAttributes();
-
 /** The agent a turn's summary names: facts written before they named one are Claude Code's (the only agent then). */
 export function agentOfTurnFact(name: string): AgentName {
   return name in AGENTS ? (name as AgentName) : DEFAULT_AGENT;
