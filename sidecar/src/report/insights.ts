@@ -118,7 +118,7 @@ function commonSql(c: InsightSource, materialized = false): string {
  * (that IN plans every pattern again); with days, a turn may begin before the first: the hits' turns are read anew.
  */
 const usageSql = (c: InsightSource, chatsRead = false) => `usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
-    FROM ${chatsRead && c.when === '1' ? 'chats WHERE' : `${c.spans} FINAL WHERE Kind = 'chat' AND TraceId IN (SELECT TraceId FROM hits) AND`} TraceId != '' GROUP BY TraceId)`;
+    FROM ${chatsRead && c.when === '1' ? "chats WHERE TraceId != ''" : `${c.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits)`} GROUP BY TraceId)`;
 
 /** Every pattern's hits, one UNION ALL: Pattern, SessionId, TraceId, Ms and what `columns` adds. */
 const unionOfHits = (columns: string) =>
