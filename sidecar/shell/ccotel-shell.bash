@@ -74,9 +74,10 @@ __ccotel_append() {
 
 # The command this shell runs. Claude Code's Bash tool runs
 #   bash -c "source <snapshot> … && eval '<command, ' written as '"'"'>' [< /dev/null] && pwd -P >| <cwd file>"
-# so the command is cut out of that and unquoted; any other shell logs its -c string or $0 and args.
+# (a command of one word of letters, digits and @%+=:,./- unquoted: `eval pwd`), so the command is cut out of
+# that and unquoted; any other shell logs its -c string or $0 and args.
 __ccotel_command() {
-  local whole=${BASH_EXECUTION_STRING-} head body
+  local whole=${BASH_EXECUTION_STRING-} head body rest
   if [[ -z $whole ]]; then
     __ccotel_cmd="$0${*:+ $*}"
     return 0
@@ -90,7 +91,15 @@ __ccotel_command() {
   if [[ $head != "$whole" && $body == *"'" ]]; then
     body=${body%"'"}
     __ccotel_cmd=${body//"'\"'\"'"/"'"}
+    return 0
   fi
+  # Unquoted, the word after the last `&& eval ` (a word has no spaces), looked for near the end only.
+  rest=${whole%" && pwd -P >| "*}
+  rest=${rest%" < /dev/null"}
+  ((${#rest} > 1024)) && rest=${rest:${#rest}-1024}
+  head=${rest%"&& eval "*}
+  body=${rest:${#head}+8}
+  [[ $head == "$rest" || -z $body || $body == *[![:alnum:]_@%+=:,./-]* ]] || __ccotel_cmd=$body
   return 0
 }
 

@@ -246,8 +246,16 @@ describe.skipIf(skipWithout(problem))(problem ? `${suiteName} — skipped: ${pro
         for (const bash of run.spans.filter((s) => s.name === 'execute_tool Bash' && s.attributes['ccotel.tool.outcome'] !== 'denied')) {
           const children = shellSpans.filter((s) => s.parentSpanId === bash.spanId);
           expect(children.length, `${scenario.name}: shell spans under Bash ${bash.attributes.tool_use_id}`).toBeGreaterThan(0);
-          const failed = bash.attributes['ccotel.tool.outcome'] === 'error';
-          expect(children.some((s) => Number(s.attributes['process.exit.code']) !== 0), 'a failed Bash call has a failed command').toBe(failed);
+          const call = `${scenario.name}: Bash ${bash.attributes.tool_use_id}`;
+          const { command } = JSON.parse(String(bash.attributes['ccotel.tool.input'])) as { command: string };
+          expect(children.map((s) => s.attributes['process.command_line']), `${call}: its command`).toContain(command);
+          // A command whose end was not seen (`ccotel.shell.ended` false) has no exit code, and did not fail.
+          const exits = children.map((s) => s.attributes['process.exit.code']);
+          const outcome = bash.attributes['ccotel.tool.outcome'];
+          // An interrupted call's command may have been stopped with it, or have run to its end.
+          if (outcome !== 'interrupted') {
+            expect(exits.some((code) => code !== undefined && Number(code) !== 0), `${call} (${outcome}): its commands exited ${exits.join(', ')}`).toBe(outcome === 'error');
+          }
         }
       }
     }

@@ -60,9 +60,12 @@ export interface BashToolOptions {
   cwdFile: string;
 }
 
-/** Quotes like Claude Code's Bash tool does: single quotes, with ' written as '"'"'. */
+/**
+ * Quotes like Claude Code's Bash tool does (as Python's shlex.quote): a word of only letters, digits and @%+=:,./-
+ * as it is (`eval pwd`, seen with the real CLI); anything else in single quotes, with ' written as '"'"'.
+ */
 function claudeQuote(command: string): string {
-  return `'${command.replaceAll("'", `'"'"'`)}'`;
+  return /^[\w@%+=:,./-]+$/.test(command) ? command : `'${command.replaceAll("'", `'"'"'`)}'`;
 }
 
 /** The bash -c string Claude Code 2.1.332's Bash tool runs (seen with the real CLI, see docs/HOOKS.md). */

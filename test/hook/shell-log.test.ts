@@ -96,6 +96,14 @@ describe('ccotel-shell.bash in a Bash tool shell', () => {
     expect(start.tp).toBe('');
   });
 
+  it('logs a one-word command, which Claude Code passes unquoted (`eval pwd`), not the lines before it', () => {
+    for (const command of ['pwd', './build.sh', 'make:all']) {
+      rmSync(logDir, { recursive: true, force: true });
+      expect(runBoth(command).status).toBe(command === 'pwd' ? 0 : 127);
+      expectOnePair(command, command === 'pwd' ? 0 : 127);
+    }
+  });
+
   it('keeps the exit status of a failing command and of exit N', () => {
     expect(runBoth('echo out; false').status).toBe(1);
     expectOnePair('echo out; false', 1);
