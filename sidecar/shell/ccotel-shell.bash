@@ -93,8 +93,10 @@ __ccotel_command() {
     __ccotel_cmd=${body//"'\"'\"'"/"'"}
     return 0
   fi
-  # Unquoted, the word after the last `&& eval ` (a word has no spaces), looked for near the end only.
+  # Unquoted, the word after the last `&& eval ` (a word has no spaces), looked for near the end only, and only in
+  # Claude Code's line (its `pwd -P` after the command): another shell's `make && eval pwd` is logged whole.
   rest=${whole%" && pwd -P >| "*}
+  [[ $rest != "$whole" ]] || return 0
   rest=${rest%" < /dev/null"}
   ((${#rest} > 1024)) && rest=${rest:${#rest}-1024}
   head=${rest%"&& eval "*}

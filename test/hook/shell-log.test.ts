@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -102,6 +102,14 @@ describe('ccotel-shell.bash in a Bash tool shell', () => {
       expect(runBoth(command).status).toBe(command === 'pwd' ? 0 : 127);
       expectOnePair(command, command === 'pwd' ? 0 : 127);
     }
+    // Another shell's -c string ending the same way is logged whole.
+    rmSync(logDir, { recursive: true, force: true });
+    const command = 'true && eval pwd';
+    // stdin not a socket (Node's default pipe): bash would take itself for rshd's and read ~/.bashrc, not BASH_ENV.
+    const env = { PATH: process.env.PATH, ...options().env, CCOTEL_STATE_DIR: dir, BASH_ENV: SHELL_SCRIPT };
+    const run = spawnSync('bash', ['-c', command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(run.status).toBe(0);
+    expectOnePair(command, 0);
   });
 
   it('keeps the exit status of a failing command and of exit N', () => {
