@@ -98,11 +98,15 @@ describe.each(codexReleasesForTests())('install-hooks --agent codex on Codex $ve
         const toolHooks = await store.query<{ event: string; SpanId: string }>(`SELECT DISTINCT EventName AS event, SpanId FROM otel_logs WHERE EventName IN ('ccotel.hook.pre_tool_use', 'ccotel.hook.post_tool_use') AND LogAttributes['tool_use_id'] = '${callId}' ORDER BY event`);
         expect(toolHooks).toEqual([{ event: 'ccotel.hook.post_tool_use', SpanId: tool.SpanId }, { event: 'ccotel.hook.pre_tool_use', SpanId: tool.SpanId }]);
 
-        // Each command's shell span under its own call's span (two calls in parallel), its exit status the command's.
+        // Each command's shell span under its own call's span (two calls in parallel), with its command line and exit status.
         const calls = await store.query<{ call: string; SpanId: string }>(`SELECT SpanAttributes['gen_ai.tool.call.id'] AS call, SpanId FROM otel_traces WHERE SpanName = 'execute_tool exec_command'`);
-        const shells = await store.query<{ ParentSpanId: string; status: string }>(`SELECT ParentSpanId, SpanAttributes['process.exit.code'] AS status FROM otel_traces WHERE SpanName LIKE 'shell %' ORDER BY status`);
+        const shells = await store.query<{ ParentSpanId: string; command: string; status: string }>(
+          `SELECT ParentSpanId, SpanAttributes['process.command_line'] AS command, SpanAttributes['process.exit.code'] AS status FROM otel_traces WHERE SpanName LIKE 'shell %' ORDER BY status`);
         const spanOf = (id: string) => calls.find((call) => call.call === id)?.SpanId;
-        expect(shells).toEqual([{ ParentSpanId: spanOf(callId), status: '0' }, { ParentSpanId: spanOf(failingCallId), status: '2' }]);
+        expect(shells).toEqual([
+          { ParentSpanId: spanOf(callId), command: 'echo hooked', status: '0' },
+          { ParentSpanId: spanOf(failingCallId), command: 'ls no-such-file', status: '2' },
+        ]);
 
         await ccotel('uninstall-shell');
         await ccotel('uninstall-hooks');
