@@ -97,10 +97,10 @@ describe('ccotel-shell.bash in a Bash tool shell', () => {
   });
 
   it('logs a one-word command, which Claude Code passes unquoted (`eval pwd`), not the lines before it', () => {
-    for (const command of ['pwd', './build.sh', 'make:all']) {
+    for (const [command, status] of [['pwd', 0], ['./build.sh', 127], ['make:all', 127]] as const) {
       rmSync(logDir, { recursive: true, force: true });
-      expect(runBoth(command).status).toBe(command === 'pwd' ? 0 : 127);
-      expectOnePair(command, command === 'pwd' ? 0 : 127);
+      expect(runBoth(command).status).toBe(status);
+      expectOnePair(command, status);
     }
     // Another shell's -c string ending the same way is logged whole.
     rmSync(logDir, { recursive: true, force: true });
