@@ -6,6 +6,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXPORTER_VERSION, otelTablesDdl } from './clickhouse.js';
+import { insightTableDdl } from './insights.js';
 import { summaryTablesDdl } from './summaries.js';
 import { usageTablesDdl } from './usage.js';
 
@@ -26,9 +27,9 @@ export function renderSqlFiles(): Record<string, string> {
       asScript(otelTablesDdl({ fullTextSearch: false })),
     'otel_tables_cluster.sql': HEADER("cluster 'ccotel' (ReplicatedMergeTree + Distributed), database otel") +
       asScript(otelTablesDdl({ cluster: 'ccotel', database: 'otel' })),
-    'ccotel_summaries.sql': HEADER('plus ccotel summaries (no TTL: all history) and the views that fill them at insert; run after otel_tables.sql') +
-      asScript([...summaryTablesDdl(), ...usageTablesDdl()]),
+    'ccotel_summaries.sql': HEADER('plus ccotel summaries (no TTL: all history), the insight slots (filled by `ccotel retention`) and the views that fill the facts at insert; run after otel_tables.sql') +
+      asScript([...summaryTablesDdl(), ...insightTableDdl(), ...usageTablesDdl()]),
     'ccotel_summaries_cluster.sql': HEADER("plus ccotel summaries and their views on cluster 'ccotel', database otel") +
-      asScript([...summaryTablesDdl({ cluster: 'ccotel', database: 'otel' }), ...usageTablesDdl({ cluster: 'ccotel', database: 'otel' })]),
+      asScript([...summaryTablesDdl({ cluster: 'ccotel', database: 'otel' }), ...insightTableDdl({ cluster: 'ccotel', database: 'otel' }), ...usageTablesDdl({ cluster: 'ccotel', database: 'otel' })]),
   };
 }

@@ -17,6 +17,7 @@ import { PanelBuilder as StatBuilder } from '@grafana/grafana-foundation-sdk/sta
 import { PanelBuilder as TableBuilder } from '@grafana/grafana-foundation-sdk/table';
 import { PanelBuilder as TimeSeriesBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { DEFAULTS, INSIGHT_KEYS } from '../../sidecar/src/config.js';
+import { INSIGHT_TABLE } from '../../schemas/insights.js';
 import { insightsSummarySql } from '../../sidecar/src/report/insights.js';
 import { CLICKHOUSE_PLUGIN, ClickHouseQueryBuilder, DATASOURCE } from './clickhouse-query.js';
 import {
@@ -215,7 +216,11 @@ export const INSIGHT_VARIABLES: Record<string, string> = Object.fromEntries(
  * that start at the configuration's defaults.
  */
 export function insights(): Dashboard {
-  const summary = insightsSummarySql({ ...FACTS_TABLES, when: `$__timeFilter(Timestamp) AND ${DIMENSION_FILTER}` }, (name) => `\${${INSIGHT_KEYS[name]}}`);
+  // A session counts when its facts in the range meet the attribution variables; its slots, to the 15 minutes.
+  const summary = insightsSummarySql(
+    { slots: INSIGHT_TABLE, when: `$__timeFilter(Slot) AND SessionId IN (SELECT SessionId FROM ${FACTS_TABLES.spans} WHERE $__timeFilter(Timestamp) AND ${DIMENSION_FILTER})` },
+    (name) => `\${${INSIGHT_KEYS[name]}}`,
+  );
   return dashboard('ccotel-insights', 'ccotel: insights', [
     ['Where time and money go', [
       { title: 'Insights', kind: 'table', width: 24,

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { otelTablesDdl } from '../../schemas/clickhouse.js';
+import { insightTableDdl } from '../../schemas/insights.js';
 import { summaryTablesDdl } from '../../schemas/summaries.js';
 import { usageTablesDdl } from '../../schemas/usage.js';
 
@@ -40,10 +41,11 @@ export function renderGenerated(): Record<string, string> {
       'dns-resolver.yaml': read('deploy/kubernetes/collector/scale-out-dns-resolver.yaml'),
     }),
     // The ClickHouse image below is 25.8 LTS: no text indexes yet (26.2+), so the exporter's bloom filters.
-    'clickhouse-schema.yaml': configMap('ccotel-clickhouse-schema', ['schemas/clickhouse.ts', 'schemas/summaries.ts'], {
+    'clickhouse-schema.yaml': configMap('ccotel-clickhouse-schema', ['schemas/clickhouse.ts', 'schemas/summaries.ts', 'schemas/insights.ts'], {
       '01-otel_tables.sql': sql(otelTablesDdl({ cluster: CLICKHOUSE_CLUSTER, database: CLICKHOUSE_DATABASE, fullTextSearch: false })),
       '02-ccotel_summaries.sql': sql([
         ...summaryTablesDdl({ cluster: CLICKHOUSE_CLUSTER, database: CLICKHOUSE_DATABASE }),
+        ...insightTableDdl({ cluster: CLICKHOUSE_CLUSTER, database: CLICKHOUSE_DATABASE }),
         ...usageTablesDdl({ cluster: CLICKHOUSE_CLUSTER, database: CLICKHOUSE_DATABASE }),
       ]),
     }),

@@ -82,6 +82,59 @@ SETTINGS index_granularity = 8192;
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_session_summaries` ON CLUSTER `ccotel` AS `otel`.`ccotel_session_summaries_local`
 ENGINE = Distributed('ccotel', 'otel', 'ccotel_session_summaries_local', cityHash64(SessionId));
 
+CREATE TABLE IF NOT EXISTS `otel`.`ccotel_insight_slots_local` ON CLUSTER `ccotel` (
+    SessionId String CODEC(ZSTD(1)),
+    Slot DateTime COMMENT 'start of the 15 minutes (UTC)',
+    Project String COMMENT 'the session''s first project' CODEC(ZSTD(1)),
+    Repo String COMMENT 'the session''s last repository' CODEC(ZSTD(1)),
+    User String COMMENT 'the session''s last OS user' CODEC(ZSTD(1)),
+    Hits Nested(
+    Pattern LowCardinality(String),
+    TraceId String,
+    Time DateTime64(3),
+    Ms UInt64,
+    Key String,
+    Detail String,
+    Amount UInt64,
+    After UInt64,
+    Repeats UInt32,
+    Tokens UInt64,
+    Cost Float64
+  ),
+    Tools Nested(
+    Name LowCardinality(String),
+    Calls UInt32,
+    Errors UInt32,
+    NotFound UInt32,
+    WaitedMs UInt64,
+    Durations Array(UInt64)
+  ),
+    Models Nested(
+    Name LowCardinality(String),
+    Chats UInt32,
+    InputTokens UInt64,
+    CacheReadTokens UInt64,
+    CacheCreationTokens UInt64,
+    SavedUsd Float64,
+    WouldSaveUsd Float64,
+    Turns Array(Tuple(TraceId String, Tokens UInt64, Cost Float64)),
+    Examples Array(Tuple(TraceId String, Time DateTime64(3), InputTokens UInt64, Tokens UInt64, Cost Float64))
+  ),
+    Refusals Nested(
+    Source LowCardinality(String),
+    Tool LowCardinality(String),
+    Count UInt32
+  ),
+    ContentHash UInt64 COMMENT 'hash of the row: a refresh that finds the same writes nothing',
+    UpdatedAt DateTime64(3)
+) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}', UpdatedAt)
+PARTITION BY toYYYYMM(Slot)
+ORDER BY (SessionId, Slot)
+SETTINGS index_granularity = 8192;
+
+CREATE TABLE IF NOT EXISTS `otel`.`ccotel_insight_slots` ON CLUSTER `ccotel` AS `otel`.`ccotel_insight_slots_local`
+ENGINE = Distributed('ccotel', 'otel', 'ccotel_insight_slots_local', cityHash64(SessionId));
+
 CREATE TABLE IF NOT EXISTS `otel`.`ccotel_span_facts_local` ON CLUSTER `ccotel` (
     SpanId String CODEC(ZSTD(1)),
     Timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),

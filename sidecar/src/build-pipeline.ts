@@ -37,6 +37,7 @@ import { CodexRollouts } from './sources/codex/rollouts.js';
 import { sidecarResource, SIDECAR_VERSION } from './resource.js';
 import { RowMapper } from './sinks/clickhouse-rows.js';
 import { ClickHouseSink } from './sinks/clickhouse-sink.js';
+import { InsightRefreshingSink } from './sinks/insight-refresh.js';
 import { createOtlpSink } from './sinks/create-otlp-sink.js';
 import type { CatchUp, CheckpointStore, SidecarStatus } from './sources/checkpoints.js';
 import { HookSpoolSource } from './sources/hook-spool-source.js';
@@ -107,6 +108,8 @@ export interface FollowSetup extends CommonSetup {
 export interface BuiltPipeline {
   pipeline: Pipeline;
   storeSink?: ClickHouseSink;
+  /** Following: the store sink that refreshes what `report insights` reads for the sessions it stores. */
+  insightRefresh?: InsightRefreshingSink;
   /** Hook events (from the spool source) are joined onto the transcript traces here. */
   hooks: HookCorrelator;
   /** Shell-log commands (from the shell log source) become shell spans under their Bash tool span here. */
@@ -154,7 +157,9 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
   const { store, log } = setup;
   const storeSink = store ? new ClickHouseSink(store.writers, new RowMapper(sidecarResource(config.contentLevel), SIDECAR_VERSION), store.database,
     store.kind === 'embedded' ? { singleWriter: true, rawWindowDays: config.rawTtlDays } : {}) : undefined;
-  const sinks = [...(storeSink ? [storeSink] : []), ...(setup.sinks ?? [])];
+  // Following, the sessions stored are refreshed for `report insights` as they come; reading once, at the end.
+  const insightRefresh = store && storeSink && setup.mode === 'follow' ? new InsightRefreshingSink(storeSink, store.client, store.database, log) : undefined;
+  const sinks = [...(insightRefresh ? [insightRefresh] : storeSink ? [storeSink] : []), ...(setup.sinks ?? [])];
   const detector = new FailureModeDetector({ idleMs: config.idleMs });
   const sessionState = new SessionStateTracker();
   // Reading once, the hook spool and the shell log are read before the transcripts (readSideInputs).
@@ -215,7 +220,7 @@ function assemble(config: Config, setup: OnceSetup | FollowSetup): BuiltPipeline
     log,
     ...(follow ? { checkpointPath: join(config.paths.checkpointDir, `shell-${setup.checkpoints.key}.json`), stateWrites: setup.checkpoints.writes } : {}),
   });
-  return { pipeline, storeSink, hooks, shell, detector, telemetryGaps, maskText, spool, shellLog, settings };
+  return { pipeline, storeSink, insightRefresh, hooks, shell, detector, telemetryGaps, maskText, spool, shellLog, settings };
 }
 
 function readingOnce(built: BuiltPipeline): OncePipeline {
@@ -388,6 +393,7 @@ function following(built: BuiltPipeline, config: Config, setup: FollowSetup): Fo
       await spool.stop();
       await shellLog.stop();
       await transcripts.stop();
+      await built.insightRefresh?.close();
       releaseHeap();
       await writeStatus(true);
     },

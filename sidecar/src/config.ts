@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ContentLevel } from './model.js';
 import { statePaths, type StatePaths } from './paths.js';
-import type { InsightThresholds } from './report/insight-types.js';
+import { SLOW_TOOL_FLOOR_MS, type InsightThresholds } from './report/insight-types.js';
 
 export type { InsightThresholds } from './report/insight-types.js';
 
@@ -176,7 +176,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     codexHome: text(pick({ name: '--codex-home', value: overrides.codexHome }, 'CODEX_HOME', 'codex_home'), join(env.HOME ?? '', '.codex')),
     insights: Object.fromEntries(Object.entries(INSIGHT_KEYS).map(([name, key]) => {
       const fallback = DEFAULTS.insights[name as keyof InsightThresholds];
-      const [min, max] = name === 'cacheReadMinPercent' ? [0, 100] : [1, Number.MAX_SAFE_INTEGER];
+      // Slow calls are kept from SLOW_TOOL_FLOOR_MS up (retention/insight-slots.ts): a lower threshold would miss the shorter ones.
+      const [min, max] = name === 'cacheReadMinPercent' ? [0, 100] : name === 'slowToolMs' ? [SLOW_TOOL_FLOOR_MS, Number.MAX_SAFE_INTEGER] : [1, Number.MAX_SAFE_INTEGER];
       return [name, whole(pick({ name: key, value: undefined }, `CCOTEL_${key.toUpperCase()}`, key), fallback, min, max)];
     })) as unknown as InsightThresholds,
     paths,

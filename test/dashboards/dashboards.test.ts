@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARDS, INSIGHT_VARIABLES, renderDashboardFiles } from '../../dashboards/src/dashboards.js';
 import { insightsReport } from '../../sidecar/src/report/insights.js';
+import { ensureInsightSlots } from '../../sidecar/src/retention/insight-slots.js';
 import { expandMacros } from '../../dashboards/src/macros.js';
 import { ALL, ALL_VARIABLES, DIMENSIONS, RAW_DETAIL } from '../../dashboards/src/sql.js';
 import { otelTablesDdl } from '../../schemas/clickhouse.js';
@@ -82,6 +83,8 @@ beforeAll(async () => {
   await runAll(store.client, [...otelTablesDdl(), ...usageTablesDdl()]);
   await insertCorpus(store.client, 'default', corpusRows(specs));
   await insertHealth(store.client, 'default', healthRows(health));
+  // The insights board reads the insight slots, made from the facts (made and filled as a store's first open does).
+  await ensureInsightSlots(store.client);
   await runPanels(results);
   // What the raw TTL does to the detail: every figure panel must answer the same without it.
   for (const table of ['otel_traces', 'otel_logs']) await store.client.command({ query: `TRUNCATE TABLE ${table}` });

@@ -15,6 +15,7 @@ import { historyHeapBudget, keepHeapNear } from '../heap-budget.js';
 import { placement, type Placement } from '../retention/placement.js';
 import { ensureSummaryTables } from '../retention/run-retention.js';
 import { deleteExpired } from '../retention/expire.js';
+import { refreshInsightSlots } from '../retention/insight-slots.js';
 import { refreshSummaries } from '../retention/summaries.js';
 import { ensureStateDirs } from '../secure-dir.js';
 import { openStore, type Store } from '../store/open-store.js';
@@ -97,7 +98,9 @@ async function summarise(store: Store, rawTtlDays: number, summaryTtlDays: numbe
   // A store this backfill made got each raw row through the views that write its facts, in the same insert: nothing to
   // repair, and the repair's scan of the whole history is the largest memory of the backfill's end (~150 MB at 1 GB).
   const ctx = renderContext({ database: store.database });
-  await refreshSummaries(store.client, ctx, Date.now(), { repairFacts: !store.created });
+  const refreshedAt = Date.now();
+  await refreshSummaries(store.client, ctx, refreshedAt, { repairFacts: !store.created });
+  await refreshInsightSlots(store.client, ctx, refreshedAt);
   // History older than the raw window was stored only for its facts: its days go now, not by TTL merges in whatever
   // opens the store next (each such merge leaves an empty part that a short command never cleans up). Only where the
   // window is this setting's: a server's raw tables keep what its retention job is told.

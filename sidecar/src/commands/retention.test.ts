@@ -37,7 +37,7 @@ it('prints what it did, and on --check reports a changed TTL as drift without ap
   expect(first.report.drift).toBe(false);
   expect(first.text).toMatch(/^ttl ok +otel_logs: TTL toDateTime\(Timestamp\) \+ toIntervalDay\(30\)$/m);
   expect(first.text).toMatch(/^ttl ok +ccotel_session_summaries: no TTL$/m);
-  expect(first.text).toContain('summaries    0 session-days, 0 sessions written');
+  expect(first.text).toContain('summaries    0 session-days, 0 sessions, 0 insight slots written');
 
   const check = await run({ rawTtlDays: '7', check: true });
   expect(check.report.drift).toBe(true);

@@ -14,6 +14,12 @@ export interface InsightThresholds {
   cacheReadMinPercent: number;
 }
 
+/**
+ * The shortest call `slow_tools` can count (ms): the refresh keeps the calls from here up as hits
+ * (retention/insight-slots.ts), and `insight_slow_tool_ms` may not be set lower (config.ts).
+ */
+export const SLOW_TOOL_FLOOR_MS = 1000;
+
 export const INSIGHT_PATTERNS = [
   'retry_loop', 'repeated_read', 'not_found', 'permission_friction', 'interrupted_work', 'compaction_churn', 'slow_tools', 'cache_efficiency',
 ] as const;

@@ -3,15 +3,15 @@
 // figures are computed: `ccotel report insights` prints them, the web view shows the same JSON. Definitions,
 // thresholds and the SQL of each pattern: docs/REPORT.md "Insights".
 import type { ClickHouseClient } from '@clickhouse/client';
-import { usageTableNames } from '../../../schemas/usage.js';
+import { insightTableName } from '../../../schemas/insights.js';
 import { DEFAULTS, INSIGHT_KEYS } from '../config.js';
-import type { priceChat } from '../processors/price-chats.js';
 import { INSIGHT_PATTERNS, type Insight, type InsightDimension, type InsightFilter, type InsightPattern, type InsightsReport, type InsightThresholds } from './insight-types.js';
 import { selectRows } from './select.js';
+import { HIT_SQL, type HitPattern } from '../retention/insight-slots.js';
 
 export { INSIGHT_DIMENSIONS, INSIGHT_PATTERNS, type Insight, type InsightDimension, type InsightFilter, type InsightPattern, type InsightsReport } from './insight-types.js';
 
-/** A fact a pattern found: the rows every insight is summed from. */
+/** A hit of a pattern, as the report reads it: its examples and its details are made of these. */
 interface Hit {
   value: string;
   session: string;
@@ -23,186 +23,158 @@ interface Hit {
   detail: string;
   amount: number;
   after: number;
-  /** Tokens and cost of its turn. */
-  tokens: number;
-  cost: number;
 }
 
-const DIMENSION_SQL: Record<InsightDimension, string> = { project: 'project', repo: 'repo', user: 'user' };
+/** What a pattern adds up to (of one value). */
+interface Figures {
+  count: number;
+  sessions: number;
+  turns: number;
+  tokens: number;
+  cost_usd: number;
+  time_ms: number;
+}
+
+const DIMENSION_SQL: Record<InsightDimension, string> = { project: 'Project', repo: 'Repo', user: 'User' };
 const EXAMPLES = 5;
 
-/** Where the patterns read: the facts tables, the condition a fact must meet (the time asked for), the value of --by. */
+/** Where the patterns are read: the slots table, the condition a slot must meet (the time asked for), the value of --by. */
 export interface InsightSource {
-  spans: string;
-  events: string;
+  slots: string;
   when: string;
+  /** The value a slot is counted under: '' for none, else a column (--by). */
+  value?: string;
 }
-
-interface Context extends InsightSource {
-  params: Record<string, unknown>;
-  value: string;
-  /** The statement's settings. */
-  settings: string;
-}
-
-/** Span facts of one kind in the time asked for, FINAL (one row per span id), with the columns the patterns read. */
-const facts = (c: InsightSource, kind: string, columns: string[] = []) =>
-  `(SELECT ${['SessionId', 'TraceId', 'SpanId', 'Timestamp', "toUInt64(greatest(0, dateDiff('millisecond', Timestamp, EndTime))) AS Ms", 'Name', 'Outcome', ...columns].join(', ')}
-    FROM ${c.spans} FINAL WHERE Kind = '${kind}' AND ${c.when})`;
 
 /**
- * Each pattern's hits: SessionId, TraceId, Timestamp, Ms, Key, Detail, Amount, After. `tools`, `turns`, `chats` and
- * `compactions` are the facts in the time asked for.
+ * When a hit the refresh kept (retention/insight-slots.ts HIT_SQL) is found, with the thresholds: its session's count
+ * of the same failing call or of compactions (Repeats), its length, or (Asks) how often its rule was asked for in the
+ * time asked for, of the hits kept by the other conditions (a window over them).
  */
-export const INSIGHT_SQL: Record<InsightPattern, string> = {
-  retry_loop: `SELECT SessionId, TraceId, Timestamp, Ms, concat(SessionId, ' ', toString(InputKey)) AS Key, Rule AS Detail, 0 AS Amount, 0 AS After
-    FROM (SELECT *, count() OVER (PARTITION BY SessionId, InputKey) AS Repeats FROM tools WHERE Outcome = 'error' AND InputKey != 0)
-    WHERE Repeats >= {retryMin:UInt32}`,
-  // A read is repeated when the same read (file and range) came before it with no change of the file between.
-  repeated_read: `SELECT SessionId, TraceId, Timestamp, Ms, concat(SessionId, ' ', toString(FileHash)) AS Key, Name AS Detail, ResultLength AS Amount, 0 AS After FROM (
-      SELECT *, row_number() OVER (PARTITION BY SessionId, FileHash, Changes, InputKey ORDER BY Timestamp, SpanId) AS Nth FROM (
-        SELECT *, sum(Name != 'Read') OVER (PARTITION BY SessionId, FileHash ORDER BY Timestamp, SpanId ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS Changes
-        FROM tools WHERE FileHash != 0 AND Outcome = 'success'))
-    WHERE Name = 'Read' AND Nth > 1`,
-  not_found: `SELECT SessionId, TraceId, Timestamp, Ms, Name AS Key, Name AS Detail, 0 AS Amount, 0 AS After FROM tools WHERE Outcome = 'error' AND ErrorClass = 'not_found'`,
-  permission_friction: `SELECT SessionId, TraceId, Timestamp, WaitedMs AS Ms, Rule AS Key, Rule AS Detail, 0 AS Amount, 0 AS After
-    FROM (SELECT *, count() OVER (PARTITION BY Rule) AS Asks FROM tools WHERE Asked = 1 AND Outcome != 'denied') WHERE Asks >= {permissionAsksMin:UInt32}`,
-  interrupted_work: `SELECT SessionId, TraceId, Timestamp, Ms, TraceId AS Key, '' AS Detail, 0 AS Amount, 0 AS After FROM turns WHERE Outcome = 'interrupted'`,
-  // Tokens after: the context of the session's first response after the compaction.
-  compaction_churn: `SELECT e.SessionId AS SessionId, e.TraceId AS TraceId, e.Timestamp AS Timestamp, 0 AS Ms, e.SessionId AS Key, '' AS Detail,
-      e.PreTokens AS Amount, c.Context AS After
-    FROM (SELECT * FROM (SELECT *, count() OVER (PARTITION BY SessionId) AS Compactions FROM compactions) WHERE Compactions >= {compactionsMin:UInt32}) AS e
-    ASOF LEFT JOIN (SELECT SessionId, Timestamp, InputTokens + CacheReadTokens + CacheCreationTokens AS Context FROM chats) AS c
-      ON e.SessionId = c.SessionId AND c.Timestamp > e.Timestamp`,
-  slow_tools: `SELECT SessionId, TraceId, Timestamp, Ms, Name AS Key, if(WaitedMs > 0, concat(Name, ', ', toString(WaitedMs), ' ms of it waiting on the user'), Name) AS Detail,
-    WaitedMs AS Amount, 0 AS After FROM tools WHERE Ms >= {slowToolMs:UInt64}`,
-  // The responses of a project and model whose cache reads are less than the threshold's share of their input.
-  cache_efficiency: `SELECT SessionId, TraceId, Timestamp, 0 AS Ms, concat(SessionProject, ' ', Name) AS Key, Name AS Detail, InputTokens AS Amount, CacheReadTokens AS After
-    FROM (SELECT *, sum(CacheReadTokens) OVER w AS Read, sum(InputTokens + CacheReadTokens + CacheCreationTokens) OVER w AS Input
-      FROM chats WINDOW w AS (PARTITION BY SessionProject, Name))
-    WHERE Read * 100 < {cacheReadMinPercent:UInt32} * Input`,
+export const HIT_CONDITION: Record<HitPattern, string> = {
+  retry_loop: 'Repeats >= {retryMin:UInt32}',
+  repeated_read: '1',
+  not_found: '1',
+  permission_friction: 'Asks >= {permissionAsksMin:UInt32}',
+  interrupted_work: '1',
+  compaction_churn: 'Repeats >= {compactionsMin:UInt32}',
+  slow_tools: 'Ms >= {slowToolMs:UInt64}',
 };
 
-function contextOf(filter: InsightFilter): Context & { timezone: string } {
-  const { spans, events } = usageTableNames(filter.database ?? 'default');
-  const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const conditions = ['1'];
-  if (filter.since) conditions.push('toDate(Timestamp, {tz:String}) >= toDate({since:String})');
-  if (filter.until) conditions.push('toDate(Timestamp, {tz:String}) <= toDate({until:String})');
-  return {
-    spans, events, timezone, when: conditions.join(' AND '),
-    params: { tz: timezone, since: filter.since ?? '', until: filter.until ?? '' },
-    value: filter.by === undefined ? "''" : `s.${DIMENSION_SQL[filter.by]}`,
-    settings: ['enable_materialized_cte = 1', ...(filter.embedded ? ['max_threads = 1', 'max_block_size = 8192'] : [])].join(', '),
-  };
-}
+/** cache_efficiency: a project and model that read less than the threshold's share of its input from the cache. */
+const cacheLow = (read: string, input: string) => `${read} * 100 < {cacheReadMinPercent:UInt32} * ${input}`;
+const MODEL_INPUT = 'Models.InputTokens + Models.CacheReadTokens + Models.CacheCreationTokens';
+export const CACHE_CONDITION = cacheLow('sum(Models.CacheReadTokens)', `sum(${MODEL_INPUT})`);
 
-/**
- * The CTEs every pattern reads: the facts in the time asked for, and each session's place. `materialized`: each read
- * once per statement (the report's one statement reads them for every pattern); the dashboard's SQL inlines them,
- * as a ClickHouse server older than materialized CTEs needs.
- */
-function commonSql(c: InsightSource, materialized = false): string {
-  const as = materialized ? 'AS MATERIALIZED' : 'AS';
-  return `places ${as} (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS project, argMaxIf(Repository, Timestamp, Repository != '') AS repo,
-             argMaxIf(User, Timestamp, User != '') AS user FROM ${c.spans} GROUP BY SessionId),
-  tools ${as} ${facts(c, 'tool', ['InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'])},
-  turns ${as} ${facts(c, 'turn')},
-  chats ${as} (SELECT f.*, p.project AS SessionProject FROM ${facts(c, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens', 'OutputTokens', 'CostUsd'])} AS f LEFT JOIN places AS p USING (SessionId)),
-  compactions ${as} (SELECT SessionId, TraceId, Timestamp, PreTokens FROM ${c.events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${c.when})`;
-}
+const HIT_PATTERNS = Object.keys(HIT_SQL) as HitPattern[];
+const conditionsOf = (patterns: HitPattern[]) => `multiIf(${patterns.map((pattern) => `Pattern = '${pattern}', ${HIT_CONDITION[pattern]}`).join(', ')}, 1)`;
+const ASKED = HIT_PATTERNS.filter((pattern) => HIT_CONDITION[pattern].includes('Asks'));
 
-/**
- * The tokens and cost of each hit's turn, all its responses. With no days asked for, `chatsRead` (the statement
- * materializes `chats`) has them all already, and every turn's sum costs less than asking which turns the hits name
- * (that IN plans every pattern again); with days, a turn may begin before the first: the hits' turns are read anew.
- */
-const usageSql = (c: InsightSource, chatsRead = false) => `usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, sum(CostUsd) AS Cost
-    FROM ${chatsRead && c.when === '1' ? "chats WHERE TraceId != ''" : `${c.spans} FINAL WHERE Kind = 'chat' AND TraceId != '' AND TraceId IN (SELECT TraceId FROM hits)`} GROUP BY TraceId)`;
+/** The hits found (of the slots), with `columns` of `Hits` (as named there) and the others' that `extra` names. */
+const foundSql = (columns: string[], extra = '') => `SELECT * FROM (
+      SELECT ${extra}${[...new Set(['Pattern', 'Key', 'Ms', 'Repeats', ...columns])].map((column) => `Hits.${column} AS ${column}`).join(', ')},
+        count() OVER (PARTITION BY Pattern, Key) AS Asks
+      FROM slots ARRAY JOIN Hits WHERE ${conditionsOf(HIT_PATTERNS.filter((pattern) => !ASKED.includes(pattern)))})
+    WHERE ${conditionsOf(ASKED)}`;
+const listOf = (names: readonly string[]) => `[${names.map((name) => `'${name}'`).join(', ')}]`;
 
-/** Every pattern's hits, one UNION ALL: Pattern, SessionId, TraceId, Ms and what `columns` adds. */
-const unionOfHits = (columns: string) =>
-  INSIGHT_PATTERNS.map((pattern) => `SELECT '${pattern}' AS Pattern, SessionId, TraceId, toUInt64(Ms) AS Ms${columns} FROM (${INSIGHT_SQL[pattern]})`).join('\n  UNION ALL ');
+/** The slots in the time asked for, each with the value it is counted under: what every statement reads. */
+const slotsSql = (c: InsightSource) => `slots AS (SELECT *, ${c.value ?? "''"} AS value FROM ${c.slots} FINAL WHERE ${c.when})`;
 
 /**
  * Each pattern's count, sessions, turns, time and its turns' tokens and cost in one statement (the dashboard's
- * Insights panel): the patterns' SQL as the report runs it, its thresholds put in by `threshold` (a Grafana variable).
+ * Insights panel): the report's conditions, its thresholds put in by `threshold` (a Grafana variable).
  */
 export function insightsSummarySql(source: InsightSource, threshold: (name: keyof InsightThresholds) => string): string {
-  return `WITH ${commonSql(source)},
-  hits AS (${unionOfHits('')}),
-  ${usageSql(source)},
-  figures AS (SELECT Pattern, count() AS Count, uniqExact(SessionId) AS Sessions, uniqExactIf(TraceId, TraceId != '') AS Turns, sum(Ms) AS TimeMs FROM hits GROUP BY Pattern),
-  spent AS (SELECT Pattern, sum(Tokens) AS Tokens, sum(Cost) AS Cost FROM (SELECT DISTINCT Pattern, TraceId FROM hits WHERE TraceId != '') AS t INNER JOIN usage AS u USING (TraceId) GROUP BY Pattern)
-SELECT p.Pattern AS pattern, ifNull(f.Count, 0) AS count, ifNull(f.Sessions, 0) AS sessions, ifNull(f.Turns, 0) AS turns,
-  ifNull(s.Tokens, 0) AS tokens, round(ifNull(s.Cost, 0), 9) AS cost_usd, ifNull(f.TimeMs, 0) AS time_ms
-FROM (SELECT arrayJoin([${INSIGHT_PATTERNS.map((pattern) => `'${pattern}'`).join(', ')}]) AS Pattern) AS p
-LEFT JOIN figures AS f USING (Pattern) LEFT JOIN spent AS s USING (Pattern)
-ORDER BY indexOf([${INSIGHT_PATTERNS.map((pattern) => `'${pattern}'`).join(', ')}], pattern)`
+  const zero = (column: string) => `ifNull(${column}, 0) AS ${column}`;
+  return `WITH ${slotsSql(source)},
+  found AS (${foundSql(['TraceId', 'Tokens', 'Cost'], 'SessionId, ')}),
+  cached AS (SELECT SessionId, Models.Chats AS Chats, Models.Turns AS Turns FROM slots ARRAY JOIN Models
+    WHERE (Project, Models.Name) IN (SELECT Project, Models.Name FROM slots ARRAY JOIN Models GROUP BY Project, Models.Name HAVING ${CACHE_CONDITION})),
+  figures AS (SELECT Pattern, count() AS count, uniqExact(SessionId) AS sessions, sum(Ms) AS time_ms FROM found GROUP BY Pattern
+    UNION ALL SELECT 'cache_efficiency', sum(Chats), uniqExact(SessionId), 0 FROM cached),
+  spent AS (SELECT Pattern, count() AS turns, sum(Tokens) AS tokens, sum(Cost) AS cost_usd FROM (
+      SELECT Pattern, TraceId, any(Tokens) AS Tokens, any(Cost) AS Cost FROM (
+        SELECT Pattern, TraceId, Tokens, Cost FROM found WHERE TraceId != ''
+        UNION ALL SELECT 'cache_efficiency', turn.1, turn.2, turn.3 FROM cached ARRAY JOIN Turns AS turn)
+      GROUP BY Pattern, TraceId)
+    GROUP BY Pattern)
+SELECT p.Pattern AS pattern, ${['count', 'sessions', 'turns', 'tokens'].map(zero).join(', ')}, round(ifNull(cost_usd, 0), 9) AS cost_usd, ${zero('time_ms')}
+FROM (SELECT arrayJoin(${listOf(INSIGHT_PATTERNS)}) AS Pattern) AS p LEFT JOIN figures AS f USING (Pattern) LEFT JOIN spent AS s USING (Pattern)
+ORDER BY indexOf(${listOf(INSIGHT_PATTERNS)}, pattern)`
     // The query parameters ({retryMin:UInt32}), not a Grafana variable the source names (${host:singlequote}).
     .replace(/(?<!\$)\{(\w+):\w+\}/g, (_, name: string) => threshold(name as keyof InsightThresholds));
 }
 
-/** The join that gives rows (aliased `s`) their session's place, for --by; without it, none (each join costs the statement). */
-const placeJoin = (c: Context) => (c.value === "''" ? '' : ' LEFT JOIN places AS s USING (SessionId)');
-
-/** Rows of `source` with the value of their session's place. */
-const placed = (c: Context, source: string) => `(SELECT f.*, ${c.value} AS value FROM ${source} AS f${placeJoin(c)})`;
-
-/** The breakdowns some patterns show beside their hits: a row per value and what the pattern breaks down by, in `order`. */
-const BREAKDOWNS: Partial<Record<InsightPattern, { sql: (c: Context) => string; order: string }>> = {
-  not_found: {
-    sql: (c) => `SELECT value, Name AS tool, count() AS errors, countIf(ErrorClass = 'not_found') AS not_found
-      FROM ${placed(c, 'tools')} WHERE Outcome = 'error' GROUP BY value, tool`,
-    order: 'value, not_found DESC, tool',
-  },
-  permission_friction: {
-    sql: (c) => `SELECT value, Source AS source, Name AS tool, count() AS refusals
-      FROM ${placed(c, `(SELECT SessionId, Source, Name FROM ${c.events} FINAL WHERE EventName = 'ccotel.permission.blocked' AND ${c.when})`)}
-      GROUP BY value, source, tool`,
-    order: 'value, refusals DESC, source, tool',
-  },
-  slow_tools: {
-    sql: (c) => `SELECT value, Name AS tool, count() AS calls, quantileExact(0.5)(Ms) AS p50_ms, quantileExact(0.95)(Ms) AS p95_ms, max(Ms) AS max_ms,
-        sum(WaitedMs) AS waited_ms
-      FROM ${placed(c, 'tools')} GROUP BY value, tool`,
-    order: 'value, p95_ms DESC, tool',
-  },
-  cache_efficiency: {
-    sql: (c) => `SELECT value, SessionProject AS project, Name AS model, sum(InputTokens) AS input_tokens, sum(CacheReadTokens) AS cache_read_tokens,
-        sum(CacheCreationTokens) AS cache_creation_tokens, toUnixTimestamp64Milli(max(Timestamp)) AS last_ms
-      FROM ${placed(c, 'chats')} GROUP BY value, project, model`,
-    order: 'value, project, model',
-  },
+/**
+ * What the report reads, a statement each (simple ones, each planned in a few ms, two at a time; one statement of
+ * them all took longer to plan than `report daily` takes to answer): the hits found, in time order; the tool calls,
+ * refusals and responses by value and tool, source or project and model; the responses low on cache reads by slot.
+ */
+const STATEMENTS = {
+  hits: `SELECT Pattern AS pattern, toString(value) AS value, SessionId AS session, TraceId AS trace, toUnixTimestamp64Milli(Time) AS time_ms,
+      Ms AS ms, Key AS key, Detail AS detail, Amount AS amount, After AS after, Tokens AS tokens, Cost AS cost
+    FROM (${foundSql(['TraceId', 'Time', 'Detail', 'Amount', 'After', 'Tokens', 'Cost'], 'SessionId, value, ')}) ORDER BY time_ms, session, trace`,
+  tools: `SELECT toString(value) AS value, Tools.Name AS tool, sum(Tools.Calls) AS calls, sum(Tools.Errors) AS errors, sum(Tools.NotFound) AS not_found,
+      quantileExactArray(0.5)(Tools.Durations) AS p50_ms, quantileExactArray(0.95)(Tools.Durations) AS p95_ms, maxArray(Tools.Durations) AS max_ms,
+      sum(Tools.WaitedMs) AS waited_ms
+    FROM slots ARRAY JOIN Tools GROUP BY value, tool ORDER BY value, tool`,
+  refusals: `SELECT toString(value) AS value, Refusals.Source AS source, Refusals.Tool AS tool, sum(Refusals.Count) AS refusals
+    FROM slots ARRAY JOIN Refusals GROUP BY value, source, tool ORDER BY value, refusals DESC, source, tool`,
+  // `low`: the project and model (of every value) reads less than the threshold's share from the cache.
+  models: `SELECT toString(value) AS value, Project AS project, Models.Name AS model, sum(Models.InputTokens) AS input_tokens,
+      sum(Models.CacheReadTokens) AS cache_read_tokens, sum(Models.CacheCreationTokens) AS cache_creation_tokens,
+      sum(Models.SavedUsd) AS saved_usd, sum(Models.WouldSaveUsd) AS would_save_usd,
+      ${cacheLow('sum(sum(Models.CacheReadTokens)) OVER place', `sum(sum(${MODEL_INPUT})) OVER place`)} AS low
+    FROM slots ARRAY JOIN Models GROUP BY value, project, model WINDOW place AS (PARTITION BY project, model) ORDER BY value, project, model`,
+  // The responses of the projects and models low on cache reads (the models rows that say so).
+  cached: `SELECT toString(value) AS value, SessionId AS session, Models.Name AS model, Models.Chats AS chats, arrayMap(t -> (t.1, t.2, t.3), Models.Turns) AS turns,
+      arrayMap(e -> (e.TraceId, toUnixTimestamp64Milli(e.Time), e.InputTokens), Models.Examples) AS examples
+    FROM slots ARRAY JOIN Models WHERE has(arrayZip({lowProjects:Array(String)}, {lowModels:Array(String)}), (Project, Models.Name))`,
 };
 
-type Found = Hit & { pattern: InsightPattern; nth: number; breakdown: string };
+type Row = Record<string, unknown> & { value: string };
+type HitRow = Hit & { pattern: InsightPattern; tokens: number; cost: number };
+interface CachedRow { value: string; session: string; model: string; chats: number; turns: [string, number, number][]; examples: [string, number, number][] }
 
-/**
- * Everything the report reads, in one statement, so that the facts are read once for all patterns: every hit with
- * its turn's tokens and cost (in time order), then every breakdown row as JSON (`breakdown`, in its `nth` place).
- */
-async function findAll(client: ClickHouseClient, c: Context): Promise<Found[]> {
-  const breakdowns = Object.entries(BREAKDOWNS).map(([pattern, { sql, order }]) =>
-    `SELECT '${pattern}' AS Pattern, toString(value) AS Value, row_number() OVER (ORDER BY ${order}) AS Nth, formatRowNoNewline('JSONEachRow', *) AS Row FROM (${sql(c)})`);
-  return selectRows(client,
-    `WITH ${commonSql(c, true)},
-       hits AS MATERIALIZED (${unionOfHits(', Timestamp, Key, Detail, toUInt64(Amount) AS Amount, toUInt64(After) AS After')}),
-       ${usageSql(c, true)}
-     SELECT * FROM (
-       SELECT h.Pattern AS pattern, ${c.value} AS value, h.SessionId AS session, h.TraceId AS trace, toUnixTimestamp64Milli(h.Timestamp) AS time_ms, h.Ms AS ms,
-         h.Key AS key, h.Detail AS detail, h.Amount AS amount, h.After AS after, u.Tokens AS tokens, u.Cost AS cost, 0 AS nth, '' AS breakdown
-       FROM hits AS h${placeJoin(c)} LEFT JOIN usage AS u USING (TraceId)
-       UNION ALL
-       SELECT Pattern, Value, '', '', 0, 0, '', '', 0, 0, 0, 0, Nth, Row FROM (${breakdowns.join('\n         UNION ALL ')}))
-     ORDER BY breakdown != '', nth, time_ms, session, trace
-     SETTINGS ${c.settings}`, c.params);
+/** Every statement's rows, the statements run two at a time (select.ts). */
+async function readAll(client: ClickHouseClient, filter: InsightFilter, params: Record<string, unknown>) {
+  const conditions = ['1'];
+  if (filter.since) conditions.push('toDate(Slot, {tz:String}) >= toDate({since:String})');
+  if (filter.until) conditions.push('toDate(Slot, {tz:String}) <= toDate({until:String})');
+  const source: InsightSource = { slots: insightTableName(filter.database ?? 'default'), when: conditions.join(' AND '), value: filter.by && DIMENSION_SQL[filter.by] };
+  const settings = filter.embedded ? ' SETTINGS max_threads = 1, max_block_size = 8192' : '';
+  const read = <T>(sql: string, more: Record<string, unknown> = {}) => selectRows<T>(client, `WITH ${slotsSql(source)} ${sql}${settings}`, { ...params, ...more });
+  const [hits, tools, refusals, models] = await Promise.all([
+    read<HitRow>(STATEMENTS.hits), read<Row>(STATEMENTS.tools), read<Row>(STATEMENTS.refusals), read<Row & { low: number }>(STATEMENTS.models),
+  ]);
+  // Most histories have no project and model low on cache reads: then there is nothing more to read.
+  const low = models.filter((row) => Number(row.low) === 1);
+  const cached = low.length === 0 ? [] : await read<CachedRow>(STATEMENTS.cached, { lowProjects: low.map((row) => row.project), lowModels: low.map((row) => row.model) });
+  return { hits, tools, refusals, models: models.map(({ low: _, ...row }) => row), cached };
+}
+
+/** Figures out of what was counted, the sessions it was in and its turns (trace, tokens, cost; '' for none). */
+function figuresOf(count: number, sessions: string[], turns: [string, number, number][], timeMs: number): Figures {
+  const spent = new Map(turns.filter(([trace]) => trace !== '').map(([trace, tokens, cost]) => [trace, { tokens: Number(tokens), cost: Number(cost) }]));
+  return {
+    count,
+    sessions: new Set(sessions).size,
+    turns: spent.size,
+    tokens: [...spent.values()].reduce((sum, turn) => sum + turn.tokens, 0),
+    cost_usd: round([...spent.values()].reduce((sum, turn) => sum + turn.cost, 0)),
+    time_ms: timeMs,
+  };
 }
 
 const round = (usd: number) => Math.round(usd * 1e9) / 1e9;
 const percent = (part: number, whole: number) => (whole > 0 ? Math.round((1000 * part) / whole) / 10 : 0);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const usd = (value: number) => `$${value.toFixed(2)}`;
+/** Strings in byte order, as ClickHouse sorts them (localeCompare's first use costs ~5 ms of ICU). */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** 1234567 → "1,234,567", as en-US writes a whole number (without Intl, whose first use costs ~10 ms). */
+const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 /** "1 loop", "2 loops". */
 const counted = (count: number, noun: string) => `${count} ${count === 1 ? noun : `${noun}s`}`;
 
@@ -212,47 +184,29 @@ const EXAMPLE_ORDER: Partial<Record<InsightPattern, (a: Hit, b: Hit) => number>>
   cache_efficiency: (a, b) => b.amount - a.amount || a.time_ms - b.time_ms,
 };
 
-/** What a hit's group of a pattern adds up to, without the pattern's own details and suggestion. */
-function sums(hits: Hit[], order?: (a: Hit, b: Hit) => number): Omit<Insight, 'pattern' | 'suggestion' | 'details'> {
-  const turns = new Map<string, { tokens: number; cost: number }>();
-  for (const hit of hits) if (hit.trace !== '') turns.set(hit.trace, { tokens: Number(hit.tokens ?? 0), cost: Number(hit.cost ?? 0) });
-  const ordered = order ? [...hits].sort(order) : hits;
-  return {
-    count: hits.length,
-    sessions: new Set(hits.map((hit) => hit.session)).size,
-    turns: turns.size,
-    tokens: [...turns.values()].reduce((sum, turn) => sum + turn.tokens, 0),
-    cost_usd: round([...turns.values()].reduce((sum, turn) => sum + turn.cost, 0)),
-    time_ms: hits.reduce((sum, hit) => sum + Number(hit.ms), 0),
-    examples: ordered.slice(0, EXAMPLES).map((hit) => ({ session: hit.session, trace: hit.trace, time: new Date(hit.time_ms).toISOString(), ms: Number(hit.ms), detail: hit.detail })),
-  };
+/** A pattern's first examples: the hits in their order (or `order`'s). */
+const examplesOf = (hits: Hit[], order?: (a: Hit, b: Hit) => number) =>
+  (order ? [...hits].sort(order) : hits).slice(0, EXAMPLES)
+    .map((hit) => ({ session: hit.session, trace: hit.trace, time: new Date(hit.time_ms).toISOString(), ms: Number(hit.ms), detail: hit.detail }));
+
+function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return groups;
 }
 
 /** Hits by their occurrence key, largest first. */
 function byKey(hits: Hit[]): { key: string; hits: Hit[] }[] {
-  const groups = new Map<string, Hit[]>();
-  for (const hit of hits) {
-    const group = groups.get(hit.key);
-    if (group === undefined) groups.set(hit.key, [hit]);
-    else group.push(hit);
-  }
-  return [...groups].map(([key, group]) => ({ key, hits: group })).sort((a, b) => b.hits.length - a.hits.length || a.key.localeCompare(b.key));
-}
-
-type PriceChat = typeof priceChat;
-
-/** Per token: what a model's input costs, and its cache reads (asked at a size below any long-context tier). */
-function cacheRates(price: PriceChat, model: string, atMs: number): { input: number; cacheRead: number } {
-  const zero = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0, cacheCreation1h: 0 };
-  const per = 1000;
-  return {
-    input: price(model, { ...zero, input: per }, atMs).usd / per,
-    cacheRead: price(model, { ...zero, cacheRead: per }, atMs).usd / per,
-  };
+  return [...groupBy(hits, (hit) => hit.key)].map(([key, group]) => ({ key, hits: group })).sort((a, b) => b.hits.length - a.hits.length || byText(a.key, b.key));
 }
 
 /** The pattern's own figures and what to change, out of its hits and breakdown rows (of one value). */
-function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string, unknown>[], t: InsightThresholds, price: PriceChat): { details: Record<string, unknown>; suggestion: string } {
+function explain(pattern: InsightPattern, figures: Figures, hits: Hit[], breakdown: Record<string, unknown>[], t: InsightThresholds): { details: Record<string, unknown>; suggestion: string } {
   const groups = byKey(hits);
   switch (pattern) {
     case 'retry_loop': {
@@ -269,7 +223,7 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
       return {
         details: { files: groups.length, result_chars: chars, result_tokens_estimate: Math.ceil(chars / 4) },
         suggestion: hits.length === 0 ? 'No file was read again unchanged.'
-          : `${counted(hits.length, 'read')} of ${counted(groups.length, 'file')} already read and unchanged (${chars.toLocaleString('en-US')} characters of results again): point the agent at the part it needs (line ranges), or note the files' gist in CLAUDE.md.`,
+          : `${counted(hits.length, 'read')} of ${counted(groups.length, 'file')} already read and unchanged (${thousands(chars)} characters of results again): point the agent at the part it needs (line ranges), or note the files' gist in CLAUDE.md.`,
       };
     }
     case 'not_found': {
@@ -291,21 +245,19 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
           : `Add to "permissions": { "allow": [...] } in .claude/settings.json: ${rules.map((rule) => JSON.stringify(rule.rule)).join(', ')} (asked ${counted(hits.length, 'time')}, allowed every time).`,
       };
     }
-    case 'interrupted_work': {
-      const s = sums(hits);
+    case 'interrupted_work':
       return {
         details: {},
-        suggestion: hits.length === 0 ? 'No turn was interrupted.'
-          : `${counted(hits.length, 'turn')} interrupted after ${usd(s.cost_usd)} and ${seconds(s.time_ms)}: on tasks that go astray, ask for a plan first (plan mode) and state what done looks like.`,
+        suggestion: figures.count === 0 ? 'No turn was interrupted.'
+          : `${counted(figures.count, 'turn')} interrupted after ${usd(figures.cost_usd)} and ${seconds(figures.time_ms)}: on tasks that go astray, ask for a plan first (plan mode) and state what done looks like.`,
       };
-    }
     case 'compaction_churn': {
       const before = hits.reduce((sum, hit) => sum + Number(hit.amount), 0);
       const after = hits.reduce((sum, hit) => sum + Number(hit.after), 0);
       return {
         details: { sessions_churning: groups.length, tokens_before: before, tokens_after: after },
         suggestion: hits.length === 0 ? `No session compacted ${t.compactionsMin} times or more.`
-          : `${counted(groups.length, 'session')} compacted ${counted(hits.length, 'time')} (${before.toLocaleString('en-US')} tokens of context down to ${after.toLocaleString('en-US')}): start a fresh session per task (/clear) and keep tool output and CLAUDE.md lean.`,
+          : `${counted(groups.length, 'session')} compacted ${counted(hits.length, 'time')} (${thousands(before)} tokens of context down to ${thousands(after)}): start a fresh session per task (/clear) and keep tool output and CLAUDE.md lean.`,
       };
     }
     case 'slow_tools': {
@@ -321,12 +273,11 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
     case 'cache_efficiency': {
       const rows = breakdown.map((row) => {
         const [input, read, write] = [Number(row.input_tokens), Number(row.cache_read_tokens), Number(row.cache_creation_tokens)];
-        const rates = cacheRates(price, String(row.model), Number(row.last_ms));
         return {
           project: String(row.project), model: String(row.model), input_tokens: input, cache_read_tokens: read, cache_creation_tokens: write,
           read_share_percent: percent(read, input + read + write),
-          saved_usd: round(read * (rates.input - rates.cacheRead)),
-          would_save_usd: round(input * (rates.input - rates.cacheRead)),
+          saved_usd: round(Number(row.saved_usd)),
+          would_save_usd: round(Number(row.would_save_usd)),
         };
       });
       const low = rows.filter((row) => row.read_share_percent < t.cacheReadMinPercent && row.input_tokens + row.cache_read_tokens + row.cache_creation_tokens > 0);
@@ -340,28 +291,42 @@ function explain(pattern: InsightPattern, hits: Hit[], breakdown: Record<string,
 }
 
 export async function insightsReport(client: ClickHouseClient, filter: InsightFilter = {}, thresholds: InsightThresholds = DEFAULTS.insights): Promise<InsightsReport> {
-  const c = contextOf(filter);
-  c.params = { ...c.params, ...thresholds };
-  // The price table (cache_efficiency's saved and would-save) loads while the store answers: its ~0.1 s of
-  // compiling overlaps the query instead of adding to it.
-  const pricing = import('../processors/price-chats.js');
-  const [found, { priceChat: price }] = await Promise.all([findAll(client, c), pricing]);
+  const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const params = { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', ...thresholds };
+  const rows = await readAll(client, filter, params);
+  const breakdowns: Partial<Record<InsightPattern, Row[]>> = {
+    not_found: rows.tools.filter((row) => Number(row.errors) > 0).sort((a, b) => Number(b.not_found) - Number(a.not_found) || byText(String(a.tool), String(b.tool))),
+    permission_friction: rows.refusals,
+    slow_tools: [...rows.tools].sort((a, b) => Number(b.p95_ms) - Number(a.p95_ms) || byText(String(a.tool), String(b.tool))),
+    cache_efficiency: rows.models,
+  };
+  const hitsOf = groupBy(rows.hits, (hit) => `${hit.pattern}\0${hit.value}`);
+  const cachedOf = groupBy(rows.cached, (row) => row.value);
+  // Without --by: every pattern, found or not; with it, each value it was found in (or has figures for).
+  const values = filter.by === undefined ? [''] : [...new Set([...rows.hits, ...rows.cached, ...rows.tools, ...rows.refusals, ...rows.models].map((row) => row.value))].sort(byText);
   const insights: Insight[] = [];
   for (const pattern of INSIGHT_PATTERNS) {
-    const ofPattern = found.filter((row) => row.pattern === pattern);
-    const hits = ofPattern.filter((row) => row.breakdown === '');
-    const breakdown = ofPattern.filter((row) => row.breakdown !== '').map((row) => JSON.parse(row.breakdown) as Record<string, unknown>);
-    // Without --by: every pattern, found or not; with it, each value it was found in (or has figures for).
-    const values = filter.by === undefined ? [''] : [...new Set([...hits.map((hit) => hit.value), ...breakdown.map((row) => String(row.value))])].sort();
+    const breakdownOf = groupBy(breakdowns[pattern] ?? [], (row) => row.value);
     for (const value of values) {
-      const mine = hits.filter((hit) => hit.value === value);
-      const rows = breakdown.filter((row) => String(row.value) === value).map(({ value: _, ...row }) => row);
+      const breakdown = (breakdownOf.get(value) ?? []).map(({ value: _, ...row }) => row);
+      let figures: Figures;
+      let hits: Hit[];
+      if (pattern === 'cache_efficiency') {
+        const cached = cachedOf.get(value) ?? [];
+        figures = figuresOf(cached.reduce((sum, row) => sum + row.chats, 0), cached.map((row) => row.session), cached.flatMap((row) => row.turns), 0);
+        hits = cached.flatMap((row) => row.examples.map(([trace, time, input]) => ({ value, session: row.session, trace, time_ms: time, ms: 0, key: row.model, detail: row.model, amount: input, after: 0 })));
+      } else {
+        hits = hitsOf.get(`${pattern}\0${value}`) ?? [];
+        const found = hits as HitRow[];
+        figures = figuresOf(found.length, found.map((hit) => hit.session), found.map((hit) => [hit.trace, hit.tokens, hit.cost]), found.reduce((sum, hit) => sum + hit.ms, 0));
+      }
+      if (filter.by !== undefined && figures.count === 0 && breakdown.length === 0) continue;
       insights.push({
-        pattern, ...(filter.by === undefined ? {} : { value }), ...sums(mine, EXAMPLE_ORDER[pattern]),
-        ...explain(pattern, mine, rows, thresholds, price),
+        pattern, ...(filter.by === undefined ? {} : { value }), ...figures, examples: examplesOf(hits, EXAMPLE_ORDER[pattern]),
+        ...explain(pattern, figures, hits, breakdown, thresholds),
       });
     }
   }
   const named = Object.fromEntries(Object.entries(INSIGHT_KEYS).map(([name, key]) => [key, thresholds[name as keyof InsightThresholds]]));
-  return { timezone: c.timezone, thresholds: named, ...(filter.by === undefined ? {} : { by: filter.by }), insights };
+  return { timezone, thresholds: named, ...(filter.by === undefined ? {} : { by: filter.by }), insights };
 }

@@ -114,7 +114,8 @@ describe('runRetention', () => {
     const before = await tableCounts();
     second = await runRetention(store.client, { database: 'otel', rawTtlDays: 14, nowMs: NOW + 1 });
     expect(second.ttl.every((t) => t.status === 'ok')).toBe(true);
-    expect(second.summaries).toEqual({ factsRepaired: 0, sessionDays: 0, sessions: 0 });
+    expect(first.summaries.insightSlots).toBeGreaterThan(0);
+    expect(second.summaries).toEqual({ factsRepaired: 0, sessionDays: 0, sessions: 0, insightSlots: 0 });
     expect(second.expired.every((e) => e.rows === 0)).toBe(true);
     expect(await tableCounts()).toEqual(before);
     expect(formatRetentionReport(second)).toContain('expired      nothing');

@@ -8,6 +8,7 @@ import { DEFAULT_RAW_TTL_DAYS, renderContext, validateTtlDays } from '../../../s
 import { DEFAULT_SUMMARY_TTL_DAYS, summaryTablesDdl, summaryUpgradeDdl } from '../../../schemas/summaries.js';
 import { deleteExpired, type Expiry } from './expire.js';
 import { ensureFacts } from './facts.js';
+import { ensureInsightSlots, refreshInsightSlots } from './insight-slots.js';
 import { refreshSummaries, type SummaryRefresh } from './summaries.js';
 import { checkTtls, type TtlCheck } from './ttl.js';
 
@@ -24,7 +25,7 @@ export interface RetentionOptions {
 
 export interface RetentionReport {
   ttl: TtlCheck[];
-  summaries: SummaryRefresh;
+  summaries: SummaryRefresh & { insightSlots: number };
   expired: Expiry[];
   /** True when any TTL differs from the settings and was not applied (checkOnly). */
   drift: boolean;
@@ -34,6 +35,7 @@ export interface RetentionReport {
 export async function ensureSummaryTables(client: ClickHouseClient, opts: { database?: string; cluster?: string; summaryTtlDays?: number }): Promise<void> {
   for (const query of [...summaryTablesDdl(opts), ...summaryUpgradeDdl(opts)]) await client.command({ query });
   await ensureFacts(client, opts);
+  await ensureInsightSlots(client, opts);
 }
 
 export async function runRetention(client: ClickHouseClient, opts: RetentionOptions = {}): Promise<RetentionReport> {
@@ -47,8 +49,9 @@ export async function runRetention(client: ClickHouseClient, opts: RetentionOpti
 
   const ttl = await checkTtls(client, ctx, ttlDays, !opts.checkOnly);
   const summaries = await refreshSummaries(client, ctx, nowMs);
+  const insightSlots = await refreshInsightSlots(client, ctx, nowMs);
   const expired = await deleteExpired(client, ctx, ttlDays, nowMs);
-  return { ttl, summaries, expired, drift: ttl.some((t) => t.status === 'drift') };
+  return { ttl, summaries: { ...summaries, insightSlots }, expired, drift: ttl.some((t) => t.status === 'drift') };
 }
 
 /** Human-readable report, one line per action. */
@@ -63,7 +66,7 @@ export function formatRetentionReport(report: RetentionReport): string {
     );
   }
   if (report.summaries.factsRepaired > 0) lines.push(`repaired     facts of ${report.summaries.factsRepaired} raw rows that had none`);
-  lines.push(`summaries    ${report.summaries.sessionDays} session-days, ${report.summaries.sessions} sessions written`);
+  lines.push(`summaries    ${report.summaries.sessionDays} session-days, ${report.summaries.sessions} sessions, ${report.summaries.insightSlots} insight slots written`);
   for (const e of report.expired) {
     const withRows = e.partitions - e.emptyPartitions;
     if (e.rows > 0) lines.push(`expired      ${e.table}: ${e.rows} rows${withRows ? ` in ${withRows} partitions` : ''}`);

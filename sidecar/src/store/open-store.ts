@@ -6,8 +6,10 @@ import type { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLeve
 import { closeSync, existsSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hasFullTextSearch, OTEL_TABLES, otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
+import { INSIGHT_TABLE } from '../../../schemas/insights.js';
 import { FACTS_VERSION, FACTS_VIEWS, USAGE_TABLES } from '../../../schemas/usage.js';
 import { ensureFacts } from '../retention/facts.js';
+import { ensureInsightSlots } from '../retention/insight-slots.js';
 import { checkTtls } from '../retention/ttl.js';
 import { ensurePrivateDir } from '../secure-dir.js';
 import { chdbWriter } from './chdb-writer.js';
@@ -199,7 +201,7 @@ async function serverHasFullTextSearch(client: ClickHouseClient): Promise<boolea
 async function ensureSchema(client: ClickHouseClient, database: string, options: OpenOptions, fullTextSearch = true): Promise<void> {
   const { rawTtlDays, summaryTtlDays } = options;
   // One cheap look first: most opens find every table there, and a reader should not pay for DDL.
-  const tables = [...Object.values(OTEL_TABLES), ...Object.values(USAGE_TABLES)];
+  const tables = [...Object.values(OTEL_TABLES), ...Object.values(USAGE_TABLES), INSIGHT_TABLE];
   const existing = await client.query({
     query: `SELECT name, comment FROM system.tables WHERE database = {database:String} AND name IN {tables:Array(String)}`,
     query_params: { database, tables },
@@ -211,6 +213,8 @@ async function ensureSchema(client: ClickHouseClient, database: string, options:
     for (const statement of otelTablesDdl({ database, rawTtlDays, fullTextSearch })) await client.command({ query: statement });
     // The summaries maintained at insert (their views read the otel_* tables just made).
     await ensureFacts(client, { database, summaryTtlDays });
+    // What `report insights` reads, filled from the facts a store made before it has.
+    await ensureInsightSlots(client, { database, summaryTtlDays });
   }
   if (options.access === 'write' && summaryTtlDays !== undefined) {
     await checkTtls(client, renderContext({ database }), { raw: rawTtlDays ?? 0, summary: summaryTtlDays }, true, ['summary']);
