@@ -60,6 +60,13 @@ describe('codex_home', () => {
   });
 });
 
+describe('insight_slow_tool_ms', () => {
+  it('is at least 1 000 ms: the insight slots keep the calls from there up', () => {
+    expect(loadConfig({}, { ...env, CCOTEL_INSIGHT_SLOW_TOOL_MS: '1000' }).insights.slowToolMs).toBe(1_000);
+    expect(() => loadConfig({}, { ...env, CCOTEL_INSIGHT_SLOW_TOOL_MS: '999' })).toThrow(/^CCOTEL_INSIGHT_SLOW_TOOL_MS must be a whole number ≥ 1000, not "999"$/);
+  });
+});
+
 describe('the config file', () => {
   const withFile = (yaml: string) => {
     const dir = mkdtempSync(join(tmpdir(), 'ccotel-config-'));

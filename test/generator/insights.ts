@@ -32,6 +32,8 @@ export interface PlannedTurn {
   compactedFrom?: number;
   /** Cache reads of each of the turn's responses (default 0: nothing read from the cache). */
   cacheRead?: number;
+  /** Time between the previous turn's last row and this turn's prompt, beyond the usual second. */
+  gapMs?: number;
 }
 
 export interface PlannedSession {
@@ -50,7 +52,7 @@ const uuidOf = (label: string) => {
 
 const read = (path: string, range?: { offset: number; limit: number }) => ({ tool: 'Read', input: { file_path: path, ...range }, output: `     1\tcontents of ${path}`, ms: 40 });
 const bash = (command: string, more: Partial<PlannedCall> = {}): PlannedCall => ({ tool: 'Bash', input: { command, description: 'Run it' }, output: 'ok', ms: 500, ...more });
-const failing = (command: string, output: string): PlannedCall => bash(command, { output, error: true });
+export const failing = (command: string, output: string): PlannedCall => bash(command, { output, error: true });
 
 /**
  * The plan. Found: a loop of one failing build (3 calls, blanks aside), 2 repeated reads, 2 not-found errors, a rule
@@ -99,10 +101,10 @@ interface Written {
 }
 
 /** Writes the plan's transcripts under `configDir` and its hook events into `spoolDir`; returns each session's ids and turns. */
-export function writeInsightSessions(configDir: string, spoolDir: string, startMs: number): Map<string, Written> {
+export function writeInsightSessions(configDir: string, spoolDir: string, startMs: number, plans = INSIGHT_SESSIONS): Map<string, Written> {
   mkdirSync(spoolDir, { recursive: true, mode: 0o700 });
   const written = new Map<string, Written>();
-  INSIGHT_SESSIONS.forEach((plan, n) => {
+  plans.forEach((plan, n) => {
     const sessionId = uuidOf(`insights/${plan.name}`);
     const path = join(configDir, 'projects', plan.cwd.replace(/[^a-zA-Z0-9]/g, '-'), `${sessionId}.jsonl`);
     mkdirSync(join(path, '..'), { recursive: true });
@@ -120,6 +122,7 @@ export function writeInsightSessions(configDir: string, spoolDir: string, startM
     const session: Written = { sessionId, turns: [] };
     plan.turns.forEach((turn, t) => {
       const promptId = uuidOf(`${sessionId}/prompt/${t}`);
+      clock += turn.gapMs ?? 0;
       const tokens = tokensOf(turn);
       let chats = 0;
       const assistant = (content: object[], stopReason: string | null) => {
