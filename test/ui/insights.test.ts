@@ -36,6 +36,18 @@ describe('ccotel ui: Insights', () => {
     expect(suggestions).toEqual(report.insights.filter((insight) => insight.count > 0).map((insight) => [insight.pattern, insight.suggestion]));
   });
 
+  it('counts only the range asked for, as report insights --since does', async () => {
+    const later = JSON.parse(await ccotel('report', 'insights', '--json', '--since', '2026-10-06')) as InsightsReport;
+    await ui.page.goto(`${ui.served.base}/#/insights?from=${Date.UTC(2026, 9, 6)}`);
+    await shown(ui.page, 'insights');
+    const counts = (await figures(ui.page, 'table.insights')).filter(({ path }) => path.endsWith('.count')).map(({ value }) => value);
+    expect(counts).toEqual(later.insights.map((insight) => String(insight.count)));
+    expect(counts.every((count) => count === '0')).toBe(true);
+    // Back to all history for the next test.
+    await ui.page.goto(`${ui.served.base}/#/insights?from=0`);
+    await shown(ui.page, 'insights');
+  });
+
   it('opens an example at its turn', async () => {
     const example = report.insights.find((insight) => insight.pattern === 'retry_loop')!.examples[0];
     await ui.page.click('section[data-pattern="retry_loop"] a.example');

@@ -3,6 +3,7 @@
 // --json` print: tokens and cost from the summaries, so history older than the raw tables is there too), plus
 // the views of ui/queries.ts.
 import type { ClickHouseClient } from '@clickhouse/client';
+import { INSIGHT_TABLE } from '../../../schemas/insights.js';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 import type { InsightThresholds } from '../config.js';
 import { insightsReport, type InsightsReport } from '../report/insights.js';
@@ -15,8 +16,13 @@ import { sessionFactsSql, spansFromFacts, type SpanFact } from './expired.js';
 import { FAILURES, LOGS_PER_DAY, SESSION_LOGS, SESSION_SPAN_LIMIT, SESSION_SPANS, SESSIONS } from './queries.js';
 import type { DaySeries, FailureRow, LogRow, Overview, SessionDetail, SessionRow, SpanRow, TimeRange } from './types.js';
 
-/** Every table the figures read, each with a `Timestamp` column the range applies to. */
-const TIMED_TABLES = ['otel_traces', 'otel_logs', USAGE_TABLES.spans, USAGE_TABLES.events];
+/**
+ * Every table the figures read, with the column of its time the range applies to: the insight slots' is the start of
+ * each 15 minutes (a range of whole UTC days takes exactly the slots of those days).
+ */
+const TIMED_TABLES: Record<string, string> = {
+  otel_traces: 'Timestamp', otel_logs: 'Timestamp', [USAGE_TABLES.spans]: 'Timestamp', [USAGE_TABLES.events]: 'Timestamp', [INSIGHT_TABLE]: 'Slot',
+};
 /** Days and sessions counted in UTC, the same days as the per-day queries. */
 const TIMEZONE = 'UTC';
 
@@ -24,26 +30,26 @@ const TIMEZONE = 'UTC';
  * A read of one of TIMED_TABLES in a statement (with its FINAL, if any), by its bare name or as `database`.`table`
  * (the usage views name their tables so); no statement aliases these tables.
  */
-const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+((?:\`[^\`]+\`\\.)?\`?(${TIMED_TABLES.join('|')})\`?)(?![\\w.\`])(\\s+FINAL\\b)?`, 'g');
+const TIMED_READ = new RegExp(`\\b(FROM|JOIN)\\s+((?:\`[^\`]+\`\\.)?\`?(${Object.keys(TIMED_TABLES).join('|')})\`?)(?![\\w.\`])(\\s+FINAL\\b)?`, 'g');
 
 /**
- * `sql` with every read of the raw tables and the summaries limited to `filter`: each becomes a subquery of the
- * rows in range under the table's own name, so the report's own SQL answers for a time range without a second
- * copy of it. Not ClickHouse's `additional_table_filters`: a setting, which the read-only query endpoint of a
- * running sidecar refuses, and which the embedded store's client would turn into a `SET` that stays.
+ * `sql` with every read of the raw tables and the summaries limited to `filter` (of the table's time column): each
+ * becomes a subquery of the rows in range under the table's own name, so the report's own SQL answers for a time
+ * range without a second copy of it. Not ClickHouse's `additional_table_filters`: a setting, which the read-only query
+ * endpoint of a running sidecar refuses, and which the embedded store's client would turn into a `SET` that stays.
  */
-export function restrictToRange(sql: string, filter: string): string {
-  return sql.replace(TIMED_READ, (_read, keyword: string, reference: string, table: string, final = '') => `${keyword} (SELECT * FROM ${reference}${final} WHERE ${filter}) AS ${table}`);
+export function restrictToRange(sql: string, filter: (column: string) => string): string {
+  return sql.replace(TIMED_READ, (_read, keyword: string, reference: string, table: string, final = '') =>
+    `${keyword} (SELECT * FROM ${reference}${final} WHERE ${filter(TIMED_TABLES[table])}) AS ${table}`);
 }
 
 /** `client`, with every read of the raw tables and the summaries limited to `range` (restrictToRange). */
 export function withRange(client: ClickHouseClient, range: TimeRange): ClickHouseClient {
-  const conditions = [
-    range.fromMs === undefined ? '' : `Timestamp >= fromUnixTimestamp64Milli(${Math.trunc(range.fromMs)})`,
-    range.toMs === undefined ? '' : `Timestamp < fromUnixTimestamp64Milli(${Math.trunc(range.toMs)})`,
-  ].filter(Boolean);
-  if (conditions.length === 0) return client;
-  const filter = conditions.join(' AND ');
+  if (range.fromMs === undefined && range.toMs === undefined) return client;
+  const filter = (column: string) => [
+    range.fromMs === undefined ? '' : `${column} >= fromUnixTimestamp64Milli(${Math.trunc(range.fromMs)})`,
+    range.toMs === undefined ? '' : `${column} < fromUnixTimestamp64Milli(${Math.trunc(range.toMs)})`,
+  ].filter(Boolean).join(' AND ');
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property !== 'query') return Reflect.get(target, property, receiver);
@@ -125,7 +131,7 @@ export class UiData {
 
   /** Changes whenever rows are added or expire: counts of a MergeTree table come from its metadata, cheaply. */
   async version(): Promise<string> {
-    const [row] = await rows<Record<string, number>>(this.client, `SELECT ${TIMED_TABLES.map((table) => `(SELECT count() FROM ${table})`).join(', ')}`);
+    const [row] = await rows<Record<string, number>>(this.client, `SELECT ${Object.keys(TIMED_TABLES).map((table) => `(SELECT count() FROM ${table})`).join(', ')}`);
     return JSON.stringify(row);
   }
 
