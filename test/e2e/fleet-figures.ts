@@ -83,7 +83,10 @@ export function figureTests(stores: () => { run: FleetRun; reference: ClickHouse
     expect(sessions.length).toBeGreaterThan(5);
     expect(rounded(sessions)).toEqual(rounded(await hosts.sessions(range)));
     expect(rounded(await fleet.overview(range))).toEqual(rounded(await hosts.overview(range)));
-    expect(rounded(await fleet.insights(range))).toEqual(rounded(await hosts.insights(range)));
+    const insights = await fleet.insights(range);
+    // Found in the slots the deployment's insights timer refreshed (fleet-scenario.ts), not an empty answer twice.
+    expect(insights.insights.filter((insight) => insight.count > 0).length).toBeGreaterThan(0);
+    expect(rounded(insights)).toEqual(rounded(await hosts.insights(range)));
     expect(rounded(await fleet.failures(range))).toEqual(rounded(await hosts.failures(range)));
   });
 }

@@ -37,7 +37,7 @@ const IN_RAW_WINDOW = 'Timestamp > now() - INTERVAL 29 DAY';
 const OUTAGE_MS = Number(process.env.FLEET_CLICKHOUSE_OUTAGE_S ?? 20) * 1000;
 /** Longer than the gateways' tail-sampling decision wait (3 s) plus the sidecars' flush. */
 const QUIET_MS = 8_000;
-export const PERIODS = [[], ['daily'], ['weekly'], ['monthly'], ['session'], ['blocks']];
+export const PERIODS = [[], ['daily'], ['weekly'], ['monthly'], ['session'], ['blocks'], ['insights']];
 
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,6 +86,12 @@ async function report(args: string[], store: string, home: string): Promise<unkn
   const result = await runCli(['report', ...args, '--json', '--timezone', 'UTC', '--store', store], { PATH: process.env.PATH, HOME: home, CCOTEL_CONFIG: 'none', CCOTEL_STATE_DIR: join(home, 'state') }, 180_000);
   if (result.status !== 0) throw new Error(`report ${args.join(' ')} --store ${store}: ${result.stderr}`);
   return JSON.parse(result.stdout);
+}
+
+/** What a deployment's insights timer does (`ccotel retention --insights-only`): the insight slots from the facts. */
+async function refreshInsights(store: string, home: string): Promise<void> {
+  const result = await runCli(['retention', '--insights-only', '--store', store], { PATH: process.env.PATH, HOME: home, CCOTEL_CONFIG: 'none', CCOTEL_STATE_DIR: join(home, 'state') }, 180_000);
+  if (result.status !== 0) throw new Error(`retention --insights-only --store ${store}: ${result.stderr}`);
 }
 
 export interface FleetRun {
@@ -199,6 +205,7 @@ async function run(dir: string, faults: boolean): Promise<FleetRun> {
   const union = await openStore(referenceDir, { command: 'test', access: 'write' });
   for (const [table, lines] of exported) if (lines.length > 0) await union.client.insert({ table, values: lines.map((line) => JSON.parse(line) as object), format: 'JSONEachRow' });
   await union.close();
+  for (const store of [fleet.storeUrl, referenceDir]) await refreshInsights(store, join(dir, 'reader'));
   const reports = new Map<string, { fleet: unknown; reference: unknown }>();
   for (const period of PERIODS) {
     reports.set(period.join(' ') || 'overview', {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { INSIGHT_TABLE } from '../../../schemas/insights.js';
+import { corpusRows, insertCorpus, type SessionSpec } from '../../../schemas/corpus.js';
 import { ttlOf } from '../retention/ttl.js';
 import { openStore } from '../store/open-store.js';
 import { retentionCommand } from './retention.js';
@@ -73,4 +75,37 @@ it('applies a summary TTL set by the user to a fresh store and to an existing on
 
 it('rejects a TTL that is not a whole number of days', async () => {
   await expect(run({ rawTtlDays: '2w' })).rejects.toThrow(/--raw-ttl-days must be a whole number of days/);
+});
+
+it('--insights-only refreshes the insight slots alone: with --recent, only of the sessions with facts from those minutes', async () => {
+  const dir = join(home, 'insights-store');
+  const now = Date.now();
+  const session = (id: string, startMs: number): SessionSpec => ({
+    id, host: 'h', user: 'u', project: '/work/p', startMs, restarts: [], failureModes: [],
+    turns: [{ atMs: 1_000, durationMs: 2_000, outcome: 'interrupted', chats: [{ model: 'claude-sonnet-4-5', input: 1, output: 2, cacheRead: 3, cacheCreation: 4 }], tools: [] }],
+  });
+  const store = await openStore(dir, { command: 'test', access: 'write' });
+  try {
+    // Stored as a Collector gateway stores them: through the views, with no ccotel writer to refresh the slots.
+    await insertCorpus(store.client, store.database, corpusRows([session('sess-now', now - 120_000), session('sess-old', now - 3 * 86_400_000)]));
+  } finally {
+    await store.close();
+  }
+  const slotsOf = async () => {
+    const reader = await openStore(dir, { command: 'test', access: 'read' });
+    try {
+      const result = await reader.client.query({ query: `SELECT DISTINCT SessionId FROM ${INSIGHT_TABLE} FINAL ORDER BY SessionId`, format: 'JSONEachRow' });
+      return (await result.json<{ SessionId: string }>()).map((row) => row.SessionId);
+    } finally {
+      await reader.close();
+    }
+  };
+  const refresh = (flags: Parameters<typeof retentionCommand>[0]) => run({ store: dir, insightsOnly: true, ...flags });
+  expect(await slotsOf()).toEqual([]);
+  expect((await refresh({ recent: '60' })).text).toBe('insights     1 insight slots written\n');
+  expect(await slotsOf()).toEqual(['sess-now']);
+  expect((await refresh({})).report.summaries.insightSlots).toBe(1);
+  expect(await slotsOf()).toEqual(['sess-now', 'sess-old']);
+  expect((await refresh({})).report.summaries.insightSlots).toBe(0);
+  await expect(run({ store: dir, recent: '60' })).rejects.toThrow('--recent goes with --insights-only');
 });

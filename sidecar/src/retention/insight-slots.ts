@@ -159,6 +159,18 @@ async function cacheSavings(client: ClickHouseClient, ctx: RenderContext, ofSess
   };
 }
 
+/** The sessions with facts (span or event) from `sinceMs` on: those a frequent refresh of a server's slots takes. */
+export async function sessionsSince(client: ClickHouseClient, ctx: RenderContext, sinceMs: number): Promise<string[]> {
+  const since = `fromUnixTimestamp64Milli(toInt64(${Math.trunc(sinceMs)}))`;
+  const result = await client.query({
+    query: `SELECT DISTINCT SessionId FROM (
+      SELECT SessionId FROM ${readName(ctx, USAGE_TABLES.spans)} WHERE Timestamp >= ${since}
+      UNION ALL SELECT SessionId FROM ${readName(ctx, USAGE_TABLES.events)} WHERE Timestamp >= ${since} AND SessionId != '')`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ SessionId: string }>()).map((row) => row.SessionId);
+}
+
 /** The slots table (and, on a store that had facts before it, its first fill); idempotent. */
 export async function ensureInsightSlots(client: ClickHouseClient, opts: SummarySchemaOptions = {}): Promise<void> {
   const ctx = renderContext(opts);
