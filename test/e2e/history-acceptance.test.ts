@@ -106,7 +106,7 @@ it('changes nothing on a second backfill, nor on a retention run afterwards', as
   const store = await openStore(storeDir, { command: 'test', access: 'write' });
   try {
     const report = await runRetention(store.client);
-    expect(report.summaries).toEqual({ factsRepaired: 0, sessionDays: 0, sessions: 0 });
+    expect(report.summaries).toEqual({ factsRepaired: 0, sessionDays: 0, sessions: 0, insightSlots: 0 });
     expect(report.ttl.every((t) => t.status === 'ok')).toBe(true);
     expect(report.expired.every((e) => e.rows === 0)).toBe(true);
   } finally {

@@ -1,13 +1,14 @@
-// Where time and money go to waste (issue 35): recurring patterns found in the summaries (the span and event facts,
-// schemas/usage.ts), each with what its turns cost, where it happened and what to change. The one place these
-// figures are computed: `ccotel report insights` prints them, the web view shows the same JSON. Definitions,
-// thresholds and the SQL of each pattern: docs/REPORT.md "Insights".
+// Where time and money go to waste (issue 35): recurring patterns, each with what its turns cost, where it happened and
+// what to change, read from the insight slots (schemas/insights.ts: each session's hits, found ahead in its span and
+// event facts by retention/insight-slots.ts) with the thresholds applied here. The one place these figures are
+// computed: `ccotel report insights` prints them, the web view shows the same JSON. Definitions, thresholds and the
+// SQL of each pattern: docs/REPORT.md "Insights".
 import type { ClickHouseClient } from '@clickhouse/client';
 import { insightTableName } from '../../../schemas/insights.js';
 import { DEFAULTS, INSIGHT_KEYS } from '../config.js';
+import { HIT_SQL, type HitPattern } from '../retention/insight-slots.js';
 import { INSIGHT_PATTERNS, type Insight, type InsightDimension, type InsightFilter, type InsightPattern, type InsightsReport, type InsightThresholds } from './insight-types.js';
 import { selectRows } from './select.js';
-import { HIT_SQL, type HitPattern } from '../retention/insight-slots.js';
 
 export { INSIGHT_DIMENSIONS, INSIGHT_PATTERNS, type Insight, type InsightDimension, type InsightFilter, type InsightPattern, type InsightsReport } from './insight-types.js';
 
@@ -107,9 +108,9 @@ ORDER BY indexOf(${listOf(INSIGHT_PATTERNS)}, pattern)`
 }
 
 /**
- * What the report reads, a statement each (simple ones, each planned in a few ms, two at a time; one statement of
- * them all took longer to plan than `report daily` takes to answer): the hits found, in time order; the tool calls,
- * refusals and responses by value and tool, source or project and model; the responses low on cache reads by slot.
+ * What the report reads, a statement each, simple ones (one statement of them all, over the facts, took longer to plan
+ * than `report daily` takes to answer): the hits found, in time order; the tool calls, refusals and responses by value
+ * and tool, source or project and model; then, only if there are any, the responses low on cache reads by slot.
  */
 const STATEMENTS = {
   hits: `SELECT Pattern AS pattern, toString(value) AS value, SessionId AS session, TraceId AS trace, toUnixTimestamp64Milli(Time) AS time_ms,
@@ -137,7 +138,7 @@ type Row = Record<string, unknown> & { value: string };
 type HitRow = Hit & { pattern: InsightPattern; tokens: number; cost: number };
 interface CachedRow { value: string; session: string; model: string; chats: number; turns: [string, number, number][]; examples: [string, number, number][] }
 
-/** Every statement's rows, the statements run two at a time (select.ts). */
+/** Every statement's rows. */
 async function readAll(client: ClickHouseClient, filter: InsightFilter, params: Record<string, unknown>) {
   const conditions = ['1'];
   if (filter.since) conditions.push('toDate(Slot, {tz:String}) >= toDate({since:String})');
