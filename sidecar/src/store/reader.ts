@@ -14,8 +14,7 @@
 //   and any change of a setting (SET, a SETTINGS clause, a URL setting) are refused by the engine; a setting
 //   given with the value it already has passes, as on a ClickHouse server.
 // - limits fixed before `readonly` locks them: execution time, result size, memory, query size and AST
-//   depth and size. Materialized CTEs are enabled there too: `report insights` asks for them, which readonly
-//   lets pass only when the session already has them.
+//   depth and size.
 // - queries run at once on sessions of their own (a chdb connection runs one query at a time), as many as
 //   libuv's thread pool leaves threads for (threadpool.ts); the others wait for a session. A query is
 //   answered by its time limit, counted from its arrival, whatever the engine does (one function call on
@@ -126,7 +125,7 @@ export async function openReader(chdbPath: string, limits: ReaderLimits = DEFAUL
     await session.queryAsync(
       `SET max_execution_time = ${limits.maxExecutionSeconds}, max_result_bytes = ${limits.maxResultBytes}, ` +
         `max_memory_usage = ${limits.maxMemoryBytes}, max_query_size = ${limits.maxQueryBytes}, ` +
-        'max_parser_depth = 1000, max_ast_depth = 1000, max_ast_elements = 50000, enable_materialized_cte = 1, readonly = 1',
+        'max_parser_depth = 1000, max_ast_depth = 1000, max_ast_elements = 50000, readonly = 1',
       { format: 'TSV' },
     );
     sessions.push(session);
