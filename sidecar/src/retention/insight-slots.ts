@@ -9,7 +9,7 @@
  * sessions it writes (sinks/insight-refresh.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { ident, renderContext, type RenderContext } from '../../../schemas/clickhouse.js';
+import { hasMaterializedCte, ident, renderContext, type RenderContext } from '../../../schemas/clickhouse.js';
 import { INSIGHT_COLUMNS, INSIGHT_TABLE, insightTableDdl } from '../../../schemas/insights.js';
 import type { SummarySchemaOptions } from '../../../schemas/summaries.js';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
@@ -80,8 +80,12 @@ function nestedColumns(name: string, array: string): { names: string[]; values: 
   };
 }
 
-/** The slot rows of the sessions `sessions` (an SQL condition on SessionId), in the table's column order. */
-function slotsSql(ctx: RenderContext, sessions: string): { columns: string[]; select: string } {
+/**
+ * The slot rows of the sessions `sessions` (an SQL condition on SessionId), in the table's column order. `materialize`:
+ * the facts read once (a server before materialized CTEs reads them again at each reference).
+ */
+function slotsSql(ctx: RenderContext, sessions: string, materialize: boolean): { columns: string[]; select: string } {
+  const as = materialize ? 'AS MATERIALIZED' : 'AS';
   const spans = readName(ctx, USAGE_TABLES.spans);
   const events = readName(ctx, USAGE_TABLES.events);
   const hitUnion = Object.entries(HIT_SQL).map(([pattern, sql]) =>
@@ -96,16 +100,16 @@ function slotsSql(ctx: RenderContext, sessions: string): { columns: string[]; se
   const columns = ['SessionId', 'Slot', 'Project', 'Repo', 'User', ...Object.values(nested).flatMap((n) => n.names)];
   const select = `
 WITH
-  places AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project, argMaxIf(Repository, Timestamp, Repository != '') AS Repo,
+  places ${as} (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project, argMaxIf(Repository, Timestamp, Repository != '') AS Repo,
     argMaxIf(User, Timestamp, User != '') AS User FROM ${spans} WHERE ${sessions} GROUP BY SessionId),
-  tools AS ${facts(spans, sessions, 'tool', ['InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'])},
-  turns AS ${facts(spans, sessions, 'turn')},
-  chats AS ${facts(spans, sessions, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens', 'OutputTokens', 'CostUsd'])},
-  compactions AS (SELECT SessionId, TraceId, Timestamp, PreTokens FROM ${events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${sessions}),
-  refusals AS (SELECT SessionId, Timestamp, Source, Name FROM ${events} FINAL WHERE EventName = 'ccotel.permission.blocked' AND ${sessions}),
+  tools ${as} ${facts(spans, sessions, 'tool', ['InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'])},
+  turns ${as} ${facts(spans, sessions, 'turn')},
+  chats ${as} ${facts(spans, sessions, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens', 'OutputTokens', 'CostUsd'])},
+  compactions ${as} (SELECT SessionId, TraceId, Timestamp, PreTokens FROM ${events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${sessions}),
+  refusals ${as} (SELECT SessionId, Timestamp, Source, Name FROM ${events} FINAL WHERE EventName = 'ccotel.permission.blocked' AND ${sessions}),
   savings AS (SELECT s.1 AS Model, s.2 AS Day, s.3 AS Saving FROM (SELECT arrayJoin(arrayZip({savingModels:Array(String)}, {savingDays:Array(Date)}, {savings:Array(Float64)})) AS s)),
   -- Each turn's tokens and cost, all its responses; the cost rounded so that a sum's order never changes a row's hash.
-  usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, round(sum(CostUsd), 10) AS Cost
+  usage ${as} (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, round(sum(CostUsd), 10) AS Cost
     FROM chats WHERE TraceId != '' GROUP BY TraceId),
   hits AS (SELECT SessionId, ${slotOf('Timestamp')} AS Slot,
       arraySort(groupArray((Pattern, TraceId, toDateTime64(Timestamp, 3), Ms, Key, Detail, Amount, After, Repeats, Tokens, Cost))) AS Hits
@@ -159,6 +163,17 @@ async function cacheSavings(client: ClickHouseClient, ctx: RenderContext, ofSess
   };
 }
 
+const versions = new WeakMap<ClickHouseClient, Promise<string>>();
+/** The server's `version()`, asked once per client (`run` refreshes every second or so). */
+function serverVersion(client: ClickHouseClient): Promise<string> {
+  let version = versions.get(client);
+  if (version === undefined) {
+    version = client.query({ query: 'SELECT version() AS version', format: 'JSONEachRow' }).then(async (result) => (await result.json<{ version: string }>())[0].version);
+    versions.set(client, version);
+  }
+  return version;
+}
+
 /** The sessions with facts (span or event) from `sinceMs` on: those a frequent refresh of a server's slots takes. */
 export async function sessionsSince(client: ClickHouseClient, ctx: RenderContext, sinceMs: number): Promise<string[]> {
   const since = `fromUnixTimestamp64Milli(toInt64(${Math.trunc(sinceMs)}))`;
@@ -200,14 +215,15 @@ export async function refreshInsightSlots(client: ClickHouseClient, ctx: RenderC
   if (sessions?.length === 0) return 0;
   const table = readName(ctx, INSIGHT_TABLE);
   const ofSessions = sessions === undefined ? '1' : 'SessionId IN {sessions:Array(String)}';
-  const { columns, select } = slotsSql(ctx, ofSessions);
+  const materialize = hasMaterializedCte(await serverVersion(client));
+  const { columns, select } = slotsSql(ctx, ofSessions, materialize);
   const runAt = `fromUnixTimestamp64Milli(toInt64(${runAtMs}))`;
   await client.command({
     query: `
 INSERT INTO ${table} (${columns.join(', ')}, ContentHash, UpdatedAt)
 SELECT ${columns.join(', ')}, cityHash64(${columns.join(', ')}) AS ContentHash, ${runAt}
 FROM (${select})
-WHERE (SessionId, Slot, ContentHash) NOT IN (SELECT SessionId, Slot, ContentHash FROM ${table} FINAL WHERE ${ofSessions})`,
+WHERE (SessionId, Slot, ContentHash) NOT IN (SELECT SessionId, Slot, ContentHash FROM ${table} FINAL WHERE ${ofSessions})${materialize ? '\nSETTINGS enable_materialized_cte = 1' : ''}`,
     query_params: { sessions: sessions ?? [], ...(await cacheSavings(client, ctx, ofSessions, sessions ?? [])) },
   });
   const written = await client.query({ query: `SELECT count() AS n FROM ${table} WHERE UpdatedAt = ${runAt}`, format: 'JSONEachRow' });
