@@ -108,9 +108,10 @@ ORDER BY indexOf(${listOf(INSIGHT_PATTERNS)}, pattern)`
 }
 
 /**
- * What the report reads, a statement each, simple ones (one statement of them all, over the facts, took longer to plan
- * than `report daily` takes to answer): the hits found, in time order; the tool calls, refusals and responses by value
- * and tool, source or project and model; then, only if there are any, the responses low on cache reads by slot.
+ * What the report reads, in simple statements (one statement of everything, over the facts, took longer to plan than
+ * `report daily` takes to answer): the hits found, in time order; the tool calls, refusals and responses by value and
+ * tool, source or project and model (the breakdowns, one statement); then, only if there are any, the responses low on
+ * cache reads by slot.
  */
 const STATEMENTS = {
   hits: `SELECT Pattern AS pattern, toString(value) AS value, SessionId AS session, TraceId AS trace, toUnixTimestamp64Milli(Time) AS time_ms,
