@@ -57,7 +57,7 @@ export const INSIGHT_COLUMNS = [
     SavedUsd Float64,
     WouldSaveUsd Float64,
     Turns Array(Tuple(TraceId String, Tokens UInt64, Cost Float64)),
-    Examples Array(Tuple(TraceId String, Time DateTime64(3), InputTokens UInt64, Tokens UInt64, Cost Float64))
+    Examples Array(Tuple(TraceId String, Time DateTime64(3), InputTokens UInt64))
   )`,
   // Permission refusals by source and tool: permission_friction's breakdown.
   `Refusals Nested(

@@ -112,7 +112,7 @@ CREATE TABLE IF NOT EXISTS `default`.`ccotel_insight_slots` (
     SavedUsd Float64,
     WouldSaveUsd Float64,
     Turns Array(Tuple(TraceId String, Tokens UInt64, Cost Float64)),
-    Examples Array(Tuple(TraceId String, Time DateTime64(3), InputTokens UInt64, Tokens UInt64, Cost Float64))
+    Examples Array(Tuple(TraceId String, Time DateTime64(3), InputTokens UInt64))
   ),
     Refusals Nested(
     Source LowCardinality(String),

@@ -54,7 +54,7 @@ export const MODELS_SQL = `SELECT r.SessionId AS SessionId, r.Slot AS Slot, r.Na
     sum(r.CacheReadTokens) AS CacheReadTokens, sum(r.CacheCreationTokens) AS CacheCreationTokens,
     round(sum(r.CacheReadTokens * r.Saving), 10) AS SavedUsd, round(sum(r.InputTokens * r.Saving), 10) AS WouldSaveUsd,
     arraySort(groupUniqArrayIf((r.TraceId, r.TurnTokens, r.TurnCost), r.TraceId != '')) AS Turns,
-    arraySlice(arraySort(x -> (-toInt64(x.3), x.2, x.1), groupArray((r.TraceId, r.Timestamp, r.InputTokens, r.TurnTokens, r.TurnCost))), 1, 5) AS Examples
+    arraySlice(arraySort(x -> (-toInt64(x.3), x.2, x.1), groupArray((r.TraceId, r.Timestamp, r.InputTokens))), 1, 5) AS Examples
   FROM (SELECT ${['SessionId', 'TraceId', 'Timestamp', 'Name', 'InputTokens', 'CacheReadTokens', 'CacheCreationTokens'].map((column) => `c.${column} AS ${column}`).join(', ')},
       toStartOfFifteenMinutes(c.Timestamp) AS Slot, u.Tokens AS TurnTokens, u.Cost AS TurnCost, s.Saving AS Saving
     FROM chats AS c LEFT JOIN usage AS u ON u.TraceId = c.TraceId LEFT JOIN savings AS s ON s.Model = c.Name AND s.Day = toDate(c.Timestamp)) AS r
