@@ -55,19 +55,22 @@ it('applies a summary TTL set by the user to a fresh store and to an existing on
   const ttls = async (summaryTtlDays: number) => {
     const store = await openStore(dir, { command: 'test', access: 'write', summaryTtlDays });
     try {
-      const result = await store.client.query({ query: `SELECT name, engine_full FROM system.tables WHERE database = 'default' AND name LIKE 'ccotel_%_facts' ORDER BY name`, format: 'JSONEachRow' });
+      const result = await store.client.query({ query: `SELECT name, engine_full FROM system.tables WHERE database = 'default' AND (name LIKE 'ccotel_%_facts' OR name = '${INSIGHT_TABLE}') ORDER BY name`, format: 'JSONEachRow' });
       return (await result.json<{ name: string; engine_full: string }>()).map((t) => ttlOf(t.engine_full));
     } finally {
       await store.close();
     }
   };
-  expect(await ttls(2000)).toEqual(['TTL toDateTime(Timestamp) + toIntervalDay(2000)', 'TTL toDateTime(Timestamp) + toIntervalDay(2000)']);
-  expect(await ttls(0)).toEqual(['', '']);
+  // ccotel_event_facts, ccotel_insight_slots, ccotel_span_facts.
+  expect(await ttls(2000)).toEqual(['TTL toDateTime(Timestamp) + toIntervalDay(2000)', 'TTL Slot + toIntervalDay(2000)', 'TTL toDateTime(Timestamp) + toIntervalDay(2000)']);
+  expect(await ttls(0)).toEqual(['', '', '']);
   // retention changes it later, no second backfill needed; the config's setting (env) is its default.
   process.env.CCOTEL_SUMMARY_TTL_DAYS = '900';
   try {
-    const report = (await retentionCommand({ store: dir }, new PassThrough())).ttl.filter((t) => t.table.endsWith('_facts'));
-    expect(report.map((t) => [t.status, t.expected])).toEqual([['applied', 'TTL toDateTime(Timestamp) + toIntervalDay(900)'], ['applied', 'TTL toDateTime(Timestamp) + toIntervalDay(900)']]);
+    const report = (await retentionCommand({ store: dir }, new PassThrough())).ttl.filter((t) => t.table.endsWith('_facts') || t.table === INSIGHT_TABLE);
+    expect(report.map((t) => [t.status, t.expected])).toEqual([
+      ['applied', 'TTL toDateTime(Timestamp) + toIntervalDay(900)'], ['applied', 'TTL toDateTime(Timestamp) + toIntervalDay(900)'], ['applied', 'TTL Slot + toIntervalDay(900)'],
+    ]);
   } finally {
     delete process.env.CCOTEL_SUMMARY_TTL_DAYS;
   }

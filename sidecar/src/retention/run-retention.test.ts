@@ -62,7 +62,7 @@ describe('runRetention', () => {
       expect(t.found).toBe('');
       expect(t.expected).toMatch(/^TTL toDateTime\(\w+\) \+ toIntervalDay\(14\)$/);
     }
-    expect(first.ttl.filter((t) => t.table.startsWith('ccotel_')).map((t) => t.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(first.ttl.filter((t) => t.table.startsWith('ccotel_')).map((t) => t.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
   });
 
   it('deletes raw rows whose day is past the TTL and keeps the rest', async () => {

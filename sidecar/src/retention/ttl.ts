@@ -5,6 +5,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { OTEL_TABLES, ttlClause, type RenderContext } from '../../../schemas/clickhouse.js';
+import { INSIGHT_TABLE } from '../../../schemas/insights.js';
 import { SUMMARY_TABLES } from '../../../schemas/summaries.js';
 import { USAGE_TABLES } from '../../../schemas/usage.js';
 
@@ -26,6 +27,7 @@ export const MANAGED_TABLES: ManagedTable[] = [
   { name: SUMMARY_TABLES.summaries, timeExpression: 'toDateTime(LastSeen)', kind: 'summary' },
   { name: USAGE_TABLES.spans, timeExpression: 'toDateTime(Timestamp)', kind: 'summary' },
   { name: USAGE_TABLES.events, timeExpression: 'toDateTime(Timestamp)', kind: 'summary' },
+  { name: INSIGHT_TABLE, timeExpression: 'Slot', kind: 'summary' },
 ];
 
 export interface TtlCheck {
