@@ -163,6 +163,9 @@ async function cacheSavings(client: ClickHouseClient, ctx: RenderContext, ofSess
   };
 }
 
+/** Sessions refreshed per statement: their ids are its parameters (on a server, in its URL). */
+const SESSIONS_PER_STATEMENT = 1000;
+
 const versions = new WeakMap<ClickHouseClient, Promise<string>>();
 /** The server's `version()`, asked once per client (`run` refreshes every second or so). */
 function serverVersion(client: ClickHouseClient): Promise<string> {
@@ -218,14 +221,17 @@ export async function refreshInsightSlots(client: ClickHouseClient, ctx: RenderC
   const materialize = hasMaterializedCte(await serverVersion(client));
   const { columns, select } = slotsSql(ctx, ofSessions, materialize);
   const runAt = `fromUnixTimestamp64Milli(toInt64(${runAtMs}))`;
-  await client.command({
-    query: `
+  const chunks = sessions === undefined ? [[]] : Array.from({ length: Math.ceil(sessions.length / SESSIONS_PER_STATEMENT) }, (_, n) => sessions.slice(n * SESSIONS_PER_STATEMENT, (n + 1) * SESSIONS_PER_STATEMENT));
+  for (const chunk of chunks) {
+    await client.command({
+      query: `
 INSERT INTO ${table} (${columns.join(', ')}, ContentHash, UpdatedAt)
 SELECT ${columns.join(', ')}, cityHash64(${columns.join(', ')}) AS ContentHash, ${runAt}
 FROM (${select})
 WHERE (SessionId, Slot, ContentHash) NOT IN (SELECT SessionId, Slot, ContentHash FROM ${table} FINAL WHERE ${ofSessions})${materialize ? '\nSETTINGS enable_materialized_cte = 1' : ''}`,
-    query_params: { sessions: sessions ?? [], ...(await cacheSavings(client, ctx, ofSessions, sessions ?? [])) },
-  });
+      query_params: { sessions: chunk, ...(await cacheSavings(client, ctx, ofSessions, chunk)) },
+    });
+  }
   const written = await client.query({ query: `SELECT count() AS n FROM ${table} WHERE UpdatedAt = ${runAt}`, format: 'JSONEachRow' });
   return Number((await written.json<{ n: string | number }>())[0]?.n ?? 0);
 }

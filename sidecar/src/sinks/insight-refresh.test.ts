@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { otelTablesDdl } from '../../../schemas/clickhouse.js';
+import { otelTablesDdl, renderContext } from '../../../schemas/clickhouse.js';
 import { openTempChdb, rows, runAll, type TempChdb } from '../../../schemas/chdb-testing.js';
 import { corpusRows, insertCorpus, type SessionSpec } from '../../../schemas/corpus.js';
 import { INSIGHT_TABLE } from '../../../schemas/insights.js';
 import { usageTablesDdl } from '../../../schemas/usage.js';
 import { emptyBatch, type Sink, type SpanRecord, type TelemetryBatch } from '../model.js';
-import { ensureInsightSlots } from '../retention/insight-slots.js';
+import { ensureInsightSlots, refreshInsightSlots } from '../retention/insight-slots.js';
 import { InsightRefreshingSink } from './insight-refresh.js';
 
 let store: TempChdb;
@@ -51,4 +51,11 @@ it('hands every batch to the store first, then refreshes the sessions it named; 
   expect(await slotSessions()).toEqual(['sess-a', 'sess-b']);
   expect(closed).toBe(true);
   expect(logged).toHaveLength(1);
+});
+
+it('refreshes any number of sessions, a thousand per statement, and counts what it wrote once', async () => {
+  await store.client.command({ query: `TRUNCATE TABLE ${INSIGHT_TABLE}` });
+  const others = Array.from({ length: 1500 }, (_, n) => `sess-none-${n}`);
+  expect(await refreshInsightSlots(store.client, renderContext({}), Date.now(), ['sess-a', ...others, 'sess-b'])).toBe(2);
+  expect(await slotSessions()).toEqual(['sess-a', 'sess-b']);
 });
