@@ -40,6 +40,9 @@ it('hands every batch to the store first, then refreshes the sessions it named; 
   expect(stored).toHaveLength(1);
   await sink.refresh();
   expect(logged).toEqual([expect.stringMatching(/^insights: could not refresh 1 sessions: .*ccotel_insight_slots/)]);
+  // The same failure again is not logged again.
+  await sink.refresh();
+  expect(logged).toHaveLength(1);
   await ensureInsightSlots(store.client);
   await store.client.command({ query: `TRUNCATE TABLE ${INSIGHT_TABLE}` });
   await sink.write(batchOf('sess-a'));

@@ -9,12 +9,14 @@ import { refreshInsightSlots } from '../retention/insight-slots.js';
 import { ATTRS } from '../semconv.js';
 
 /** How long after a batch is stored its sessions are refreshed (more batches meanwhile join the same refresh). */
-export const INSIGHT_REFRESH_DELAY_MS = 1000;
+const INSIGHT_REFRESH_DELAY_MS = 1000;
 
 export class InsightRefreshingSink implements Sink {
   readonly name: string;
   /** Sessions stored and not yet refreshed. */
-  private pending = new Set<string>();
+  private readonly pending = new Set<string>();
+  /** The last refresh's error, logged once while it repeats. */
+  private failing?: string;
   private timer?: NodeJS.Timeout;
   private refreshing: Promise<void> = Promise.resolve();
   private lastRunAtMs = 0;
@@ -51,10 +53,13 @@ export class InsightRefreshingSink implements Sink {
       this.lastRunAtMs = Math.max(Date.now(), this.lastRunAtMs + 1);
       try {
         await refreshInsightSlots(this.client, renderContext({ database: this.database }), this.lastRunAtMs, sessions);
+        this.failing = undefined;
       } catch (error) {
         // Kept for the next refresh; `ccotel retention` refreshes every session too.
         for (const session of sessions) this.pending.add(session);
-        this.log(`insights: could not refresh ${sessions.length} sessions: ${(error as Error).message}`);
+        const message = (error as Error).message;
+        if (message !== this.failing) this.log(`insights: could not refresh ${sessions.length} sessions: ${message}`);
+        this.failing = message;
       }
     });
     return this.refreshing;
