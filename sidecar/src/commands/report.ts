@@ -253,9 +253,11 @@ async function report(period: string | undefined, opts: ReportOptions): Promise<
       // the output kept of one question is not the other's.
       const embedded = store.kind === 'embedded';
       printOutput(await keptOutput(store.client, store.target, ['insights', opts.json === true, { ...filter, timezone }, config.insights, store.database, embedded], async (client) => {
-        // Loaded for this command only: it prices chats, and the price package is heavy for every other report.
-        const { insightsReport } = await import('../report/insights.js');
-        const report = await insightsReport(client, { ...filter, timezone, by: filter.by as InsightDimension | undefined, database: store.database, embedded }, config.insights);
+        const { insightsReport, missingSlots } = await import('../report/insights.js');
+        const report = await insightsReport(client, { ...filter, timezone, by: filter.by as InsightDimension | undefined, database: store.database, embedded }, config.insights)
+          .catch((error: unknown) => {
+            throw missingSlots(error) ? new Error(`the store has no insight slots yet: run \`ccotel retention --insights-only\` against it as its writer, which makes and fills them`) : error;
+          });
         return line(opts.json ? JSON.stringify(report, null, 2) : renderInsights(report));
       }));
     } else if (period === 'telemetry') {

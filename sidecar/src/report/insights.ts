@@ -294,6 +294,9 @@ function explain(pattern: InsightPattern, figures: Figures, hits: Hit[], breakdo
   }
 }
 
+/** The error of a store that has no insight slots (a server made before them, asked by a reader). */
+export const missingSlots = (error: unknown): boolean => /\bUnknown table\b[^\n]*\bccotel_insight_slots\b/i.test(String((error as Error)?.message));
+
 export async function insightsReport(client: ClickHouseClient, filter: InsightFilter = {}, thresholds: InsightThresholds = DEFAULTS.insights): Promise<InsightsReport> {
   const timezone = filter.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const params = { tz: timezone, since: filter.since ?? '', until: filter.until ?? '', ...thresholds };

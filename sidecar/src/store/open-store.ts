@@ -150,7 +150,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       database,
       log: QUIET_CLIENT_LOG,
     });
-    await ensureSchema(client, database, options, await serverHasFullTextSearch(client));
+    await ensureSchema(client, database, options, { fullTextSearch: await serverHasFullTextSearch(client) });
     const writer = serverWriter(client);
     return { client, target, kind: 'server', database, writers: [writer, writer], created: false, close: () => client.close() };
   }
@@ -198,10 +198,15 @@ async function serverHasFullTextSearch(client: ClickHouseClient): Promise<boolea
   return hasFullTextSearch((await result.json<{ version: string }>())[0]?.version ?? '');
 }
 
-async function ensureSchema(client: ClickHouseClient, database: string, options: OpenOptions, fullTextSearch = true): Promise<void> {
+/**
+ * The tables and views a store needs, made where missing. `server`: a ClickHouse server's, whose readers may have no
+ * right to make tables: there a reader does not make the insight slots (`report insights` says what does).
+ */
+async function ensureSchema(client: ClickHouseClient, database: string, options: OpenOptions, server?: { fullTextSearch: boolean }): Promise<void> {
   const { rawTtlDays, summaryTtlDays } = options;
+  const fullTextSearch = server?.fullTextSearch ?? true;
   // One cheap look first: most opens find every table there, and a reader should not pay for DDL.
-  const tables = [...Object.values(OTEL_TABLES), ...Object.values(USAGE_TABLES), INSIGHT_TABLE];
+  const tables = [...Object.values(OTEL_TABLES), ...Object.values(USAGE_TABLES), ...(server && options.access === 'read' ? [] : [INSIGHT_TABLE])];
   const existing = await client.query({
     query: `SELECT name, comment FROM system.tables WHERE database = {database:String} AND name IN {tables:Array(String)}`,
     query_params: { database, tables },
