@@ -10,10 +10,12 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { hasMaterializedCte, ident, renderContext, type RenderContext } from '../../../schemas/clickhouse.js';
-import { INSIGHT_COLUMNS, INSIGHT_TABLE, insightTableDdl } from '../../../schemas/insights.js';
+import { INSIGHT_COLUMNS, INSIGHT_TABLE, insightTableDdl, insightTableName } from '../../../schemas/insights.js';
 import type { SummarySchemaOptions } from '../../../schemas/summaries.js';
-import { USAGE_TABLES } from '../../../schemas/usage.js';
+import { usageTableNames } from '../../../schemas/usage.js';
 import { SLOW_TOOL_FLOOR_MS, type InsightPattern } from '../report/insight-types.js';
+import { serverVersion } from '../store/server-version.js';
+import { countWhere } from './summaries.js';
 
 /** The patterns found as hits; cache_efficiency is found in the slots' sums by model as they are read. */
 export type HitPattern = Exclude<InsightPattern, 'cache_efficiency'>;
@@ -60,9 +62,6 @@ export const MODELS_SQL = `SELECT r.SessionId AS SessionId, r.Slot AS Slot, r.Na
     FROM chats AS c LEFT JOIN usage AS u ON u.TraceId = c.TraceId LEFT JOIN savings AS s ON s.Model = c.Name AND s.Day = toDate(c.Timestamp)) AS r
   GROUP BY SessionId, Slot, Name`;
 
-/** A table as its readers and writers name it: the Distributed one on a cluster. */
-const readName = (ctx: RenderContext, name: string) => `${ident(ctx.database)}.${ident(name)}`;
-
 const slotOf = (time: string) => `toStartOfFifteenMinutes(${time})`;
 
 /** The sessions' span facts of one kind, FINAL, with the columns the patterns read. */
@@ -86,8 +85,7 @@ function nestedColumns(name: string, array: string): { names: string[]; values: 
  */
 function slotsSql(ctx: RenderContext, sessions: string, materialize: boolean): { columns: string[]; select: string } {
   const as = materialize ? 'AS MATERIALIZED' : 'AS';
-  const spans = readName(ctx, USAGE_TABLES.spans);
-  const events = readName(ctx, USAGE_TABLES.events);
+  const { spans, events } = usageTableNames(ctx.database);
   const hitUnion = Object.entries(HIT_SQL).map(([pattern, sql]) =>
     `SELECT '${pattern}' AS Pattern, SessionId, TraceId, Timestamp, toUInt64(Ms) AS Ms, Key, Detail, toUInt64(Amount) AS Amount, toUInt64(After) AS After, toUInt32(Repeats) AS Repeats FROM (${sql})`)
     .join('\n    UNION ALL ');
@@ -147,7 +145,7 @@ LEFT JOIN refusal_sums AS r ON r.SessionId = s.SessionId AND r.Slot = s.Slot`;
  */
 async function cacheSavings(client: ClickHouseClient, ctx: RenderContext, ofSessions: string, sessions: string[]) {
   const result = await client.query({
-    query: `SELECT DISTINCT Name, toString(toDate(Timestamp)) AS Day FROM ${readName(ctx, USAGE_TABLES.spans)} WHERE Kind = 'chat' AND ${ofSessions}`,
+    query: `SELECT DISTINCT Name, toString(toDate(Timestamp)) AS Day FROM ${usageTableNames(ctx.database).spans} WHERE Kind = 'chat' AND ${ofSessions}`,
     query_params: { sessions },
     format: 'JSONEachRow',
   });
@@ -166,24 +164,14 @@ async function cacheSavings(client: ClickHouseClient, ctx: RenderContext, ofSess
 /** Sessions refreshed per statement: their ids are its parameters (on a server, in its URL). */
 const SESSIONS_PER_STATEMENT = 1000;
 
-const versions = new WeakMap<ClickHouseClient, Promise<string>>();
-/** The server's `version()`, asked once per client (`run` refreshes every second or so). */
-function serverVersion(client: ClickHouseClient): Promise<string> {
-  let version = versions.get(client);
-  if (version === undefined) {
-    version = client.query({ query: 'SELECT version() AS version', format: 'JSONEachRow' }).then(async (result) => (await result.json<{ version: string }>())[0].version);
-    versions.set(client, version);
-  }
-  return version;
-}
-
 /** The sessions with facts (span or event) from `sinceMs` on: those a frequent refresh of a server's slots takes. */
 export async function sessionsSince(client: ClickHouseClient, ctx: RenderContext, sinceMs: number): Promise<string[]> {
   const since = `fromUnixTimestamp64Milli(toInt64(${Math.trunc(sinceMs)}))`;
+  const { spans, events } = usageTableNames(ctx.database);
   const result = await client.query({
     query: `SELECT DISTINCT SessionId FROM (
-      SELECT SessionId FROM ${readName(ctx, USAGE_TABLES.spans)} WHERE Timestamp >= ${since}
-      UNION ALL SELECT SessionId FROM ${readName(ctx, USAGE_TABLES.events)} WHERE Timestamp >= ${since} AND SessionId != '')`,
+      SELECT SessionId FROM ${spans} WHERE Timestamp >= ${since}
+      UNION ALL SELECT SessionId FROM ${events} WHERE Timestamp >= ${since} AND SessionId != '')`,
     format: 'JSONEachRow',
   });
   return (await result.json<{ SessionId: string }>()).map((row) => row.SessionId);
@@ -216,7 +204,7 @@ export async function ensureInsightSlots(client: ClickHouseClient, opts: Summary
  */
 export async function refreshInsightSlots(client: ClickHouseClient, ctx: RenderContext, runAtMs: number, sessions?: string[]): Promise<number> {
   if (sessions?.length === 0) return 0;
-  const table = readName(ctx, INSIGHT_TABLE);
+  const table = insightTableName(ctx.database);
   const ofSessions = sessions === undefined ? '1' : 'SessionId IN {sessions:Array(String)}';
   const materialize = hasMaterializedCte(await serverVersion(client));
   const { columns, select } = slotsSql(ctx, ofSessions, materialize);
@@ -232,6 +220,5 @@ WHERE (SessionId, Slot, ContentHash) NOT IN (SELECT SessionId, Slot, ContentHash
       query_params: { sessions: chunk, ...(await cacheSavings(client, ctx, ofSessions, chunk)) },
     });
   }
-  const written = await client.query({ query: `SELECT count() AS n FROM ${table} WHERE UpdatedAt = ${runAt}`, format: 'JSONEachRow' });
-  return Number((await written.json<{ n: string | number }>())[0]?.n ?? 0);
+  return countWhere(client, table, `UpdatedAt = ${runAt}`);
 }

@@ -164,7 +164,8 @@ WHERE (SessionId, ContentHash) NOT IN (SELECT SessionId, ContentHash FROM ${summ
   return { factsRepaired, sessionDays, sessions: await countWhere(client, summaries, `UpdatedAt = ${runAt}`) };
 }
 
-async function countWhere(client: ClickHouseClient, table: string, condition: string): Promise<number> {
+/** Rows of `table` (as named in SQL) that meet `condition`. */
+export async function countWhere(client: ClickHouseClient, table: string, condition: string): Promise<number> {
   const result = await client.query({ query: `SELECT count() AS n FROM ${table} WHERE ${condition}`, format: 'JSONEachRow' });
   const [row] = await result.json<{ n: number | string }>();
   return Number(row?.n ?? 0);
