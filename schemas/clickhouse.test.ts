@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OTEL_TABLES, hasFullTextSearch, hasMaterializedCte, otelTablesDdl } from './clickhouse.js';
+import { OTEL_TABLES, hasFullTextSearch, otelTablesDdl } from './clickhouse.js';
 import { openTempChdb, rows, runAll, type TempChdb } from './chdb-testing.js';
 
 const METRIC_TABLES = [
@@ -137,14 +137,5 @@ describe('hasFullTextSearch', () => {
     expect(hasFullTextSearch('26.1.9.3')).toBe(false);
     expect(hasFullTextSearch('25.12.1')).toBe(false);
     expect(() => hasFullTextSearch('latest')).toThrow(/unrecognised/);
-  });
-});
-
-describe('hasMaterializedCte', () => {
-  it('is true from ClickHouse 26.3 on: the 25.8 LTS server reads a CTE at each reference', () => {
-    expect(hasMaterializedCte('26.7.2.1')).toBe(true);
-    expect(hasMaterializedCte('26.3.1')).toBe(true);
-    expect(hasMaterializedCte('26.2.4')).toBe(false);
-    expect(hasMaterializedCte('25.8.11.66')).toBe(false);
   });
 });

@@ -49,20 +49,14 @@ export interface SchemaOptions {
   fullTextSearch?: boolean;
 }
 
-/** Whether a server's `version()` is `major.minor` or later. */
-export function versionAtLeast(serverVersion: string, major: number, minor: number): boolean {
-  const [found, foundMinor] = serverVersion.split('.').map(Number);
-  if (!Number.isInteger(found) || !Number.isInteger(foundMinor)) {
+/** What the exporter checks before choosing text indexes: server version 26.2 or later. */
+export function hasFullTextSearch(serverVersion: string): boolean {
+  const [major, minor] = serverVersion.split('.').map(Number);
+  if (!Number.isInteger(major) || !Number.isInteger(minor)) {
     throw new Error(`unrecognised ClickHouse version: ${JSON.stringify(serverVersion)}`);
   }
-  return found > major || (found === major && foundMinor >= minor);
+  return major > 26 || (major === 26 && minor >= 2);
 }
-
-/** What the exporter checks before choosing text indexes: server version 26.2 or later. */
-export const hasFullTextSearch = (serverVersion: string): boolean => versionAtLeast(serverVersion, 26, 2);
-
-/** `WITH … AS MATERIALIZED (…)`, a CTE read once per statement: 26.3 or later (the embedded chdb is). */
-export const hasMaterializedCte = (serverVersion: string): boolean => versionAtLeast(serverVersion, 26, 3);
 
 /** Backtick-quotes an identifier the way the exporter's `ident` template function does. */
 export function ident(name: string): string {

@@ -35,9 +35,18 @@ beforeAll(async () => {
   process.env.HOME = mkdtempSync(join(tmpdir(), 'ccotel-home-'));
   process.env.CLAUDE_CONFIG_DIR = SCENARIOS.join(',');
   process.env.CCOTEL_RAW_TTL_DAYS = '0';
-  await backfill({ store: storeDir });
-  store = await openStore(storeDir, { command: 'test', access: 'read' });
-  report = await insightsReport(store.client, { database: store.database, timezone: 'UTC' }, { ...DEFAULTS.insights, retryMin: 1, compactionsMin: 1 });
+  // Each step's time in the log: CI once found this hook still running after 600 s, with nothing to say where.
+  const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    console.log(`${name}…`);
+    const started = performance.now();
+    const result = await run();
+    console.log(`${name}: ${Math.round(performance.now() - started)} ms`);
+    return result;
+  };
+  await step('backfill', () => backfill({ store: storeDir }));
+  store = await step('open', () => openStore(storeDir, { command: 'test', access: 'read' }));
+  report = await step('report insights', () =>
+    insightsReport(store.client, { database: store.database, timezone: 'UTC' }, { ...DEFAULTS.insights, retryMin: 1, compactionsMin: 1 }));
 }, 600_000);
 afterAll(async () => {
   await store?.close();

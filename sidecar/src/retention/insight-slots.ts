@@ -9,12 +9,11 @@
  * sessions it writes (sinks/insight-refresh.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { hasMaterializedCte, ident, renderContext, type RenderContext } from '../../../schemas/clickhouse.js';
+import { ident, renderContext, type RenderContext } from '../../../schemas/clickhouse.js';
 import { INSIGHT_COLUMNS, INSIGHT_TABLE, insightTableDdl, insightTableName } from '../../../schemas/insights.js';
 import type { SummarySchemaOptions } from '../../../schemas/summaries.js';
 import { usageTableNames } from '../../../schemas/usage.js';
 import { SLOW_TOOL_FLOOR_MS, type InsightPattern } from '../report/insight-types.js';
-import { serverVersion } from '../store/server-version.js';
 import { countWhere } from './summaries.js';
 
 /** The patterns found as hits; cache_efficiency is found in the slots' sums by model as they are read. */
@@ -80,11 +79,11 @@ function nestedColumns(name: string, array: string): { names: string[]; values: 
 }
 
 /**
- * The slot rows of the sessions `sessions` (an SQL condition on SessionId), in the table's column order. `materialize`:
- * the facts read once (a server before materialized CTEs reads them again at each reference).
+ * The slot rows of the sessions `sessions` (an SQL condition on SessionId), in the table's column order. Plain CTEs, so
+ * the engine reads the facts again at each reference: materialized ones (read once) are experimental, and in the
+ * engine we ship a materialized CTE read by another can be read before it is made (BENCHMARKS.md, "Insights").
  */
-function slotsSql(ctx: RenderContext, sessions: string, materialize: boolean): { columns: string[]; select: string } {
-  const as = materialize ? 'AS MATERIALIZED' : 'AS';
+function slotsSql(ctx: RenderContext, sessions: string): { columns: string[]; select: string } {
   const { spans, events } = usageTableNames(ctx.database);
   const hitUnion = Object.entries(HIT_SQL).map(([pattern, sql]) =>
     `SELECT '${pattern}' AS Pattern, SessionId, TraceId, Timestamp, toUInt64(Ms) AS Ms, Key, Detail, toUInt64(Amount) AS Amount, toUInt64(After) AS After, toUInt32(Repeats) AS Repeats FROM (${sql})`)
@@ -98,16 +97,16 @@ function slotsSql(ctx: RenderContext, sessions: string, materialize: boolean): {
   const columns = ['SessionId', 'Slot', 'Project', 'Repo', 'User', ...Object.values(nested).flatMap((n) => n.names)];
   const select = `
 WITH
-  places ${as} (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project, argMaxIf(Repository, Timestamp, Repository != '') AS Repo,
+  places AS (SELECT SessionId, argMinIf(Project, Timestamp, Project != '') AS Project, argMaxIf(Repository, Timestamp, Repository != '') AS Repo,
     argMaxIf(User, Timestamp, User != '') AS User FROM ${spans} WHERE ${sessions} GROUP BY SessionId),
-  tools ${as} ${facts(spans, sessions, 'tool', ['InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'])},
-  turns ${as} ${facts(spans, sessions, 'turn')},
-  chats ${as} ${facts(spans, sessions, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens', 'OutputTokens', 'CostUsd'])},
-  compactions ${as} (SELECT SessionId, TraceId, Timestamp, PreTokens FROM ${events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${sessions}),
-  refusals ${as} (SELECT SessionId, Timestamp, Source, Name FROM ${events} FINAL WHERE EventName = 'ccotel.permission.blocked' AND ${sessions}),
+  tools AS ${facts(spans, sessions, 'tool', ['InputKey', 'Rule', 'FileHash', 'ErrorClass', 'Asked', 'WaitedMs', 'ResultLength'])},
+  turns AS ${facts(spans, sessions, 'turn')},
+  chats AS ${facts(spans, sessions, 'chat', ['InputTokens', 'CacheReadTokens', 'CacheCreationTokens', 'OutputTokens', 'CostUsd'])},
+  compactions AS (SELECT SessionId, TraceId, Timestamp, PreTokens FROM ${events} FINAL WHERE EventName = 'ccotel.compaction.occurred' AND ${sessions}),
+  refusals AS (SELECT SessionId, Timestamp, Source, Name FROM ${events} FINAL WHERE EventName = 'ccotel.permission.blocked' AND ${sessions}),
   savings AS (SELECT s.1 AS Model, s.2 AS Day, s.3 AS Saving FROM (SELECT arrayJoin(arrayZip({savingModels:Array(String)}, {savingDays:Array(Date)}, {savings:Array(Float64)})) AS s)),
   -- Each turn's tokens and cost, all its responses; the cost rounded so that a sum's order never changes a row's hash.
-  usage ${as} (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, round(sum(CostUsd), 10) AS Cost
+  usage AS (SELECT TraceId, sum(InputTokens + OutputTokens + CacheReadTokens + CacheCreationTokens) AS Tokens, round(sum(CostUsd), 10) AS Cost
     FROM chats WHERE TraceId != '' GROUP BY TraceId),
   hits AS (SELECT SessionId, ${slotOf('Timestamp')} AS Slot,
       arraySort(groupArray((Pattern, TraceId, toDateTime64(Timestamp, 3), Ms, Key, Detail, Amount, After, Repeats, Tokens, Cost))) AS Hits
@@ -206,8 +205,7 @@ export async function refreshInsightSlots(client: ClickHouseClient, ctx: RenderC
   if (sessions?.length === 0) return 0;
   const table = insightTableName(ctx.database);
   const ofSessions = sessions === undefined ? '1' : 'SessionId IN {sessions:Array(String)}';
-  const materialize = hasMaterializedCte(await serverVersion(client));
-  const { columns, select } = slotsSql(ctx, ofSessions, materialize);
+  const { columns, select } = slotsSql(ctx, ofSessions);
   const runAt = `fromUnixTimestamp64Milli(toInt64(${runAtMs}))`;
   const chunks = sessions === undefined ? [[]] : Array.from({ length: Math.ceil(sessions.length / SESSIONS_PER_STATEMENT) }, (_, n) => sessions.slice(n * SESSIONS_PER_STATEMENT, (n + 1) * SESSIONS_PER_STATEMENT));
   for (const chunk of chunks) {
@@ -216,7 +214,7 @@ export async function refreshInsightSlots(client: ClickHouseClient, ctx: RenderC
 INSERT INTO ${table} (${columns.join(', ')}, ContentHash, UpdatedAt)
 SELECT ${columns.join(', ')}, cityHash64(${columns.join(', ')}) AS ContentHash, ${runAt}
 FROM (${select})
-WHERE (SessionId, Slot, ContentHash) NOT IN (SELECT SessionId, Slot, ContentHash FROM ${table} FINAL WHERE ${ofSessions})${materialize ? '\nSETTINGS enable_materialized_cte = 1' : ''}`,
+WHERE (SessionId, Slot, ContentHash) NOT IN (SELECT SessionId, Slot, ContentHash FROM ${table} FINAL WHERE ${ofSessions})`,
       query_params: { sessions: chunk, ...(await cacheSavings(client, ctx, ofSessions, chunk)) },
     });
   }

@@ -13,7 +13,6 @@ import { ensureInsightSlots } from '../retention/insight-slots.js';
 import { checkTtls } from '../retention/ttl.js';
 import { ensurePrivateDir } from '../secure-dir.js';
 import { chdbWriter } from './chdb-writer.js';
-import { serverVersion } from './server-version.js';
 import { isServerUrl, LOCK_FILE, readLock, type StoreLock } from './store-lock.js';
 
 export { isServerUrl, readLock, type StoreLock };
@@ -151,8 +150,7 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
       database,
       log: QUIET_CLIENT_LOG,
     });
-    // Text indexes need ClickHouse 26.2+: on an older server the exporter (and we) use bloom filters.
-    await ensureSchema(client, database, options, { fullTextSearch: hasFullTextSearch(await serverVersion(client)) });
+    await ensureSchema(client, database, options, { fullTextSearch: await serverHasFullTextSearch(client) });
     const writer = serverWriter(client);
     return { client, target, kind: 'server', database, writers: [writer, writer], created: false, close: () => client.close() };
   }
@@ -192,6 +190,12 @@ export async function openStore(target: string, options: OpenOptions): Promise<S
     throw error;
   }
   return { client, target: dir, kind: 'embedded', database, writers, created, close };
+}
+
+/** Text indexes need ClickHouse 26.2+: on an older server the exporter (and we) use bloom filters. */
+async function serverHasFullTextSearch(client: ClickHouseClient): Promise<boolean> {
+  const result = await client.query({ query: 'SELECT version() AS version', format: 'JSONEachRow' });
+  return hasFullTextSearch((await result.json<{ version: string }>())[0]?.version ?? '');
 }
 
 /**
