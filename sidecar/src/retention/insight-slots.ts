@@ -81,7 +81,7 @@ function nestedColumns(name: string, array: string): { names: string[]; values: 
 /**
  * The slot rows of the sessions `sessions` (an SQL condition on SessionId), in the table's column order. Plain CTEs, so
  * the engine reads the facts again at each reference: materialized ones (read once) are experimental, and in the
- * engine we ship a materialized CTE read by another can be read before it is made (BENCHMARKS.md, "Insights").
+ * engine we ship a materialized CTE read by another can be read before it is made (BENCHMARKS.md, "Summaries at insert").
  */
 function slotsSql(ctx: RenderContext, sessions: string): { columns: string[]; select: string } {
   const { spans, events } = usageTableNames(ctx.database);
