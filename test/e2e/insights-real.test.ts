@@ -6,11 +6,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { backfill } from '../../sidecar/src/commands/backfill.js';
 import { DEFAULTS } from '../../sidecar/src/config.js';
 import { priceChat } from '../../sidecar/src/processors/price-chats.js';
 import { insightsReport, type InsightsReport } from '../../sidecar/src/report/insights.js';
 import { openStore, type Store } from '../../sidecar/src/store/open-store.js';
+import { assertBuilt, cliEnv } from '../reliability/cli.js';
+import { storeCli } from './store-cli.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'real');
 const scenarioDirs = (dir: string): string[] => existsSync(join(dir, 'expectations.json')) ? [dir]
@@ -28,25 +29,17 @@ const ROWS = SCENARIOS.flatMap((dir) => existsSync(join(dir, 'projects')) ? rows
 
 let store: Store;
 let report: InsightsReport;
-const storeDir = mkdtempSync(join(tmpdir(), 'ccotel-insights-real-'));
+const home = mkdtempSync(join(tmpdir(), 'ccotel-insights-real-'));
+const storeDir = join(home, 'store');
 const insight = (pattern: string) => report.insights.find((i) => i.pattern === pattern)!;
 
 beforeAll(async () => {
-  process.env.HOME = mkdtempSync(join(tmpdir(), 'ccotel-home-'));
-  process.env.CLAUDE_CONFIG_DIR = SCENARIOS.join(',');
-  process.env.CCOTEL_RAW_TTL_DAYS = '0';
-  // Each step's time in the log: CI once found this hook still running after 600 s, with nothing to say where.
-  const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
-    console.log(`${name}…`);
-    const started = performance.now();
-    const result = await run();
-    console.log(`${name}: ${Math.round(performance.now() - started)} ms`);
-    return result;
-  };
-  await step('backfill', () => backfill({ store: storeDir }));
-  store = await step('open', () => openStore(storeDir, { command: 'test', access: 'read' }));
-  report = await step('report insights', () =>
-    insightsReport(store.client, { database: store.database, timezone: 'UTC' }, { ...DEFAULTS.insights, retryMin: 1, compactionsMin: 1 }));
+  assertBuilt();
+  // Backfilled by the CLI in a child, which the end-to-end tests' watchdog prints the threads and stacks of should it
+  // hang: CI once found this set-up still running after 600 s, with nothing to say where.
+  await storeCli(storeDir, () => cliEnv(home, { CLAUDE_CONFIG_DIR: SCENARIOS.join(',') })).ccotel('backfill', '--no-progress');
+  store = await openStore(storeDir, { command: 'test', access: 'read' });
+  report = await insightsReport(store.client, { database: store.database, timezone: 'UTC' }, { ...DEFAULTS.insights, retryMin: 1, compactionsMin: 1 });
 }, 600_000);
 afterAll(async () => {
   await store?.close();
